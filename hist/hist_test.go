@@ -1,0 +1,107 @@
+package hist
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+func TestRecordAndQuantiles(t *testing.T) {
+	h := New()
+	for i := 1; i <= 1000; i++ {
+		h.Record(int64(i) * int64(time.Millisecond))
+	}
+	if got := h.Count(); got != 1000 {
+		t.Fatalf("count = %d, want 1000", got)
+	}
+	checks := []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 500 * time.Millisecond}, {0.9, 900 * time.Millisecond}, {0.99, 990 * time.Millisecond}, {1, 1000 * time.Millisecond}}
+	for _, c := range checks {
+		got := time.Duration(h.Quantile(c.q))
+		// 3 significant digits: within 0.1 %.
+		if diff := got - c.want; diff < -c.want/1000 || diff > c.want/1000 {
+			t.Errorf("q%.2f = %v, want %v ±0.1%%", c.q, got, c.want)
+		}
+	}
+	if d := h.Min() - int64(time.Millisecond); d < -int64(time.Millisecond)/1000 || d > 0 {
+		t.Errorf("min = %d, want 1 ms within 0.1%%", h.Min())
+	}
+}
+
+func TestClampedValuesAreCountedNotDropped(t *testing.T) {
+	h := New()
+	h.Record(5)                             // below 1 µs
+	h.Record(int64(20 * time.Minute))       // above 10 min
+	h.Record(int64(250 * time.Microsecond)) // in range
+	if h.Count() != 3 || h.Clamped() != 1 {
+		t.Fatalf("count=%d clamped=%d, want 3 and 1", h.Count(), h.Clamped())
+	}
+	if got := h.Max(); got < int64(9*time.Minute) {
+		t.Errorf("max = %v, want near 10 min", time.Duration(got))
+	}
+}
+
+func TestEmptyHistogram(t *testing.T) {
+	h := New()
+	if h.Quantile(0.99) != 0 || h.Min() != 0 || h.Max() != 0 || h.CDF(5) != nil {
+		t.Fatal("empty histogram should report zeros and no CDF")
+	}
+}
+
+// TestMergeConservesCounts is the metamorphic property: splitting a stream
+// of values over k histograms and merging them gives the same histogram as
+// recording the stream into one.
+func TestMergeConservesCounts(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 20; trial++ {
+		k := 1 + r.IntN(16)
+		parts := make([]*Histogram, k)
+		for i := range parts {
+			parts[i] = New()
+		}
+		whole := New()
+		n := r.IntN(5000)
+		for i := 0; i < n; i++ {
+			v := int64(r.ExpFloat64() * float64(time.Millisecond))
+			whole.Record(v)
+			parts[r.IntN(k)].Record(v)
+		}
+		merged := New()
+		for _, p := range parts {
+			if err := merged.Merge(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if merged.Count() != whole.Count() || merged.Clamped() != whole.Clamped() {
+			t.Fatalf("trial %d: merged count %d clamped %d, whole %d %d", trial, merged.Count(), merged.Clamped(), whole.Count(), whole.Clamped())
+		}
+		for _, q := range []float64{0.5, 0.9, 0.99, 1} {
+			if merged.Quantile(q) != whole.Quantile(q) {
+				t.Fatalf("trial %d: q%v merged %d whole %d", trial, q, merged.Quantile(q), whole.Quantile(q))
+			}
+		}
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	h := New()
+	for i := 0; i < 100; i++ {
+		h.Record(int64(i+1) * 1000)
+	}
+	b, err := h.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Count() != 100 || d.Quantile(0.5) != h.Quantile(0.5) {
+		t.Fatalf("decoded count %d p50 %d, want 100 and %d", d.Count(), d.Quantile(0.5), h.Quantile(0.5))
+	}
+	if _, err := Decode([]byte("not a histogram")); err == nil {
+		t.Fatal("decoding garbage should fail")
+	}
+}

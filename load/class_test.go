@@ -1,0 +1,54 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+	"testing"
+)
+
+func TestClassOfStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		want   Class
+	}{
+		{200, ClassOK}, {204, ClassOK}, {302, ClassOK}, {400, Class4xx}, {413, Class4xx},
+		{429, Class429}, {500, Class5xx}, {502, Class502}, {503, Class503}, {504, Class504}, {599, Class5xx},
+	} {
+		if got := ClassOfStatus(tc.status); got != tc.want {
+			t.Errorf("ClassOfStatus(%d) = %v, want %v", tc.status, got, tc.want)
+		}
+	}
+}
+
+func TestClassOfError(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want Class
+	}{
+		{&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, ClassConnect},
+		{fmt.Errorf("wrapped: %w", syscall.ECONNRESET), ClassReset},
+		{io.ErrUnexpectedEOF, ClassReset},
+		{context.DeadlineExceeded, ClassTimeout},
+		{errors.New("something odd"), ClassOther},
+	} {
+		if got := ClassOfError(tc.err); got != tc.want {
+			t.Errorf("ClassOfError(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+}
+
+func TestClassNamesRoundTrip(t *testing.T) {
+	for c := Class(0); c < NumClasses; c++ {
+		got, ok := ParseClass(c.String())
+		if !ok || got != c {
+			t.Errorf("ParseClass(%q) = %v, %v", c.String(), got, ok)
+		}
+	}
+	if _, ok := ParseClass("nope"); ok {
+		t.Error("ParseClass accepted an unknown name")
+	}
+}

@@ -1,0 +1,180 @@
+package load
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// DefaultTimeout is the client timeout: longer than the platforms' own
+// gateway and queue timeouts, so a platform's 504 is seen as the platform's.
+const DefaultTimeout = 60 * time.Second
+
+// Target is what every request of a run sends.
+type Target struct {
+	Method string
+	URL    string
+	Header http.Header
+	Body   []byte
+}
+
+// Options configure the HTTP client.
+type Options struct {
+	// Timeout bounds connect and the wait for response headers (default 60 s).
+	Timeout time.Duration
+	// NewConnPerRequest disables keep-alive: every request opens a connection.
+	NewConnPerRequest bool
+	// MaxConns caps open connections to the target (0: no cap).
+	MaxConns int
+	// Validate, when set, is called with every 2xx response body; an error
+	// makes the request a validation failure.
+	Validate func(body []byte) error
+}
+
+// Client is the HTTP client of one run. Its connections persist across the
+// phases of a run (warm-up and measurement).
+type Client struct {
+	tr   *http.Transport
+	opts Options
+}
+
+// NewClient returns a client for opts.
+func NewClient(opts Options) *Client {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: opts.Timeout, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:          0,
+		MaxIdleConnsPerHost:   4096,
+		MaxConnsPerHost:       opts.MaxConns,
+		DisableKeepAlives:     opts.NewConnPerRequest,
+		DisableCompression:    true,
+		ResponseHeaderTimeout: opts.Timeout,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	return &Client{tr: tr, opts: opts}
+}
+
+// Close releases idle connections.
+func (c *Client) Close() { c.tr.CloseIdleConnections() }
+
+// worker sends requests and records them into its own Recorder. Nothing in
+// it is shared, so its hot path takes no lock.
+type worker struct {
+	c       *Client
+	t       *Target
+	req     *http.Request // reused when the target has no body
+	ctx     context.Context
+	start   time.Time
+	rec     *Recorder
+	buf     bytes.Buffer
+	aborted int64
+}
+
+func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration) (*worker, error) {
+	req, err := newRequest(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected)}, nil
+}
+
+func newRequest(ctx context.Context, t *Target) (*http.Request, error) {
+	method := t.Method
+	if method == "" {
+		method = http.MethodGet
+		if len(t.Body) > 0 {
+			method = http.MethodPost
+		}
+	}
+	var body io.Reader
+	if len(t.Body) > 0 {
+		body = bytes.NewReader(t.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, t.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("target %q: %w", t.URL, err)
+	}
+	for k, v := range t.Header {
+		req.Header[k] = v
+	}
+	return req, nil
+}
+
+// hit sends one request whose intended send time is intended (negative:
+// the actual send time, as in a closed loop) and records it. It returns false if the run was interrupted (the request is then
+// counted as aborted, not as an outcome of the server).
+func (w *worker) hit(intended time.Duration, attempt int) bool {
+	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, BytesOut: int64(len(w.t.Body))}
+	req := w.req
+	if len(w.t.Body) > 0 {
+		// A body reader is consumed by each send: give every request its own.
+		req = w.req.Clone(w.ctx)
+		req.Body = io.NopCloser(bytes.NewReader(w.t.Body))
+		req.ContentLength = int64(len(w.t.Body))
+	}
+	s.Sent = time.Since(w.start)
+	if intended < 0 {
+		s.Intended = s.Sent
+	}
+	resp, err := w.c.tr.RoundTrip(req)
+	if err != nil {
+		if w.ctx.Err() != nil {
+			w.aborted++
+			return false
+		}
+		s.Done = time.Since(w.start)
+		s.Class = ClassOfError(err)
+		w.rec.Record(&s)
+		return true
+	}
+	s.FirstByte = time.Since(w.start)
+	s.Status = resp.StatusCode
+	var n int64
+	if w.c.opts.Validate != nil && resp.StatusCode < 300 {
+		w.buf.Reset()
+		n, err = w.buf.ReadFrom(resp.Body)
+	} else {
+		n, err = io.Copy(io.Discard, resp.Body)
+	}
+	resp.Body.Close()
+	s.Done = time.Since(w.start)
+	s.BytesIn = n
+	if err != nil {
+		if w.ctx.Err() != nil {
+			w.aborted++
+			return false
+		}
+		s.Class = ClassOfError(err)
+		w.rec.Record(&s)
+		return true
+	}
+	s.Class = ClassOfStatus(resp.StatusCode)
+	h := resp.Header
+	if h.Get(HeaderError) != "" {
+		s.Class = ClassFunctionError
+	} else if s.Class == ClassOK && w.c.opts.Validate != nil {
+		if w.c.opts.Validate(w.buf.Bytes()) != nil {
+			s.Class = ClassValidation
+		}
+	}
+	s.Instance = h.Get(HeaderInstance)
+	if v := h.Get(HeaderCold); v == "1" || v == "true" {
+		s.Cold = true
+		s.ColdKind = h.Get(HeaderColdKind)
+	}
+	if b, e := strconv.ParseInt(h.Get(HeaderHandlerBegin), 10, 64); e == nil {
+		if en, e2 := strconv.ParseInt(h.Get(HeaderHandlerEnd), 10, 64); e2 == nil && en >= b {
+			s.HandlerNs = en - b
+		}
+	}
+	w.rec.Record(&s)
+	return true
+}

@@ -1,0 +1,76 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Closed is the closed-loop model: Concurrency workers, each sending its
+// next request when the previous reply has arrived (what wrk and hey do).
+// The run stops after Duration, after Requests requests, or at whichever
+// comes first when both are set. A request's intended time is its actual send
+// time: a closed loop has no schedule to fall behind.
+type Closed struct {
+	Concurrency int
+	Duration    time.Duration
+	Requests    int64
+}
+
+// Validate checks the configuration.
+func (c Closed) Validate() error {
+	switch {
+	case c.Concurrency <= 0:
+		return errors.New("concurrency must be at least 1")
+	case c.Duration < 0:
+		return errors.New("duration must not be negative")
+	case c.Requests < 0:
+		return errors.New("requests must not be negative")
+	case c.Duration == 0 && c.Requests == 0:
+		return errors.New("set a duration or a request count")
+	}
+	return nil
+}
+
+// Run drives the target until the stop condition or ctx is done.
+func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	expected := c.Duration
+	if expected == 0 {
+		expected = 10 * time.Second
+	}
+	ws := make([]*worker, c.Concurrency)
+	for i := range ws {
+		w, err := newWorker(ctx, cl, &t, start, expected)
+		if err != nil {
+			return nil, err
+		}
+		ws[i] = w
+	}
+	var issued atomic.Int64
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if c.Requests > 0 && issued.Add(1) > c.Requests {
+					return
+				}
+				if c.Duration > 0 && time.Since(start) >= c.Duration {
+					return
+				}
+				if !w.hit(-1, 1) {
+					return
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	return mergeWorkers(ws, start, ctx.Err() != nil)
+}

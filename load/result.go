@@ -1,0 +1,49 @@
+package load
+
+import (
+	"fmt"
+	"time"
+)
+
+// Result is the merged outcome of one load run.
+type Result struct {
+	*Recorder
+	// Start is the wall-clock time the run started (offsets are from it).
+	Start time.Time
+	// Elapsed runs from the first send to the last completion.
+	Elapsed time.Duration
+	// Aborted counts requests in flight when the run was interrupted; they
+	// are no outcome of the server and are in no histogram.
+	Aborted int64
+	// Interrupted is true when the context was cancelled before the stop
+	// condition was met.
+	Interrupted bool
+	// Workers is the number of concurrent workers used.
+	Workers int
+}
+
+// Succeeded is the number of requests in class ok.
+func (r *Result) Succeeded() int64 { return r.Counts[ClassOK] }
+
+// Throughput is successful requests per second of Elapsed (denominator:
+// elapsed wall time from the first send to the last completion).
+func (r *Result) Throughput() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Succeeded()) / r.Elapsed.Seconds()
+}
+
+func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, error) {
+	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
+	for i, w := range ws {
+		if err := res.Merge(w.rec); err != nil {
+			return nil, fmt.Errorf("worker %d: %w", i, err)
+		}
+		res.Aborted += w.aborted
+	}
+	if res.FirstSent >= 0 && res.LastDone > res.FirstSent {
+		res.Elapsed = res.LastDone - res.FirstSent
+	}
+	return res, nil
+}

@@ -1,0 +1,102 @@
+package load
+
+import (
+	"math"
+	"time"
+)
+
+// Window aggregates the requests that completed in one second of a run.
+// Latency is kept in coarse log buckets (each 2^(1/4) ≈ 19 % wide) so a
+// window costs about half a kilobyte; per-window percentiles are therefore
+// approximate (within one bucket), while the run's own percentiles come from
+// the full HDR histograms.
+type Window struct {
+	Counts   [NumClasses]int64
+	Sent     int64
+	LatMaxNs int64
+	buckets  [windowBuckets]uint32
+}
+
+const (
+	windowBuckets  = 120
+	windowPerOct   = 4
+	windowLowestNs = 1000
+)
+
+func windowBucket(ns int64) int {
+	if ns <= windowLowestNs {
+		return 0
+	}
+	b := int(math.Log2(float64(ns)/windowLowestNs) * windowPerOct)
+	if b >= windowBuckets {
+		return windowBuckets - 1
+	}
+	return b
+}
+
+// bucketUpperNs is the upper edge of bucket b.
+func bucketUpperNs(b int) int64 {
+	return int64(windowLowestNs * math.Exp2(float64(b+1)/windowPerOct))
+}
+
+func (w *Window) record(c Class, latNs int64) {
+	w.Counts[c]++
+	w.buckets[windowBucket(latNs)]++
+	if latNs > w.LatMaxNs {
+		w.LatMaxNs = latNs
+	}
+}
+
+func (w *Window) merge(o *Window) {
+	for i := range w.Counts {
+		w.Counts[i] += o.Counts[i]
+	}
+	for i := range w.buckets {
+		w.buckets[i] += o.buckets[i]
+	}
+	w.Sent += o.Sent
+	if o.LatMaxNs > w.LatMaxNs {
+		w.LatMaxNs = o.LatMaxNs
+	}
+}
+
+// Completed is the number of requests that completed in the window, any class.
+func (w *Window) Completed() int64 {
+	var n int64
+	for _, c := range w.Counts {
+		n += c
+	}
+	return n
+}
+
+// QuantileNs returns an approximate latency quantile (the upper edge of the
+// bucket holding it, never above the window's max); 0 when empty.
+func (w *Window) QuantileNs(q float64) int64 {
+	var total uint64
+	for _, c := range w.buckets {
+		total += uint64(c)
+	}
+	if total == 0 {
+		return 0
+	}
+	rank := uint64(math.Ceil(q * float64(total)))
+	if rank == 0 {
+		rank = 1
+	}
+	var seen uint64
+	for b, c := range w.buckets {
+		seen += uint64(c)
+		if seen >= rank {
+			return min(bucketUpperNs(b), w.LatMaxNs)
+		}
+	}
+	return w.LatMaxNs
+}
+
+// windowIndex is the second of the run an offset falls in.
+func windowIndex(off time.Duration) int {
+	if off < 0 {
+		return 0
+	}
+	return int(off / time.Second)
+}

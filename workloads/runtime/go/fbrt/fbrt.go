@@ -1,0 +1,159 @@
+// Package fbrt is the faasbench function runtime for Go: it serves one
+// handler under the function contract (docs/function-contract.md).
+//
+// Environment: FB_HOST (default 127.0.0.1), FB_PORT (default 8080; 0 picks a
+// free port), FB_INSTANCE_ID (default host-pid), FB_READY_FD (a descriptor on
+// which the bound port is written once the socket listens).
+package fbrt
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// HealthPath answers 200 and never counts as the function's first request.
+const HealthPath = "/_fb/health"
+
+// Handler handles one invocation. The body has been read whole. A returned
+// error is the function's failure: answered 500 with X-Fb-Error.
+type Handler func(r *http.Request, body []byte) (Response, error)
+
+// Response is a handler's reply.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// MonotonicNs returns CLOCK_MONOTONIC in ns, the clock of the handler headers.
+func MonotonicNs() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// InstanceID is FB_INSTANCE_ID or host-pid.
+func InstanceID() string {
+	if id := os.Getenv("FB_INSTANCE_ID"); id != "" {
+		return id
+	}
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+// Wrap turns h into an http.Handler that honours the contract.
+func Wrap(h Handler) http.Handler {
+	inst := InstanceID()
+	var served atomic.Bool
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if r.URL.Path == HealthPath {
+			w.Write([]byte("ok"))
+			return
+		}
+		cold := served.CompareAndSwap(false, true)
+		begin := MonotonicNs()
+		resp, herr := h(r, body)
+		end := MonotonicNs()
+		hd := w.Header()
+		for k, v := range resp.Header {
+			hd[k] = v
+		}
+		hd.Set("X-Fb-Instance", inst)
+		if cold {
+			hd.Set("X-Fb-Cold", "1")
+			hd.Set("X-Fb-Cold-Kind", "process")
+		} else {
+			hd.Set("X-Fb-Cold", "0")
+		}
+		hd.Set("X-Fb-Handler-Begin-Ns", strconv.FormatInt(begin, 10))
+		hd.Set("X-Fb-Handler-End-Ns", strconv.FormatInt(end, 10))
+		status := resp.Status
+		if herr != nil {
+			hd.Set("X-Fb-Error", herr.Error())
+			status = http.StatusInternalServerError
+			resp.Body = []byte(herr.Error())
+		}
+		if status == 0 {
+			status = http.StatusOK
+		}
+		hd.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+		w.WriteHeader(status)
+		w.Write(resp.Body)
+	})
+}
+
+// Listen binds the address from the environment.
+func Listen() (net.Listener, error) {
+	host := os.Getenv("FB_HOST")
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	port := os.Getenv("FB_PORT")
+	if port == "" {
+		port = "8080"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("fbrt: listen: %w", err)
+	}
+	return ln, nil
+}
+
+// Announce writes the bound port on FB_READY_FD, or says it on stderr.
+func Announce(ln net.Listener) error {
+	port := ln.Addr().(*net.TCPAddr).Port
+	fdStr := os.Getenv("FB_READY_FD")
+	if fdStr == "" {
+		fmt.Fprintf(os.Stderr, "listening on port %d\n", port)
+		return nil
+	}
+	fd, err := strconv.Atoi(fdStr)
+	if err != nil {
+		return fmt.Errorf("fbrt: FB_READY_FD=%q: %w", fdStr, err)
+	}
+	f := os.NewFile(uintptr(fd), "ready")
+	if f == nil {
+		return errors.New("fbrt: FB_READY_FD is not an open descriptor")
+	}
+	defer f.Close()
+	if _, err := fmt.Fprintf(f, "%d\n", port); err != nil {
+		return fmt.Errorf("fbrt: announce: %w", err)
+	}
+	return nil
+}
+
+// Serve serves h until the process is killed. It returns only on error.
+func Serve(h Handler) error {
+	ln, err := Listen()
+	if err != nil {
+		return err
+	}
+	if err := Announce(ln); err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: Wrap(h)}
+	return srv.Serve(ln)
+}
+
+// Main serves h and exits non-zero with a message if serving fails.
+func Main(h Handler) {
+	if err := Serve(h); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

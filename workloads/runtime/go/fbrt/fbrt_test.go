@@ -1,0 +1,82 @@
+package fbrt
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestWrapHonoursContract(t *testing.T) {
+	t.Setenv("FB_INSTANCE_ID", "inst-a")
+	s := httptest.NewServer(Wrap(func(r *http.Request, body []byte) (Response, error) {
+		if string(body) == "fail" {
+			return Response{}, errors.New("asked to fail")
+		}
+		return Response{Body: []byte("pong")}, nil
+	}))
+	defer s.Close()
+
+	get := func(path, body string) *http.Response {
+		t.Helper()
+		resp, err := http.Post(s.URL+path, "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	// The health probe comes first and must not take the cold flag.
+	if h := get(HealthPath, ""); h.StatusCode != 200 || h.Header.Get("X-Fb-Cold") != "" {
+		t.Fatalf("health: %d cold=%q", h.StatusCode, h.Header.Get("X-Fb-Cold"))
+	}
+	first := get("/", "")
+	if first.Header.Get("X-Fb-Cold") != "1" || first.Header.Get("X-Fb-Cold-Kind") != "process" {
+		t.Fatalf("first request cold=%q kind=%q, want 1 process", first.Header.Get("X-Fb-Cold"), first.Header.Get("X-Fb-Cold-Kind"))
+	}
+	second := get("/", "")
+	if second.Header.Get("X-Fb-Cold") != "0" {
+		t.Fatalf("second request cold=%q, want 0", second.Header.Get("X-Fb-Cold"))
+	}
+	if second.Header.Get("X-Fb-Instance") != "inst-a" {
+		t.Errorf("instance %q", second.Header.Get("X-Fb-Instance"))
+	}
+	b, err1 := strconv.ParseInt(second.Header.Get("X-Fb-Handler-Begin-Ns"), 10, 64)
+	e, err2 := strconv.ParseInt(second.Header.Get("X-Fb-Handler-End-Ns"), 10, 64)
+	if err1 != nil || err2 != nil || e < b || b <= 0 {
+		t.Errorf("handler times %d..%d (%v %v)", b, e, err1, err2)
+	}
+	failed := get("/", "fail")
+	if failed.StatusCode != 500 || failed.Header.Get("X-Fb-Error") == "" {
+		t.Errorf("failing handler: %d error=%q", failed.StatusCode, failed.Header.Get("X-Fb-Error"))
+	}
+}
+
+func TestAnnounceWritesPortOnReadyFD(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	t.Setenv("FB_PORT", "0")
+	ln, err := Listen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	t.Setenv("FB_READY_FD", strconv.Itoa(int(w.Fd())))
+	if err := Announce(ln); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 16)
+	n, _ := r.Read(buf)
+	want := strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:") + "\n"
+	if string(buf[:n]) != want {
+		t.Fatalf("announced %q, want %q", buf[:n], want)
+	}
+}

@@ -1,0 +1,162 @@
+"""faasbench function runtime for Python: serves one handler under the function contract.
+
+The contract (docs/function-contract.md): HTTP in, HTTP out, and on every reply the headers
+X-Fb-Instance, X-Fb-Cold (1 only on the first request this process serves), X-Fb-Cold-Kind,
+X-Fb-Handler-Begin-Ns and X-Fb-Handler-End-Ns (CLOCK_MONOTONIC ns of this host). A handler that
+raises is answered with 500 and X-Fb-Error. GET /_fb/health answers 200 and is never counted as
+the function's first request.
+
+Environment: FB_HOST (default 127.0.0.1), FB_PORT (default 8080; 0 picks a free port),
+FB_INSTANCE_ID (default host-pid), FB_READY_FD (a file descriptor on which the bound port is
+written once the socket listens: how the local platform learns the instance is ready).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Callable, Union
+from urllib.parse import parse_qs, urlsplit
+
+HEALTH_PATH = "/_fb/health"
+
+
+@dataclass
+class Request:
+    """One invocation: method, path, query (first value per key), headers and raw body."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Response:
+    """A handler's reply."""
+
+    body: bytes = b""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Handler = Callable[[Request], Union[Response, bytes, str]]
+
+
+class FunctionError(Exception):
+    """Raised by a handler to report that the function failed (answered as 500 + X-Fb-Error)."""
+
+
+def instance_id() -> str:
+    return os.environ.get("FB_INSTANCE_ID") or f"{socket.gethostname()}-{os.getpid()}"
+
+
+class _ColdFlag:
+    """True exactly once per process: for the first counted request."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._first = True
+
+    def take(self) -> bool:
+        with self._lock:
+            first, self._first = self._first, False
+            return first
+
+
+def _normalise(result: Union[Response, bytes, str]) -> Response:
+    if isinstance(result, Response):
+        return result
+    if isinstance(result, str):
+        return Response(body=result.encode())
+    if isinstance(result, (bytes, bytearray, memoryview)):
+        return Response(body=bytes(result))
+    raise TypeError(f"handler returned {type(result).__name__}, want Response, bytes or str")
+
+
+def make_server(handler: Handler, host: str | None = None, port: int | None = None) -> ThreadingHTTPServer:
+    """Returns a bound server for handler (not yet serving)."""
+    host = host if host is not None else os.environ.get("FB_HOST", "127.0.0.1")
+    port = port if port is not None else int(os.environ.get("FB_PORT", "8080"))
+    inst = instance_id()
+    cold = _ColdFlag()
+
+    class _H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            if self.path == HEALTH_PATH:
+                self._reply(Response(b"ok"), {})
+                return
+            is_cold = cold.take()
+            begin = time.monotonic_ns()
+            error = ""
+            try:
+                parts = urlsplit(self.path)
+                req = Request(
+                    method=self.command,
+                    path=parts.path,
+                    query={k: v[0] for k, v in parse_qs(parts.query).items()},
+                    headers={k: v for k, v in self.headers.items()},
+                    body=body,
+                )
+                resp = _normalise(handler(req))
+            except Exception as exc:  # noqa: BLE001 - any failure is the function's error
+                error = f"{type(exc).__name__}: {exc}"
+                resp = Response(body=error.encode(), status=500)
+            end = time.monotonic_ns()
+            extra = {
+                "X-Fb-Instance": inst,
+                "X-Fb-Cold": "1" if is_cold else "0",
+                "X-Fb-Handler-Begin-Ns": str(begin),
+                "X-Fb-Handler-End-Ns": str(end),
+            }
+            if is_cold:
+                extra["X-Fb-Cold-Kind"] = "process"
+            if error:
+                extra["X-Fb-Error"] = error.replace("\n", " ")[:200]
+            self._reply(resp, extra)
+
+        def _reply(self, resp: Response, extra: dict[str, str]) -> None:
+            self.send_response(resp.status)
+            for k, v in {**resp.headers, **extra}.items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(resp.body)))
+            self.end_headers()
+            self.wfile.write(resp.body)
+
+        do_GET = do_POST = do_PUT = do_DELETE = _serve
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+    class _Server(ThreadingHTTPServer):
+        daemon_threads = True
+        request_queue_size = 1024
+
+    return _Server((host, port), _H)
+
+
+def announce(port: int) -> None:
+    """Tells whoever started us that we listen on port (FB_READY_FD), or says so on stderr."""
+    fd = os.environ.get("FB_READY_FD")
+    if fd:
+        os.write(int(fd), f"{port}\n".encode())
+        os.close(int(fd))
+    else:
+        print(f"listening on port {port}", file=sys.stderr, flush=True)
+
+
+def serve(handler: Handler) -> None:
+    """Serves handler until the process is killed."""
+    server = make_server(handler)
+    announce(server.server_address[1])
+    server.serve_forever()
