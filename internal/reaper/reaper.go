@@ -1,0 +1,84 @@
+// Package reaper finds and kills processes by an environment marker. Every
+// process faasbench starts, and everything those start, inherits
+// FAASBENCH_RUN_ID=<run id>; whatever way a run ends, Reap kills what is left.
+package reaper
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// EnvVar is the marker every process of a run carries.
+const EnvVar = "FAASBENCH_RUN_ID"
+
+// Marker is the environment entry for runID.
+func Marker(runID string) string { return EnvVar + "=" + runID }
+
+// Find lists the pids (other than this process) whose environment holds
+// the marker of runID.
+func Find(runID string) []int {
+	want := []byte(Marker(runID))
+	self := os.Getpid()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				out = append(out, pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Reap sends SIGKILL to every process carrying runID's marker and waits up
+// to wait for them to go. It returns how many it killed and an error if some
+// survived.
+func Reap(runID string, wait time.Duration) (int, error) {
+	pids := Find(runID)
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		left := alive(pids)
+		if len(left) == 0 {
+			return len(pids), nil
+		}
+		if time.Now().After(deadline) {
+			return len(pids), fmt.Errorf("reaper: %d processes of run %s survived SIGKILL: %v", len(left), runID, left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// alive returns the pids that still exist and are not zombies.
+func alive(pids []int) []int {
+	var out []int
+	for _, p := range pids {
+		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		// The state follows the ")" that closes the command name.
+		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -1,0 +1,40 @@
+package reaper
+
+import (
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+func TestReapKillsMarkedProcessesOnly(t *testing.T) {
+	run := "test-" + time.Now().Format("150405.000000000")
+	marked := exec.Command("sleep", "30")
+	marked.Env = append(os.Environ(), Marker(run))
+	other := exec.Command("sleep", "30")
+	other.Env = append(os.Environ(), Marker(run+"-other"))
+	for _, c := range []*exec.Cmd{marked, other} {
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer other.Process.Kill()
+	done := make(chan struct{})
+	go func() { marked.Wait(); close(done) }()
+
+	if got := Find(run); len(got) != 1 || got[0] != marked.Process.Pid {
+		t.Fatalf("Find = %v, want [%d]", got, marked.Process.Pid)
+	}
+	n, err := Reap(run, 2*time.Second)
+	if err != nil || n != 1 {
+		t.Fatalf("Reap = %d, %v", n, err)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("marked process still running")
+	}
+	if len(Find(run + "-other")) != 1 {
+		t.Fatal("the other run's process was touched")
+	}
+}

@@ -1,0 +1,85 @@
+package local
+
+import (
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Gateway timing headers: CLOCK_MONOTONIC ns of this host, like the
+// handler's own, so gateway and handler stamps can be subtracted.
+const (
+	HeaderGwArrive   = "X-Fb-Gw-Arrive-Ns"   // request reached the gateway
+	HeaderGwAssigned = "X-Fb-Gw-Assigned-Ns" // an instance was chosen
+	HeaderGwUpstream = "X-Fb-Gw-Upstream-Ns" // the instance's response headers arrived
+)
+
+func monoNs() int64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return 0
+	}
+	return ts.Nano()
+}
+
+// hopHeaders are not forwarded (RFC 9110 §7.6.1).
+var hopHeaders = []string{"Connection", "Keep-Alive", "Proxy-Connection", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+// serveFunction proxies /function/{name}[/rest] to one ready instance.
+func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
+	arrive := monoNs()
+	rest := strings.TrimPrefix(r.URL.Path, "/function/")
+	name, sub, _ := strings.Cut(rest, "/")
+	fn := s.lookup(name)
+	if fn == nil {
+		http.Error(w, "function "+strconv.Quote(name)+" is not deployed", http.StatusNotFound)
+		return
+	}
+	in := fn.pick()
+	if in == nil {
+		http.Error(w, "function "+strconv.Quote(name)+" has no ready instance", http.StatusServiceUnavailable)
+		return
+	}
+	assigned := monoNs()
+	in.inflight.Add(1)
+	defer in.inflight.Add(-1)
+
+	url := in.base + "/" + sub
+	if r.URL.RawQuery != "" {
+		url += "?" + r.URL.RawQuery
+	}
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, url, r.Body)
+	if err != nil {
+		http.Error(w, "gateway: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.ContentLength = r.ContentLength
+	for k, v := range r.Header {
+		out.Header[k] = v
+	}
+	for _, h := range hopHeaders {
+		out.Header.Del(h)
+	}
+	resp, err := in.tr.RoundTrip(out)
+	if err != nil {
+		http.Error(w, "gateway: instance "+in.id+": "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	upstream := monoNs()
+	hd := w.Header()
+	for k, v := range resp.Header {
+		hd[k] = v
+	}
+	for _, h := range hopHeaders {
+		hd.Del(h)
+	}
+	hd.Set(HeaderGwArrive, strconv.FormatInt(arrive, 10))
+	hd.Set(HeaderGwAssigned, strconv.FormatInt(assigned, 10))
+	hd.Set(HeaderGwUpstream, strconv.FormatInt(upstream, 10))
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}

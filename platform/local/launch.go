@@ -1,0 +1,92 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// launcher turns a workload and language into the argv of an instance.
+type launcher struct {
+	workloads string // catalogue root
+	cacheDir  string // build products
+	mu        sync.Mutex
+	python    string // resolved interpreter (not a pyenv shim: it would add to every cold start)
+}
+
+// command returns the argv (and extra environment) that runs one instance.
+func (l *launcher) command(ctx context.Context, workload, lang string) ([]string, []string, error) {
+	dir := filepath.Join(l.workloads, workload, lang)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, nil, fmt.Errorf("workload %q has no %s implementation (%s)", workload, lang, dir)
+	}
+	switch lang {
+	case "python":
+		py, err := l.pythonPath(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{py, "-u", filepath.Join(dir, "main.py")}, nil, nil
+	case "node":
+		return []string{"node", filepath.Join(dir, "main.js")}, nil, nil
+	case "go":
+		bin, err := l.buildGo(ctx, workload, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{bin}, nil, nil
+	default:
+		return nil, nil, fmt.Errorf("language %q is not supported by the local platform (python, go, node)", lang)
+	}
+}
+
+func (l *launcher) pythonPath(ctx context.Context) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.python != "" {
+		return l.python, nil
+	}
+	out, err := exec.CommandContext(ctx, "python3", "-c", "import sys; print(sys.executable)").Output()
+	if err != nil {
+		return "", fmt.Errorf("python3 not usable: %w", err)
+	}
+	l.python = strings.TrimSpace(string(out))
+	return l.python, nil
+}
+
+// buildGo builds the Go implementation inside the module that holds the
+// catalogue (Go's build cache makes a rebuild of unchanged code quick).
+func (l *launcher) buildGo(ctx context.Context, workload, dir string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	mod, err := moduleRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(l.cacheDir, 0o755); err != nil {
+		return "", fmt.Errorf("build cache: %w", err)
+	}
+	bin := filepath.Join(l.cacheDir, workload+"-go")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s (module %s): %w\n%s", dir, mod, err, out)
+	}
+	return bin, nil
+}
+
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no go.mod above " + dir + ": Go functions build inside the faasbench module")
+		}
+	}
+}

@@ -1,0 +1,223 @@
+// Package local is the embedded local platform: a real, small process-based
+// FaaS platform. The daemon (Server) runs as a process of its own, never in
+// the load generator's Go runtime; Platform is the client side that starts
+// it and drives it through its control API.
+package local
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/internal/reaper"
+	"github.com/faasbench/faasbench/platform"
+)
+
+// Name is the registry name.
+const Name = "local"
+
+// StartConfig says how to start the daemon.
+type StartConfig struct {
+	// Command runs the daemon's serve entry point (ServeMain's flags are
+	// appended), e.g. [faasbench platform local serve].
+	Command   []string
+	RunID     string
+	Workloads string
+	WorkDir   string
+	CPUs      []int
+	Listen    string
+}
+
+// Platform is a running local platform daemon.
+type Platform struct {
+	cmd    *exec.Cmd
+	parent io.WriteCloser
+	exited chan struct{}
+	base   string
+	hc     *http.Client
+	runID  string
+	cpus   []int
+	wdir   string
+}
+
+var _ platform.Platform = (*Platform)(nil)
+var _ platform.Fingerprinter = (*Platform)(nil)
+
+// Start starts the daemon and returns once its gateway listens.
+func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
+	if len(cfg.Command) == 0 || cfg.RunID == "" || cfg.WorkDir == "" {
+		return nil, errors.New("local: start needs a command, a run id and a work dir")
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	args := append([]string{}, cfg.Command[1:]...)
+	args = append(args, "--workloads", cfg.Workloads, "--work-dir", cfg.WorkDir, "--ready-fd", "3")
+	if len(cfg.CPUs) > 0 {
+		args = append(args, "--cpus", affinity.Format(cfg.CPUs))
+	}
+	if cfg.Listen != "" {
+		args = append(args, "--listen", cfg.Listen)
+	}
+	logf, err := os.Create(filepath.Join(cfg.WorkDir, "platform.log"))
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	defer logf.Close()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	defer rd.Close()
+	cmd := exec.Command(cfg.Command[0], args...)
+	cmd.Env = append(os.Environ(), reaper.Marker(cfg.RunID))
+	cmd.ExtraFiles = []*os.File{wr}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	parent, err := cmd.StdinPipe()
+	if err != nil {
+		wr.Close()
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	// Own process group: a Ctrl-C at the terminal reaches faasbench, which
+	// then tears the platform down in order. Pdeathsig and the stdin pipe
+	// both end the daemon if faasbench itself dies.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	if err := cmd.Start(); err != nil {
+		wr.Close()
+		return nil, fmt.Errorf("local: start daemon: %w", err)
+	}
+	wr.Close()
+	p := &Platform{cmd: cmd, parent: parent, exited: make(chan struct{}), runID: cfg.RunID, cpus: cfg.CPUs, wdir: cfg.WorkDir,
+		hc: &http.Client{Timeout: 5 * time.Minute}}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	line := make(chan string, 1)
+	go func() { l, _ := bufio.NewReader(rd).ReadString('\n'); line <- l }()
+	select {
+	case l := <-line:
+		addr := strings.TrimSpace(l)
+		if addr == "" {
+			p.kill()
+			return nil, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
+		}
+		p.base = "http://" + addr
+	case <-time.After(30 * time.Second):
+		p.kill()
+		return nil, errors.New("local: daemon not ready after 30 s")
+	case <-ctx.Done():
+		p.kill()
+		return nil, ctx.Err()
+	}
+	return p, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+// Gateway is the daemon's base URL.
+func (p *Platform) Gateway() string { return p.base }
+
+// PID is the daemon's process id.
+func (p *Platform) PID() int { return p.cmd.Process.Pid }
+
+func (p *Platform) call(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, p.base+path, body)
+	if err != nil {
+		return err
+	}
+	resp, err := p.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("local: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("local: %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		var e errorBody
+		if json.Unmarshal(b, &e) == nil && e.Error != "" {
+			return errors.New(e.Error)
+		}
+		return fmt.Errorf("local: %s %s: %s", method, path, resp.Status)
+	}
+	if out != nil {
+		return json.Unmarshal(b, out)
+	}
+	return nil
+}
+
+// Deploy implements platform.Platform.
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	return p.call(ctx, http.MethodPost, "/system/functions", DeployRequest{
+		Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env}, nil)
+}
+
+// Scale implements platform.Platform.
+func (p *Platform) Scale(ctx context.Context, name string, n int) error {
+	return p.call(ctx, http.MethodPost, "/system/scale-function/"+name, ScaleRequest{Replicas: n}, nil)
+}
+
+// Endpoint implements platform.Platform.
+func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	return p.base + "/function/" + name, nil
+}
+
+// Remove implements platform.Platform.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	return p.call(ctx, http.MethodDelete, "/system/functions/"+name, nil, nil)
+}
+
+// Functions lists what is deployed.
+func (p *Platform) Functions(ctx context.Context) ([]FunctionStatus, error) {
+	var out []FunctionStatus
+	err := p.call(ctx, http.MethodGet, "/system/functions", nil, &out)
+	return out, err
+}
+
+// Fingerprint implements platform.Fingerprinter.
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	return map[string]any{"platform": Name, "gateway": p.base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}, nil
+}
+
+// Close stops the daemon (which stops its instances), waits for it, and
+// kills anything still carrying the run's marker.
+func (p *Platform) Close(ctx context.Context) error {
+	_ = p.parent.Close() // EOF on the daemon's stdin: it shuts down in order
+	select {
+	case <-p.exited:
+	case <-time.After(15 * time.Second):
+		p.kill()
+	case <-ctx.Done():
+		p.kill()
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
+		return fmt.Errorf("local: close: %w", err)
+	}
+	return nil
+}
+
+func (p *Platform) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}

@@ -1,0 +1,403 @@
+package local
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/faasbench/faasbench/internal/affinity"
+)
+
+// MaxReplicas bounds the replicas of one function on one machine.
+const MaxReplicas = 64
+
+var nameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// ServeConfig configures the platform daemon.
+type ServeConfig struct {
+	Listen    string // default 127.0.0.1:0
+	Workloads string // catalogue root
+	WorkDir   string // logs/ and bin/ go here
+	CPUs      []int  // pin the platform and its instances (empty: no pinning)
+	// Ready, if set, receives the gateway's address once it listens.
+	Ready io.Writer
+	// Parent, if set, is watched: when it reaches EOF (the process that
+	// started us died or let go) the platform shuts down.
+	Parent io.Reader
+	// StopGrace is how long an instance gets between SIGTERM and SIGKILL.
+	StopGrace time.Duration
+}
+
+// Server is the local platform: a gateway in front of instance processes.
+type Server struct {
+	cfg    ServeConfig
+	launch *launcher
+	fns    atomic.Pointer[map[string]*function] // copy on write: the gateway reads it without a lock
+	mu     sync.Mutex                           // serialises changes to fns
+	seq    atomic.Int64
+	ctx    context.Context // lives as long as the server
+	stop   chan struct{}
+	once   sync.Once
+}
+
+type function struct {
+	req      DeployRequest
+	argv     []string
+	env      []string
+	mu       sync.Mutex // control path only
+	all      []*instance
+	restarts int
+	removed  bool
+	ready    atomic.Pointer[[]*instance]
+	rr       atomic.Uint64
+}
+
+// pick chooses an instance round robin among the ready ones.
+func (f *function) pick() *instance {
+	p := f.ready.Load()
+	if p == nil || len(*p) == 0 {
+		return nil
+	}
+	l := *p
+	return l[f.rr.Add(1)%uint64(len(l))]
+}
+
+// publish makes the current instances visible to the gateway (f.mu held).
+func (f *function) publish() {
+	snap := make([]*instance, len(f.all))
+	copy(snap, f.all)
+	f.ready.Store(&snap)
+}
+
+func (f *function) status() FunctionStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := FunctionStatus{Name: f.req.Name, Workload: f.req.Workload, Language: f.req.Language,
+		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, Instances: []InstanceStatus{}}
+	for _, in := range f.all {
+		st.Instances = append(st.Instances, in.status())
+	}
+	return st
+}
+
+// NewServer prepares a server; Serve runs it.
+func NewServer(cfg ServeConfig) (*Server, error) {
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	if cfg.StopGrace == 0 {
+		cfg.StopGrace = 2 * time.Second
+	}
+	if cfg.Workloads == "" || cfg.WorkDir == "" {
+		return nil, errors.New("local: serve needs a workloads dir and a work dir")
+	}
+	for _, d := range []string{"logs", "bin"} {
+		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, d), 0o755); err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+	}
+	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, cacheDir: filepath.Join(cfg.WorkDir, "bin")}, stop: make(chan struct{})}
+	empty := map[string]*function{}
+	s.fns.Store(&empty)
+	return s, nil
+}
+
+// Serve runs until ctx is done, a shutdown request arrives, or Parent
+// reaches EOF; then it stops every instance and returns.
+func (s *Server) Serve(ctx context.Context) error {
+	if err := affinity.PinProcess(s.cfg.CPUs); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", s.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("local: listen: %w", err)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if s.cfg.Parent != nil {
+		go func() {
+			_, _ = io.Copy(io.Discard, s.cfg.Parent)
+			s.shutdown()
+		}()
+	}
+	if s.cfg.Ready != nil {
+		if _, err := fmt.Fprintf(s.cfg.Ready, "%s\n", ln.Addr()); err != nil {
+			_ = srv.Close()
+			return fmt.Errorf("local: announce: %w", err)
+		}
+	}
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case <-s.stop:
+	case serveErr = <-errc:
+	}
+	cancel()
+	s.removeAll()
+	shutCtx, done := context.WithTimeout(context.Background(), 2*time.Second)
+	defer done()
+	_ = srv.Shutdown(shutCtx)
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("local: serve: %w", serveErr)
+	}
+	return nil
+}
+
+func (s *Server) shutdown() { s.once.Do(func() { close(s.stop) }) }
+
+func (s *Server) lookup(name string) *function { return (*s.fns.Load())[name] }
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/function/", s.serveFunction)
+	mux.HandleFunc("GET /system/health", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
+	mux.HandleFunc("GET /system/functions", s.handleList)
+	mux.HandleFunc("POST /system/functions", s.handleDeploy)
+	mux.HandleFunc("DELETE /system/functions/{name}", s.handleRemove)
+	mux.HandleFunc("POST /system/scale-function/{name}", s.handleScale)
+	mux.HandleFunc("POST /system/shutdown", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]string{"status": "shutting down"})
+		s.shutdown()
+	})
+	return mux
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+func writeErr(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, errorBody{Error: err.Error()})
+}
+
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
+	fns := *s.fns.Load()
+	out := make([]FunctionStatus, 0, len(fns))
+	for _, f := range fns {
+		out = append(out, f.status())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	writeJSON(w, 200, out)
+}
+
+func (s *Server) handleDeploy(w http.ResponseWriter, r *http.Request) {
+	var req DeployRequest
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		writeErr(w, http.StatusBadRequest, fmt.Errorf("deploy: body: %w", err))
+		return
+	}
+	st, code, err := s.Deploy(r.Context(), req)
+	if err != nil {
+		writeErr(w, code, err)
+		return
+	}
+	writeJSON(w, 200, st)
+}
+
+// Deploy starts a function's instances and returns once they are ready.
+func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus, int, error) {
+	switch {
+	case !nameRE.MatchString(req.Name):
+		return FunctionStatus{}, 400, fmt.Errorf("deploy: name %q: use lower-case letters, digits and '-'", req.Name)
+	case req.Replicas < 0 || req.Replicas > MaxReplicas:
+		return FunctionStatus{}, 400, fmt.Errorf("deploy: replicas %d: want 0..%d", req.Replicas, MaxReplicas)
+	}
+	argv, env, err := s.launch.command(ctx, req.Workload, req.Language)
+	if err != nil {
+		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
+	}
+	for k, v := range req.Env {
+		env = append(env, k+"="+v)
+	}
+	f := &function{req: req, argv: argv, env: env}
+	f.publish()
+	s.mu.Lock()
+	old := *s.fns.Load()
+	if _, dup := old[req.Name]; dup {
+		s.mu.Unlock()
+		return FunctionStatus{}, 409, fmt.Errorf("deploy: %s is already deployed", req.Name)
+	}
+	next := make(map[string]*function, len(old)+1)
+	for k, v := range old {
+		next[k] = v
+	}
+	next[req.Name] = f
+	s.fns.Store(&next)
+	s.mu.Unlock()
+	if err := s.scale(ctx, f, req.Replicas); err != nil {
+		s.remove(req.Name)
+		return FunctionStatus{}, 500, err
+	}
+	return f.status(), 200, nil
+}
+
+func (s *Server) handleScale(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	var req ScaleRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		writeErr(w, 400, fmt.Errorf("scale: body: %w", err))
+		return
+	}
+	f := s.lookup(name)
+	if f == nil {
+		writeErr(w, 404, fmt.Errorf("scale: %s is not deployed", name))
+		return
+	}
+	if req.Replicas < 0 || req.Replicas > MaxReplicas {
+		writeErr(w, 400, fmt.Errorf("scale: replicas %d: want 0..%d", req.Replicas, MaxReplicas))
+		return
+	}
+	if err := s.scale(r.Context(), f, req.Replicas); err != nil {
+		writeErr(w, 500, err)
+		return
+	}
+	writeJSON(w, 200, f.status())
+}
+
+// scale starts or stops instances until n run.
+func (s *Server) scale(ctx context.Context, f *function, n int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.req.Replicas = n
+	for len(f.all) > n {
+		in := f.all[len(f.all)-1]
+		f.all = f.all[:len(f.all)-1]
+		f.publish()
+		in.stop(s.cfg.StopGrace)
+	}
+	missing := n - len(f.all)
+	if missing <= 0 {
+		return nil
+	}
+	type started struct {
+		in  *instance
+		err error
+	}
+	ch := make(chan started, missing)
+	for i := 0; i < missing; i++ {
+		go func() {
+			in, err := s.startOne(ctx, f)
+			ch <- started{in, err}
+		}()
+	}
+	var firstErr error
+	for i := 0; i < missing; i++ {
+		r := <-ch
+		if r.err != nil {
+			if firstErr == nil {
+				firstErr = r.err
+			}
+			continue
+		}
+		f.all = append(f.all, r.in)
+		go s.watch(f, r.in)
+	}
+	f.publish()
+	if firstErr != nil {
+		return fmt.Errorf("scale %s to %d: %w", f.req.Name, n, firstErr)
+	}
+	return nil
+}
+
+func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
+	id := f.req.Name + "-" + strconv.FormatInt(s.seq.Add(1), 10)
+	return startInstance(ctx, instanceSpec{id: id, argv: f.argv, env: f.env,
+		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log")})
+}
+
+// watch replaces an instance that exits without being asked to.
+func (s *Server) watch(f *function, in *instance) {
+	<-in.exited
+	if in.stopping.Load() {
+		return
+	}
+	f.mu.Lock()
+	for i, x := range f.all {
+		if x == in {
+			f.all = append(f.all[:i], f.all[i+1:]...)
+			break
+		}
+	}
+	f.restarts++
+	f.publish()
+	removed := f.removed
+	f.mu.Unlock()
+	if removed || s.ctx.Err() != nil {
+		return
+	}
+	fmt.Fprintf(os.Stderr, "local: instance %s of %s exited unexpectedly; starting a replacement\n", in.id, f.req.Name)
+	f.mu.Lock()
+	want := f.req.Replicas
+	f.mu.Unlock()
+	if err := s.scale(s.ctx, f, want); err != nil {
+		fmt.Fprintf(os.Stderr, "local: %v\n", err)
+	}
+}
+
+func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !s.remove(name) {
+		writeErr(w, 404, fmt.Errorf("remove: %s is not deployed", name))
+		return
+	}
+	writeJSON(w, 200, map[string]string{"removed": name})
+}
+
+// remove stops a function's instances and forgets it.
+func (s *Server) remove(name string) bool {
+	s.mu.Lock()
+	old := *s.fns.Load()
+	f, ok := old[name]
+	if ok {
+		next := make(map[string]*function, len(old))
+		for k, v := range old {
+			if k != name {
+				next[k] = v
+			}
+		}
+		s.fns.Store(&next)
+	}
+	s.mu.Unlock()
+	if !ok {
+		return false
+	}
+	f.mu.Lock()
+	f.removed = true
+	all := f.all
+	f.all = nil
+	f.publish()
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, in := range all {
+		wg.Add(1)
+		go func(in *instance) { defer wg.Done(); in.stop(s.cfg.StopGrace) }(in)
+	}
+	wg.Wait()
+	return true
+}
+
+func (s *Server) removeAll() {
+	for name := range *s.fns.Load() {
+		s.remove(name)
+	}
+}

@@ -1,0 +1,108 @@
+// Package platform is the contract between faasbench and a FaaS platform.
+// Deploying and invoking are separate: a Platform deploys, scales and removes
+// functions and says where each one answers; the load engine then invokes it
+// with plain HTTP and knows nothing of the platform.
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+)
+
+// Function is what to deploy: a workload in one language under a name.
+type Function struct {
+	Name     string            `json:"name"`
+	Workload string            `json:"workload"`
+	Language string            `json:"language"`
+	Replicas int               `json:"replicas"`
+	Env      map[string]string `json:"env,omitempty"`
+}
+
+// Platform deploys functions and says where they answer.
+type Platform interface {
+	// Name is the registry name ("local", "openfaas", ...).
+	Name() string
+	// Deploy creates the function and returns once Replicas instances are ready.
+	Deploy(ctx context.Context, fn Function) error
+	// Scale sets the replica count and returns once it is reached.
+	Scale(ctx context.Context, name string, replicas int) error
+	// Endpoint is the URL that invokes the function.
+	Endpoint(ctx context.Context, name string) (string, error)
+	// Remove deletes the function and everything created for it.
+	Remove(ctx context.Context, name string) error
+	// Close removes whatever is left and releases the platform.
+	Close(ctx context.Context) error
+}
+
+// Fingerprinter is an optional capability: facts about the platform for the
+// run's manifest (versions, settings, CPU split).
+type Fingerprinter interface {
+	Fingerprint(ctx context.Context) (map[string]any, error)
+}
+
+// Config is what a Factory gets.
+type Config struct {
+	// RunID marks everything the platform creates, so leftovers can be found.
+	RunID string
+	// WorkloadsDir is the root of the workload catalogue.
+	WorkloadsDir string
+	// WorkDir is where the platform may keep logs and build products.
+	WorkDir string
+	// Options are the spec's platform options, validated by the factory.
+	Options map[string]any
+}
+
+// Factory creates a platform.
+type Factory func(ctx context.Context, cfg Config) (Platform, error)
+
+// Registry maps platform names to factories. It holds no global state: the
+// CLI builds one and passes it down.
+type Registry struct {
+	factories map[string]Factory
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{factories: map[string]Factory{}} }
+
+// ErrUnknown is returned for a platform name nobody registered.
+var ErrUnknown = errors.New("unknown platform")
+
+// Register adds a factory; registering a name twice is an error.
+func (r *Registry) Register(name string, f Factory) error {
+	if name == "" || f == nil {
+		return errors.New("platform: register needs a name and a factory")
+	}
+	if _, dup := r.factories[name]; dup {
+		return fmt.Errorf("platform: %q registered twice", name)
+	}
+	r.factories[name] = f
+	return nil
+}
+
+// Has reports whether name is registered.
+func (r *Registry) Has(name string) bool { _, ok := r.factories[name]; return ok }
+
+// Names lists the registered platforms, sorted.
+func (r *Registry) Names() []string {
+	out := make([]string, 0, len(r.factories))
+	for n := range r.factories {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// New creates the platform called name.
+func (r *Registry) New(ctx context.Context, name string, cfg Config) (Platform, error) {
+	f, ok := r.factories[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (known: %v)", ErrUnknown, name, r.Names())
+	}
+	p, err := f(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("platform %s: %w", name, err)
+	}
+	return p, nil
+}
