@@ -1,0 +1,93 @@
+// Package experiment runs experiments: it deploys functions on a platform,
+// drives each cell of the plan with the load engine, and records figures in
+// the run directory as it goes.
+package experiment
+
+import (
+	"fmt"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// CellFigures turns a load result into the summary figures of one cell.
+func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) results.Cell {
+	c := results.Cell{
+		Cell:     pc,
+		Platform: platformName, Model: model,
+		StartedAt: res.Start.UTC(),
+		ElapsedS:  res.Elapsed.Seconds(),
+		Requests: results.Requests{Total: res.Total(), Succeeded: res.Succeeded(),
+			Failed: res.Total() - res.Succeeded(), Aborted: res.Aborted},
+		Errors:           map[string]int64{},
+		ThroughputRPS:    res.Throughput(),
+		LatencyMs:        stats.Of(res.AllLatency()),
+		LatencyByClassMs: map[string]stats.Percentiles{},
+		HandlerMs:        stats.Of(res.Handler),
+		OverheadMs:       stats.Of(res.Overhead),
+		ColdStarts:       res.ColdStarts,
+		ColdKinds:        res.ColdKinds,
+		Instances:        res.Instances,
+		BytesIn:          res.BytesIn,
+		BytesOut:         res.BytesOut,
+		Interrupted:      res.Interrupted,
+		Warnings:         []string{},
+	}
+	for cl := load.Class(0); cl < load.NumClasses; cl++ {
+		if res.Latency[cl] == nil {
+			continue
+		}
+		c.LatencyByClassMs[cl.String()] = stats.Of(res.Latency[cl])
+		if cl != load.ClassOK {
+			c.Errors[cl.String()] = res.Counts[cl]
+		}
+	}
+	if ok := res.Latency[load.ClassOK]; ok != nil {
+		c.SuccessLatencyMs = stats.Of(ok)
+	}
+	c.Windows = windows(res)
+	c.Valid = true
+	if res.Interrupted {
+		c.Valid = false
+		c.Warnings = append(c.Warnings, "interrupted before its stop condition: figures cover what was measured")
+	}
+	if c.Requests.Total == 0 {
+		c.Valid = false
+		c.Warnings = append(c.Warnings, "no request completed")
+	} else if c.Requests.Succeeded == 0 {
+		c.Valid = false
+		c.Warnings = append(c.Warnings, "no request succeeded")
+	}
+	if c.Requests.Failed > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d requests failed (%.2f%%)", c.Requests.Failed, c.Requests.Total,
+			100*float64(c.Requests.Failed)/float64(c.Requests.Total)))
+	}
+	return c
+}
+
+func windows(res *load.Result) []results.Window {
+	out := make([]results.Window, 0, len(res.Windows))
+	last := -1
+	for i := range res.Windows {
+		if res.Windows[i].Completed() > 0 || res.Windows[i].Sent > 0 {
+			last = i
+		}
+	}
+	for i := 0; i <= last; i++ {
+		w := &res.Windows[i]
+		done := w.Completed()
+		rw := results.Window{Second: i, Sent: w.Sent, Completed: done, Succeeded: w.Counts[load.ClassOK], Failed: done - w.Counts[load.ClassOK]}
+		if done >= stats.MinSamples(0.5) {
+			v := float64(w.QuantileNs(0.5)) / 1e6
+			rw.P50Ms = &v
+		}
+		if done >= stats.MinSamples(0.99) {
+			v := float64(w.QuantileNs(0.99)) / 1e6
+			rw.P99Ms = &v
+		}
+		out = append(out, rw)
+	}
+	return out
+}

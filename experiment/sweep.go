@@ -1,0 +1,151 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+// Sweep runs every cell of a plan: a closed-loop load per cell, after a
+// warm-up whose figures are discarded.
+type Sweep struct {
+	Platform platform.Platform
+	Catalog  *workloads.Catalog
+	Dir      *results.Dir
+	Summary  *results.Summary
+	// Log receives human progress (a table row per cell); io.Discard is fine.
+	Log io.Writer
+}
+
+// ErrInterrupted is returned when the context ended the sweep early.
+var ErrInterrupted = errors.New("interrupted")
+
+// Run deploys the spec's functions and runs cells in order. The summary is
+// rewritten after every cell. On interruption the cell in progress is kept
+// (marked interrupted) and ErrInterrupted is returned.
+func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) error {
+	for _, f := range sp.Functions {
+		fmt.Fprintf(s.Log, "deploying %s (%s in %s, %d replica(s)) on %s\n", f.Name, f.Workload, f.Language, f.Replicas, s.Platform.Name())
+		if err := s.Platform.Deploy(ctx, platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas}); err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return fmt.Errorf("deploy %s: %w", f.Name, err)
+		}
+	}
+	fmt.Fprintf(s.Log, "\n%-28s %10s %9s %9s %9s %9s  %s\n", "cell", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+	for _, pc := range cells {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		c, err := s.runCell(ctx, sp, pc)
+		if err != nil {
+			return fmt.Errorf("cell %s: %w", pc.ID, err)
+		}
+		if c != nil {
+			s.Summary.Cells = append(s.Summary.Cells, *c)
+			if err := s.Dir.WriteJSON("summary.json", s.Summary); err != nil {
+				return err
+			}
+			printRow(s.Log, c)
+		}
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		if cd := sp.Load.Cooldown.D(); cd > 0 {
+			select {
+			case <-ctx.Done():
+				return ErrInterrupted
+			case <-time.After(cd):
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*results.Cell, error) {
+	url, err := s.Platform.Endpoint(ctx, pc.Function)
+	if err != nil {
+		return nil, err
+	}
+	w, ok := s.Catalog.Get(pc.Workload)
+	if !ok {
+		return nil, fmt.Errorf("workload %q not in the catalogue", pc.Workload)
+	}
+	opts := load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}
+	if want := w.Expect.Body; want != "" {
+		opts.Validate = func(b []byte) error {
+			if string(b) != want {
+				return fmt.Errorf("body %q, want %q", truncate(b), want)
+			}
+			return nil
+		}
+	}
+	target := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	cl := load.NewClient(opts)
+	defer cl.Close()
+	if wu := sp.Load.Warmup.D(); wu > 0 {
+		if _, err := (load.Closed{Concurrency: pc.Concurrency, Duration: wu}).Run(ctx, cl, target); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+	}
+	res, err := load.Closed{Concurrency: pc.Concurrency, Duration: sp.Load.Duration.D(), Requests: sp.Load.Requests}.Run(ctx, cl, target)
+	if err != nil {
+		return nil, err
+	}
+	if res.Interrupted && res.Total() == 0 {
+		return nil, nil
+	}
+	c := CellFigures(pc, s.Platform.Name(), sp.Load.Model, res)
+	return &c, nil
+}
+
+func truncate(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}
+
+func fmtMs(p *float64) string {
+	if p == nil {
+		return "n<min"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+func printRow(w io.Writer, c *results.Cell) {
+	errs := "none"
+	if len(c.Errors) > 0 {
+		keys := make([]string, 0, len(c.Errors))
+		for k := range c.Errors {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf("%s=%d", k, c.Errors[k])
+		}
+		errs = strings.Join(parts, " ")
+	}
+	mark := ""
+	if c.Interrupted {
+		mark = " (interrupted)"
+	}
+	fmt.Fprintf(w, "%-28s %10.1f %9s %9s %9s %9.3f  %s%s\n", c.ID, c.ThroughputRPS, fmtMs(c.SuccessLatencyMs.P50),
+		fmtMs(c.SuccessLatencyMs.P90), fmtMs(c.SuccessLatencyMs.P99), c.LatencyMs.Max, errs, mark)
+}

@@ -1,0 +1,129 @@
+// Package cli is faasbench's command line: one file per command, each
+// parsing flags into options and calling the engine packages.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/local"
+)
+
+// Build information, set with -ldflags -X by the Makefile.
+var (
+	version = "dev"
+	commit  = "unknown"
+)
+
+// Env is everything outside the process a command touches, so tests can run
+// the CLI in-process.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	// Executable is the path of the faasbench binary (to start the local
+	// platform daemon as a separate process).
+	Executable string
+}
+
+// app holds what every command shares.
+type app struct {
+	env    Env
+	output string // text | json
+}
+
+func (a *app) json() bool { return a.output == "json" }
+
+// registry builds the platform registry. Only the local platform is built
+// in so far; Kubernetes platforms come with their adapters.
+func (a *app) registry() (*platform.Registry, error) {
+	r := platform.NewRegistry()
+	err := r.Register(local.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+		opts := localOptions(cfg.Options)
+		return local.Start(ctx, local.StartConfig{
+			Command: []string{a.env.Executable, "platform", "local", "serve"}, RunID: cfg.RunID,
+			Workloads: cfg.WorkloadsDir, WorkDir: cfg.WorkDir, CPUs: opts.cpus})
+	})
+	return r, err
+}
+
+type localOpts struct{ cpus []int }
+
+func localOptions(m map[string]any) localOpts {
+	var o localOpts
+	if c, ok := m["cpus"].([]int); ok {
+		o.cpus = c
+	}
+	return o
+}
+
+// NewRoot builds the command tree.
+func NewRoot(env Env) *cobra.Command {
+	a := &app{env: env}
+	root := &cobra.Command{
+		Use:   "faasbench",
+		Short: "Benchmark self-hosted serverless (FaaS) platforms",
+		Long: `faasbench deploys the same functions on FaaS platforms, drives load that measures honestly,
+and writes a run directory (manifest.json, summary.json, report.html) a researcher can publish.
+
+Exit codes: 0 ok; 1 run failed; 2 bad input (nothing was started); 130 interrupted (what was
+measured is kept and marked partial).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if a.output != "text" && a.output != "json" {
+				return usageErr("--output: %q is not text or json", a.output)
+			}
+			return nil
+		},
+	}
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	root.PersistentFlags().StringVarP(&a.output, "output", "o", "text", "result format on stdout: text (tables for people) or json (machine-readable)")
+	root.AddCommand(a.runCmd(), a.reportCmd(), a.loadCmd(), a.platformCmd(), a.versionCmd())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr("%s: %v", c.CommandPath(), err) })
+	return root
+}
+
+// Main runs the CLI with args and returns the exit code.
+func Main(ctx context.Context, env Env, args []string) int {
+	root := NewRoot(env)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code := codeOf(err)
+	if code == ExitFailed && isCobraUsage(err) {
+		code = ExitUsage
+	}
+	fmt.Fprintf(env.Stderr, "faasbench: %v\n", err)
+	return code
+}
+
+// isCobraUsage recognises cobra's own argument errors (unknown command,
+// wrong number of arguments), which are bad input.
+func isCobraUsage(err error) bool {
+	m := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "unknown flag", "unknown shorthand"} {
+		if strings.Contains(m, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultEnv is the process's own environment.
+func DefaultEnv() Env {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Executable: exe}
+}

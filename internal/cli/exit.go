@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Exit codes (docs/cli.md).
+const (
+	ExitOK          = 0   // the command did what it was asked
+	ExitFailed      = 1   // the run failed (or finished partial because of an error)
+	ExitUsage       = 2   // bad input: flags, arguments or spec; nothing was started
+	ExitInterrupted = 130 // SIGINT or SIGTERM: what was measured is kept, marked partial
+)
+
+// exitError carries an exit code with its message.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// codeOf maps an error to its exit code.
+func codeOf(err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return ExitFailed
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/observe"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/report"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+type runOpts struct {
+	resultsDir string
+	workloads  string
+	noPin      bool
+}
+
+func (a *app) runCmd() *cobra.Command {
+	var o runOpts
+	cmd := &cobra.Command{
+		Use:   "run SPEC.yaml",
+		Short: "Run an experiment spec and write a run directory with a report",
+		Long: `Run an experiment: validate the spec (nothing starts if it is wrong), start the platform,
+deploy the functions, run every cell of the plan (warm-up discarded), and write
+<results>/<name>-<time>/ with manifest.json, summary.json, summary.md and report.html.
+
+On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
+"partial", tears the platform down and exits 130.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.run(cmd.Context(), args[0], o) },
+	}
+	cmd.Flags().StringVar(&o.resultsDir, "results", "results", "directory under which the run directory is created")
+	cmd.Flags().StringVar(&o.workloads, "workloads", "", "workload catalogue directory (default: $FAASBENCH_WORKLOADS, then workloads/ beside the binary's directory, then ./workloads)")
+	cmd.Flags().BoolVar(&o.noPin, "no-pin", false, "do not pin the local platform and the load generator to separate CPUs")
+	return cmd
+}
+
+func newRunID(name string, now time.Time) string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%s-%s", name, now.UTC().Format("20060102T150405"), hex.EncodeToString(b))
+}
+
+// loadSpec parses and validates a spec against the registry and catalogue.
+func loadSpec(path string, reg *platform.Registry, cat *workloads.Catalog) (*spec.Parsed, error) {
+	p, err := spec.ParseFile(path)
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	known := spec.Known{Platforms: reg.Names(), Workloads: cat.Names(), Languages: func(w string) ([]string, bool) {
+		wl, ok := cat.Get(w)
+		if !ok {
+			return nil, false
+		}
+		return wl.Languages, true
+	}}
+	if err := p.Validate(known); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return p, nil
+}
+
+// cpuSplit decides which CPUs the platform and the generator get.
+func cpuSplit(ps spec.PlatformSpec, noPin bool) (plat, gen []int, err error) {
+	if noPin {
+		return nil, nil, nil
+	}
+	online, err := affinity.Online()
+	if err != nil {
+		return nil, nil, err
+	}
+	plat, gen = affinity.Split(online)
+	if ps.CPUs != "" {
+		if plat, err = affinity.Parse(ps.CPUs); err != nil {
+			return nil, nil, usageErr("platform.cpus: %v", err)
+		}
+	}
+	if ps.GeneratorCPUs != "" {
+		if gen, err = affinity.Parse(ps.GeneratorCPUs); err != nil {
+			return nil, nil, usageErr("platform.generator_cpus: %v", err)
+		}
+	}
+	return plat, gen, nil
+}
+
+func (a *app) run(parent context.Context, specPath string, o runOpts) error {
+	reg, err := a.registry()
+	if err != nil {
+		return err
+	}
+	root, err := workloads.FindRoot(o.workloads)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	cat, err := workloads.Load(root)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	parsed, err := loadSpec(specPath, reg, cat)
+	if err != nil {
+		return err
+	}
+	sp := parsed.Spec
+	platCPUs, genCPUs, err := cpuSplit(sp.Platform, o.noPin)
+	if err != nil {
+		return err
+	}
+	cells := plan.Expand(sp)
+
+	start := time.Now()
+	runID := newRunID(sp.Name, start)
+	dir, err := results.Create(o.resultsDir, sp.Name, start)
+	if err != nil {
+		return err
+	}
+	stderr := a.env.Stderr
+	fmt.Fprintf(stderr, "run %s: %d cells, results in %s\n", runID, len(cells), dir.Path)
+
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	if len(genCPUs) > 0 {
+		if err := affinity.PinProcess(genCPUs); err != nil {
+			return err
+		}
+		prev := runtime.GOMAXPROCS(len(genCPUs))
+		defer runtime.GOMAXPROCS(prev)
+	}
+	absSpec, _ := filepath.Abs(specPath)
+	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: runID, SpecFile: absSpec, Spec: sp, Plan: cells,
+		Fingerprint: observe.Take(ctx, observe.Tool{Version: version, Commit: commit}),
+		CPUs:        results.CPUSplit{Platform: affinity.Format(platCPUs), Generator: affinity.Format(genCPUs)},
+		Start:       start.UTC(), Status: results.StatusRunning}
+	if len(platCPUs) > 0 && len(genCPUs) > 0 && overlaps(platCPUs, genCPUs) {
+		m.Warnings = append(m.Warnings, "the platform and the load generator share CPUs "+affinity.Format(platCPUs)+": each measures the other")
+	}
+	sum := &results.Summary{SchemaVersion: results.SchemaVersion, RunID: runID, Name: sp.Name, Platform: sp.Platform.Name, Status: results.StatusRunning, Cells: []results.Cell{}}
+	if err := dir.WriteJSON("manifest.json", m); err != nil {
+		return err
+	}
+	if err := dir.WriteJSON("summary.json", sum); err != nil {
+		return err
+	}
+
+	runErr := a.execute(ctx, reg, sp, cells, dir, sum, m, root, runID, platCPUs)
+	return a.finish(dir, m, sum, runErr)
+}
+
+func overlaps(a, b []int) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// execute starts the platform, runs the sweep and always tears the platform down.
+func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, cells []plan.Cell, dir *results.Dir,
+	sum *results.Summary, m *results.Manifest, root, runID string, platCPUs []int) (err error) {
+	p, err := reg.New(ctx, sp.Platform.Name, platform.Config{RunID: runID, WorkloadsDir: root,
+		WorkDir: dir.File("platform"), Options: map[string]any{"cpus": platCPUs}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return experiment.ErrInterrupted
+		}
+		return err
+	}
+	defer func() {
+		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if cerr := p.Close(closeCtx); cerr != nil && err == nil {
+			err = cerr
+		}
+	}()
+	if fp, ok := p.(platform.Fingerprinter); ok {
+		if info, ferr := fp.Fingerprint(ctx); ferr == nil {
+			m.Platform = info
+		}
+	}
+	log := a.env.Stdout
+	if a.json() {
+		log = a.env.Stderr
+	}
+	cat, err := workloads.Load(root)
+	if err != nil {
+		return err
+	}
+	sw := &experiment.Sweep{Platform: p, Catalog: cat, Dir: dir, Summary: sum, Log: log}
+	return sw.Run(ctx, sp, cells)
+}
+
+// finish writes the final manifest, summary and report, and maps the outcome
+// to an exit code.
+func (a *app) finish(dir *results.Dir, m *results.Manifest, sum *results.Summary, runErr error) error {
+	end := time.Now().UTC()
+	m.End = &end
+	interrupted := errors.Is(runErr, experiment.ErrInterrupted)
+	switch {
+	case runErr == nil:
+		m.Status = results.StatusComplete
+	case len(sum.Cells) > 0 || interrupted:
+		m.Status = results.StatusPartial
+	default:
+		m.Status = results.StatusFailed
+	}
+	if runErr != nil {
+		m.Error = runErr.Error()
+	}
+	sum.Status = m.Status
+	for _, c := range sum.Cells {
+		if !c.Valid {
+			m.Warnings = append(m.Warnings, fmt.Sprintf("cell %s is not valid: %v", c.ID, c.Warnings))
+		}
+	}
+	werr := errors.Join(dir.WriteJSON("summary.json", sum), dir.WriteJSON("manifest.json", m), writeReport(dir))
+	if a.json() {
+		if err := json.NewEncoder(a.env.Stdout).Encode(sum); err != nil {
+			werr = errors.Join(werr, err)
+		}
+	}
+	fmt.Fprintf(a.env.Stderr, "\nrun %s: %s; %d cells measured\n  %s\n  %s\n", m.RunID, m.Status, len(sum.Cells),
+		dir.File("summary.json"), dir.File("report.html"))
+	switch {
+	case interrupted:
+		return withCode(ExitInterrupted, errors.Join(runErr, werr))
+	case runErr != nil:
+		return withCode(ExitFailed, errors.Join(runErr, werr))
+	default:
+		return werr
+	}
+}
+
+func writeReport(dir *results.Dir) error {
+	run, err := report.Load(dir.Path)
+	if err != nil {
+		return err
+	}
+	for _, out := range []struct {
+		name   string
+		render func(f *os.File) error
+	}{
+		{"report.html", func(f *os.File) error { return report.HTML(f, []report.Run{run}) }},
+		{"summary.md", func(f *os.File) error { return report.Markdown(f, []report.Run{run}) }},
+	} {
+		f, err := os.Create(dir.File(out.name))
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		rerr := out.render(f)
+		if cerr := f.Close(); rerr == nil {
+			rerr = cerr
+		}
+		if rerr != nil {
+			return fmt.Errorf("report: %s: %w", out.name, rerr)
+		}
+	}
+	return nil
+}

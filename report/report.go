@@ -1,0 +1,273 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/faasbench/faasbench/results"
+)
+
+// Run is one run directory's content.
+type Run struct {
+	Dir      string
+	Manifest results.Manifest
+	Summary  results.Summary
+}
+
+// Load reads a run directory.
+func Load(dir string) (Run, error) {
+	d, err := results.Open(dir)
+	if err != nil {
+		return Run{}, err
+	}
+	r := Run{Dir: dir}
+	if err := d.ReadJSON("summary.json", &r.Summary); err != nil {
+		return Run{}, err
+	}
+	if err := d.ReadJSON("manifest.json", &r.Manifest); err != nil {
+		return Run{}, err
+	}
+	return r, nil
+}
+
+// Row is one cell key aggregated over its repetitions.
+type Row struct {
+	Run         string
+	Key         string
+	Function    string
+	Concurrency int
+	Reps        int
+	RPS         Agg
+	P50, P90    Agg
+	P99         Agg
+	MaxMs       float64
+	Requests    int64
+	Failed      int64
+	Errors      string
+	ColdStarts  int64
+	Interrupted bool
+}
+
+// Agg is the median of repetition-level figures with their range. Present is
+// false when no repetition had the figure (e.g. p99 with too few samples).
+type Agg struct {
+	Median, Min, Max float64
+	N                int
+	Present          bool
+}
+
+func aggregate(vs []float64) Agg {
+	if len(vs) == 0 {
+		return Agg{}
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Agg{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s), Present: true}
+}
+
+func (a Agg) String() string {
+	if !a.Present {
+		return "n too small"
+	}
+	if a.N > 1 && a.Max > a.Min {
+		return fmt.Sprintf("%s [%s–%s]", fmtNum(a.Median), fmtNum(a.Min), fmtNum(a.Max))
+	}
+	return fmtNum(a.Median)
+}
+
+// Rows aggregates a run's cells by key, in plan order.
+func Rows(r Run) []Row {
+	byKey := map[string][]results.Cell{}
+	var order []string
+	for _, c := range r.Summary.Cells {
+		if _, ok := byKey[c.Key]; !ok {
+			order = append(order, c.Key)
+		}
+		byKey[c.Key] = append(byKey[c.Key], c)
+	}
+	var rows []Row
+	for _, k := range order {
+		cs := byKey[k]
+		row := Row{Run: r.Summary.Name, Key: k, Function: cs[0].Function, Concurrency: cs[0].Concurrency, Reps: len(cs)}
+		var rps, p50, p90, p99 []float64
+		errs := map[string]int64{}
+		for _, c := range cs {
+			rps = append(rps, c.ThroughputRPS)
+			if c.SuccessLatencyMs.P50 != nil {
+				p50 = append(p50, *c.SuccessLatencyMs.P50)
+			}
+			if c.SuccessLatencyMs.P90 != nil {
+				p90 = append(p90, *c.SuccessLatencyMs.P90)
+			}
+			if c.SuccessLatencyMs.P99 != nil {
+				p99 = append(p99, *c.SuccessLatencyMs.P99)
+			}
+			row.MaxMs = max(row.MaxMs, c.LatencyMs.Max)
+			row.Requests += c.Requests.Total
+			row.Failed += c.Requests.Failed
+			row.ColdStarts += c.ColdStarts
+			row.Interrupted = row.Interrupted || c.Interrupted
+			for e, n := range c.Errors {
+				errs[e] += n
+			}
+		}
+		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
+		row.Errors = formatErrors(errs)
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func formatErrors(errs map[string]int64) string {
+	if len(errs) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(errs))
+	for k := range errs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s=%d", k, errs[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+// chartByFunction draws one line per run/function over concurrency.
+func chartByFunction(runs []Run, title, ylabel string, pick func(Row) Agg) LineChart {
+	c := LineChart{Title: title, XLabel: "concurrency", YLabel: ylabel, LogX: true}
+	for _, r := range runs {
+		series := map[string]*Series{}
+		var names []string
+		for _, row := range Rows(r) {
+			a := pick(row)
+			if !a.Present {
+				continue
+			}
+			name := row.Function
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			s, ok := series[name]
+			if !ok {
+				s = &Series{Name: name}
+				series[name] = s
+				names = append(names, name)
+			}
+			s.Points = append(s.Points, Point{X: float64(row.Concurrency), Y: a.Median, Lo: a.Min, Hi: a.Max, HasBar: a.N > 1})
+		}
+		for _, n := range names {
+			sort.Slice(series[n].Points, func(i, j int) bool { return series[n].Points[i].X < series[n].Points[j].X })
+			c.Series = append(c.Series, *series[n])
+		}
+	}
+	return c
+}
+
+type page struct {
+	Title  string
+	Runs   []Run
+	Rows   []Row
+	Charts []template.HTML
+	Notes  []string
+}
+
+// HTML writes the report of runs (several runs: a side-by-side comparison).
+func HTML(w io.Writer, runs []Run) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("report: no runs")
+	}
+	p := page{Title: "faasbench report: " + runs[0].Summary.Name}
+	if len(runs) > 1 {
+		names := make([]string, len(runs))
+		for i, r := range runs {
+			names[i] = r.Summary.Name
+		}
+		p.Title = "faasbench comparison: " + strings.Join(names, " vs ")
+	}
+	p.Runs = runs
+	for _, r := range runs {
+		p.Rows = append(p.Rows, Rows(r)...)
+	}
+	for _, ch := range []LineChart{
+		chartByFunction(runs, "Throughput vs concurrency", "successful req/s", func(r Row) Agg { return r.RPS }),
+		chartByFunction(runs, "Median latency (successes) vs concurrency", "p50 ms", func(r Row) Agg { return r.P50 }),
+		chartByFunction(runs, "p99 latency (successes) vs concurrency", "p99 ms", func(r Row) Agg { return r.P99 }),
+	} {
+		p.Charts = append(p.Charts, template.HTML(ch.SVG())) // #nosec: built and escaped by LineChart
+	}
+	p.Notes = append(p.Notes,
+		"Across repetitions each figure is the median of the repetitions' own figures; [min–max] shows their range and the bars in the charts draw it.",
+		"Percentiles need enough samples (p50: 20, p90: 100, p99: 1000); below that the figure says \"n too small\" instead of guessing.",
+		"Throughput counts successful requests per second of elapsed time (first send to last reply); failed requests are counted by class and are in the all-requests latency of summary.json.")
+	return pageTemplate.Execute(w, p)
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:1rem 0;font-size:.9rem}
+th,td{border:1px solid #ddd;padding:.3rem .6rem;text-align:right}
+th{background:#f5f5f5}td.l,th.l{text-align:left}
+.warn{background:#fff4e5;border-left:4px solid #f0a020;padding:.5rem 1rem}
+.charts{display:flex;flex-wrap:wrap;gap:1rem}
+.status-partial,.status-failed{color:#b00;font-weight:bold}
+small{color:#666}
+</style></head><body>
+<h1>{{.Title}}</h1>
+{{range .Runs}}
+<section class="run">
+<h2>Run {{.Summary.Name}} <small>{{.Manifest.RunID}}</small></h2>
+<p>Status: <span class="status-{{.Summary.Status}}">{{.Summary.Status}}</span>{{if .Manifest.Error}} — {{.Manifest.Error}}{{end}}.
+Platform <b>{{.Summary.Platform}}</b>; started {{.Manifest.Start.Format "2006-01-02 15:04:05 MST"}}{{if .Manifest.End}}, ended {{.Manifest.End.Format "15:04:05"}}{{end}}.
+CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Generator}}.</p>
+{{range .Manifest.Warnings}}<p class="warn">{{.}}</p>{{end}}
+<details><summary>Environment fingerprint</summary>
+<table>
+<tr><th class="l">host</th><td class="l">{{.Manifest.Fingerprint.Hostname}}</td></tr>
+<tr><th class="l">OS / kernel</th><td class="l">{{.Manifest.Fingerprint.OS}} / {{.Manifest.Fingerprint.Kernel}} ({{.Manifest.Fingerprint.Arch}})</td></tr>
+<tr><th class="l">CPU</th><td class="l">{{.Manifest.Fingerprint.CPUModel}}, {{.Manifest.Fingerprint.Cores}} cores</td></tr>
+<tr><th class="l">memory</th><td class="l">{{.Manifest.Fingerprint.MemoryBytes}} bytes</td></tr>
+<tr><th class="l">runtimes</th><td class="l">{{.Manifest.Fingerprint.GoVersion}}; {{.Manifest.Fingerprint.PythonVersion}}; node {{.Manifest.Fingerprint.NodeVersion}}</td></tr>
+<tr><th class="l">faasbench</th><td class="l">{{.Manifest.Fingerprint.Tool.Version}} ({{.Manifest.Fingerprint.Tool.Commit}})</td></tr>
+</table></details>
+</section>
+{{end}}
+<h2>Summary</h2>
+<table>
+<tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th></tr>
+{{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td></tr>
+{{end}}</table>
+<h2>Charts</h2>
+<div class="charts">{{range .Charts}}<figure>{{.}}</figure>{{end}}</div>
+<h2>How to read this</h2>
+<ul>{{range .Notes}}<li>{{.}}</li>{{end}}</ul>
+<p><small>Generated by faasbench. Self-contained: no script, no network request.</small></p>
+</body></html>
+`))
+
+// Markdown writes the summary table as Markdown.
+func Markdown(w io.Writer, runs []Run) error {
+	var b strings.Builder
+	for _, r := range runs {
+		fmt.Fprintf(&b, "# %s (%s, %s)\n\n", r.Summary.Name, r.Summary.Platform, r.Summary.Status)
+		b.WriteString("| cell | reps | req/s | p50 ms | p90 ms | p99 ms | max ms | requests | failed | errors |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		for _, row := range Rows(r) {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.2f | %d | %d | %s |\n", row.Key, row.Reps, row.RPS, row.P50, row.P90, row.P99, row.MaxMs, row.Requests, row.Failed, row.Errors)
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

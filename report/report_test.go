@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"encoding/xml"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
+)
+
+func f(v float64) *float64 { return &v }
+
+func testRun() Run {
+	mk := func(fn string, c, rep int, rps, p50 float64) results.Cell {
+		return results.Cell{Cell: plan.Cell{ID: fn, Key: fn + "/c=" + string(rune('0'+c)), Function: fn, Concurrency: c, Repetition: rep},
+			ThroughputRPS: rps, SuccessLatencyMs: stats.Percentiles{Count: 100, P50: f(p50), P90: f(p50 * 2)},
+			LatencyMs: stats.Percentiles{Max: p50 * 3}, Requests: results.Requests{Total: 100, Succeeded: 99, Failed: 1},
+			Errors: map[string]int64{"http-503": 1}}
+	}
+	return Run{Summary: results.Summary{Name: "q", Platform: "local", Status: "complete", Cells: []results.Cell{
+		mk("hello-go", 1, 1, 1000, 1), mk("hello-go", 1, 2, 1200, 0.8), mk("hello-go", 8, 1, 5000, 1.5), mk("hello-python", 1, 1, 300, 3),
+	}}}
+}
+
+func TestRowsAggregateRepetitions(t *testing.T) {
+	rows := Rows(testRun())
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3 keys", len(rows))
+	}
+	r := rows[0]
+	if r.Reps != 2 || r.RPS.Median != 1100 || r.RPS.Min != 1000 || r.RPS.Max != 1200 || r.Requests != 200 || r.Failed != 2 {
+		t.Errorf("row %+v", r)
+	}
+	if r.P99.Present || r.P99.String() != "n too small" {
+		t.Errorf("p99 without samples must say so: %+v", r.P99)
+	}
+	if r.Errors != "http-503=2" {
+		t.Errorf("errors %q", r.Errors)
+	}
+}
+
+func TestHTMLIsSelfContained(t *testing.T) {
+	var b bytes.Buffer
+	if err := HTML(&b, []Run{testRun()}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	if strings.Contains(s, "<script") || strings.Contains(s, "src=") || strings.Contains(s, "<link") {
+		t.Fatal("report loads something from outside")
+	}
+	if n := strings.Count(s, "<svg"); n != 3 {
+		t.Errorf("%d charts, want 3", n)
+	}
+	if !strings.Contains(s, "hello-python/c=1") || !strings.Contains(s, "1100 [1000–1200]") {
+		t.Error("summary table rows missing")
+	}
+	// The SVGs must parse on their own.
+	for _, part := range strings.Split(s, "<svg")[1:] {
+		svg := "<svg" + strings.SplitAfter(part, "</svg>")[0]
+		if err := xml.Unmarshal([]byte(svg), new(struct{})); err != nil {
+			t.Fatalf("chart is not well-formed: %v", err)
+		}
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, []Run{testRun()}); err != nil || !strings.Contains(md.String(), "| hello-go/c=1 | 2 | 1100 [1000–1200] |") {
+		t.Fatalf("markdown: %v\n%s", err, md.String())
+	}
+}

@@ -1,0 +1,154 @@
+// Package report renders run directories as a self-contained HTML page with
+// inline SVG charts (no script, no network request) and as Markdown.
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// Point is one (x, y) value, with an optional error bar [Lo, Hi].
+type Point struct {
+	X, Y   float64
+	Lo, Hi float64
+	HasBar bool
+}
+
+// Series is one line.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// LineChart is a chart of lines over a shared x axis.
+type LineChart struct {
+	Title, XLabel, YLabel string
+	LogX                  bool // log2 x axis (concurrency, payload sizes)
+	Series                []Series
+	Width, Height         int
+}
+
+var palette = []string{"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2"}
+
+const (
+	padL, padR, padT, padB = 64, 150, 36, 48
+)
+
+// niceStep returns a round tick step for a span with about n ticks.
+func niceStep(span float64, n int) float64 {
+	if span <= 0 {
+		return 1
+	}
+	raw := span / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+func fmtNum(v float64) string {
+	switch {
+	case v == 0:
+		return "0"
+	case math.Abs(v) >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 1:
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.1f", v), "0"), ".")
+	default:
+		return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+	}
+}
+
+// SVG renders the chart. Every point carries a <title> with its values, so
+// hovering shows them without any script.
+func (c LineChart) SVG() string {
+	w, h := c.Width, c.Height
+	if w == 0 {
+		w = 640
+	}
+	if h == 0 {
+		h = 360
+	}
+	var xs []float64
+	ymax := 0.0
+	for _, s := range c.Series {
+		for _, p := range s.Points {
+			xs = append(xs, p.X)
+			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s">`, w, h, w, h, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/>`, w, h)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14" font-weight="bold" font-family="sans-serif">%s</text>`, padL, html.EscapeString(c.Title))
+	if len(xs) == 0 {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" fill="#888">no data</text></svg>`, w/2-30, h/2)
+		return b.String()
+	}
+	tx := func(x float64) float64 { return x }
+	if c.LogX {
+		tx = func(x float64) float64 { return math.Log2(math.Max(x, 1e-9)) }
+	}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		xmin, xmax = math.Min(xmin, tx(x)), math.Max(xmax, tx(x))
+	}
+	if xmax == xmin {
+		xmin, xmax = xmin-1, xmax+1
+	}
+	if ymax <= 0 {
+		ymax = 1
+	}
+	step := niceStep(ymax, 5)
+	ytop := math.Ceil(ymax*1.05/step) * step
+	pw, ph := float64(w-padL-padR), float64(h-padT-padB)
+	px := func(x float64) float64 { return float64(padL) + (tx(x)-xmin)/(xmax-xmin)*pw }
+	py := func(y float64) float64 { return float64(padT) + ph - y/ytop*ph }
+
+	// Axes and grid.
+	for y := 0.0; y <= ytop+step/2; y += step {
+		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e5e5e5"/>`, padL, py(y), float64(padL)+pw, py(y))
+		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" font-family="sans-serif">%s</text>`, padL-6, py(y)+4, fmtNum(y))
+	}
+	seen := map[float64]bool{}
+	for _, x := range xs {
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#f0f0f0"/>`, px(x), float64(padT), px(x), float64(padT)+ph)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle" font-family="sans-serif">%s</text>`, px(x), float64(padT)+ph+16, fmtNum(x))
+	}
+	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, padL, float64(padT)+ph, float64(padL)+pw, float64(padT)+ph)
+	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%.1f" stroke="#333"/>`, padL, padT, padL, float64(padT)+ph)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle" font-family="sans-serif">%s</text>`, float64(padL)+pw/2, h-10, html.EscapeString(c.XLabel))
+	fmt.Fprintf(&b, `<text x="14" y="%.1f" font-size="12" text-anchor="middle" font-family="sans-serif" transform="rotate(-90 14 %.1f)">%s</text>`, float64(padT)+ph/2, float64(padT)+ph/2, html.EscapeString(c.YLabel))
+
+	for i, s := range c.Series {
+		col := palette[i%len(palette)]
+		var pts []string
+		for _, p := range s.Points {
+			pts = append(pts, fmt.Sprintf("%.1f,%.1f", px(p.X), py(p.Y)))
+		}
+		fmt.Fprintf(&b, `<polyline class="series" fill="none" stroke="%s" stroke-width="2" points="%s"/>`, col, strings.Join(pts, " "))
+		for _, p := range s.Points {
+			if p.HasBar {
+				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, px(p.X), py(p.Lo), px(p.X), py(p.Hi), col)
+			}
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s=%s, %s=%s</title></circle>`,
+				px(p.X), py(p.Y), col, html.EscapeString(s.Name), html.EscapeString(c.XLabel), fmtNum(p.X), html.EscapeString(c.YLabel), fmtNum(p.Y))
+		}
+		ly := padT + 14 + i*18
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="12" height="3" fill="%s"/>`, w-padR+12, ly-4, col)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" font-family="sans-serif">%s</text>`, w-padR+30, ly, html.EscapeString(s.Name))
+	}
+	b.WriteString(`</svg>`)
+	return b.String()
+}

@@ -1,0 +1,144 @@
+// Package spec defines the experiment spec (YAML), its defaults and its
+// validation. Every error names the field path and the line in the YAML.
+package spec
+
+import (
+	"fmt"
+	"time"
+)
+
+// CurrentVersion is the spec format version this faasbench reads.
+const CurrentVersion = 1
+
+// Spec is one experiment.
+type Spec struct {
+	Version     int            `yaml:"version" json:"version"`
+	Name        string         `yaml:"name" json:"name"`
+	Description string         `yaml:"description" json:"description,omitempty"`
+	Platform    PlatformSpec   `yaml:"platform" json:"platform"`
+	Functions   []FunctionSpec `yaml:"functions" json:"functions"`
+	Load        LoadSpec       `yaml:"load" json:"load"`
+	// Repetitions is how many times every cell runs.
+	Repetitions int `yaml:"repetitions" json:"repetitions"`
+	// Order is how cells are ordered: interleaved (every cell of
+	// repetition 1, then of repetition 2, ...) or shuffled (seeded).
+	Order string `yaml:"order" json:"order"`
+	// Seed drives every random choice (shuffling, payloads, schedules).
+	Seed int64 `yaml:"seed" json:"seed"`
+}
+
+// PlatformSpec selects and configures the platform.
+type PlatformSpec struct {
+	Name string `yaml:"name" json:"name"`
+	// CPUs pins the local platform and its instances (a CPU list, "0");
+	// empty: all but the last online CPU.
+	CPUs string `yaml:"cpus" json:"cpus,omitempty"`
+	// GeneratorCPUs pins the load generator; empty: the last online CPU.
+	GeneratorCPUs string `yaml:"generator_cpus" json:"generator_cpus,omitempty"`
+}
+
+// FunctionSpec is one function to deploy.
+type FunctionSpec struct {
+	Name     string `yaml:"name" json:"name"`
+	Workload string `yaml:"workload" json:"workload"`
+	Language string `yaml:"language" json:"language"`
+	Replicas int    `yaml:"replicas" json:"replicas"`
+}
+
+// LoadSpec is the load each cell drives.
+type LoadSpec struct {
+	// Model: closed (concurrency workers, each waits for its reply).
+	Model       string   `yaml:"model" json:"model"`
+	Concurrency []int    `yaml:"concurrency" json:"concurrency"`
+	Duration    Duration `yaml:"duration" json:"duration"`
+	Requests    int64    `yaml:"requests" json:"requests,omitempty"`
+	Warmup      Duration `yaml:"warmup" json:"warmup"`
+	Cooldown    Duration `yaml:"cooldown" json:"cooldown"`
+	Timeout     Duration `yaml:"timeout" json:"timeout"`
+	// KeepAlive reuses connections (default true); false opens one per request.
+	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
+}
+
+// Duration is a time.Duration written as "3s", "250ms".
+type Duration time.Duration
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// String formats like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// UnmarshalYAML parses "3s".
+func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
+	var s string
+	if err := unmarshal(&s); err != nil {
+		return err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration (use e.g. 500ms, 3s, 2m)", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalJSON writes "3s".
+func (d Duration) MarshalJSON() ([]byte, error) { return []byte(`"` + d.String() + `"`), nil }
+
+// UnmarshalJSON reads "3s".
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	if len(b) < 2 || b[0] != '"' {
+		return fmt.Errorf("duration %s: want a string such as \"3s\"", b)
+	}
+	v, err := time.ParseDuration(string(b[1 : len(b)-1]))
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// Defaults the spec takes where a field is absent.
+const (
+	DefaultDuration = Duration(10 * time.Second)
+	DefaultWarmup   = Duration(time.Second)
+	DefaultTimeout  = Duration(60 * time.Second)
+)
+
+// ApplyDefaults fills absent fields.
+func (s *Spec) ApplyDefaults() {
+	if s.Version == 0 {
+		s.Version = CurrentVersion
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = 1
+	}
+	if s.Order == "" {
+		s.Order = "interleaved"
+	}
+	if s.Load.Model == "" {
+		s.Load.Model = "closed"
+	}
+	if s.Load.Duration == 0 && s.Load.Requests == 0 {
+		s.Load.Duration = DefaultDuration
+	}
+	if s.Load.Warmup == 0 {
+		s.Load.Warmup = DefaultWarmup
+	}
+	if s.Load.Timeout == 0 {
+		s.Load.Timeout = DefaultTimeout
+	}
+	if s.Load.KeepAlive == nil {
+		t := true
+		s.Load.KeepAlive = &t
+	}
+	for i := range s.Functions {
+		f := &s.Functions[i]
+		if f.Name == "" && f.Workload != "" && f.Language != "" {
+			f.Name = f.Workload + "-" + f.Language
+		}
+		if f.Replicas == 0 {
+			f.Replicas = 1
+		}
+	}
+}

@@ -1,0 +1,109 @@
+package spec
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+var known = Known{
+	Platforms: []string{"local"},
+	Workloads: []string{"hello"},
+	Languages: func(w string) ([]string, bool) {
+		if w == "hello" {
+			return []string{"python", "go"}, true
+		}
+		return nil, false
+	},
+}
+
+const good = `version: 1
+name: quickstart
+platform:
+  name: local
+functions:
+  - workload: hello
+    language: python
+  - {workload: hello, language: go, replicas: 2}
+load:
+  concurrency: [1, 8, 32]
+  duration: 3s
+`
+
+func TestParseGoodSpecAppliesDefaults(t *testing.T) {
+	p, err := Parse("q.yaml", []byte(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(known); err != nil {
+		t.Fatal(err)
+	}
+	s := p.Spec
+	if s.Functions[0].Name != "hello-python" || s.Functions[0].Replicas != 1 || s.Functions[1].Replicas != 2 {
+		t.Errorf("functions %+v", s.Functions)
+	}
+	if s.Load.Model != "closed" || s.Load.Duration.D() != 3*time.Second || s.Load.Warmup != DefaultWarmup || !*s.Load.KeepAlive {
+		t.Errorf("load %+v", s.Load)
+	}
+	if s.Repetitions != 1 || s.Order != "interleaved" {
+		t.Errorf("repetitions %d order %s", s.Repetitions, s.Order)
+	}
+}
+
+// Each bad spec must fail with the field path and the line of the problem.
+func TestBadSpecsNameFieldAndLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, want string
+	}{
+		{"unknown field", strings.Replace(good, "  duration: 3s", "  duration: 3s\n  concurency: 4", 1), "q.yaml:12: load.concurency: unknown field"},
+		{"wrong type", strings.Replace(good, "[1, 8, 32]", "[1, many, 32]", 1), "q.yaml:10: load.concurrency[1]: want a whole number, got \"many\""},
+		{"negative concurrency", strings.Replace(good, "[1, 8, 32]", "[1, -8]", 1), "q.yaml:10: load.concurrency[1]: -8: want 1..10000"},
+		{"unknown platform", strings.Replace(good, "name: local", "name: lambda", 1), "q.yaml:4: platform.name: unknown platform \"lambda\""},
+		{"unknown workload", strings.Replace(good, "workload: hello\n", "workload: hullo\n", 1), "q.yaml:6: functions[0].workload: unknown workload \"hullo\""},
+		{"unknown language", strings.Replace(good, "language: go", "language: rust", 1), "q.yaml:8: functions[1].language: workload hello has no \"rust\""},
+		{"bad duration", strings.Replace(good, "3s", "three", 1), "q.yaml:11: load.duration: \"three\" is not a duration"},
+		{"list expected", strings.Replace(good, "[1, 8, 32]", "8", 1), "q.yaml:10: load.concurrency: want a list, got a number"},
+		{"bad version", strings.Replace(good, "version: 1", "version: 7", 1), "q.yaml:1: version: version 7 is not supported"},
+		{"not yaml", "name: [", "(document): not valid YAML"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := Parse("q.yaml", []byte(tc.yaml))
+			if err == nil {
+				err = p.Validate(known)
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v\nwant it to contain %q", err, tc.want)
+			}
+			if _, ok := AsErrors(err); !ok {
+				t.Errorf("error is not a spec.Errors: %T", err)
+			}
+		})
+	}
+}
+
+func TestAllProblemsReportedAtOnce(t *testing.T) {
+	y := strings.Replace(strings.Replace(good, "[1, 8, 32]", "[0]", 1), "repetitions", "", 1) + "repetitions: -2\n"
+	p, err := Parse("q.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, ok := AsErrors(p.Validate(known))
+	if !ok || len(es) != 2 {
+		t.Fatalf("want 2 errors, got %v", es)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(good))
+	f.Add([]byte("load: {concurrency: [1]}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := Parse("f.yaml", b)
+		if err != nil {
+			if _, ok := AsErrors(err); !ok {
+				t.Fatalf("parse error of type %T: %v", err, err)
+			}
+			return
+		}
+		_ = p.Validate(known)
+	})
+}

@@ -1,0 +1,114 @@
+package spec
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Known is what validation checks names against.
+type Known struct {
+	Platforms []string
+	// Languages returns a workload's languages, and false if it is unknown.
+	Languages func(workload string) ([]string, bool)
+	Workloads []string
+}
+
+// Limits that keep one machine's runs sane.
+const (
+	MaxConcurrency = 10000
+	MaxRepetitions = 1000
+)
+
+// Validate checks values; every problem is reported, with its path and line.
+func (p *Parsed) Validate(k Known) error {
+	s := &p.Spec
+	var errs Errors
+	add := func(path, format string, args ...any) { errs = append(errs, p.errorf(path, format, args...)) }
+
+	if s.Version != CurrentVersion {
+		add("version", "version %d is not supported (this faasbench reads version %d)", s.Version, CurrentVersion)
+	}
+	if strings.TrimSpace(s.Name) == "" {
+		add("name", "required: name the experiment")
+	} else if strings.ContainsAny(s.Name, "/\\ \t\n") {
+		add("name", "%q: no slashes or spaces (it names the run directory)", s.Name)
+	}
+	if s.Platform.Name == "" {
+		add("platform.name", "required (one of %s)", strings.Join(k.Platforms, ", "))
+	} else if !contains(k.Platforms, s.Platform.Name) {
+		add("platform.name", "unknown platform %q (one of %s)", s.Platform.Name, strings.Join(k.Platforms, ", "))
+	}
+	if len(s.Functions) == 0 {
+		add("functions", "required: at least one function")
+	}
+	names := map[string]int{}
+	for i, f := range s.Functions {
+		path := fmt.Sprintf("functions[%d]", i)
+		langs, ok := k.Languages(f.Workload)
+		switch {
+		case f.Workload == "":
+			add(path+".workload", "required (one of %s)", strings.Join(k.Workloads, ", "))
+		case !ok:
+			add(path+".workload", "unknown workload %q (one of %s)", f.Workload, strings.Join(k.Workloads, ", "))
+		case f.Language == "":
+			add(path+".language", "required (%s has %s)", f.Workload, strings.Join(langs, ", "))
+		case !contains(langs, f.Language):
+			add(path+".language", "workload %s has no %q implementation (it has %s)", f.Workload, f.Language, strings.Join(langs, ", "))
+		}
+		if f.Replicas < 0 || f.Replicas > 64 {
+			add(path+".replicas", "%d: want 1..64", f.Replicas)
+		}
+		if j, dup := names[f.Name]; dup && f.Name != "" {
+			add(path+".name", "%q is also the name of functions[%d]", f.Name, j)
+		}
+		names[f.Name] = i
+	}
+	l := &s.Load
+	if l.Model != "closed" {
+		add("load.model", "unknown model %q (closed; open and batch come with the load engine)", l.Model)
+	}
+	if len(l.Concurrency) == 0 {
+		add("load.concurrency", "required: a list such as [1, 8, 32]")
+	}
+	for i, c := range l.Concurrency {
+		if c < 1 || c > MaxConcurrency {
+			add(fmt.Sprintf("load.concurrency[%d]", i), "%d: want 1..%d", c, MaxConcurrency)
+		}
+	}
+	nonNeg := func(path string, d Duration) {
+		if d < 0 {
+			add(path, "%v: must not be negative", d)
+		}
+	}
+	nonNeg("load.duration", l.Duration)
+	nonNeg("load.warmup", l.Warmup)
+	nonNeg("load.cooldown", l.Cooldown)
+	if l.Timeout.D() < time.Millisecond {
+		add("load.timeout", "%v: want at least 1ms", l.Timeout)
+	}
+	if l.Requests < 0 {
+		add("load.requests", "%d: must not be negative", l.Requests)
+	}
+	if s.Repetitions < 1 || s.Repetitions > MaxRepetitions {
+		add("repetitions", "%d: want 1..%d", s.Repetitions, MaxRepetitions)
+	}
+	if s.Order != "interleaved" && s.Order != "shuffled" {
+		add("order", "%q: want interleaved or shuffled", s.Order)
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		return errs
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
