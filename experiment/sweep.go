@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
-	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/spec"
 	"github.com/faasbench/faasbench/workloads"

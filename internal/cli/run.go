@@ -47,7 +47,7 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.run(cmd.Context(), args[0], o) },
 	}
-	cmd.Flags().StringVar(&o.resultsDir, "results", "results", "directory under which the run directory is created")
+	cmd.Flags().StringVar(&o.resultsDir, "results", "runs", "directory under which the run directory is created")
 	cmd.Flags().StringVar(&o.workloads, "workloads", "", "workload catalogue directory (default: $FAASBENCH_WORKLOADS, then workloads/ beside the binary's directory, then ./workloads)")
 	cmd.Flags().BoolVar(&o.noPin, "no-pin", false, "do not pin the local platform and the load generator to separate CPUs")
 	return cmd

@@ -34,7 +34,7 @@ func TestReapKillsMarkedProcessesOnly(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("marked process still running")
 	}
-	if len(Find(run + "-other")) != 1 {
+	if len(Find(run+"-other")) != 1 {
 		t.Fatal("the other run's process was touched")
 	}
 }

@@ -60,6 +60,13 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	if len(cfg.Command) == 0 || cfg.RunID == "" || cfg.WorkDir == "" {
 		return nil, errors.New("local: start needs a command, a run id and a work dir")
 	}
+	for _, p := range []*string{&cfg.Workloads, &cfg.WorkDir} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		*p = abs
+	}
 	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}

@@ -103,6 +103,14 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	if cfg.Workloads == "" || cfg.WorkDir == "" {
 		return nil, errors.New("local: serve needs a workloads dir and a work dir")
 	}
+	// Instances and builds run in other directories: every path must be absolute.
+	for _, p := range []*string{&cfg.Workloads, &cfg.WorkDir} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		*p = abs
+	}
 	for _, d := range []string{"logs", "bin"} {
 		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("local: %w", err)

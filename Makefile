@@ -1,0 +1,49 @@
+# faasbench: the two commands of the README are `make run` and `make test`.
+# Both install what is missing first (idempotent), so they work on a fresh machine.
+
+SHELL := /bin/bash
+GO ?= go
+STATICCHECK_VERSION := v0.7.0
+CACHE := $(CURDIR)/.cache
+BIN := $(CURDIR)/bin
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
+SPEC ?= examples/quickstart.yaml
+
+.PHONY: run test setup build lint unit python-test integration fmt clean
+
+## run: install what is missing, build, and run the quickstart on the local platform
+run: setup build
+	$(BIN)/faasbench run $(SPEC)
+
+## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python tests
+test: setup build lint unit python-test integration
+
+setup:
+	@scripts/setup.sh
+
+build:
+	@scripts/phase.sh "build" $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
+
+lint:
+	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
+	@scripts/phase.sh "go vet" $(GO) vet ./...
+	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" $(CACHE)/bin/staticcheck ./...
+
+## unit: every Go package except the end-to-end tests of the binary
+unit:
+	@scripts/phase.sh "go unit tests (-race)" bash -c '$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /cmd/faasbench)'
+
+## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
+integration:
+	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 ./cmd/faasbench/
+
+python-test:
+	@scripts/phase.sh "python function tests" python3 -m pytest -q workloads
+
+fmt:
+	gofmt -w .
+
+clean:
+	rm -rf $(BIN) build

@@ -1,0 +1,266 @@
+package main
+
+// End-to-end tests of the real binary: built once, run as a user would run it.
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/internal/reaper"
+	"github.com/faasbench/faasbench/results"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "faasbench-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "faasbench")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		os.Stderr.Write(out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func workloadsDir(t *testing.T) string {
+	d, err := filepath.Abs("../../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func writeSpec(t *testing.T, body string) string {
+	p := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const smallSpec = `version: 1
+name: e2e
+platform: {name: local}
+functions:
+  - {workload: hello, language: python}
+  - {workload: hello, language: go}
+load:
+  concurrency: [1, 4]
+  duration: 400ms
+  warmup: 100ms
+repetitions: 2
+`
+
+func runDirOf(t *testing.T, root string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(root, "e2e-*"))
+	if len(m) != 1 {
+		t.Fatalf("run dirs under %s: %v", root, m)
+	}
+	return m[0]
+}
+
+func TestRunWritesValidRunDirectory(t *testing.T) {
+	// A relative --results, as `make run` uses: every path the platform
+	// hands to its instances must still resolve.
+	cwd := t.TempDir()
+	res := filepath.Join(cwd, "out")
+	cmd := exec.Command(binary, "run", writeSpec(t, smallSpec), "--results", "out", "--workloads", workloadsDir(t), "--output", "json")
+	cmd.Dir = cwd
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	dir := runDirOf(t, res)
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.ValidateSummary(b); err != nil {
+		t.Fatalf("real summary.json fails its schema: %v", err)
+	}
+	// --output json puts the same summary on stdout, and nothing else.
+	if err := results.ValidateSummary(stdout.Bytes()); err != nil {
+		t.Fatalf("stdout is not the summary: %v\n%s", err, stdout.String())
+	}
+	var sum results.Summary
+	json.Unmarshal(b, &sum)
+	if sum.Status != "complete" || len(sum.Cells) != 8 {
+		t.Fatalf("status %s, %d cells, want complete and 2 functions × 2 concurrencies × 2 reps", sum.Status, len(sum.Cells))
+	}
+	for _, c := range sum.Cells {
+		if c.Requests.Succeeded == 0 || c.Requests.Failed != 0 || !c.Valid || c.ThroughputRPS <= 0 {
+			t.Errorf("cell %s: %+v", c.ID, c.Requests)
+		}
+		if c.HandlerMs.Count == 0 || len(c.Instances) != 1 {
+			t.Errorf("cell %s: function headers not read (handler %d, instances %v)", c.ID, c.HandlerMs.Count, c.Instances)
+		}
+	}
+	var m results.Manifest
+	mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err := json.Unmarshal(mb, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Status != "complete" || m.End == nil || len(m.Plan) != 8 || m.Fingerprint.Cores == 0 || m.Fingerprint.Kernel == "" {
+		t.Errorf("manifest: status %s plan %d fingerprint %+v", m.Status, len(m.Plan), m.Fingerprint)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	if err != nil || strings.Count(string(html), "<svg") < 2 || strings.Contains(string(html), "<script") {
+		t.Errorf("report.html: %v, %d charts", err, strings.Count(string(html), "<svg"))
+	}
+	if left := reaper.Find(m.RunID); len(left) != 0 {
+		t.Errorf("processes left after the run: %v", left)
+	}
+}
+
+func TestBadSpecFailsBeforeAnythingStarts(t *testing.T) {
+	for _, tc := range []struct{ name, from, to, want string }{
+		{"unknown field", "duration: 400ms", "duration: 400ms\n  rate: 5", "spec.yaml:10: load.rate: unknown field"},
+		{"negative concurrency", "[1, 4]", "[1, -4]", "spec.yaml:8: load.concurrency[1]: -4: want 1..10000"},
+		{"unknown platform", "name: local", "name: lambda", "spec.yaml:3: platform.name: unknown platform \"lambda\""},
+		{"unknown workload", "{workload: hello, language: go}", "{workload: nope, language: go}", "spec.yaml:6: functions[1].workload: unknown workload \"nope\""},
+		{"wrong type", "repetitions: 2", "repetitions: two", "spec.yaml:11: repetitions: want a whole number"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := t.TempDir()
+			cmd := exec.Command(binary, "run", writeSpec(t, strings.Replace(smallSpec, tc.from, tc.to, 1)), "--results", res, "--workloads", workloadsDir(t))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+				t.Fatalf("exit %v, want 2\n%s", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("stderr %q does not contain %q", stderr.String(), tc.want)
+			}
+			if entries, _ := os.ReadDir(res); len(entries) != 0 {
+				t.Fatalf("a bad spec created %v", entries)
+			}
+		})
+	}
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"nosuchcommand"}, {"load", "not-a-url"}, {"--output", "xml", "version"}, {"load", "--concurrency", "0", "-n", "1", "http://127.0.0.1:1/"}} {
+		err := exec.Command(binary, args...).Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+			t.Errorf("%v: exit %v, want 2", args, err)
+		}
+	}
+	out, err := exec.Command(binary, "run", "--help").Output()
+	if err != nil || !strings.Contains(string(out), "--results") || !strings.Contains(string(out), "--workloads") {
+		t.Errorf("run --help: %v\n%s", err, out)
+	}
+}
+
+// Ctrl-C mid-run: exit 130, the manifest says partial, the cells measured so
+// far are kept, and no process of the run is left (platform or instances).
+func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			res := t.TempDir()
+			long := strings.Replace(smallSpec, "duration: 400ms", "duration: 2s", 1)
+			cmd := exec.Command(binary, "run", writeSpec(t, long), "--results", res, "--workloads", workloadsDir(t))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait until at least one cell has been written.
+			deadline := time.Now().Add(30 * time.Second)
+			var dir string
+			for {
+				if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "summary.json")); len(m) == 1 {
+					var s results.Summary
+					if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &s) == nil && len(s.Cells) >= 1 {
+						dir = filepath.Dir(m[0])
+						break
+					}
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no cell written in 30 s\n%s", stderr.String())
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			var m results.Manifest
+			mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+			json.Unmarshal(mb, &m)
+			if len(reaper.Find(m.RunID)) == 0 {
+				t.Fatal("the platform's processes do not carry the run marker")
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+				t.Fatalf("exit %v, want 130\n%s", err, stderr.String())
+			}
+			mb, _ = os.ReadFile(filepath.Join(dir, "manifest.json"))
+			json.Unmarshal(mb, &m)
+			if m.Status != "partial" || m.End == nil {
+				t.Errorf("manifest status %q end %v, want partial", m.Status, m.End)
+			}
+			sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err := results.ValidateSummary(sb); err != nil {
+				t.Error(err)
+			}
+			var s results.Summary
+			json.Unmarshal(sb, &s)
+			if s.Status != "partial" || len(s.Cells) == 0 {
+				t.Errorf("summary status %s with %d cells", s.Status, len(s.Cells))
+			}
+			if left := reaper.Find(m.RunID); len(left) != 0 {
+				t.Fatalf("processes left behind: %v", left)
+			}
+		})
+	}
+}
+
+// SIGKILL of faasbench itself: the platform daemon notices (stdin EOF,
+// parent-death signal) and takes its instances down.
+func TestKilledFaasbenchLeavesNoProcess(t *testing.T) {
+	res := t.TempDir()
+	long := strings.Replace(smallSpec, "duration: 400ms", "duration: 5s", 1)
+	cmd := exec.Command(binary, "run", writeSpec(t, long), "--results", res, "--workloads", workloadsDir(t))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var runID string
+	deadline := time.Now().Add(30 * time.Second)
+	for runID == "" || len(reaper.Find(runID)) < 3 { // daemon + 2 instances
+		if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(m) == 1 {
+			var man results.Manifest
+			if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &man) == nil {
+				runID = man.RunID
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("run did not start its platform in 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	deadline = time.Now().Add(15 * time.Second)
+	for len(reaper.Find(runID)) > 0 {
+		if time.Now().After(deadline) {
+			left := reaper.Find(runID)
+			reaper.Reap(runID, time.Second)
+			t.Fatalf("processes left 15 s after SIGKILL: %v", left)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

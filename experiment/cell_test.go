@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+)
+
+func TestCellFiguresKeepFailuresAndCountThem(t *testing.T) {
+	var n atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1)%4 == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set(load.HeaderInstance, "i1")
+		w.Header().Set(load.HeaderHandlerBegin, "100")
+		w.Header().Set(load.HeaderHandlerEnd, "200")
+		w.Write([]byte("pong"))
+	}))
+	defer s.Close()
+	cl := load.NewClient(load.Options{})
+	defer cl.Close()
+	res, err := load.Closed{Concurrency: 2, Requests: 200}.Run(context.Background(), cl, load.Target{URL: s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := CellFigures(plan.Cell{ID: "x/c=2/r=1", Key: "x/c=2", Concurrency: 2, Repetition: 1}, "local", "closed", res)
+	if c.Requests.Total != 200 || c.Requests.Succeeded != 150 || c.Requests.Failed != 50 || c.Errors["http-503"] != 50 {
+		t.Fatalf("requests %+v errors %v", c.Requests, c.Errors)
+	}
+	if c.LatencyMs.Count != 200 || c.SuccessLatencyMs.Count != 150 || c.LatencyByClassMs["http-503"].Count != 50 {
+		t.Errorf("latency counts all %d ok %d 503 %d", c.LatencyMs.Count, c.SuccessLatencyMs.Count, c.LatencyByClassMs["http-503"].Count)
+	}
+	if c.Instances["i1"] != 150 || c.HandlerMs.Count != 150 {
+		t.Errorf("instances %v handler %d", c.Instances, c.HandlerMs.Count)
+	}
+	if !c.Valid || len(c.Warnings) != 1 {
+		t.Errorf("valid %v warnings %v (a failure rate is a warning, not invalid)", c.Valid, c.Warnings)
+	}
+	var inWindows int64
+	for _, w := range c.Windows {
+		inWindows += w.Completed
+	}
+	if inWindows != 200 {
+		t.Errorf("windows hold %d", inWindows)
+	}
+}
+
+func TestCellFiguresInterruptedIsInvalid(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(10 * time.Millisecond)
+	}))
+	defer s.Close()
+	cl := load.NewClient(load.Options{})
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	res, _ := load.Closed{Concurrency: 1, Duration: time.Minute}.Run(ctx, cl, load.Target{URL: s.URL})
+	c := CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res)
+	if c.Valid || !c.Interrupted || c.Requests.Succeeded == 0 {
+		t.Fatalf("valid %v interrupted %v", c.Valid, c.Interrupted)
+	}
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/results"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Executable: "/nonexistent"}, args)
+	return code, out.String(), errb.String()
+}
+
+func TestVersionAndPlatformList(t *testing.T) {
+	code, out, _ := runCLI(t, "version", "--output", "json")
+	var v map[string]string
+	if code != 0 || json.Unmarshal([]byte(out), &v) != nil || v["version"] == "" || v["go"] == "" {
+		t.Fatalf("version: %d %q", code, out)
+	}
+	code, out, _ = runCLI(t, "platform", "list")
+	if code != 0 || strings.TrimSpace(out) != "local" {
+		t.Fatalf("platform list: %d %q", code, out)
+	}
+}
+
+func TestLoadCommandJSON(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("pong")) }))
+	defer s.Close()
+	code, out, errs := runCLI(t, "load", s.URL, "-c", "3", "-n", "300", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var c results.Cell
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if c.Requests.Total != 300 || c.Requests.Succeeded != 300 || c.SuccessLatencyMs.P50 == nil {
+		t.Fatalf("cell %+v", c.Requests)
+	}
+	code, out, _ = runCLI(t, "load", s.URL, "-c", "2", "-n", "50")
+	if code != 0 || !strings.Contains(out, "requests   50 (50 succeeded)") {
+		t.Fatalf("text output: %d\n%s", code, out)
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{[]string{"run"}, ExitUsage},
+		{[]string{"run", "/nonexistent/spec.yaml", "--workloads", "../../workloads"}, ExitUsage},
+		{[]string{"report", "/nonexistent"}, ExitUsage},
+		{[]string{"load", "ftp://x"}, ExitUsage},
+		{[]string{"--output", "yaml", "version"}, ExitUsage},
+		{[]string{"load", "-c", "x", "http://127.0.0.1:1/"}, ExitUsage},
+	} {
+		if code, _, errs := runCLI(t, tc.args...); code != tc.want {
+			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.want, errs)
+		}
+	}
+}

@@ -1,0 +1,198 @@
+// Package results writes and reads the run directory: manifest.json,
+// summary.json (versioned, with a JSON Schema) and the report. Files are
+// replaced atomically after every cell, so an interrupted run keeps what it
+// measured.
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faasbench/faasbench/observe"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// SchemaVersion is the version of manifest.json and summary.json.
+const SchemaVersion = "1"
+
+// Run statuses.
+const (
+	StatusRunning  = "running"
+	StatusComplete = "complete"
+	StatusPartial  = "partial"
+	StatusFailed   = "failed"
+)
+
+// CPUSplit records which CPUs the platform and the generator were given.
+type CPUSplit struct {
+	Platform  string `json:"platform"`
+	Generator string `json:"generator"`
+}
+
+// Manifest says what was run, where, and how it ended.
+type Manifest struct {
+	SchemaVersion string              `json:"schema_version"`
+	RunID         string              `json:"run_id"`
+	SpecFile      string              `json:"spec_file"`
+	Spec          spec.Spec           `json:"spec"`
+	Plan          []plan.Cell         `json:"plan"`
+	Fingerprint   observe.Fingerprint `json:"fingerprint"`
+	Platform      map[string]any      `json:"platform,omitempty"`
+	CPUs          CPUSplit            `json:"cpus"`
+	Start         time.Time           `json:"start"`
+	End           *time.Time          `json:"end,omitempty"`
+	Status        string              `json:"status"`
+	Error         string              `json:"error,omitempty"`
+	Warnings      []string            `json:"warnings,omitempty"`
+}
+
+// Summary holds the figures of every cell measured so far.
+type Summary struct {
+	SchemaVersion string `json:"schema_version"`
+	RunID         string `json:"run_id"`
+	Name          string `json:"name"`
+	Platform      string `json:"platform"`
+	Status        string `json:"status"`
+	Cells         []Cell `json:"cells"`
+}
+
+// Requests counts requests by fate. Total = Succeeded + Failed; Aborted
+// requests (in flight at an interrupt) are not in Total.
+type Requests struct {
+	Total     int64 `json:"total"`
+	Succeeded int64 `json:"succeeded"`
+	Failed    int64 `json:"failed"`
+	Aborted   int64 `json:"aborted"`
+}
+
+// Window is one second of a cell.
+type Window struct {
+	Second    int      `json:"second"`
+	Sent      int64    `json:"sent"`
+	Completed int64    `json:"completed"`
+	Succeeded int64    `json:"succeeded"`
+	Failed    int64    `json:"failed"`
+	P50Ms     *float64 `json:"p50_ms"`
+	P99Ms     *float64 `json:"p99_ms"`
+}
+
+// Cell is the figures of one cell (one load run).
+type Cell struct {
+	plan.Cell
+	Platform  string    `json:"platform"`
+	Model     string    `json:"model"`
+	StartedAt time.Time `json:"started_at"`
+	ElapsedS  float64   `json:"elapsed_s"`
+	Requests  Requests  `json:"requests"`
+	// Errors counts failed requests per class (the denominator of an error
+	// rate is Requests.Total).
+	Errors map[string]int64 `json:"errors"`
+	// ThroughputRPS is successful requests per second of ElapsedS.
+	ThroughputRPS float64 `json:"throughput_rps"`
+	// LatencyMs covers every request whatever its outcome; SuccessLatencyMs
+	// only class ok; LatencyByClassMs each class apart.
+	LatencyMs        stats.Percentiles            `json:"latency_ms"`
+	SuccessLatencyMs stats.Percentiles            `json:"success_latency_ms"`
+	LatencyByClassMs map[string]stats.Percentiles `json:"latency_by_class_ms"`
+	// HandlerMs is what the function reported; OverheadMs is client latency
+	// minus handler time (network, gateway, queueing), successes only.
+	HandlerMs   stats.Percentiles `json:"handler_ms"`
+	OverheadMs  stats.Percentiles `json:"overhead_ms"`
+	ColdStarts  int64             `json:"cold_starts"`
+	ColdKinds   map[string]int64  `json:"cold_kinds"`
+	Instances   map[string]int64  `json:"instances"`
+	BytesIn     int64             `json:"bytes_in"`
+	BytesOut    int64             `json:"bytes_out"`
+	Windows     []Window          `json:"windows"`
+	Interrupted bool              `json:"interrupted"`
+	Valid       bool              `json:"valid"`
+	Warnings    []string          `json:"warnings"`
+}
+
+// Dir is a run directory.
+type Dir struct {
+	Path string
+}
+
+// Create makes root/<name>-<UTC timestamp>/ (with a suffix if it exists).
+func Create(root, name string, now time.Time) (*Dir, error) {
+	base := filepath.Join(root, name+"-"+now.UTC().Format("20060102-150405"))
+	path := base
+	for i := 2; ; i++ {
+		err := os.MkdirAll(filepath.Dir(path), 0o755)
+		if err == nil {
+			err = os.Mkdir(path, 0o755)
+		}
+		if err == nil {
+			return &Dir{Path: path}, nil
+		}
+		if !os.IsExist(err) || i > 100 {
+			return nil, fmt.Errorf("results: %w", err)
+		}
+		path = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// Open returns the run directory at path (it must hold a summary.json).
+func Open(path string) (*Dir, error) {
+	if _, err := os.Stat(filepath.Join(path, "summary.json")); err != nil {
+		return nil, fmt.Errorf("results: %s is not a run directory: %w", path, err)
+	}
+	return &Dir{Path: path}, nil
+}
+
+// File is the path of a file in the directory.
+func (d *Dir) File(name string) string { return filepath.Join(d.Path, name) }
+
+// WriteJSON replaces name with v, atomically.
+func (d *Dir) WriteJSON(name string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	return d.WriteFile(name, append(b, '\n'))
+}
+
+// WriteFile replaces name with b, atomically (write, sync, rename).
+func (d *Dir) WriteFile(name string, b []byte) error {
+	tmp, err := os.CreateTemp(d.Path, "."+name+".*")
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	if err := os.Rename(tmp.Name(), d.File(name)); err != nil {
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	return nil
+}
+
+// ReadJSON decodes name into v.
+func (d *Dir) ReadJSON(name string, v any) error {
+	b, err := os.ReadFile(d.File(name))
+	if err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# setup.sh: installs what faasbench's build, run and tests need, if missing.
+# Idempotent: a second run does nothing but check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+STATICCHECK_VERSION=v0.7.0
+CACHE="$PWD/.cache"
+start=$(date +%s)
+
+need_apt=()
+command -v bc >/dev/null || need_apt+=(bc)
+command -v python3 >/dev/null || need_apt+=(python3)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+command -v go >/dev/null || { echo "setup: Go is required (go1.26 or newer)"; exit 1; }
+
+if ! python3 -c 'import pytest' 2>/dev/null; then
+  echo "setup: installing pytest"
+  python3 -m pip install -q 'pytest>=8,<10'
+fi
+
+go mod download
+if [ ! -x "$CACHE/bin/staticcheck" ] || ! "$CACHE/bin/staticcheck" -version 2>/dev/null | grep -q "$STATICCHECK_VERSION"; then
+  echo "setup: installing staticcheck $STATICCHECK_VERSION"
+  GOBIN="$CACHE/bin" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
+fi
+echo "==> setup: $(( $(date +%s) - start )) s"
