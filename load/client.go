@@ -34,6 +34,9 @@ type Options struct {
 	// Validate, when set, is called with every 2xx response body; an error
 	// makes the request a validation failure.
 	Validate func(body []byte) error
+	// ValidatePair is Validate for responses that depend on the request
+	// body (e.g. byte reversal); it takes precedence over Validate.
+	ValidatePair func(req, resp []byte) error
 }
 
 // Client is the HTTP client of one run. Its connections persist across the
@@ -76,6 +79,8 @@ type worker struct {
 	rec     *Recorder
 	buf     bytes.Buffer
 	aborted int64
+	// validate checks a 2xx body against the request body that produced it.
+	validate func(req, resp []byte) error
 }
 
 func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration) (*worker, error) {
@@ -83,7 +88,15 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 	if err != nil {
 		return nil, err
 	}
-	return &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected)}, nil
+	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected)}
+	switch {
+	case c.opts.ValidatePair != nil:
+		w.validate = c.opts.ValidatePair
+	case c.opts.Validate != nil:
+		v := c.opts.Validate
+		w.validate = func(_, resp []byte) error { return v(resp) }
+	}
+	return w, nil
 }
 
 func newRequest(ctx context.Context, t *Target) (*http.Request, error) {
@@ -108,17 +121,27 @@ func newRequest(ctx context.Context, t *Target) (*http.Request, error) {
 	return req, nil
 }
 
-// hit sends one request whose intended send time is intended (negative:
-// the actual send time, as in a closed loop) and records it. It returns false if the run was interrupted (the request is then
-// counted as aborted, not as an outcome of the server).
+// hit sends one request with the target's body; see send.
 func (w *worker) hit(intended time.Duration, attempt int) bool {
-	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, BytesOut: int64(len(w.t.Body))}
+	_, ok := w.send(intended, attempt, w.t.Body)
+	return ok
+}
+
+// send sends one request with body, whose intended send time is intended
+// (negative: the actual send time, as in a closed loop), and records it. It
+// returns the outcome class, and false if the run was interrupted (the
+// request is then counted as aborted, not as an outcome of the server).
+func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, bool) {
+	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, BytesOut: int64(len(body))}
 	req := w.req
-	if len(w.t.Body) > 0 {
+	if len(body) > 0 {
 		// A body reader is consumed by each send: give every request its own.
 		req = w.req.Clone(w.ctx)
-		req.Body = io.NopCloser(bytes.NewReader(w.t.Body))
-		req.ContentLength = int64(len(w.t.Body))
+		if req.Method == http.MethodGet {
+			req.Method = http.MethodPost
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
 	}
 	s.Sent = time.Since(w.start)
 	if intended < 0 {
@@ -128,17 +151,17 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 	if err != nil {
 		if w.ctx.Err() != nil {
 			w.aborted++
-			return false
+			return 0, false
 		}
 		s.Done = time.Since(w.start)
 		s.Class = ClassOfError(err)
 		w.rec.Record(&s)
-		return true
+		return s.Class, true
 	}
 	s.FirstByte = time.Since(w.start)
 	s.Status = resp.StatusCode
 	var n int64
-	if w.c.opts.Validate != nil && resp.StatusCode < 300 {
+	if w.validate != nil && resp.StatusCode < 300 {
 		w.buf.Reset()
 		n, err = w.buf.ReadFrom(resp.Body)
 	} else {
@@ -150,18 +173,18 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 	if err != nil {
 		if w.ctx.Err() != nil {
 			w.aborted++
-			return false
+			return 0, false
 		}
 		s.Class = ClassOfError(err)
 		w.rec.Record(&s)
-		return true
+		return s.Class, true
 	}
 	s.Class = ClassOfStatus(resp.StatusCode)
 	h := resp.Header
 	if h.Get(HeaderError) != "" {
 		s.Class = ClassFunctionError
-	} else if s.Class == ClassOK && w.c.opts.Validate != nil {
-		if w.c.opts.Validate(w.buf.Bytes()) != nil {
+	} else if s.Class == ClassOK && w.validate != nil {
+		if w.validate(body, w.buf.Bytes()) != nil {
 			s.Class = ClassValidation
 		}
 	}
@@ -176,5 +199,5 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 		}
 	}
 	w.rec.Record(&s)
-	return true
+	return s.Class, true
 }

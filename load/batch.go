@@ -1,0 +1,129 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Batch processes a fixed set of items (seed 000's "function director"):
+// every item is sent until it succeeds or MaxAttempts is reached, with at
+// most MaxInFlight requests in flight in total (the experiment computes it,
+// e.g. 2 × replicas; the engine knows no platform). Every attempt is recorded
+// with its outcome; the batch figures say how long the whole batch took.
+type Batch struct {
+	Items       [][]byte
+	MaxInFlight int
+	// MaxAttempts bounds the sends per item (default 3). Unlike the seed's
+	// coordinator, retries are never unbounded: an item that keeps failing
+	// is reported as failed.
+	MaxAttempts int
+	// Backoff is the pause before each retry, times the attempt number.
+	Backoff time.Duration
+	// Retry decides which outcomes are retried (default: every failure).
+	Retry func(Class) bool
+}
+
+// BatchFigures summarise a batch.
+type BatchFigures struct {
+	Items     int64 `json:"items"`
+	Succeeded int64 `json:"succeeded"`
+	Failed    int64 `json:"failed"`
+	// NotDone items were never finished because the run was interrupted.
+	NotDone  int64 `json:"not_done"`
+	Attempts int64 `json:"attempts"`
+	Retries  int64 `json:"retries"`
+	// Bytes is the size of the items that succeeded.
+	Bytes int64 `json:"bytes"`
+}
+
+// Validate checks the configuration.
+func (b Batch) Validate() error {
+	switch {
+	case len(b.Items) == 0:
+		return errors.New("batch: no items")
+	case b.MaxInFlight < 1:
+		return errors.New("batch: max in flight must be at least 1")
+	case b.MaxAttempts < 0:
+		return errors.New("batch: max attempts must not be negative")
+	}
+	return nil
+}
+
+// Run processes every item and returns once all are done (or ctx is done).
+func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFigures, error) {
+	if err := b.Validate(); err != nil {
+		return nil, BatchFigures{}, err
+	}
+	attempts := b.MaxAttempts
+	if attempts == 0 {
+		attempts = 3
+	}
+	retry := b.Retry
+	if retry == nil {
+		retry = func(c Class) bool { return c != ClassOK }
+	}
+	start := time.Now()
+	n := min(b.MaxInFlight, len(b.Items))
+	ws := make([]*worker, n)
+	for i := range ws {
+		w, err := newWorker(ctx, cl, &t, start, 10*time.Second)
+		if err != nil {
+			return nil, BatchFigures{}, err
+		}
+		ws[i] = w
+	}
+	var next atomic.Int64
+	var ok, failed, sent, retries, bytes atomic.Int64
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				j := next.Add(1) - 1
+				if j >= int64(len(b.Items)) {
+					return
+				}
+				item := b.Items[j]
+				for a := 1; a <= attempts; a++ {
+					if a > 1 {
+						retries.Add(1)
+						if b.Backoff > 0 {
+							select {
+							case <-ctx.Done():
+								return
+							case <-time.After(time.Duration(a-1) * b.Backoff):
+							}
+						}
+					}
+					c, done := w.send(-1, a, item)
+					if !done {
+						return
+					}
+					sent.Add(1)
+					if c == ClassOK {
+						ok.Add(1)
+						bytes.Add(int64(len(item)))
+						break
+					}
+					if !retry(c) || a == attempts {
+						failed.Add(1)
+						break
+					}
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
+	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
+	if err != nil {
+		return nil, BatchFigures{}, err
+	}
+	f := BatchFigures{Items: int64(len(b.Items)), Succeeded: ok.Load(), Failed: failed.Load(),
+		Attempts: sent.Load(), Retries: retries.Load(), Bytes: bytes.Load()}
+	f.NotDone = f.Items - f.Succeeded - f.Failed
+	return res, f, nil
+}

@@ -1,0 +1,114 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// Open is the open-loop model: requests are sent at the times a Schedule
+// gives, whatever is in flight, up to MaxInFlight at once. A request that
+// finds every in-flight slot taken is sent late: its latency still counts
+// from its intended time (corrected for coordinated omission), the delay is
+// recorded as generator lag, and the uncorrected latency (from the actual
+// send) is kept beside it. With MaxLag set, a request that could not be sent
+// within MaxLag of its intended time is not sent at all and is counted as
+// class generator-lag.
+type Open struct {
+	Schedule    Schedule
+	MaxInFlight int
+	MaxLag      time.Duration
+	// Expected is the run's expected length (sizes the per-second windows).
+	Expected time.Duration
+}
+
+// DefaultMaxInFlight bounds an open loop's concurrency when not set.
+const DefaultMaxInFlight = 1024
+
+type ticket struct {
+	off time.Duration
+}
+
+// Validate checks the configuration.
+func (o Open) Validate() error {
+	switch {
+	case o.Schedule == nil:
+		return errors.New("open loop: no schedule")
+	case o.MaxInFlight < 0:
+		return errors.New("open loop: max in flight must not be negative")
+	case o.MaxLag < 0:
+		return errors.New("open loop: max lag must not be negative")
+	}
+	return nil
+}
+
+// Run drives t until the schedule ends or ctx is done. Requests in flight
+// when the schedule ends are waited for.
+func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	n := o.MaxInFlight
+	if n == 0 {
+		n = DefaultMaxInFlight
+	}
+	start := time.Now()
+	ws := make([]*worker, n)
+	for i := range ws {
+		w, err := newWorker(ctx, cl, &t, start, o.Expected)
+		if err != nil {
+			return nil, err
+		}
+		ws[i] = w
+	}
+	// Unbuffered: a ticket is handed over only when a worker is free, so at
+	// most n requests are in flight and a ticket that waits shows as lag.
+	tickets := make(chan ticket)
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			for tk := range tickets {
+				if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
+					w.dropLate(tk.off)
+					continue
+				}
+				w.hit(tk.off, 1)
+			}
+		}(w)
+	}
+	o.pace(ctx, start, tickets)
+	close(tickets)
+	wg.Wait()
+	return mergeWorkers(ws, start, ctx.Err() != nil)
+}
+
+// pace hands out tickets at their intended times.
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) {
+	unlock := lockPacerThread()
+	defer unlock()
+	done := ctx.Done()
+	for i := int64(0); ; i++ {
+		off, ok := o.Schedule.Offset(i)
+		if !ok {
+			return
+		}
+		if !waitUntil(start, off, done) {
+			return
+		}
+		select {
+		case tickets <- ticket{off: off}:
+		case <-done:
+			return
+		}
+	}
+}
+
+// dropLate records a request that was never sent because it was too late.
+func (w *worker) dropLate(intended time.Duration) {
+	now := time.Since(w.start)
+	s := Sample{Intended: intended, Sent: now, Done: now, Class: ClassGeneratorLag, HandlerNs: -1}
+	w.rec.Record(&s)
+}
