@@ -37,6 +37,9 @@ type Options struct {
 	// ValidatePair is Validate for responses that depend on the request
 	// body (e.g. byte reversal); it takes precedence over Validate.
 	ValidatePair func(req, resp []byte) error
+	// NetHTTP sends plain-HTTP targets through Go's net/http client instead
+	// of faasbench's own HTTP/1.1 client (https always uses net/http).
+	NetHTTP bool
 }
 
 // Client is the HTTP client of one run. Its connections persist across the
@@ -81,6 +84,11 @@ type worker struct {
 	aborted int64
 	// validate checks a 2xx body against the request body that produced it.
 	validate func(req, resp []byte) error
+	// fast is faasbench's own HTTP/1.1 client, used for http:// targets.
+	fast     *h1
+	method   string
+	instance string // last instance id seen, reused to avoid a string per request
+	coldKind string
 }
 
 func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration) (*worker, error) {
@@ -88,7 +96,14 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected)}
+	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected), method: req.Method}
+	if req.URL.Scheme == "http" && !c.opts.NetHTTP {
+		f, err := newH1(ctx, req.URL, req.Method, req.Header, c.opts.Timeout, c.opts.NewConnPerRequest)
+		if err != nil {
+			return nil, err
+		}
+		w.fast = f
+	}
 	switch {
 	case c.opts.ValidatePair != nil:
 		w.validate = c.opts.ValidatePair
@@ -133,6 +148,9 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 // request is then counted as aborted, not as an outcome of the server).
 func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, bool) {
 	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, BytesOut: int64(len(body))}
+	if w.fast != nil {
+		return w.sendFast(&s, body)
+	}
 	req := w.req
 	if len(body) > 0 {
 		// A body reader is consumed by each send: give every request its own.
@@ -199,5 +217,63 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 		}
 	}
 	w.rec.Record(&s)
+	return s.Class, true
+}
+
+// sendFast is send through faasbench's own HTTP/1.1 client.
+func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
+	s.Sent = time.Since(w.start)
+	if s.Intended < 0 {
+		s.Intended = s.Sent
+	}
+	f := w.fast
+	err := f.roundTrip(body, w.start, &s.FirstByte)
+	var n int64
+	if err == nil {
+		var dst *bytes.Buffer
+		if w.validate != nil && f.resp.status < 300 {
+			w.buf.Reset()
+			dst = &w.buf
+		}
+		n, err = f.readBody(dst, w.method)
+	} else {
+		f.drop()
+	}
+	s.Done = time.Since(w.start)
+	s.BytesIn = n
+	if err != nil {
+		if w.ctx.Err() != nil {
+			w.aborted++
+			return 0, false
+		}
+		s.Class = ClassOfError(err)
+		w.rec.Record(s)
+		return s.Class, true
+	}
+	r := &f.resp
+	s.Status = r.status
+	s.Class = ClassOfStatus(r.status)
+	if r.hasError {
+		s.Class = ClassFunctionError
+	} else if s.Class == ClassOK && w.validate != nil && w.validate(body, w.buf.Bytes()) != nil {
+		s.Class = ClassValidation
+	}
+	if len(r.instance) > 0 {
+		if string(r.instance) != w.instance { // the comparison does not allocate
+			w.instance = string(r.instance)
+		}
+		s.Instance = w.instance
+	}
+	if r.cold {
+		s.Cold = true
+		if string(r.coldKind) != w.coldKind {
+			w.coldKind = string(r.coldKind)
+		}
+		s.ColdKind = w.coldKind
+	}
+	if r.begin >= 0 && r.end >= r.begin {
+		s.HandlerNs = r.end - r.begin
+	}
+	w.rec.Record(s)
 	return s.Class, true
 }

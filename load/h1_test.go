@@ -1,0 +1,192 @@
+package load
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// rawServer answers every request on a connection with reply(n), n counting
+// requests on that connection from 1; if reply ends with "CLOSE" the
+// connection is closed after writing the rest.
+func rawServer(t *testing.T, reply func(n int) string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for n := 1; ; n++ {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					req.Body.Close()
+					out := reply(n)
+					closeAfter := strings.HasSuffix(out, "CLOSE")
+					c.Write([]byte(strings.TrimSuffix(out, "CLOSE")))
+					if closeAfter {
+						return
+					}
+				}
+			}(c)
+		}
+	}()
+	return "http://" + ln.Addr().String() + "/f"
+}
+
+func runN(t *testing.T, url string, n int64, opts Options) *Result {
+	t.Helper()
+	cl := NewClient(opts)
+	defer cl.Close()
+	res, err := Closed{Concurrency: 1, Requests: n}.Run(context.Background(), cl, Target{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestH1Chunked(t *testing.T) {
+	url := rawServer(t, func(int) string {
+		return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Fb-Instance: c1\r\n\r\n4\r\npong\r\n3;ext=1\r\n!!!\r\n0\r\nTrailer: x\r\n\r\n"
+	})
+	res := runN(t, url, 5, Options{Validate: func(b []byte) error {
+		if string(b) != "pong!!!" {
+			return fmt.Errorf("body %q", b)
+		}
+		return nil
+	}})
+	if res.Succeeded() != 5 || res.BytesIn != 35 || res.Instances["c1"] != 5 {
+		t.Fatalf("ok %d bytes %d instances %v counts %v", res.Succeeded(), res.BytesIn, res.Instances, res.Counts)
+	}
+}
+
+func TestH1ConnectionCloseAndHTTP10(t *testing.T) {
+	var conns atomic.Int64
+	url := rawServer(t, func(n int) string {
+		if n == 1 {
+			conns.Add(1)
+		}
+		if conns.Load()%2 == 0 {
+			return "HTTP/1.0 200 OK\r\n\r\nno length, ends at closeCLOSE"
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: close\r\n\r\npongCLOSE"
+	})
+	res := runN(t, url, 6, Options{})
+	if res.Succeeded() != 6 || conns.Load() != 6 {
+		t.Fatalf("ok %d over %d connections (counts %v), want 6 and 6", res.Succeeded(), conns.Load(), res.Counts)
+	}
+}
+
+func TestH1RedialsAStaleConnection(t *testing.T) {
+	// The server closes every connection after 2 requests without saying so.
+	var conns atomic.Int64
+	url := rawServer(t, func(n int) string {
+		if n == 1 {
+			conns.Add(1)
+		}
+		if n == 2 {
+			return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokCLOSE"
+		}
+		return "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+	})
+	res := runN(t, url, 10, Options{})
+	if res.Succeeded() != 10 || conns.Load() != 5 {
+		t.Fatalf("ok %d (counts %v) over %d connections, want 10 over 5", res.Succeeded(), res.Counts, conns.Load())
+	}
+}
+
+func TestH1MalformedAndTimeout(t *testing.T) {
+	url := rawServer(t, func(int) string { return "SMTP ready\r\n\r\nCLOSE" })
+	if res := runN(t, url, 3, Options{}); res.Counts[ClassOther] != 3 {
+		t.Fatalf("malformed replies: counts %v", res.Counts)
+	}
+	slow := helloServer(t, func(w http.ResponseWriter, r *http.Request) { time.Sleep(300 * time.Millisecond) })
+	if res := runN(t, slow.URL, 2, Options{Timeout: 50 * time.Millisecond}); res.Counts[ClassTimeout] != 2 {
+		t.Fatalf("slow server: counts %v", res.Counts)
+	}
+}
+
+// The executors behave the same through net/http.
+func TestNetHTTPPath(t *testing.T) {
+	s := helloServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderInstance, "n1")
+		w.Write([]byte("pong"))
+	})
+	res := runN(t, s.URL, 50, Options{NetHTTP: true})
+	if res.Succeeded() != 50 || res.Instances["n1"] != 50 {
+		t.Fatalf("net/http path: %v %v", res.Counts, res.Instances)
+	}
+}
+
+// In the steady state a request through faasbench's client allocates
+// nothing on the generator's side; the bound leaves room for the runtime.
+// AllocsPerRun counts the whole process, so the server here is one that
+// allocates nothing itself: it reads a request head into a fixed buffer and
+// writes a fixed reply.
+func TestH1SteadyStateAllocations(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	reply := []byte("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Fb-Instance: a1\r\nX-Fb-Handler-Begin-Ns: 1\r\nX-Fb-Handler-End-Ns: 2\r\n\r\npong")
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf := make([]byte, 4096)
+		have := 0
+		for {
+			n, err := c.Read(buf[have:])
+			if err != nil {
+				return
+			}
+			have += n
+			for {
+				i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
+				if i < 0 {
+					break
+				}
+				c.Write(reply)
+				copy(buf, buf[i+4:have])
+				have -= i + 4
+			}
+		}
+	}()
+	cl := NewClient(Options{})
+	defer cl.Close()
+	tg := Target{URL: "http://" + ln.Addr().String() + "/"}
+	w, err := newWorker(context.Background(), cl, &tg, time.Now(), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100; i++ {
+		w.hit(-1, 1)
+	}
+	allocs := testing.AllocsPerRun(500, func() { w.hit(-1, 1) })
+	if allocs > 0.5 {
+		t.Fatalf("%.2f allocations per request, want 0", allocs)
+	}
+	if w.rec.Counts[ClassOK] != 600+1 {
+		t.Fatalf("ok %d", w.rec.Counts[ClassOK])
+	}
+}
