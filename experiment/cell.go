@@ -25,8 +25,11 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) res
 		ThroughputRPS:    res.Throughput(),
 		LatencyMs:        stats.Of(res.AllLatency()),
 		LatencyByClassMs: map[string]stats.Percentiles{},
-		HandlerMs:        stats.Of(res.Handler),
-		OverheadMs:       stats.Of(res.Overhead),
+		HandlerMs:        stats.Of(res.HandlerHist()),
+		OverheadMs:       stats.Of(res.OverheadHist()),
+		ServiceLatencyMs: stats.Of(res.AllService()),
+		GeneratorLagMs:   stats.Of(res.LagHist()),
+		OfferedRPS:       res.OfferedRate,
 		ColdStarts:       res.ColdStarts,
 		ColdKinds:        res.ColdKinds,
 		Instances:        res.Instances,
@@ -46,6 +49,11 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) res
 	}
 	if ok := res.Latency[load.ClassOK]; ok != nil {
 		c.SuccessLatencyMs = stats.Of(ok)
+	}
+	if res.ScheduleSpan > 0 {
+		c.SentRPS = float64(res.Sent()) / res.ScheduleSpan.Seconds()
+	} else if res.Elapsed > 0 {
+		c.SentRPS = float64(res.Sent()) / res.Elapsed.Seconds()
 	}
 	c.Windows = windows(res)
 	c.Valid = true

@@ -73,6 +73,7 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 		if err != nil {
 			return nil, BatchFigures{}, err
 		}
+		w.rec.Closed = true
 		ws[i] = w
 	}
 	var next atomic.Int64

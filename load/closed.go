@@ -50,6 +50,7 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 		if err != nil {
 			return nil, err
 		}
+		w.rec.Closed = true
 		ws[i] = w
 	}
 	var issued atomic.Int64

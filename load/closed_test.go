@@ -180,10 +180,10 @@ func TestClosedReadsFunctionContractHeaders(t *testing.T) {
 	if res.Instances["inst-1"] != 20 {
 		t.Errorf("instances %v", res.Instances)
 	}
-	if res.Handler.Count() != 20 {
-		t.Fatalf("handler samples %d", res.Handler.Count())
+	if res.HandlerHist().Count() != 20 {
+		t.Fatalf("handler samples %d", res.HandlerHist().Count())
 	}
-	if p50 := time.Duration(res.Handler.Quantile(0.5)); p50 < 49*time.Microsecond || p50 > 51*time.Microsecond {
+	if p50 := time.Duration(res.HandlerHist().Quantile(0.5)); p50 < 49*time.Microsecond || p50 > 51*time.Microsecond {
 		t.Errorf("handler p50 %v, want 50µs", p50)
 	}
 }

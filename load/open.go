@@ -79,29 +79,46 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			}
 		}(w)
 	}
-	o.pace(ctx, start, tickets)
+	scheduled, last := o.pace(ctx, start, tickets)
 	close(tickets)
 	wg.Wait()
-	return mergeWorkers(ws, start, ctx.Err() != nil)
+	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
+	if err != nil {
+		return nil, err
+	}
+	if scheduled > 0 {
+		// The span of n arrivals is n mean gaps: (last - first) × n/(n-1).
+		span := last
+		if scheduled > 1 {
+			span = time.Duration(float64(last) * float64(scheduled) / float64(scheduled-1))
+		}
+		if span > 0 {
+			res.ScheduleSpan = span
+			res.OfferedRate = float64(scheduled) / span.Seconds()
+		}
+	}
+	return res, nil
 }
 
-// pace hands out tickets at their intended times.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) {
+// pace hands out tickets at their intended times; it returns how many the
+// schedule had (up to an interrupt) and the offset of the last one.
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration) {
 	unlock := lockPacerThread()
 	defer unlock()
 	done := ctx.Done()
 	for i := int64(0); ; i++ {
 		off, ok := o.Schedule.Offset(i)
 		if !ok {
-			return
+			return i, last
 		}
 		if !waitUntil(start, off, done) {
-			return
+			return i, last
 		}
 		select {
 		case tickets <- ticket{off: off}:
+			last = off
 		case <-done:
-			return
+			return i, last
 		}
 	}
 }

@@ -30,7 +30,10 @@ func TestOpenSendsExactlyTheSchedule(t *testing.T) {
 	if sent != 500 {
 		t.Errorf("windows count %d sends", sent)
 	}
-	if res.Elapsed < 490*time.Millisecond || res.Elapsed > 700*time.Millisecond {
+	if res.OfferedRate < 999 || res.OfferedRate > 1001 || res.ScheduleSpan != 500*time.Millisecond {
+		t.Errorf("offered %v req/s over %v, want 1000 over 500 ms", res.OfferedRate, res.ScheduleSpan)
+	}
+	if res.Elapsed < 300*time.Millisecond || res.Elapsed > 2*time.Second {
 		t.Errorf("elapsed %v for a 500 ms schedule", res.Elapsed)
 	}
 }
@@ -59,7 +62,7 @@ func TestOpenCorrectsForCoordinatedOmission(t *testing.T) {
 		t.Fatalf("total %d, want 200", res.Total())
 	}
 	corrected := res.Latency[ClassOK]
-	uncorrected := res.Service[ClassOK]
+	uncorrected := res.ServiceOf(ClassOK)
 	// About 60 of the 200 requests were due during the 300 ms stall, their
 	// waits spread over 0..300 ms: the top 20 % (40 requests) waited at least
 	// ~100 ms. Corrected latency sees that; uncorrected, only the 2 stuck
@@ -70,7 +73,7 @@ func TestOpenCorrectsForCoordinatedOmission(t *testing.T) {
 	if p := time.Duration(uncorrected.Quantile(0.8)); p > 50*time.Millisecond {
 		t.Errorf("uncorrected p80 = %v: expected the flattering figure", p)
 	}
-	if lag := time.Duration(res.Lag.Quantile(0.8)); lag < 50*time.Millisecond {
+	if lag := time.Duration(res.LagHist().Quantile(0.8)); lag < 50*time.Millisecond {
 		t.Errorf("lag p80 = %v: sends held back by the in-flight bound must count as generator lag", lag)
 	}
 }

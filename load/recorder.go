@@ -27,7 +27,14 @@ type Sample struct {
 
 // Recorder aggregates samples for one worker. It is not safe for concurrent
 // use; each worker owns one, and Merge combines them once the workers stop.
+// A histogram costs ~170 KB (1 µs..10 min at 3 digits), so every histogram
+// and window is allocated on first use: a worker that never sends costs
+// next to nothing, and a closed-loop worker keeps no lag or uncorrected
+// histograms (there they would equal zero and the latency).
 type Recorder struct {
+	// Closed marks a recorder whose samples are sent when intended (closed
+	// loop, batch): Service and Lag are then not kept.
+	Closed bool
 	// Latency from the intended send time (corrected for coordinated
 	// omission), one histogram per outcome class, allocated on first use.
 	Latency [NumClasses]*hist.Histogram
@@ -51,25 +58,32 @@ type Recorder struct {
 	FirstSent  time.Duration
 	LastDone   time.Duration
 	sent       int64
+	expected   int
 }
 
-// NewRecorder returns a recorder with windows preallocated for about
-// expected of run time (they grow if the run is longer).
+// NewRecorder returns an empty recorder; expected sizes the window slice's
+// capacity on first use.
 func NewRecorder(expected time.Duration) *Recorder {
-	n := windowIndex(expected) + 2
 	return &Recorder{
-		Lag:       hist.New(),
-		Handler:   hist.New(),
-		Overhead:  hist.New(),
-		Instances: make(map[string]int64, 4),
-		ColdKinds: make(map[string]int64, 2),
-		Windows:   make([]Window, n),
+		Instances: make(map[string]int64, 1),
+		ColdKinds: make(map[string]int64, 1),
 		FirstSent: -1,
+		expected:  windowIndex(expected) + 2,
 	}
+}
+
+func orNew(h **hist.Histogram) *hist.Histogram {
+	if *h == nil {
+		*h = hist.New()
+	}
+	return *h
 }
 
 func (r *Recorder) window(off time.Duration) *Window {
 	i := windowIndex(off)
+	if r.Windows == nil {
+		r.Windows = make([]Window, 0, max(r.expected, i+1))
+	}
 	for i >= len(r.Windows) {
 		r.Windows = append(r.Windows, Window{})
 	}
@@ -81,13 +95,11 @@ func (r *Recorder) Record(s *Sample) {
 	c := s.Class
 	lat := int64(s.Done - s.Intended)
 	svc := int64(s.Done - s.Sent)
-	if r.Latency[c] == nil {
-		r.Latency[c] = hist.New()
-		r.Service[c] = hist.New()
+	orNew(&r.Latency[c]).Record(lat)
+	if !r.Closed {
+		orNew(&r.Service[c]).Record(svc)
+		orNew(&r.Lag).Record(int64(s.Sent - s.Intended))
 	}
-	r.Latency[c].Record(lat)
-	r.Service[c].Record(svc)
-	r.Lag.Record(int64(s.Sent - s.Intended))
 	r.Counts[c]++
 	r.BytesOut += s.BytesOut
 	r.BytesIn += s.BytesIn
@@ -111,9 +123,9 @@ func (r *Recorder) Record(s *Sample) {
 			r.Instances[s.Instance]++
 		}
 		if s.HandlerNs >= 0 {
-			r.Handler.Record(s.HandlerNs)
+			orNew(&r.Handler).Record(s.HandlerNs)
 			if o := svc - s.HandlerNs; o > 0 {
-				r.Overhead.Record(o)
+				orNew(&r.Overhead).Record(o)
 			}
 		}
 	}
@@ -130,23 +142,25 @@ func (r *Recorder) Total() int64 {
 
 // Merge adds other into r.
 func (r *Recorder) Merge(o *Recorder) error {
+	if o.Closed && !r.Closed && r.Total() == 0 {
+		r.Closed = true
+	}
+	if o.Closed != r.Closed {
+		return fmt.Errorf("merge: a closed-loop recorder and an open-loop one")
+	}
 	for c := range NumClasses {
-		if o.Latency[c] == nil {
-			continue
-		}
-		if r.Latency[c] == nil {
-			r.Latency[c] = hist.New()
-			r.Service[c] = hist.New()
-		}
-		if err := r.Latency[c].Merge(o.Latency[c]); err != nil {
+		if err := mergeInto(&r.Latency[c], o.Latency[c]); err != nil {
 			return fmt.Errorf("merge latency %s: %w", c, err)
 		}
-		if err := r.Service[c].Merge(o.Service[c]); err != nil {
+		if err := mergeInto(&r.Service[c], o.Service[c]); err != nil {
 			return fmt.Errorf("merge service %s: %w", c, err)
 		}
 	}
-	for _, p := range []struct{ dst, src *hist.Histogram }{{r.Lag, o.Lag}, {r.Handler, o.Handler}, {r.Overhead, o.Overhead}} {
-		if err := p.dst.Merge(p.src); err != nil {
+	for _, p := range []struct {
+		dst **hist.Histogram
+		src *hist.Histogram
+	}{{&r.Lag, o.Lag}, {&r.Handler, o.Handler}, {&r.Overhead, o.Overhead}} {
+		if err := mergeInto(p.dst, p.src); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
 	}
@@ -178,10 +192,45 @@ func (r *Recorder) Merge(o *Recorder) error {
 	return nil
 }
 
+func mergeInto(dst **hist.Histogram, src *hist.Histogram) error {
+	if src == nil {
+		return nil
+	}
+	return orNew(dst).Merge(src)
+}
+
 // AllLatency merges the corrected latency of every class into one histogram.
-func (r *Recorder) AllLatency() *hist.Histogram {
+func (r *Recorder) AllLatency() *hist.Histogram { return mergeAll(r.Latency[:]) }
+
+// AllService merges the uncorrected latency of every class (in a closed
+// loop it is the latency).
+func (r *Recorder) AllService() *hist.Histogram {
+	if r.Closed {
+		return r.AllLatency()
+	}
+	return mergeAll(r.Service[:])
+}
+
+// ServiceOf is the uncorrected latency of class c (nil if none).
+func (r *Recorder) ServiceOf(c Class) *hist.Histogram {
+	if r.Closed {
+		return r.Latency[c]
+	}
+	return r.Service[c]
+}
+
+// LagHist is the generator lag (empty in a closed loop, where it is zero).
+func (r *Recorder) LagHist() *hist.Histogram { return orNew(&r.Lag) }
+
+// HandlerHist is the handler time the function reported (maybe empty).
+func (r *Recorder) HandlerHist() *hist.Histogram { return orNew(&r.Handler) }
+
+// OverheadHist is client latency minus handler time (maybe empty).
+func (r *Recorder) OverheadHist() *hist.Histogram { return orNew(&r.Overhead) }
+
+func mergeAll(hs []*hist.Histogram) *hist.Histogram {
 	h := hist.New()
-	for _, l := range r.Latency {
+	for _, l := range hs {
 		if l != nil {
 			// Same range on both sides: cannot drop.
 			_ = h.Merge(l)
@@ -189,3 +238,6 @@ func (r *Recorder) AllLatency() *hist.Histogram {
 	}
 	return h
 }
+
+// Sent is the number of requests sent (all but the generator-lag drops).
+func (r *Recorder) Sent() int64 { return r.Total() - r.Counts[ClassGeneratorLag] }

@@ -20,6 +20,12 @@ type Result struct {
 	Interrupted bool
 	// Workers is the number of concurrent workers used.
 	Workers int
+	// OfferedRate is the open-loop schedule's rate: scheduled requests per
+	// second of ScheduleSpan (0 in a closed loop or batch).
+	OfferedRate float64
+	// ScheduleSpan runs from the first to the last intended send plus one
+	// mean gap (open loop only).
+	ScheduleSpan time.Duration
 }
 
 // Succeeded is the number of requests in class ok.
@@ -36,6 +42,7 @@ func (r *Result) Throughput() float64 {
 
 func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, error) {
 	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
+	res.Closed = len(ws) > 0 && ws[0].rec.Closed
 	for i, w := range ws {
 		if err := res.Merge(w.rec); err != nil {
 			return nil, fmt.Errorf("worker %d: %w", i, err)

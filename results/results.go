@@ -101,8 +101,17 @@ type Cell struct {
 	LatencyByClassMs map[string]stats.Percentiles `json:"latency_by_class_ms"`
 	// HandlerMs is what the function reported; OverheadMs is client latency
 	// minus handler time (network, gateway, queueing), successes only.
-	HandlerMs   stats.Percentiles `json:"handler_ms"`
-	OverheadMs  stats.Percentiles `json:"overhead_ms"`
+	HandlerMs  stats.Percentiles `json:"handler_ms"`
+	OverheadMs stats.Percentiles `json:"overhead_ms"`
+	// ServiceLatencyMs is latency from the actual send (uncorrected), all
+	// requests; in a closed loop it equals LatencyMs.
+	ServiceLatencyMs stats.Percentiles `json:"service_latency_ms"`
+	// GeneratorLagMs is actual minus intended send time.
+	GeneratorLagMs stats.Percentiles `json:"generator_lag_ms"`
+	// OfferedRPS is what the schedule asked for (open loop; 0 in a closed
+	// loop); SentRPS is what was sent, both per second of the schedule.
+	OfferedRPS float64 `json:"offered_rps"`
+	SentRPS    float64 `json:"sent_rps"`
 	ColdStarts  int64             `json:"cold_starts"`
 	ColdKinds   map[string]int64  `json:"cold_kinds"`
 	Instances   map[string]int64  `json:"instances"`
