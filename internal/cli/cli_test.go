@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 
@@ -46,8 +47,43 @@ func TestLoadCommandJSON(t *testing.T) {
 		t.Fatalf("cell %+v", c.Requests)
 	}
 	code, out, _ = runCLI(t, "load", s.URL, "-c", "2", "-n", "50")
-	if code != 0 || !strings.Contains(out, "requests   50 (50 succeeded)") {
+	if code != 0 || !strings.Contains(out, "requests   50 (50 succeeded, 0 failed, 0 aborted)") {
 		t.Fatalf("text output: %d\n%s", code, out)
+	}
+}
+
+func TestLoadOpenLoopAndDryRun(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("pong")) }))
+	defer s.Close()
+	code, out, errs := runCLI(t, "load", s.URL, "--rate", "500", "-d", "400ms", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var c results.Cell
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "open" || c.Requests.Total != 200 || c.OfferedRPS < 499 || c.OfferedRPS > 501 || c.GeneratorLagMs.Count != 200 {
+		t.Fatalf("open loop: model %s total %d offered %v lag n %d", c.Model, c.Requests.Total, c.OfferedRPS, c.GeneratorLagMs.Count)
+	}
+	path := t.TempDir() + "/sched.csv"
+	code, _, errs = runCLI(t, "load", s.URL, "--schedule", "poisson:100", "-d", "2s", "--seed", "7", "--dry-run", path)
+	if code != 0 || !strings.Contains(errs, "scheduled requests") {
+		t.Fatalf("dry run: %d %s", code, errs)
+	}
+	// The written schedule replays exactly: same number of requests sent.
+	code, out, errs = runCLI(t, "load", s.URL, "--schedule", "trace:"+path, "-d", "0", "--output", "json")
+	if code != 0 {
+		t.Fatalf("replay: %d %s", code, errs)
+	}
+	var r results.Cell
+	json.Unmarshal([]byte(out), &r)
+	var written int
+	if b, err := os.ReadFile(path); err == nil {
+		written = strings.Count(string(b), "\n") - 1
+	}
+	if int(r.Requests.Total) != written || written < 150 {
+		t.Fatalf("replayed %d of %d written", r.Requests.Total, written)
 	}
 }
 
@@ -62,6 +98,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"load", "ftp://x"}, ExitUsage},
 		{[]string{"--output", "yaml", "version"}, ExitUsage},
 		{[]string{"load", "-c", "x", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--rate", "5", "--schedule", "constant:5", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--schedule", "warp:9", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--dry-run", "-", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "-H", "nocolon", "http://127.0.0.1:1/"}, ExitUsage},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != tc.want {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.want, errs)

@@ -3,8 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
+	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,62 +20,174 @@ import (
 
 type loadOpts struct {
 	concurrency int
+	rate        float64
+	schedule    string
+	maxInFlight int
+	maxLag      time.Duration
+	seed        uint64
+	dryRun      string
 	duration    time.Duration
 	requests    int64
 	timeout     time.Duration
 	method      string
 	body        string
+	bodyFile    string
+	headers     []string
 	noKeepAlive bool
+	netHTTP     bool
 }
 
 func (a *app) loadCmd() *cobra.Command {
 	var o loadOpts
 	cmd := &cobra.Command{
 		Use:   "load URL",
-		Short: "Drive load at any HTTP endpoint and print latency and throughput (like hey)",
-		Long: `Drive a closed loop at URL: --concurrency workers, each sending its next request when
-its previous reply arrived, for --duration or --requests (whichever comes first).
-Latency is kept per outcome class; failed requests stay in the figures.`,
+		Short: "Drive load at any HTTP endpoint: closed loop (-c) or open loop (--rate, --schedule)",
+		Long: `Drive load at URL and print throughput and latency.
+
+Closed loop (the default, like hey and wrk): --concurrency workers, each sending its next
+request when its previous reply arrived.
+
+Open loop (like wrk2 and vegeta): requests are sent at the times a schedule gives, whatever is
+in flight, with at most --max-in-flight at once. Latency counts from the intended send time
+(corrected for coordinated omission); the uncorrected figure and the generator lag (actual minus
+intended send) are reported beside it. --rate R is --schedule constant:R. Schedules:
+  constant:RATE            evenly spaced
+  poisson:RATE             Poisson arrivals, seeded by --seed
+  burst:SIZE/EVERY         SIZE requests at once every EVERY (burst:50/10s)
+  stages:D@R,~D@R          steps; ~ ramps linearly from the previous rate (stages:10s@100,~30s@500)
+  trace:FILE               CSV of send offsets (column offset_ns, offset_ms or offset_s)
+  azure:FILE[#ROW]         Azure Functions trace (per-minute counts), spread evenly in each minute
+--dry-run FILE writes the schedule as CSV (index,offset_ns) and sends nothing; trace:FILE replays
+it exactly.
+
+The run stops after --duration or --requests, whichever comes first. Failed requests stay in
+the figures: latency is kept per outcome class and errors are counted by class.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			u, err := url.Parse(args[0])
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return usageErr("URL %q: want http://host[:port]/path", args[0])
-			}
-			c := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests}
-			if err := c.Validate(); err != nil {
-				return usageErr("--concurrency/--duration/--requests: %v", err)
-			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			cl := load.NewClient(load.Options{Timeout: o.timeout, NewConnPerRequest: o.noKeepAlive})
-			defer cl.Close()
-			res, err := c.Run(ctx, cl, load.Target{Method: o.method, URL: args[0], Body: []byte(o.body)})
-			if err != nil {
-				return err
-			}
-			cell := experiment.CellFigures(plan.Cell{ID: args[0], Key: args[0], Function: "-", Workload: "-", Language: "-",
-				Concurrency: o.concurrency, Repetition: 1}, "none", "closed", res)
-			if a.json() {
-				if err := json.NewEncoder(a.env.Stdout).Encode(cell); err != nil {
-					return err
-				}
-			} else {
-				printLoad(a, cell.Requests.Total, cell.Requests.Succeeded, cell.ThroughputRPS, cell.ElapsedS, cell.SuccessLatencyMs, cell.LatencyMs, cell.Errors)
-			}
-			if res.Interrupted {
-				return withCode(ExitInterrupted, fmt.Errorf("interrupted"))
-			}
-			return nil
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return a.load(cmd, args[0], o) },
 	}
 	f := cmd.Flags()
-	f.IntVarP(&o.concurrency, "concurrency", "c", 10, "number of concurrent workers (closed loop)")
-	f.DurationVarP(&o.duration, "duration", "d", 10*time.Second, "how long to run (0: until --requests)")
+	f.IntVarP(&o.concurrency, "concurrency", "c", 10, "closed loop: number of concurrent workers")
+	f.Float64VarP(&o.rate, "rate", "r", 0, "open loop: requests per second (same as --schedule constant:RATE)")
+	f.StringVar(&o.schedule, "schedule", "", "open loop: arrival schedule KIND:ARG (see above)")
+	f.IntVar(&o.maxInFlight, "max-in-flight", load.DefaultMaxInFlight, "open loop: most requests in flight at once; a request that finds none free is sent late and counted as lag")
+	f.DurationVar(&o.maxLag, "max-lag", 0, "open loop: drop (and count as generator-lag) a request not sent within this of its intended time (0: never drop)")
+	f.Uint64Var(&o.seed, "seed", 1, "seed of random schedules (poisson)")
+	f.StringVar(&o.dryRun, "dry-run", "", "write the open-loop schedule as CSV to this file (- for stdout) and send nothing")
+	f.DurationVarP(&o.duration, "duration", "d", 10*time.Second, "how long to run (0: until --requests or the end of the schedule)")
 	f.Int64VarP(&o.requests, "requests", "n", 0, "stop after this many requests (0: until --duration)")
-	f.DurationVar(&o.timeout, "timeout", load.DefaultTimeout, "client timeout for connect and response headers")
-	f.StringVarP(&o.method, "method", "m", "", "HTTP method (default GET, or POST with --body)")
+	f.DurationVar(&o.timeout, "timeout", load.DefaultTimeout, "client timeout for connect and each response")
+	f.StringVarP(&o.method, "method", "m", "", "HTTP method (default GET, or POST with a body)")
 	f.StringVar(&o.body, "body", "", "request body")
+	f.StringVar(&o.bodyFile, "body-file", "", "read the request body from this file")
+	f.StringArrayVarP(&o.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
 	f.BoolVar(&o.noKeepAlive, "no-keepalive", false, "open a new connection for every request")
+	f.BoolVar(&o.netHTTP, "net-http", false, "use Go's net/http client instead of faasbench's HTTP/1.1 client (https always uses net/http)")
 	return cmd
+}
+
+func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageErr("URL %q: want http://host[:port]/path", rawURL)
+	}
+	target := load.Target{Method: o.method, URL: rawURL, Header: http.Header{}, Body: []byte(o.body)}
+	if o.bodyFile != "" {
+		if o.body != "" {
+			return usageErr("--body and --body-file: give one")
+		}
+		if target.Body, err = os.ReadFile(o.bodyFile); err != nil {
+			return usageErr("--body-file: %v", err)
+		}
+	}
+	for _, h := range o.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usageErr("--header %q: want 'Name: value'", h)
+		}
+		target.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if o.rate != 0 && o.schedule != "" {
+		return usageErr("--rate and --schedule: give one")
+	}
+	if o.rate < 0 {
+		return usageErr("--rate %v: must be positive", o.rate)
+	}
+	if o.rate > 0 {
+		o.schedule = fmt.Sprintf("constant:%g", o.rate)
+	}
+	if o.duration < 0 || o.requests < 0 || o.timeout <= 0 {
+		return usageErr("--duration, --requests must not be negative and --timeout must be positive")
+	}
+	var sched load.Schedule
+	model := "closed"
+	if o.schedule != "" {
+		model = "open"
+		sp, err := load.ParseScheduleSpec(o.schedule)
+		if err != nil {
+			return usageErr("--schedule: %v", err)
+		}
+		if sched, err = sp.Build(o.seed, o.duration, o.requests); err != nil {
+			return usageErr("--schedule: %v", err)
+		}
+		if o.maxInFlight < 1 || o.maxLag < 0 {
+			return usageErr("--max-in-flight must be at least 1 and --max-lag not negative")
+		}
+	} else if o.dryRun != "" {
+		return usageErr("--dry-run needs an open-loop --rate or --schedule")
+	}
+	if o.dryRun != "" {
+		return writeDryRun(a, o.dryRun, sched)
+	}
+	closed := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests}
+	if model == "closed" {
+		if err := closed.Validate(); err != nil {
+			return usageErr("--concurrency/--duration/--requests: %v", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	cl := load.NewClient(load.Options{Timeout: o.timeout, NewConnPerRequest: o.noKeepAlive, NetHTTP: o.netHTTP})
+	defer cl.Close()
+	var res *load.Result
+	conc := o.concurrency
+	if model == "open" {
+		conc = o.maxInFlight
+		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration}.Run(ctx, cl, target)
+	} else {
+		res, err = closed.Run(ctx, cl, target)
+	}
+	if err != nil {
+		return err
+	}
+	cell := experiment.CellFigures(plan.Cell{ID: rawURL, Key: rawURL, Function: "-", Workload: "-", Language: "-",
+		Concurrency: conc, Repetition: 1}, "none", model, res)
+	if a.json() {
+		if err := json.NewEncoder(a.env.Stdout).Encode(cell); err != nil {
+			return err
+		}
+	} else {
+		printLoad(a, &cell)
+	}
+	if res.Interrupted {
+		return withCode(ExitInterrupted, fmt.Errorf("interrupted"))
+	}
+	return nil
+}
+
+func writeDryRun(a *app, path string, s load.Schedule) error {
+	w := a.env.Stdout
+	if path != "-" {
+		f, err := os.Create(path)
+		if err != nil {
+			return usageErr("--dry-run: %v", err)
+		}
+		defer f.Close()
+		w = f
+	}
+	n, err := load.WriteSchedule(w, s)
+	if err != nil {
+		return fmt.Errorf("--dry-run: %w", err)
+	}
+	fmt.Fprintf(a.env.Stderr, "wrote %d scheduled requests\n", n)
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
 )
 
@@ -14,22 +15,40 @@ func pct(p *float64) string {
 	return fmt.Sprintf("%.3f ms", *p)
 }
 
-func printLoad(a *app, total, ok int64, rps, elapsed float64, succ, all stats.Percentiles, errs map[string]int64) {
+func line(name string, p stats.Percentiles) string {
+	return fmt.Sprintf("%-22s p50 %s  p90 %s  p99 %s  max %.3f ms  (n=%d)", name, pct(p.P50), pct(p.P90), pct(p.P99), p.Max, p.Count)
+}
+
+func printLoad(a *app, c *results.Cell) {
 	w := a.env.Stdout
-	fmt.Fprintf(w, "requests   %d (%d succeeded) in %.3f s\n", total, ok, elapsed)
-	fmt.Fprintf(w, "throughput %.1f successful req/s\n", rps)
-	fmt.Fprintf(w, "latency (successes)  p50 %s  p90 %s  p99 %s  max %.3f ms\n", pct(succ.P50), pct(succ.P90), pct(succ.P99), succ.Max)
-	fmt.Fprintf(w, "latency (all)        p50 %s  p99 %s  max %.3f ms\n", pct(all.P50), pct(all.P99), all.Max)
-	if len(errs) == 0 {
+	fmt.Fprintf(w, "model      %s\n", c.Model)
+	fmt.Fprintf(w, "requests   %d (%d succeeded, %d failed, %d aborted) in %.3f s\n", c.Requests.Total, c.Requests.Succeeded, c.Requests.Failed, c.Requests.Aborted, c.ElapsedS)
+	fmt.Fprintf(w, "throughput %.1f successful req/s\n", c.ThroughputRPS)
+	if c.Model == "open" {
+		fmt.Fprintf(w, "rate       offered %.1f req/s, sent %.1f req/s\n", c.OfferedRPS, c.SentRPS)
+	}
+	fmt.Fprintln(w, line("latency (successes)", c.SuccessLatencyMs))
+	fmt.Fprintln(w, line("latency (all)", c.LatencyMs))
+	if c.Model == "open" {
+		fmt.Fprintln(w, line("uncorrected (all)", c.ServiceLatencyMs))
+		fmt.Fprintln(w, line("generator lag", c.GeneratorLagMs))
+	}
+	if c.HandlerMs.Count > 0 {
+		fmt.Fprintln(w, line("handler (reported)", c.HandlerMs))
+	}
+	if len(c.Errors) == 0 {
 		fmt.Fprintln(w, "errors     none")
-		return
+	} else {
+		keys := make([]string, 0, len(c.Errors))
+		for k := range c.Errors {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(w, "errors     %-14s %d of %d\n", k, c.Errors[k], c.Requests.Total)
+		}
 	}
-	keys := make([]string, 0, len(errs))
-	for k := range errs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Fprintf(w, "errors     %-14s %d\n", k, errs[k])
+	for _, warn := range c.Warnings {
+		fmt.Fprintf(a.env.Stderr, "warning: %s\n", warn)
 	}
 }
