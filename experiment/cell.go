@@ -12,8 +12,9 @@ import (
 	"github.com/faasbench/faasbench/stats"
 )
 
-// CellFigures turns a load result into the summary figures of one cell.
-func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) results.Cell {
+// CellFigures turns a load result, and what the generator saw of itself
+// (cores is its CPU budget), into the summary figures of one cell.
+func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen []load.GeneratorWindow, cores int) results.Cell {
 	c := results.Cell{
 		Cell:     pc,
 		Platform: platformName, Model: model,
@@ -55,8 +56,13 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) res
 	} else if res.Elapsed > 0 {
 		c.SentRPS = float64(res.Sent()) / res.Elapsed.Seconds()
 	}
-	c.Windows = windows(res)
-	c.Valid = true
+	c.Windows = windows(res, gen)
+	verdict := load.Judge(res, gen, cores, load.DefaultThresholds)
+	c.Valid = verdict.Valid
+	for _, r := range verdict.Reasons {
+		c.Warnings = append(c.Warnings, "invalid: "+r)
+	}
+	c.Warnings = append(c.Warnings, verdict.Warnings...)
 	if res.Interrupted {
 		c.Valid = false
 		c.Warnings = append(c.Warnings, "interrupted before its stop condition: figures cover what was measured")
@@ -75,7 +81,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result) res
 	return c
 }
 
-func windows(res *load.Result) []results.Window {
+func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 	out := make([]results.Window, 0, len(res.Windows))
 	last := -1
 	for i := range res.Windows {
@@ -83,10 +89,15 @@ func windows(res *load.Result) []results.Window {
 			last = i
 		}
 	}
+	byS := map[int]load.GeneratorWindow{}
+	for _, g := range gen {
+		byS[g.Second] = g
+	}
 	for i := 0; i <= last; i++ {
 		w := &res.Windows[i]
 		done := w.Completed()
-		rw := results.Window{Second: i, Sent: w.Sent, Completed: done, Succeeded: w.Counts[load.ClassOK], Failed: done - w.Counts[load.ClassOK]}
+		rw := results.Window{Second: i, Sent: w.Sent, Completed: done, Succeeded: w.Counts[load.ClassOK], Failed: done - w.Counts[load.ClassOK],
+			GeneratorCPU: byS[i].CPU, Steal: byS[i].Steal}
 		if done >= stats.MinSamples(0.5) {
 			v := float64(w.QuantileNs(0.5)) / 1e6
 			rw.P50Ms = &v

@@ -31,7 +31,7 @@ func TestCellFiguresKeepFailuresAndCountThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := CellFigures(plan.Cell{ID: "x/c=2/r=1", Key: "x/c=2", Concurrency: 2, Repetition: 1}, "local", "closed", res)
+	c := CellFigures(plan.Cell{ID: "x/c=2/r=1", Key: "x/c=2", Concurrency: 2, Repetition: 1}, "local", "closed", res, nil, 1)
 	if c.Requests.Total != 200 || c.Requests.Succeeded != 150 || c.Requests.Failed != 50 || c.Errors["http-503"] != 50 {
 		t.Fatalf("requests %+v errors %v", c.Requests, c.Errors)
 	}
@@ -63,7 +63,7 @@ func TestCellFiguresInterruptedIsInvalid(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	res, _ := load.Closed{Concurrency: 1, Duration: time.Minute}.Run(ctx, cl, load.Target{URL: s.URL})
-	c := CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res)
+	c := CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res, nil, 1)
 	if c.Valid || !c.Interrupted || c.Requests.Succeeded == 0 {
 		t.Fatalf("valid %v interrupted %v", c.Valid, c.Interrupted)
 	}

@@ -103,14 +103,16 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 			return nil, nil
 		}
 	}
+	mon := load.StartMonitor(time.Now(), time.Second)
 	res, err := load.Closed{Concurrency: pc.Concurrency, Duration: sp.Load.Duration.D(), Requests: sp.Load.Requests}.Run(ctx, cl, target)
+	gen := mon.Stop()
 	if err != nil {
 		return nil, err
 	}
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
 	}
-	c := CellFigures(pc, s.Platform.Name(), sp.Load.Model, res)
+	c := CellFigures(pc, s.Platform.Name(), sp.Load.Model, res, gen, mon.Cores)
 	return &c, nil
 }
 

@@ -79,6 +79,10 @@ type Window struct {
 	Failed    int64    `json:"failed"`
 	P50Ms     *float64 `json:"p50_ms"`
 	P99Ms     *float64 `json:"p99_ms"`
+	// GeneratorCPU is the load generator's CPU use in cores; Steal the share
+	// of the machine's CPU time the hypervisor took.
+	GeneratorCPU float64 `json:"generator_cpu"`
+	Steal        float64 `json:"steal"`
 }
 
 // Cell is the figures of one cell (one load run).
@@ -110,17 +114,17 @@ type Cell struct {
 	GeneratorLagMs stats.Percentiles `json:"generator_lag_ms"`
 	// OfferedRPS is what the schedule asked for (open loop; 0 in a closed
 	// loop); SentRPS is what was sent, both per second of the schedule.
-	OfferedRPS float64 `json:"offered_rps"`
-	SentRPS    float64 `json:"sent_rps"`
-	ColdStarts  int64             `json:"cold_starts"`
-	ColdKinds   map[string]int64  `json:"cold_kinds"`
-	Instances   map[string]int64  `json:"instances"`
-	BytesIn     int64             `json:"bytes_in"`
-	BytesOut    int64             `json:"bytes_out"`
-	Windows     []Window          `json:"windows"`
-	Interrupted bool              `json:"interrupted"`
-	Valid       bool              `json:"valid"`
-	Warnings    []string          `json:"warnings"`
+	OfferedRPS  float64          `json:"offered_rps"`
+	SentRPS     float64          `json:"sent_rps"`
+	ColdStarts  int64            `json:"cold_starts"`
+	ColdKinds   map[string]int64 `json:"cold_kinds"`
+	Instances   map[string]int64 `json:"instances"`
+	BytesIn     int64            `json:"bytes_in"`
+	BytesOut    int64            `json:"bytes_out"`
+	Windows     []Window         `json:"windows"`
+	Interrupted bool             `json:"interrupted"`
+	Valid       bool             `json:"valid"`
+	Warnings    []string         `json:"warnings"`
 }
 
 // Dir is a run directory.

@@ -150,17 +150,19 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	defer cl.Close()
 	var res *load.Result
 	conc := o.concurrency
+	mon := load.StartMonitor(time.Now(), time.Second)
 	if model == "open" {
 		conc = o.maxInFlight
 		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration}.Run(ctx, cl, target)
 	} else {
 		res, err = closed.Run(ctx, cl, target)
 	}
+	gen := mon.Stop()
 	if err != nil {
 		return err
 	}
 	cell := experiment.CellFigures(plan.Cell{ID: rawURL, Key: rawURL, Function: "-", Workload: "-", Language: "-",
-		Concurrency: conc, Repetition: 1}, "none", model, res)
+		Concurrency: conc, Repetition: 1}, "none", model, res, gen, mon.Cores)
 	if a.json() {
 		if err := json.NewEncoder(a.env.Stdout).Encode(cell); err != nil {
 			return err

@@ -1,0 +1,64 @@
+package load
+
+import (
+	"fmt"
+	"time"
+)
+
+// Thresholds decide when a run's figures are the generator's, not the
+// server's.
+type Thresholds struct {
+	// MinSentShare: an open loop that sent less than this share of its
+	// schedule is invalid (default 0.995).
+	MinSentShare float64
+	// MaxLagP99: an open loop whose generator lag p99 exceeds this is
+	// invalid (default 10 ms).
+	MaxLagP99 time.Duration
+	// MaxSteal: a window in which the hypervisor stole more than this share
+	// of CPU time makes the run invalid (default 0.05).
+	MaxSteal float64
+	// Saturated: the generator using more than this share of its CPU budget
+	// in a window gives a warning (default 0.95).
+	Saturated float64
+}
+
+// DefaultThresholds are the defaults above.
+var DefaultThresholds = Thresholds{MinSentShare: 0.995, MaxLagP99: 10 * time.Millisecond, MaxSteal: 0.05, Saturated: 0.95}
+
+// Verdict is whether a run's figures can be trusted, and why not.
+type Verdict struct {
+	Valid    bool
+	Reasons  []string // why invalid
+	Warnings []string
+}
+
+// Judge applies th to a result and the generator's windows.
+func Judge(res *Result, gen []GeneratorWindow, cores int, th Thresholds) Verdict {
+	v := Verdict{Valid: true}
+	invalid := func(format string, args ...any) {
+		v.Valid = false
+		v.Reasons = append(v.Reasons, fmt.Sprintf(format, args...))
+	}
+	if !res.Closed && res.OfferedRate > 0 && !res.Interrupted {
+		scheduled := res.OfferedRate * res.ScheduleSpan.Seconds()
+		if sent := float64(res.Sent()); sent < th.MinSentShare*scheduled {
+			invalid("the generator sent %.0f of %.0f scheduled requests (%.2f%%, threshold %.1f%%)", sent, scheduled, 100*sent/scheduled, 100*th.MinSentShare)
+		}
+		if lag := time.Duration(res.LagHist().Quantile(0.99)); lag > th.MaxLagP99 {
+			invalid("generator lag p99 %v exceeds %v: requests were sent late (in-flight bound reached or generator too slow)", lag.Round(time.Microsecond), th.MaxLagP99)
+		}
+	}
+	for _, w := range gen {
+		if w.Steal > th.MaxSteal {
+			invalid("second %d: the hypervisor stole %.1f%% of CPU time (threshold %.1f%%)", w.Second, 100*w.Steal, 100*th.MaxSteal)
+			break
+		}
+	}
+	for _, w := range gen {
+		if cores > 0 && w.CPU > th.Saturated*float64(cores) {
+			v.Warnings = append(v.Warnings, fmt.Sprintf("second %d: the generator used %.0f%% of its %d CPU(s): the figures may show the generator's limit", w.Second, 100*w.CPU/float64(cores), cores))
+			break
+		}
+	}
+	return v
+}
