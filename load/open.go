@@ -103,15 +103,15 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // pace hands out tickets at their intended times; it returns how many the
 // schedule had (up to an interrupt) and the offset of the last one.
 func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration) {
-	unlock := lockPacerThread()
-	defer unlock()
+	pc := newPacer(ctx, start)
+	defer pc.close()
 	done := ctx.Done()
 	for i := int64(0); ; i++ {
 		off, ok := o.Schedule.Offset(i)
 		if !ok {
 			return i, last
 		}
-		if !waitUntil(start, off, done) {
+		if !pc.wait(ctx, off) {
 			return i, last
 		}
 		select {

@@ -1,54 +1,77 @@
 package load
 
 import (
-	"runtime"
+	"context"
+	"os"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// coarseWait is how far ahead of a send the pacer parks with time.Sleep
-// (which the Go runtime rounds up by up to ~1 ms here); the rest is waited
-// precisely with nanosleep on the pacer's own thread.
-const coarseWait = 2 * time.Millisecond
+// pacer waits until intended send times with tens-of-µs precision, without
+// holding a P while it waits.
+//
+// Measured on this kind of machine (one CPU, GOMAXPROCS=1): time.Sleep(100µs)
+// overshoots by ~1 ms (the runtime's timers round up); nanosleep with a 1 ns
+// timer slack overshoots by ~26 µs but blocks its thread inside a syscall
+// holding the only P, so the workers' responses waited for sysmon to take
+// the P back (open-loop p50 against nginx at 10k req/s: 6.4 ms). A timerfd
+// read through Go's netpoller overshoots by ~21 µs at p50 and ~35 µs at p99,
+// and parks the goroutine, leaving the P to the workers.
+type pacer struct {
+	start time.Time
+	fd    int
+	f     *os.File
+	buf   [8]byte
+	stop  func() bool
+}
 
-// lockPacerThread pins the calling goroutine to its OS thread and lowers that
-// thread's timer slack to 1 ns, so nanosleep wakes within tens of µs instead
-// of the default 50 µs slack plus the runtime timer's ~1 ms rounding
-// (measured on this kind of machine: time.Sleep(100µs) overshoots by ~1 ms,
-// nanosleep with 1 ns slack by ~26 µs at p50, ~36 µs at p99). It returns the
-// function that undoes both.
-func lockPacerThread() func() {
-	runtime.LockOSThread()
-	old, err := unix.PrctlRetInt(unix.PR_GET_TIMERSLACK, 0, 0, 0, 0)
-	_ = unix.Prctl(unix.PR_SET_TIMERSLACK, 1, 0, 0, 0)
-	return func() {
-		if err == nil {
-			_ = unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(old), 0, 0, 0)
-		}
-		runtime.UnlockOSThread()
+// newPacer returns a pacer; with no timerfd it falls back to time.Sleep.
+func newPacer(ctx context.Context, start time.Time) *pacer {
+	p := &pacer{start: start, fd: -1}
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return p
+	}
+	p.fd = fd
+	p.f = os.NewFile(uintptr(fd), "faasbench-pacer") // non-blocking: served by the netpoller
+	p.stop = context.AfterFunc(ctx, func() { _ = p.f.SetReadDeadline(time.Unix(1, 0)) })
+	return p
+}
+
+func (p *pacer) close() {
+	if p.f != nil {
+		p.stop()
+		p.f.Close()
 	}
 }
 
-// waitUntil blocks until start+off or until done is closed; it returns false
-// if done closed first.
-func waitUntil(start time.Time, off time.Duration, done <-chan struct{}) bool {
+// wait blocks until start+off; it returns false if ctx ended first.
+func (p *pacer) wait(ctx context.Context, off time.Duration) bool {
 	for {
-		rem := off - time.Since(start)
+		if ctx.Err() != nil {
+			return false
+		}
+		rem := off - time.Since(p.start)
 		if rem <= 0 {
 			return true
 		}
-		if rem > coarseWait {
-			t := time.NewTimer(rem - coarseWait/2)
+		if p.f == nil {
+			t := time.NewTimer(rem)
 			select {
-			case <-done:
+			case <-ctx.Done():
 				t.Stop()
 				return false
 			case <-t.C:
 			}
 			continue
 		}
-		ts := unix.NsecToTimespec(int64(rem))
-		_ = unix.Nanosleep(&ts, nil)
+		spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(rem))}
+		if err := unix.TimerfdSettime(p.fd, 0, &spec, nil); err != nil {
+			return false
+		}
+		if _, err := p.f.Read(p.buf[:]); err != nil {
+			return ctx.Err() == nil && time.Since(p.start) >= off
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,8 +34,10 @@ type Env struct {
 
 // app holds what every command shares.
 type app struct {
-	env    Env
-	output string // text | json
+	env        Env
+	output     string // text | json
+	cpuProfile string
+	stopProf   func()
 }
 
 func (a *app) json() bool { return a.output == "json" }
@@ -79,13 +82,30 @@ measured is kept and marked partial).`,
 			if a.output != "text" && a.output != "json" {
 				return usageErr("--output: %q is not text or json", a.output)
 			}
+			if a.cpuProfile != "" {
+				f, err := os.Create(a.cpuProfile)
+				if err != nil {
+					return usageErr("--cpuprofile: %v", err)
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					f.Close()
+					return fmt.Errorf("--cpuprofile: %w", err)
+				}
+				a.stopProf = func() { pprof.StopCPUProfile(); f.Close() }
+			}
 			return nil
+		},
+		PersistentPostRun: func(cmd *cobra.Command, args []string) {
+			if a.stopProf != nil {
+				a.stopProf()
+			}
 		},
 	}
 	root.SetIn(env.Stdin)
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", "text", "result format on stdout: text (tables for people) or json (machine-readable)")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of faasbench itself to this file (go tool pprof reads it)")
 	root.AddCommand(a.runCmd(), a.reportCmd(), a.loadCmd(), a.platformCmd(), a.versionCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr("%s: %v", c.CommandPath(), err) })
 	return root
