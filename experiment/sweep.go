@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -93,6 +95,15 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		}
 	}
 	target := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	var sink *load.RecordSink
+	if sp.Load.Records {
+		f, err := s.recordsFile(pc)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		sink = load.NewRecordSink(f, 2*pc.Concurrency+4, load.Meta(s.Summary.RunID, time.Now().UnixNano()))
+	}
 	cl := load.NewClient(opts)
 	defer cl.Close()
 	if wu := sp.Load.Warmup.D(); wu > 0 {
@@ -104,16 +115,39 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		}
 	}
 	mon := load.StartMonitor(time.Now(), time.Second)
-	res, err := load.Closed{Concurrency: pc.Concurrency, Duration: sp.Load.Duration.D(), Requests: sp.Load.Requests}.Run(ctx, cl, target)
+	res, err := load.Closed{Concurrency: pc.Concurrency, Duration: sp.Load.Duration.D(), Requests: sp.Load.Requests, Records: sink}.Run(ctx, cl, target)
 	gen := mon.Stop()
 	if err != nil {
 		return nil, err
+	}
+	var dropped int64
+	if sink != nil {
+		if _, dropped, err = sink.Close(); err != nil {
+			return nil, err
+		}
 	}
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
 	}
 	c := CellFigures(pc, s.Platform.Name(), sp.Load.Model, res, gen, mon.Cores)
+	if dropped > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("records: %d of %d requests not written (the writer fell behind); the figures count them all", dropped, res.Total()))
+	}
 	return &c, nil
+}
+
+// recordsFile creates records/<cell>.parquet in the run directory.
+func (s *Sweep) recordsFile(pc plan.Cell) (*os.File, error) {
+	dir := s.Dir.File("records")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	name := strings.NewReplacer("/", "_", "=", "").Replace(pc.ID) + ".parquet"
+	f, err := os.Create(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("records: %w", err)
+	}
+	return f, nil
 }
 
 func truncate(b []byte) string {

@@ -24,6 +24,8 @@ type Batch struct {
 	Backoff time.Duration
 	// Retry decides which outcomes are retried (default: every failure).
 	Retry func(Class) bool
+	// Records, when set, receives every attempt as a row.
+	Records *RecordSink
 }
 
 // BatchFigures summarise a batch.
@@ -69,7 +71,7 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	n := min(b.MaxInFlight, len(b.Items))
 	ws := make([]*worker, n)
 	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, 10*time.Second)
+		w, err := newWorker(ctx, cl, &t, start, 10*time.Second, b.Records)
 		if err != nil {
 			return nil, BatchFigures{}, err
 		}

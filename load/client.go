@@ -91,12 +91,15 @@ type worker struct {
 	coldKind string
 }
 
-func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration) (*worker, error) {
+func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink) (*worker, error) {
 	req, err := newRequest(ctx, t)
 	if err != nil {
 		return nil, err
 	}
 	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected), method: req.Method}
+	if records != nil {
+		w.rec.records = records.buffer()
+	}
 	if req.URL.Scheme == "http" && !c.opts.NetHTTP {
 		f, err := newH1(ctx, req.URL, req.Method, req.Header, c.opts.Timeout, c.opts.NewConnPerRequest)
 		if err != nil {

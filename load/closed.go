@@ -17,6 +17,8 @@ type Closed struct {
 	Concurrency int
 	Duration    time.Duration
 	Requests    int64
+	// Records, when set, receives every request of this run as a row.
+	Records *RecordSink
 }
 
 // Validate checks the configuration.
@@ -46,7 +48,7 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 	}
 	ws := make([]*worker, c.Concurrency)
 	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, expected)
+		w, err := newWorker(ctx, cl, &t, start, expected, c.Records)
 		if err != nil {
 			return nil, err
 		}

@@ -175,7 +175,7 @@ func TestH1SteadyStateAllocations(t *testing.T) {
 	cl := NewClient(Options{})
 	defer cl.Close()
 	tg := Target{URL: "http://" + ln.Addr().String() + "/"}
-	w, err := newWorker(context.Background(), cl, &tg, time.Now(), time.Minute)
+	w, err := newWorker(context.Background(), cl, &tg, time.Now(), time.Minute, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

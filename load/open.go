@@ -21,6 +21,8 @@ type Open struct {
 	MaxLag      time.Duration
 	// Expected is the run's expected length (sizes the per-second windows).
 	Expected time.Duration
+	// Records, when set, receives every request of this run as a row.
+	Records *RecordSink
 }
 
 // DefaultMaxInFlight bounds an open loop's concurrency when not set.
@@ -56,7 +58,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	start := time.Now()
 	ws := make([]*worker, n)
 	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, o.Expected)
+		w, err := newWorker(ctx, cl, &t, start, o.Expected, o.Records)
 		if err != nil {
 			return nil, err
 		}

@@ -59,6 +59,8 @@ type Recorder struct {
 	LastDone   time.Duration
 	sent       int64
 	expected   int
+	// records, when set, receives every sample (per-request records).
+	records *recordBuffer
 }
 
 // NewRecorder returns an empty recorder; expected sizes the window slice's
@@ -92,6 +94,9 @@ func (r *Recorder) window(off time.Duration) *Window {
 
 // Record adds one sample.
 func (r *Recorder) Record(s *Sample) {
+	if r.records != nil {
+		r.records.add(s)
+	}
 	c := s.Class
 	lat := int64(s.Done - s.Intended)
 	svc := int64(s.Done - s.Sent)

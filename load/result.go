@@ -44,6 +44,9 @@ func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, err
 	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
 	res.Closed = len(ws) > 0 && ws[0].rec.Closed
 	for i, w := range ws {
+		if w.rec.records != nil {
+			w.rec.records.flush()
+		}
 		if err := res.Merge(w.rec); err != nil {
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}

@@ -20,6 +20,11 @@ if ! python3 -c 'import pytest' 2>/dev/null; then
   echo "setup: installing pytest"
   python3 -m pip install -q 'pytest>=8,<10'
 fi
+# DuckDB: the tests check that per-request records are readable by it.
+if ! python3 -c 'import duckdb' 2>/dev/null; then
+  echo "setup: installing duckdb"
+  python3 -m pip install -q 'duckdb>=1.1,<2'
+fi
 
 go mod download
 if [ ! -x "$CACHE/bin/staticcheck" ] || ! "$CACHE/bin/staticcheck" -version 2>/dev/null | grep -q "$STATICCHECK_VERSION"; then

@@ -57,6 +57,8 @@ type LoadSpec struct {
 	Timeout     Duration `yaml:"timeout" json:"timeout"`
 	// KeepAlive reuses connections (default true); false opens one per request.
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
+	// Records writes every request of every cell to records/<cell>.parquet.
+	Records bool `yaml:"records" json:"records,omitempty"`
 }
 
 // Duration is a time.Duration written as "3s", "250ms".

@@ -35,6 +35,8 @@ type loadOpts struct {
 	headers     []string
 	noKeepAlive bool
 	netHTTP     bool
+	records     string
+	payloadSize int
 }
 
 func (a *app) loadCmd() *cobra.Command {
@@ -82,6 +84,8 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	f.StringArrayVarP(&o.headers, "header", "H", nil, "request header 'Name: value' (repeatable)")
 	f.BoolVar(&o.noKeepAlive, "no-keepalive", false, "open a new connection for every request")
 	f.BoolVar(&o.netHTTP, "net-http", false, "use Go's net/http client instead of faasbench's HTTP/1.1 client (https always uses net/http)")
+	f.StringVar(&o.records, "records", "", "write every request as a row to this Parquet file (pandas, DuckDB and polars read it)")
+	f.IntVar(&o.payloadSize, "payload-size", 0, "send a body of this many random bytes (seeded by --seed)")
 	return cmd
 }
 
@@ -98,6 +102,15 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		if target.Body, err = os.ReadFile(o.bodyFile); err != nil {
 			return usageErr("--body-file: %v", err)
 		}
+	}
+	if o.payloadSize < 0 || o.payloadSize > 1<<30 {
+		return usageErr("--payload-size %d: want 0..1 GiB", o.payloadSize)
+	}
+	if o.payloadSize > 0 {
+		if len(target.Body) > 0 {
+			return usageErr("--payload-size with --body or --body-file: give one")
+		}
+		target.Body = load.Payload(o.payloadSize, o.seed)
 	}
 	for _, h := range o.headers {
 		k, v, ok := strings.Cut(h, ":")
@@ -146,20 +159,42 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	cl := load.NewClient(load.Options{Timeout: o.timeout, NewConnPerRequest: o.noKeepAlive, NetHTTP: o.netHTTP})
+	opts := load.Options{Timeout: o.timeout, NewConnPerRequest: o.noKeepAlive, NetHTTP: o.netHTTP}
+	var sink *load.RecordSink
+	if o.records != "" {
+		f, err := os.Create(o.records)
+		if err != nil {
+			return usageErr("--records: %v", err)
+		}
+		defer f.Close()
+		workers := o.concurrency
+		if model == "open" {
+			workers = o.maxInFlight
+		}
+		sink = load.NewRecordSink(f, 2*workers+4, load.Meta("load", time.Now().UnixNano()))
+	}
+	cl := load.NewClient(opts)
 	defer cl.Close()
 	var res *load.Result
 	conc := o.concurrency
 	mon := load.StartMonitor(time.Now(), time.Second)
 	if model == "open" {
 		conc = o.maxInFlight
-		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration}.Run(ctx, cl, target)
+		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink}.Run(ctx, cl, target)
 	} else {
+		closed.Records = sink
 		res, err = closed.Run(ctx, cl, target)
 	}
 	gen := mon.Stop()
 	if err != nil {
 		return err
+	}
+	if sink != nil {
+		written, dropped, serr := sink.Close()
+		if serr != nil {
+			return serr
+		}
+		fmt.Fprintf(a.env.Stderr, "records: %d written to %s, %d dropped (the writer fell behind)\n", written, o.records, dropped)
 	}
 	cell := experiment.CellFigures(plan.Cell{ID: rawURL, Key: rawURL, Function: "-", Workload: "-", Language: "-",
 		Concurrency: conc, Repetition: 1}, "none", model, res, gen, mon.Cores)
