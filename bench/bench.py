@@ -10,6 +10,7 @@ a noisy machine spreads over all tools. Figures: median and [min-max] over the r
              faasbench's generator lag, CPU seconds per 100k requests
   stall      1,000 req/s for --stall-seconds against a server that stalls 500 ms every second:
              p50/p90/p99/max, corrected and not (a tool that corrects shows p90 near 400 ms)
+  memory     (only with --only memory) peak RSS of a 10k req/s open loop for 60 s and 600 s
 
 Peers are found on PATH or in .cache/peers (bench/install-peers.sh installs them). Missing peers
 are reported and skipped. Nothing here runs in the test suite.
@@ -254,15 +255,31 @@ def bench_stall(args) -> str:
                  ["p50", "p90", "p99", "max"], res)
 
 
+def bench_memory(args) -> str:
+    """Peak RSS of faasbench's open loop at 10k req/s for each duration (records off)."""
+    rows = {}
+    for secs in args.memory_seconds:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        out, _ = run_measured(fb_cmd(NGINX_URL, secs, 64, rate=10000), secs * 2 + 60)
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        # ru_maxrss of children is the largest of any child so far: run the durations from short to long.
+        rows[f"{secs} s"] = {"peak_rss_mib": [peak / 1024], "requests": [json.loads(out)["requests"]["total"]]}
+        if peak < before:
+            print("  (peak RSS not monotonic: a longer run came first)")
+    return table("Memory: faasbench open loop at 10k req/s, records off (peak RSS MiB)", ["peak_rss_mib", "requests"], rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=5, help="interleaved rounds per benchmark (default 5)")
     ap.add_argument("--seconds", type=int, default=5, help="seconds per tool run (default 5)")
     ap.add_argument("--stall-seconds", type=int, default=5, help="seconds per stalled-server run (default 5)")
-    ap.add_argument("--only", choices=["closed", "open", "stall"], action="append", help="run only these benchmarks")
+    ap.add_argument("--only", choices=["closed", "open", "stall", "memory"], action="append", help="run only these benchmarks")
+    ap.add_argument("--memory-seconds", type=int, nargs="+", default=[60, 600], help="durations of the memory runs (default 60 600)")
     ap.add_argument("--out", default="", help="also write the Markdown tables to this file")
     args = ap.parse_args()
     only = set(args.only or ["closed", "open", "stall"])
+    args.memory_seconds = sorted(args.memory_seconds)
 
     subprocess.run(["make", "-s", "-C", str(ROOT), "build"], check=True)
     tmp = Path(tempfile.mkdtemp(prefix="faasbench-bench-"))
@@ -290,6 +307,10 @@ def main() -> int:
                 print(t)
         if "stall" in only:
             t = bench_stall(args)
+            out.append(t)
+            print(t)
+        if "memory" in only:
+            t = bench_memory(args)
             out.append(t)
             print(t)
     finally:
