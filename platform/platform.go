@@ -11,13 +11,33 @@ import (
 	"sort"
 )
 
-// Function is what to deploy: a workload in one language under a name.
+// Function is what to deploy: a workload in one language under a name,
+// with the settings several platforms share.
 type Function struct {
 	Name     string            `json:"name"`
 	Workload string            `json:"workload"`
 	Language string            `json:"language"`
 	Replicas int               `json:"replicas"`
 	Env      map[string]string `json:"env,omitempty"`
+	// Concurrency is the most requests one instance serves at once (Knative
+	// containerConcurrency, OpenFaaS max_inflight); 0: no limit.
+	Concurrency int `json:"concurrency,omitempty"`
+	// Mode is how an instance runs the function: "http" (a persistent
+	// process, the default) or "fork" (a process per request, body on
+	// stdin, reply on stdout: the classic OpenFaaS watchdog, Kubeless).
+	Mode string `json:"mode,omitempty"`
+	// Workers is the number of worker processes per instance (Nuclio
+	// maxWorkers, gunicorn workers); 0 or 1: one.
+	Workers int `json:"workers,omitempty"`
+	// Settings are platform-specific (documented per platform).
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// DirectCaller is an optional capability: the address of each instance,
+// so a function can be called without the platform's gateway (seed 003's
+// gateway vs direct call).
+type DirectCaller interface {
+	DirectEndpoints(ctx context.Context, name string) ([]string, error)
 }
 
 // Platform deploys functions and says where they answer.

@@ -6,8 +6,14 @@ import (
 	"os"
 
 	"github.com/faasbench/faasbench/internal/cli"
+	"github.com/faasbench/faasbench/platform/local"
 )
 
 func main() {
+	// The local platform re-executes this binary for helper roles (the
+	// fork-mode watchdog); those never reach the CLI.
+	if ok, code := local.RunRole(); ok {
+		os.Exit(code)
+	}
 	os.Exit(cli.Main(context.Background(), cli.DefaultEnv(), os.Args[1:]))
 }

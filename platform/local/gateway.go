@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -38,20 +39,36 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "function "+strconv.Quote(name)+" is not deployed", http.StatusNotFound)
 		return
 	}
-	in := fn.pick()
-	if in == nil {
-		http.Error(w, "function "+strconv.Quote(name)+" has no ready instance", http.StatusServiceUnavailable)
+	in, code := fn.acquire(r.Context())
+	switch code {
+	case 0:
+	case statusQueueFull:
+		http.Error(w, "function "+strconv.Quote(name)+": queue full", code)
+		return
+	case statusQueueTimeout:
+		http.Error(w, "function "+strconv.Quote(name)+": no free instance within the queue timeout", code)
+		return
+	case statusClientGone:
+		return
+	default:
+		http.Error(w, "function "+strconv.Quote(name)+" has no ready instance", code)
 		return
 	}
+	defer fn.release(in)
 	assigned := monoNs()
-	in.inflight.Add(1)
-	defer in.inflight.Add(-1)
-
-	url := in.base + "/" + sub
+	tr, base := http.RoundTripper(fn.route.pinned), "http://"+name
+	if fn.route.pinned == nil {
+		tr, base = in.tr, in.base
+		in.inflight.Add(1)
+		defer in.inflight.Add(-1)
+	}
+	url := base + "/" + sub
 	if r.URL.RawQuery != "" {
 		url += "?" + r.URL.RawQuery
 	}
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, url, r.Body)
+	ctx, cancel := context.WithTimeout(r.Context(), fn.timeout)
+	defer cancel()
+	out, err := http.NewRequestWithContext(ctx, r.Method, url, r.Body)
 	if err != nil {
 		http.Error(w, "gateway: "+err.Error(), http.StatusBadGateway)
 		return
@@ -63,9 +80,13 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	for _, h := range hopHeaders {
 		out.Header.Del(h)
 	}
-	resp, err := in.tr.RoundTrip(out)
+	resp, err := tr.RoundTrip(out)
 	if err != nil {
-		http.Error(w, "gateway: instance "+in.id+": "+err.Error(), http.StatusBadGateway)
+		if ctx.Err() == context.DeadlineExceeded {
+			http.Error(w, "gateway: function "+name+" timed out after "+fn.timeout.String(), http.StatusGatewayTimeout)
+			return
+		}
+		http.Error(w, "gateway: function "+name+": "+err.Error(), http.StatusBadGateway)
 		return
 	}
 	defer resp.Body.Close()

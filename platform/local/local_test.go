@@ -20,6 +20,9 @@ import (
 // it with FB_TEST_LOCAL_SERVE=1, so tests run the daemon as a real separate
 // process exactly as faasbench does.
 func TestMain(m *testing.M) {
+	if ok, code := RunRole(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("FB_TEST_LOCAL_SERVE") == "1" {
 		if err := ServeMain(context.Background(), os.Args[1:], os.Stdin, os.Stderr); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")

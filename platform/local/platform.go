@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -54,6 +55,7 @@ type Platform struct {
 
 var _ platform.Platform = (*Platform)(nil)
 var _ platform.Fingerprinter = (*Platform)(nil)
+var _ platform.DirectCaller = (*Platform)(nil)
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
@@ -173,10 +175,68 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 	return nil
 }
 
+// Settings the local platform reads from platform.Function.Settings.
+var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout"}
+
+// DeployRequestOf turns a platform-neutral function into the daemon's
+// request, checking the local settings; errors name the setting.
+func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
+	req := DeployRequest{Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env,
+		Mode: fn.Mode, Workers: fn.Workers, Concurrency: fn.Concurrency}
+	for k, v := range fn.Settings {
+		var err error
+		switch k {
+		case "routing":
+			req.Routing = v
+		case "rebalance":
+			req.Rebalance, err = strconv.ParseBool(v)
+		case "queue_size":
+			req.QueueSize, err = strconv.Atoi(v)
+		case "queue_timeout", "timeout":
+			var d time.Duration
+			if d, err = time.ParseDuration(v); err == nil {
+				if k == "timeout" {
+					req.TimeoutMs = d.Milliseconds()
+				} else {
+					req.QueueTimeoutMs = d.Milliseconds()
+				}
+			}
+		default:
+			return req, fmt.Errorf("setting %q: the local platform knows %s", k, strings.Join(settingNames, ", "))
+		}
+		if err != nil {
+			return req, fmt.Errorf("setting %s=%q: %v", k, v, err)
+		}
+	}
+	return req, nil
+}
+
 // Deploy implements platform.Platform.
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
-	return p.call(ctx, http.MethodPost, "/system/functions", DeployRequest{
-		Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env}, nil)
+	req, err := DeployRequestOf(fn)
+	if err != nil {
+		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+	}
+	return p.call(ctx, http.MethodPost, "/system/functions", req, nil)
+}
+
+// DirectEndpoints implements platform.DirectCaller: each instance's own
+// address, bypassing the gateway.
+func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
+	fns, err := p.Functions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fns {
+		if f.Name == name {
+			out := make([]string, 0, len(f.Instances))
+			for _, in := range f.Instances {
+				out = append(out, "http://"+in.Addr+"/")
+			}
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("local: %s is not deployed", name)
 }
 
 // Scale implements platform.Platform.

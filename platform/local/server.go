@@ -50,6 +50,7 @@ type Server struct {
 	ctx    context.Context // lives as long as the server
 	stop   chan struct{}
 	once   sync.Once
+	self   string // this executable: it is also the fork-mode watchdog
 }
 
 type function struct {
@@ -61,17 +62,9 @@ type function struct {
 	restarts int
 	removed  bool
 	ready    atomic.Pointer[[]*instance]
-	rr       atomic.Uint64
-}
-
-// pick chooses an instance round robin among the ready ones.
-func (f *function) pick() *instance {
-	p := f.ready.Load()
-	if p == nil || len(*p) == 0 {
-		return nil
-	}
-	l := *p
-	return l[f.rr.Add(1)%uint64(len(l))]
+	route    *router
+	limit    *limiter // nil: no concurrency limit
+	timeout  time.Duration
 }
 
 // publish makes the current instances visible to the gateway (f.mu held).
@@ -79,6 +72,28 @@ func (f *function) publish() {
 	snap := make([]*instance, len(f.all))
 	copy(snap, f.all)
 	f.ready.Store(&snap)
+	if f.route != nil {
+		f.route.changed()
+	}
+}
+
+// acquire picks the instance for one request (nil for pinned routing, where
+// the connection decides) or returns the status to answer with.
+func (f *function) acquire(ctx context.Context) (*instance, int) {
+	if f.limit != nil {
+		return f.limit.acquire(ctx)
+	}
+	in := f.route.pick()
+	if in == nil {
+		return nil, http.StatusServiceUnavailable
+	}
+	return in, 0
+}
+
+func (f *function) release(in *instance) {
+	if f.limit != nil && in != nil {
+		f.limit.release(in)
+	}
 }
 
 func (f *function) status() FunctionStatus {
@@ -116,7 +131,11 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}
-	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, cacheDir: filepath.Join(cfg.WorkDir, "bin")}, stop: make(chan struct{})}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, cacheDir: filepath.Join(cfg.WorkDir, "bin")}, stop: make(chan struct{}), self: self}
 	empty := map[string]*function{}
 	s.fns.Store(&empty)
 	return s, nil
@@ -234,10 +253,10 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	if err != nil {
 		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
 	}
-	for k, v := range req.Env {
-		env = append(env, k+"="+v)
+	f, err := s.newFunction(req, argv, env)
+	if err != nil {
+		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
 	}
-	f := &function{req: req, argv: argv, env: env}
 	f.publish()
 	s.mu.Lock()
 	old := *s.fns.Load()
@@ -257,6 +276,63 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 		return FunctionStatus{}, 500, err
 	}
 	return f.status(), 200, nil
+}
+
+// newFunction checks a deploy request's settings and builds the function.
+func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, error) {
+	switch {
+	case req.Concurrency < 0 || req.Concurrency > 10000:
+		return nil, fmt.Errorf("concurrency %d: want 0 (no limit) to 10000", req.Concurrency)
+	case req.QueueSize < 0:
+		return nil, fmt.Errorf("queue_size %d: must not be negative", req.QueueSize)
+	case req.QueueTimeoutMs < 0 || req.TimeoutMs < 0:
+		return nil, errors.New("queue_timeout and timeout must not be negative")
+	case req.Workers < 0 || req.Workers > 256:
+		return nil, fmt.Errorf("workers %d: want 0..256", req.Workers)
+	case req.Workers > 1 && req.Language != "python":
+		return nil, fmt.Errorf("workers %d: worker processes are implemented for python only (%s serves concurrently in one process)", req.Workers, req.Language)
+	case req.Routing == Pinned && req.Concurrency > 0:
+		return nil, errors.New("pinned routing with a concurrency limit: the connection, not the gateway, picks the instance; use one or the other")
+	}
+	switch req.Mode {
+	case "", "http":
+		req.Mode = "http"
+	case "fork":
+		if req.Workers > 1 {
+			return nil, errors.New("fork mode starts a process per request: workers does not apply")
+		}
+		wd := append([]string{s.self}, "--")
+		argv = append(wd, argv...)
+		env = append(env, RoleEnv+"="+RoleWatchdog)
+	default:
+		return nil, fmt.Errorf("mode %q: want http or fork", req.Mode)
+	}
+	if req.Workers > 1 {
+		env = append(env, "FB_WORKERS="+strconv.Itoa(req.Workers))
+	}
+	for k, v := range req.Env {
+		env = append(env, k+"="+v)
+	}
+	f := &function{req: req, argv: argv, env: env, timeout: DefaultTimeout}
+	if req.TimeoutMs > 0 {
+		f.timeout = time.Duration(req.TimeoutMs) * time.Millisecond
+	}
+	r, err := newRouter(f, req.Routing, req.Rebalance)
+	if err != nil {
+		return nil, err
+	}
+	f.route = r
+	if req.Concurrency > 0 {
+		qs, qt := DefaultQueueSize, DefaultQueueTimeout
+		if req.QueueSize > 0 {
+			qs = req.QueueSize
+		}
+		if req.QueueTimeoutMs > 0 {
+			qt = time.Duration(req.QueueTimeoutMs) * time.Millisecond
+		}
+		f.limit = newLimiter(req.Concurrency, qs, qt)
+	}
+	return f, nil
 }
 
 func (s *Server) handleScale(w http.ResponseWriter, r *http.Request) {
@@ -290,6 +366,7 @@ func (s *Server) scale(ctx context.Context, f *function, n int) error {
 	for len(f.all) > n {
 		in := f.all[len(f.all)-1]
 		f.all = f.all[:len(f.all)-1]
+		in.stopping.Store(true) // before publish: its queue slots are void from now
 		f.publish()
 		in.stop(s.cfg.StopGrace)
 	}
@@ -318,6 +395,9 @@ func (s *Server) scale(ctx context.Context, f *function, n int) error {
 			continue
 		}
 		f.all = append(f.all, r.in)
+		if f.limit != nil {
+			f.limit.add(r.in)
+		}
 		go s.watch(f, r.in)
 	}
 	f.publish()
@@ -394,6 +474,7 @@ func (s *Server) remove(name string) bool {
 	all := f.all
 	f.all = nil
 	f.publish()
+	f.route.close()
 	f.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, in := range all {

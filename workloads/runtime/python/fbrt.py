@@ -8,7 +8,10 @@ the function's first request.
 
 Environment: FB_HOST (default 127.0.0.1), FB_PORT (default 8080; 0 picks a free port),
 FB_INSTANCE_ID (default host-pid), FB_READY_FD (a file descriptor on which the bound port is
-written once the socket listens: how the local platform learns the instance is ready).
+written once the socket listens: how the local platform learns the instance is ready),
+FB_WORKERS (pre-fork that many worker processes sharing the listening socket, like gunicorn; each
+worker's first request is its own cold start), FB_MODE=stdio (fork mode: serve one invocation,
+body on stdin, reply on stdout, then exit; FB_METHOD, FB_PATH and FB_QUERY describe the request).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer, ThreadingHTTPServer
 from typing import Callable, Union
 from urllib.parse import parse_qs, urlsplit
 
@@ -80,8 +83,12 @@ def _normalise(result: Union[Response, bytes, str]) -> Response:
     raise TypeError(f"handler returned {type(result).__name__}, want Response, bytes or str")
 
 
-def make_server(handler: Handler, host: str | None = None, port: int | None = None) -> ThreadingHTTPServer:
-    """Returns a bound server for handler (not yet serving)."""
+def make_server(handler: Handler, host: str | None = None, port: int | None = None, sync_worker: bool = False) -> HTTPServer:
+    """Returns a bound server for handler (not yet serving).
+
+    sync_worker: serve one request at a time and close every connection after its reply (as
+    gunicorn's sync workers do), so that requests spread over worker processes sharing the socket.
+    """
     host = host if host is not None else os.environ.get("FB_HOST", "127.0.0.1")
     port = port if port is not None else int(os.environ.get("FB_PORT", "8080"))
     inst = instance_id()
@@ -118,6 +125,7 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
             end = time.monotonic_ns()
             extra = {
                 "X-Fb-Instance": inst,
+                "X-Fb-Worker": str(os.getpid()),
                 "X-Fb-Cold": "1" if is_cold else "0",
                 "X-Fb-Handler-Begin-Ns": str(begin),
                 "X-Fb-Handler-End-Ns": str(end),
@@ -132,6 +140,9 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
             self.send_response(resp.status)
             for k, v in {**resp.headers, **extra}.items():
                 self.send_header(k, v)
+            if sync_worker:
+                self.send_header("Connection", "close")
+                self.close_connection = True
             self.send_header("Content-Length", str(len(resp.body)))
             self.end_headers()
             self.wfile.write(resp.body)
@@ -145,7 +156,10 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
         daemon_threads = True
         request_queue_size = 1024
 
-    return _Server((host, port), _H)
+    class _SyncServer(HTTPServer):
+        request_queue_size = 1024
+
+    return (_SyncServer if sync_worker else _Server)((host, port), _H)
 
 
 def announce(port: int) -> None:
@@ -158,8 +172,47 @@ def announce(port: int) -> None:
         print(f"listening on port {port}", file=sys.stderr, flush=True)
 
 
+def serve_stdio(handler: Handler) -> int:
+    """Fork mode: one invocation from stdin to stdout. Returns the exit status."""
+    parts = os.environ.get("FB_QUERY", "")
+    req = Request(
+        method=os.environ.get("FB_METHOD", "POST"),
+        path=os.environ.get("FB_PATH", "/"),
+        query={k: v[0] for k, v in parse_qs(parts).items()},
+        headers={},
+        body=sys.stdin.buffer.read(),
+    )
+    try:
+        resp = _normalise(handler(req))
+    except Exception as exc:  # noqa: BLE001 - any failure is the function's error
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    sys.stdout.buffer.write(resp.body)
+    sys.stdout.buffer.flush()
+    return 0
+
+
+def _die_with_parent() -> None:
+    """Asks the kernel to kill this worker when its parent dies (Linux prctl)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def serve(handler: Handler) -> None:
-    """Serves handler until the process is killed."""
-    server = make_server(handler)
-    announce(server.server_address[1])
+    """Serves handler until the process is killed (or once, in stdio mode)."""
+    if os.environ.get("FB_MODE") == "stdio":
+        sys.exit(serve_stdio(handler))
+    workers = int(os.environ.get("FB_WORKERS", "1") or "1")
+    server = make_server(handler, sync_worker=workers > 1)
+    for _ in range(max(0, workers - 1)):
+        if os.fork() == 0:
+            _die_with_parent()
+            break
+    else:
+        announce(server.server_address[1])
     server.serve_forever()

@@ -137,8 +137,42 @@ func Announce(ln net.Listener) error {
 	return nil
 }
 
-// Serve serves h until the process is killed. It returns only on error.
+// ServeStdio is fork mode: one invocation, the body from stdin, the reply
+// to stdout (FB_METHOD, FB_PATH and FB_QUERY describe the request).
+func ServeStdio(h Handler, stdin io.Reader, stdout io.Writer) error {
+	body, err := io.ReadAll(stdin)
+	if err != nil {
+		return fmt.Errorf("fbrt: stdin: %w", err)
+	}
+	method := os.Getenv("FB_METHOD")
+	if method == "" {
+		method = http.MethodPost
+	}
+	target := os.Getenv("FB_PATH")
+	if target == "" {
+		target = "/"
+	}
+	if q := os.Getenv("FB_QUERY"); q != "" {
+		target += "?" + q
+	}
+	req, err := http.NewRequest(method, target, nil)
+	if err != nil {
+		return fmt.Errorf("fbrt: request: %w", err)
+	}
+	resp, err := h(req, body)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(resp.Body)
+	return err
+}
+
+// Serve serves h until the process is killed (or once, with FB_MODE=stdio).
+// It returns only on error.
 func Serve(h Handler) error {
+	if os.Getenv("FB_MODE") == "stdio" {
+		return ServeStdio(h, os.Stdin, os.Stdout)
+	}
 	ln, err := Listen()
 	if err != nil {
 		return err
@@ -156,4 +190,5 @@ func Main(h Handler) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+	os.Exit(0)
 }

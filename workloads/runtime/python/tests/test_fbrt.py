@@ -82,3 +82,54 @@ def test_announce_writes_port(monkeypatch):
 def test_bad_return_type_is_reported():
     with pytest.raises(TypeError, match="want Response"):
         fbrt._normalise(42)  # type: ignore[arg-type]
+
+
+def test_stdio_mode_runs_one_invocation(tmp_path):
+    import subprocess
+
+    script = tmp_path / "f.py"
+    script.write_text(
+        "import sys\nsys.path.insert(0, %r)\nimport fbrt\n"
+        "def h(req):\n    if req.body == b'boom':\n        raise ValueError('no')\n    return req.body[::-1] + req.query.get('x', '').encode()\n"
+        "fbrt.serve(h)\n" % os.path.join(os.path.dirname(__file__), "..")
+    )
+    env = dict(os.environ, FB_MODE="stdio", FB_QUERY="x=!")
+    ok = subprocess.run([sys.executable, str(script)], input=b"abc", capture_output=True, env=env, timeout=30)
+    assert ok.returncode == 0 and ok.stdout == b"cba!"
+    bad = subprocess.run([sys.executable, str(script)], input=b"boom", capture_output=True, env=env, timeout=30)
+    assert bad.returncode == 1 and b"ValueError: no" in bad.stderr
+
+
+def test_workers_share_the_socket(tmp_path):
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "w.py"
+    script.write_text(
+        "import sys, time\nsys.path.insert(0, %r)\nimport fbrt\n"
+        "def h(req):\n    time.sleep(0.2)\n    return b'ok'\n"
+        "fbrt.serve(h)\n" % os.path.join(os.path.dirname(__file__), "..")
+    )
+    r, w = os.pipe()
+    env = dict(os.environ, FB_WORKERS="3", FB_PORT="0", FB_READY_FD=str(w))
+    p = subprocess.Popen([sys.executable, str(script)], env=env, pass_fds=(w,), start_new_session=True)
+    os.close(w)
+    try:
+        port = int(os.read(r, 16).decode().strip())
+        import concurrent.futures
+
+        def one(_):
+            resp, _body = call(port)
+            return resp.getheader("X-Fb-Worker"), resp.getheader("X-Fb-Cold")
+
+        with concurrent.futures.ThreadPoolExecutor(12) as ex:
+            got = list(ex.map(one, range(12)))
+        workers = {w for w, _ in got}
+        assert len(workers) == 3, got  # 12 slow requests at once spread over the 3 processes
+        colds = [w for w, c in got if c == "1"]
+        assert sorted(colds) == sorted(workers)  # exactly one cold start per worker process
+    finally:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        os.close(r)

@@ -1,0 +1,228 @@
+package local
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+func get(t *testing.T, c *http.Client, url string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+// parallel sends n requests at once and returns their statuses.
+func parallel(t *testing.T, url string, n int) []int {
+	t.Helper()
+	out := make([]int, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			resp, err := http.Get(url)
+			if err != nil {
+				out[i] = -1
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			out[i] = resp.StatusCode
+		}(i)
+	}
+	wg.Wait()
+	return out
+}
+
+func count(xs []int, v int) int {
+	n := 0
+	for _, x := range xs {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}
+
+func TestConcurrencyLimitQueueAndTimeouts(t *testing.T) {
+	p, _ := startTestPlatform(t)
+	ctx := context.Background()
+	// 1 instance × 1 slot, a queue of 2 that waits at most 400 ms, a 250 ms sleep:
+	// of 6 requests at once, 1 runs, 2 queue (one gets in after 250 ms, the other
+	// would need 500 ms: queue timeout), 3 are refused at once.
+	err := p.Deploy(ctx, platform.Function{Name: "q", Workload: "sleep", Language: "go", Replicas: 1, Concurrency: 1,
+		Settings: map[string]string{"queue_size": "2", "queue_timeout": "400ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "q")
+	st := parallel(t, url+"?ms=250", 6)
+	if count(st, 200) != 2 || count(st, 429) != 3 || count(st, 503) != 1 {
+		t.Fatalf("statuses %v: want 2×200, 3×429 (queue full), 1×503 (queue timeout)", st)
+	}
+	// The gateway's invocation timeout answers 504.
+	if err := p.Deploy(ctx, platform.Function{Name: "slow", Workload: "sleep", Language: "go", Replicas: 1,
+		Settings: map[string]string{"timeout": "100ms"}}); err != nil {
+		t.Fatal(err)
+	}
+	surl, _ := p.Endpoint(ctx, "slow")
+	if code, _, _ := get(t, http.DefaultClient, surl+"?ms=500"); code != 504 {
+		t.Fatalf("a 500 ms call with a 100 ms timeout: %d, want 504", code)
+	}
+	for _, bad := range []map[string]string{{"routing": "random"}, {"queue_size": "x"}, {"colour": "red"}} {
+		if err := p.Deploy(ctx, platform.Function{Name: "b", Workload: "hello", Language: "go", Replicas: 1, Settings: bad}); err == nil {
+			t.Errorf("settings %v accepted", bad)
+		}
+	}
+}
+
+// Per-connection (pinned) vs per-request routing after a scale-up: with
+// six kept-alive connections opened before the scale-up, pinned routing
+// leaves the new instances idle, round robin spreads at once, and with
+// rebalance the gateway's idle connections are reopened and spread.
+func TestRoutingAfterScaleUp(t *testing.T) {
+	p, _ := startTestPlatform(t)
+	ctx := context.Background()
+	spread := func(name string, routing string, rebalance bool) map[string]int {
+		t.Helper()
+		s := map[string]string{"routing": routing}
+		if rebalance {
+			s["rebalance"] = "true"
+		}
+		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: "sleep", Language: "go", Replicas: 1, Settings: s}); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := p.Endpoint(ctx, name)
+		c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+		var mu sync.Mutex
+		seen := map[string]int{}
+		burst := func(record bool) {
+			var wg sync.WaitGroup
+			for i := 0; i < 6; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, h, body := get(t, c, url+"?ms=20")
+					if body != "slept 20 ms" {
+						t.Errorf("%s: body %q", name, body)
+					}
+					if record {
+						mu.Lock()
+						seen[h.Get("X-Fb-Instance")]++
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+		}
+		burst(false) // six connections, all to the first instance
+		if err := p.Scale(ctx, name, 3); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 5; i++ {
+			burst(true)
+		}
+		return seen
+	}
+	if got := spread("pin", Pinned, false); len(got) != 1 {
+		t.Errorf("pinned: traffic reached %v, want only the first instance", got)
+	}
+	if got := spread("rr", RoundRobin, false); len(got) != 3 {
+		t.Errorf("round robin: traffic reached %v, want all 3", got)
+	}
+	if got := spread("lo", LeastOutstanding, false); len(got) < 1 {
+		t.Errorf("least outstanding: %v", got)
+	}
+	if got := spread("pinrb", Pinned, true); len(got) < 2 {
+		t.Errorf("pinned with rebalance: traffic reached %v, want the new instances too", got)
+	}
+}
+
+func TestForkModeStartsAProcessPerRequest(t *testing.T) {
+	p, runID := startTestPlatform(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "fk", Workload: "hello", Language: "python", Replicas: 1, Mode: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "fk")
+	workers := map[string]bool{}
+	for i := 0; i < 3; i++ {
+		code, h, body := get(t, http.DefaultClient, url)
+		if code != 200 || body != "pong" || h.Get("X-Fb-Process") != "fork" || h.Get("X-Fb-Cold") != "0" {
+			t.Fatalf("fork reply %d %q headers %v", code, body, h)
+		}
+		workers[h.Get("X-Fb-Handler-Begin-Ns")] = true
+	}
+	if len(workers) != 3 {
+		t.Errorf("handler stamps not per request")
+	}
+	// A failing function in fork mode is a function error.
+	if err := p.Deploy(ctx, platform.Function{Name: "fk2", Workload: "sleep", Language: "python", Replicas: 1, Mode: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	u2, _ := p.Endpoint(ctx, "fk2")
+	if code, h, _ := get(t, http.DefaultClient, u2+"?ms=-5"); code != 500 || !strings.Contains(h.Get("X-Fb-Error"), "exit status 1") {
+		t.Fatalf("failing fork: %d %q", code, h.Get("X-Fb-Error"))
+	}
+	_ = runID
+}
+
+func TestWorkersModeAndDirectCall(t *testing.T) {
+	p, runID := startTestPlatform(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "w", Workload: "sleep", Language: "python", Replicas: 1, Workers: 3}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "w")
+	workers := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for i := 0; i < 9; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(url + "?ms=200")
+			if err != nil {
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			mu.Lock()
+			workers[resp.Header.Get("X-Fb-Worker")] = true
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if len(workers) != 3 {
+		t.Fatalf("requests reached worker processes %v, want 3", workers)
+	}
+	// Three worker processes plus the daemon carry the run's marker.
+	direct, err := p.DirectEndpoints(ctx, "w")
+	if err != nil || len(direct) != 1 {
+		t.Fatalf("direct endpoints %v %v", direct, err)
+	}
+	code, h, body := get(t, http.DefaultClient, direct[0]+"?ms=0")
+	if code != 200 || body != "slept 0 ms" || h.Get("X-Fb-Gw-Arrive-Ns") != "" {
+		t.Fatalf("direct call: %d %q (gateway headers must be absent: %q)", code, body, h.Get("X-Fb-Gw-Arrive-Ns"))
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "wg", Workload: "sleep", Language: "go", Replicas: 1, Workers: 2}); err == nil {
+		t.Error("workers for go accepted")
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_ = runID
+	_ = time.Second
+}
