@@ -39,7 +39,9 @@ var ErrInterrupted = errors.New("interrupted")
 func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) error {
 	for _, f := range sp.Functions {
 		fmt.Fprintf(s.Log, "deploying %s (%s in %s, %d replica(s)) on %s\n", f.Name, f.Workload, f.Language, f.Replicas, s.Platform.Name())
-		if err := s.Platform.Deploy(ctx, platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas}); err != nil {
+		fn := platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas,
+			Mode: f.Mode, Workers: f.Workers, Concurrency: f.Concurrency, Settings: f.Settings}
+		if err := s.Platform.Deploy(ctx, fn); err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}

@@ -43,6 +43,15 @@ type FunctionSpec struct {
 	Workload string `yaml:"workload" json:"workload"`
 	Language string `yaml:"language" json:"language"`
 	Replicas int    `yaml:"replicas" json:"replicas"`
+	// Mode: http (a persistent process, default) or fork (a process per request).
+	Mode string `yaml:"mode" json:"mode,omitempty"`
+	// Workers per instance (worker processes sharing the instance's socket).
+	Workers int `yaml:"workers" json:"workers,omitempty"`
+	// Concurrency is the per-instance limit (0: none).
+	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
+	// Settings are platform-specific (the local platform: routing,
+	// rebalance, queue_size, queue_timeout, timeout).
+	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
 }
 
 // LoadSpec is the load each cell drives.

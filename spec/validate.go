@@ -60,6 +60,15 @@ func (p *Parsed) Validate(k Known) error {
 		if f.Replicas < 0 || f.Replicas > 64 {
 			add(path+".replicas", "%d: want 1..64", f.Replicas)
 		}
+		if f.Mode != "" && f.Mode != "http" && f.Mode != "fork" {
+			add(path+".mode", "%q: want http or fork", f.Mode)
+		}
+		if f.Workers < 0 || f.Workers > 256 {
+			add(path+".workers", "%d: want 1..256", f.Workers)
+		}
+		if f.Concurrency < 0 || f.Concurrency > MaxConcurrency {
+			add(path+".concurrency", "%d: want 0 (no limit)..%d", f.Concurrency, MaxConcurrency)
+		}
 		if j, dup := names[f.Name]; dup && f.Name != "" {
 			add(path+".name", "%q is also the name of functions[%d]", f.Name, j)
 		}

@@ -228,18 +228,33 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 	}
 }
 
-// SIGKILL of faasbench itself: the platform daemon notices (stdin EOF,
-// parent-death signal) and takes its instances down.
+// SIGKILL of faasbench itself, in every instance mode: the platform daemon
+// notices (stdin EOF, parent-death signal) and takes its instances down,
+// grandchildren included (fork-mode children, worker processes).
 func TestKilledFaasbenchLeavesNoProcess(t *testing.T) {
+	for _, mode := range []struct {
+		name, fn string
+		procs    int
+	}{
+		{"http", "{workload: hello, language: go}", 2},
+		{"fork", "{workload: sleep, language: python, mode: fork}", 2},
+		{"workers", "{workload: sleep, language: python, workers: 4}", 5},
+	} {
+		t.Run(mode.name, func(t *testing.T) { killDuringRun(t, mode.fn, mode.procs) })
+	}
+}
+
+func killDuringRun(t *testing.T, fn string, procs int) {
 	res := t.TempDir()
-	long := strings.Replace(smallSpec, "duration: 400ms", "duration: 5s", 1)
-	cmd := exec.Command(binary, "run", writeSpec(t, long), "--results", res, "--workloads", workloadsDir(t))
+	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 5s", 1)
+	spec = strings.Replace(spec, "  - {workload: hello, language: python}\n  - {workload: hello, language: go}\n", "  - "+fn+"\n", 1)
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	var runID string
 	deadline := time.Now().Add(30 * time.Second)
-	for runID == "" || len(reaper.Find(runID)) < 3 { // daemon + 2 instances
+	for runID == "" || len(reaper.Find(runID)) < procs { // the daemon and its instance's processes
 		if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(m) == 1 {
 			var man results.Manifest
 			if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &man) == nil {
@@ -252,6 +267,8 @@ func TestKilledFaasbenchLeavesNoProcess(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(300 * time.Millisecond) // into the load: fork-mode children come and go
+	t.Logf("killing faasbench with %d processes of run %s alive", len(reaper.Find(runID)), runID)
 	cmd.Process.Kill()
 	cmd.Wait()
 	deadline = time.Now().Add(15 * time.Second)
