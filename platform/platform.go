@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 )
 
 // Function is what to deploy: a workload in one language under a name,
@@ -31,6 +32,28 @@ type Function struct {
 	Workers int `json:"workers,omitempty"`
 	// Settings are platform-specific (documented per platform).
 	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// ColdStarter is an optional capability: make the next call cold, and say
+// which instances the platform itself started since a time, so a cold start
+// can be verified from two sources (the function's cold flag and instance
+// id, and the platform's own record).
+type ColdStarter interface {
+	// MakeCold ensures the next invocation of name needs a new instance. It
+	// returns how coldness was forced (for the run's record).
+	MakeCold(ctx context.Context, name string) (string, error)
+	// StartedSince lists the instances of name the platform started at or
+	// after since, with the kind of cold start they were (process, pod, ...).
+	StartedSince(ctx context.Context, name string, since time.Time) ([]StartedInstance, error)
+}
+
+// StartedInstance is the platform's record of one instance start.
+type StartedInstance struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"`
+	Started time.Time `json:"started"`
+	// Ready is when it could first serve (zero: not yet).
+	Ready time.Time `json:"ready"`
 }
 
 // DirectCaller is an optional capability: the address of each instance,

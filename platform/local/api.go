@@ -36,6 +36,11 @@ type DeployRequest struct {
 	Rebalance bool   `json:"rebalance,omitempty"`
 	// TimeoutMs bounds one invocation at the gateway (504 after it).
 	TimeoutMs int64 `json:"timeout_ms,omitempty"`
+	// ScaleToZeroAfterMs: with no request for this long, the function goes
+	// to zero instances (0: never). A request to a function at zero waits
+	// up to ColdStartTimeoutMs while an instance starts.
+	ScaleToZeroAfterMs int64 `json:"scale_to_zero_after_ms,omitempty"`
+	ColdStartTimeoutMs int64 `json:"cold_start_timeout_ms,omitempty"`
 }
 
 // Defaults of the queue and the invocation timeout: seed 003 set a 50K
@@ -44,6 +49,8 @@ const (
 	DefaultQueueSize    = 50000
 	DefaultQueueTimeout = 10 * time.Second
 	DefaultTimeout      = 5 * time.Minute
+	// DefaultColdStartTimeout bounds the wait for an instance at zero.
+	DefaultColdStartTimeout = time.Minute
 )
 
 // ScaleRequest sets the replica count.
@@ -54,6 +61,9 @@ type ScaleRequest struct {
 // FunctionStatus describes a deployed function.
 type FunctionStatus struct {
 	Name      string           `json:"name"`
+	// Started lists every instance start of the function, oldest first
+	// (bounded to the last 1000): the platform's own cold-start record.
+	Started []StartRecord `json:"started"`
 	Workload  string           `json:"workload"`
 	Language  string           `json:"language"`
 	Replicas  int              `json:"replicas"`
@@ -71,8 +81,20 @@ type InstanceStatus struct {
 	Inflight int64 `json:"inflight"`
 	// StartupNs is the time from process start to its readiness signal.
 	StartupNs int64 `json:"startup_ns"`
+	// StartedUnixNs is when the process was started (wall clock).
+	StartedUnixNs int64 `json:"started_unix_ns"`
 }
 
 type errorBody struct {
 	Error string `json:"error"`
+}
+
+// StartRecord is one instance start.
+type StartRecord struct {
+	ID            string `json:"id"`
+	StartedUnixNs int64  `json:"started_unix_ns"`
+	ReadyUnixNs   int64  `json:"ready_unix_ns"`
+	// Reason: deploy, scale, cold-start (a request found no instance), or
+	// restart (an instance died).
+	Reason string `json:"reason"`
 }

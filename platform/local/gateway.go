@@ -16,6 +16,9 @@ const (
 	HeaderGwArrive   = "X-Fb-Gw-Arrive-Ns"   // request reached the gateway
 	HeaderGwAssigned = "X-Fb-Gw-Assigned-Ns" // an instance was chosen
 	HeaderGwUpstream = "X-Fb-Gw-Upstream-Ns" // the instance's response headers arrived
+	// HeaderGwColdWait is how long the request waited for an instance to
+	// start because the function had none (ns; absent when it did not wait).
+	HeaderGwColdWait = "X-Fb-Gw-Cold-Wait-Ns"
 )
 
 func monoNs() int64 {
@@ -38,6 +41,15 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	if fn == nil {
 		http.Error(w, "function "+strconv.Quote(name)+" is not deployed", http.StatusNotFound)
 		return
+	}
+	fn.lastRequest.Store(arrive)
+	var coldWait int64
+	if p := fn.ready.Load(); p == nil || len(*p) == 0 {
+		if !s.coldStart(r.Context(), fn) {
+			http.Error(w, "function "+strconv.Quote(name)+": no instance became ready within the cold-start timeout", http.StatusServiceUnavailable)
+			return
+		}
+		coldWait = monoNs() - arrive
 	}
 	in, code := fn.acquire(r.Context())
 	switch code {
@@ -101,6 +113,9 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	hd.Set(HeaderGwArrive, strconv.FormatInt(arrive, 10))
 	hd.Set(HeaderGwAssigned, strconv.FormatInt(assigned, 10))
 	hd.Set(HeaderGwUpstream, strconv.FormatInt(upstream, 10))
+	if coldWait > 0 {
+		hd.Set(HeaderGwColdWait, strconv.FormatInt(coldWait, 10))
+	}
 	w.WriteHeader(resp.StatusCode)
 	_, _ = io.Copy(w, resp.Body)
 }

@@ -135,7 +135,8 @@ func (in *instance) kill() {
 }
 
 func (in *instance) status() InstanceStatus {
-	return InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load()}
+	return InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load(),
+		StartedUnixNs: in.started.UnixNano()}
 }
 
 // logTail returns the last lines of an instance log for error messages.

@@ -56,6 +56,7 @@ type Platform struct {
 var _ platform.Platform = (*Platform)(nil)
 var _ platform.Fingerprinter = (*Platform)(nil)
 var _ platform.DirectCaller = (*Platform)(nil)
+var _ platform.ColdStarter = (*Platform)(nil)
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
@@ -176,7 +177,7 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 }
 
 // Settings the local platform reads from platform.Function.Settings.
-var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout"}
+var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout"}
 
 // DeployRequestOf turns a platform-neutral function into the daemon's
 // request, checking the local settings; errors name the setting.
@@ -192,14 +193,12 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 			req.Rebalance, err = strconv.ParseBool(v)
 		case "queue_size":
 			req.QueueSize, err = strconv.Atoi(v)
-		case "queue_timeout", "timeout":
+		case "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout":
 			var d time.Duration
 			if d, err = time.ParseDuration(v); err == nil {
-				if k == "timeout" {
-					req.TimeoutMs = d.Milliseconds()
-				} else {
-					req.QueueTimeoutMs = d.Milliseconds()
-				}
+				ms := map[string]*int64{"timeout": &req.TimeoutMs, "queue_timeout": &req.QueueTimeoutMs,
+					"scale_to_zero_after": &req.ScaleToZeroAfterMs, "cold_start_timeout": &req.ColdStartTimeoutMs}
+				*ms[k] = d.Milliseconds()
 			}
 		default:
 			return req, fmt.Errorf("setting %q: the local platform knows %s", k, strings.Join(settingNames, ", "))
@@ -218,6 +217,38 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)
 	}
 	return p.call(ctx, http.MethodPost, "/system/functions", req, nil)
+}
+
+// MakeCold implements platform.ColdStarter: every instance process of the
+// function is stopped, so the next request must start a new one.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	if err := p.Scale(ctx, name, 0); err != nil {
+		return "", err
+	}
+	return "scaled to zero: every instance process stopped; the next request starts a new process", nil
+}
+
+// StartedSince implements platform.ColdStarter from the daemon's own start
+// records.
+func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
+	fns, err := p.Functions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fns {
+		if f.Name != name {
+			continue
+		}
+		var out []platform.StartedInstance
+		for _, r := range f.Started {
+			if r.StartedUnixNs >= since.UnixNano() {
+				out = append(out, platform.StartedInstance{ID: r.ID, Kind: "process",
+					Started: time.Unix(0, r.StartedUnixNs), Ready: time.Unix(0, r.ReadyUnixNs)})
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("local: %s is not deployed", name)
 }
 
 // DirectEndpoints implements platform.DirectCaller: each instance's own

@@ -65,7 +65,16 @@ type function struct {
 	route    *router
 	limit    *limiter // nil: no concurrency limit
 	timeout  time.Duration
+	started  []StartRecord
+	// lastRequest is the monotonic time of the last request's arrival.
+	lastRequest atomic.Int64
+	idleAfter   time.Duration // scale to zero after this long without requests (0: never)
+	coldTimeout time.Duration
+	coldMu      sync.Mutex // one cold start at a time; other requests wait for it
 }
+
+// maxStartRecords bounds the start history kept per function.
+const maxStartRecords = 1000
 
 // publish makes the current instances visible to the gateway (f.mu held).
 func (f *function) publish() {
@@ -100,7 +109,8 @@ func (f *function) status() FunctionStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := FunctionStatus{Name: f.req.Name, Workload: f.req.Workload, Language: f.req.Language,
-		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, Instances: []InstanceStatus{}}
+		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, Instances: []InstanceStatus{},
+		Started: append([]StartRecord{}, f.started...)}
 	for _, in := range f.all {
 		st.Instances = append(st.Instances, in.status())
 	}
@@ -157,6 +167,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go s.idleLoop(ctx)
 	if s.cfg.Parent != nil {
 		go func() {
 			_, _ = io.Copy(io.Discard, s.cfg.Parent)
@@ -271,7 +282,7 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	next[req.Name] = f
 	s.fns.Store(&next)
 	s.mu.Unlock()
-	if err := s.scale(ctx, f, req.Replicas); err != nil {
+	if err := s.scale(ctx, f, req.Replicas, "deploy"); err != nil {
 		s.remove(req.Name)
 		return FunctionStatus{}, 500, err
 	}
@@ -313,7 +324,15 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
 	}
-	f := &function{req: req, argv: argv, env: env, timeout: DefaultTimeout}
+	f := &function{req: req, argv: argv, env: env, timeout: DefaultTimeout, coldTimeout: DefaultColdStartTimeout,
+		idleAfter: time.Duration(req.ScaleToZeroAfterMs) * time.Millisecond}
+	if req.ColdStartTimeoutMs > 0 {
+		f.coldTimeout = time.Duration(req.ColdStartTimeoutMs) * time.Millisecond
+	}
+	if req.ScaleToZeroAfterMs < 0 || req.ColdStartTimeoutMs < 0 {
+		return nil, errors.New("scale_to_zero_after and cold_start_timeout must not be negative")
+	}
+	f.lastRequest.Store(monoNs())
 	if req.TimeoutMs > 0 {
 		f.timeout = time.Duration(req.TimeoutMs) * time.Millisecond
 	}
@@ -351,15 +370,16 @@ func (s *Server) handleScale(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, 400, fmt.Errorf("scale: replicas %d: want 0..%d", req.Replicas, MaxReplicas))
 		return
 	}
-	if err := s.scale(r.Context(), f, req.Replicas); err != nil {
+	if err := s.scale(r.Context(), f, req.Replicas, "scale"); err != nil {
 		writeErr(w, 500, err)
 		return
 	}
 	writeJSON(w, 200, f.status())
 }
 
-// scale starts or stops instances until n run.
-func (s *Server) scale(ctx context.Context, f *function, n int) error {
+// scale starts or stops instances until n run; reason goes in the start
+// records (deploy, scale, cold-start, restart, idle).
+func (s *Server) scale(ctx context.Context, f *function, n int, reason string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.req.Replicas = n
@@ -393,6 +413,11 @@ func (s *Server) scale(ctx context.Context, f *function, n int) error {
 				firstErr = r.err
 			}
 			continue
+		}
+		f.started = append(f.started, StartRecord{ID: r.in.id, StartedUnixNs: r.in.started.UnixNano(),
+			ReadyUnixNs: r.in.started.Add(r.in.startup).UnixNano(), Reason: reason})
+		if len(f.started) > maxStartRecords {
+			f.started = f.started[len(f.started)-maxStartRecords:]
 		}
 		f.all = append(f.all, r.in)
 		if f.limit != nil {
@@ -437,9 +462,79 @@ func (s *Server) watch(f *function, in *instance) {
 	f.mu.Lock()
 	want := f.req.Replicas
 	f.mu.Unlock()
-	if err := s.scale(s.ctx, f, want); err != nil {
+	if err := s.scale(s.ctx, f, want, "restart"); err != nil {
 		fmt.Fprintf(os.Stderr, "local: %v\n", err)
 	}
+}
+
+// coldStart starts an instance for a function at zero and waits for it
+// (bounded by the function's cold-start timeout). Concurrent requests wait
+// for the same start. It returns false if no instance became ready.
+func (s *Server) coldStart(ctx context.Context, f *function) bool {
+	f.coldMu.Lock()
+	defer f.coldMu.Unlock()
+	if p := f.ready.Load(); p != nil && len(*p) > 0 {
+		return true // another request's cold start served us
+	}
+	done := make(chan error, 1)
+	go func() {
+		f.mu.Lock()
+		want := max(f.req.Replicas, 1)
+		f.mu.Unlock()
+		done <- s.scale(s.ctx, f, want, "cold-start")
+	}()
+	t := time.NewTimer(f.coldTimeout)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err == nil
+	case <-t.C:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// idleLoop scales functions to zero after their idle time.
+func (s *Server) idleLoop(ctx context.Context) {
+	t := time.NewTicker(25 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := monoNs()
+		for _, f := range *s.fns.Load() {
+			if f.idleAfter <= 0 || time.Duration(now-f.lastRequest.Load()) < f.idleAfter {
+				continue
+			}
+			f.mu.Lock()
+			busy := false
+			for _, in := range f.all {
+				busy = busy || in.inflight.Load() > 0
+			}
+			n := len(f.all)
+			f.mu.Unlock()
+			if n > 0 && !busy {
+				_ = s.scaleDown(f, 0)
+			}
+		}
+	}
+}
+
+// scaleDown stops instances down to n without changing the desired replica
+// count (a later cold start restores it).
+func (s *Server) scaleDown(f *function, n int) error {
+	f.mu.Lock()
+	want := f.req.Replicas
+	f.mu.Unlock()
+	err := s.scale(s.ctx, f, n, "idle")
+	f.mu.Lock()
+	f.req.Replicas = want
+	f.mu.Unlock()
+	return err
 }
 
 func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
