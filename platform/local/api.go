@@ -60,10 +60,10 @@ type ScaleRequest struct {
 
 // FunctionStatus describes a deployed function.
 type FunctionStatus struct {
-	Name      string           `json:"name"`
+	Name string `json:"name"`
 	// Started lists every instance start of the function, oldest first
 	// (bounded to the last 1000): the platform's own cold-start record.
-	Started []StartRecord `json:"started"`
+	Started   []StartRecord    `json:"started"`
 	Workload  string           `json:"workload"`
 	Language  string           `json:"language"`
 	Replicas  int              `json:"replicas"`

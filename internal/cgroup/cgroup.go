@@ -1,0 +1,267 @@
+// Package cgroup puts processes in cgroup v1 groups with CPU and memory
+// limits, reads their accounting (which also counts short-lived processes),
+// and kills a group whole with the freezer. Only cgroup v1 with the memory,
+// cpu, cpuacct and freezer controllers writable is supported; elsewhere New
+// says why and callers run without limits.
+package cgroup
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Root is where the cgroup v1 hierarchies are mounted.
+const Root = "/sys/fs/cgroup"
+
+// Controllers faasbench uses.
+var Controllers = []string{"memory", "cpu", "cpuacct", "freezer"}
+
+// Limits of one group; zero means no limit.
+type Limits struct {
+	MemoryBytes int64
+	// CPUs is the CPU quota in cores (0.5: half a core), enforced by CFS.
+	CPUs float64
+}
+
+// Usage is a group's accounting.
+type Usage struct {
+	CPUNs          int64 `json:"cpu_ns"`
+	MemoryBytes    int64 `json:"memory_bytes"`
+	MemoryMaxBytes int64 `json:"memory_max_bytes"`
+	OOMKills       int64 `json:"oom_kills"`
+	// Throttled is the CPU time CFS held the group back (ns).
+	ThrottledNs int64 `json:"throttled_ns"`
+}
+
+// Manager owns the groups of one run: <own cgroup>/faasbench-<run>/ in
+// every controller.
+type Manager struct {
+	dirs map[string]string // controller -> run directory
+}
+
+// New checks that cgroup v1 is usable and creates the run's directories.
+func New(run string) (*Manager, error) {
+	if _, err := os.Stat(filepath.Join(Root, "cgroup.controllers")); err == nil {
+		return nil, errors.New("cgroup v2 (unified) is mounted; faasbench's limits need cgroup v1 controllers")
+	}
+	own, err := ownPaths()
+	if err != nil {
+		return nil, err
+	}
+	m := &Manager{dirs: map[string]string{}}
+	for _, c := range Controllers {
+		base := filepath.Join(Root, c)
+		if _, err := os.Stat(filepath.Join(base, "cgroup.procs")); err != nil {
+			return nil, fmt.Errorf("cgroup v1 controller %s is not mounted at %s", c, base)
+		}
+		dir := filepath.Join(base, own[c], "faasbench-"+run)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("cgroup %s is not writable (faasbench needs root for limits): %w", c, err)
+		}
+		m.dirs[c] = dir
+	}
+	return m, nil
+}
+
+// ownPaths reads this process's cgroup per controller.
+func ownPaths() (map[string]string, error) {
+	f, err := os.Open("/proc/self/cgroup")
+	if err != nil {
+		return nil, fmt.Errorf("cgroup: %w", err)
+	}
+	defer f.Close()
+	out := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), ":", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		for _, c := range strings.Split(parts[1], ",") {
+			out[c] = parts[2]
+		}
+	}
+	return out, nil
+}
+
+// Group is one instance's cgroup in every controller.
+type Group struct {
+	dirs map[string]string
+}
+
+// Create makes a group with limits.
+func (m *Manager) Create(name string, lim Limits) (*Group, error) {
+	g := &Group{dirs: map[string]string{}}
+	for c, d := range m.dirs {
+		dir := filepath.Join(d, name)
+		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
+			return nil, fmt.Errorf("cgroup %s: %w", c, err)
+		}
+		g.dirs[c] = dir
+	}
+	if lim.MemoryBytes > 0 {
+		if err := g.write("memory", "memory.limit_in_bytes", strconv.FormatInt(lim.MemoryBytes, 10)); err != nil {
+			return nil, err
+		}
+		// No swap beyond the limit, where swap accounting exists.
+		_ = g.write("memory", "memory.memsw.limit_in_bytes", strconv.FormatInt(lim.MemoryBytes, 10))
+	}
+	if lim.CPUs > 0 {
+		const period = 100000
+		if err := g.write("cpu", "cpu.cfs_period_us", strconv.Itoa(period)); err != nil {
+			return nil, err
+		}
+		if err := g.write("cpu", "cpu.cfs_quota_us", strconv.Itoa(int(lim.CPUs*period))); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+func (g *Group) write(c, file, v string) error {
+	if err := os.WriteFile(filepath.Join(g.dirs[c], file), []byte(v), 0o644); err != nil {
+		return fmt.Errorf("cgroup: %s/%s = %s: %w", c, file, v, err)
+	}
+	return nil
+}
+
+func (g *Group) read(c, file string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(g.dirs[c], file))
+	return strings.TrimSpace(string(b)), err
+}
+
+// ProcsFiles lists the cgroup.procs files a process writes its pid to, to
+// join the group (see Join).
+func (g *Group) ProcsFiles() []string {
+	out := make([]string, 0, len(g.dirs))
+	for _, c := range Controllers {
+		out = append(out, filepath.Join(g.dirs[c], "cgroup.procs"))
+	}
+	return out
+}
+
+// Join moves the calling process into the groups whose cgroup.procs files
+// are listed (the child side of starting a process in a group: join, then
+// exec, so nothing it starts escapes).
+func Join(procsFiles []string) error {
+	pid := []byte(strconv.Itoa(os.Getpid()))
+	for _, f := range procsFiles {
+		if err := os.WriteFile(f, pid, 0o644); err != nil {
+			return fmt.Errorf("cgroup: join %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// Pids lists the processes in the group.
+func (g *Group) Pids() []int {
+	s, err := g.read("freezer", "cgroup.procs")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, l := range strings.Fields(s) {
+		if p, err := strconv.Atoi(l); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Usage reads the group's accounting.
+func (g *Group) Usage() (Usage, error) {
+	var u Usage
+	var err error
+	num := func(c, f string) int64 {
+		s, e := g.read(c, f)
+		if e != nil {
+			err = e
+			return 0
+		}
+		v, _ := strconv.ParseInt(s, 10, 64)
+		return v
+	}
+	u.CPUNs = num("cpuacct", "cpuacct.usage")
+	u.MemoryBytes = num("memory", "memory.usage_in_bytes")
+	u.MemoryMaxBytes = num("memory", "memory.max_usage_in_bytes")
+	if s, e := g.read("memory", "memory.oom_control"); e == nil {
+		u.OOMKills = field(s, "oom_kill")
+	}
+	if s, e := g.read("cpu", "cpu.stat"); e == nil {
+		u.ThrottledNs = field(s, "throttled_time")
+	}
+	return u, err
+}
+
+func field(s, key string) int64 {
+	for _, l := range strings.Split(s, "\n") {
+		k, v, ok := strings.Cut(l, " ")
+		if ok && k == key {
+			n, _ := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
+
+// Kill freezes the group, kills every process in it, and thaws it so the
+// kills land: no process can fork its way out in between.
+func (g *Group) Kill() error {
+	_ = g.write("freezer", "freezer.state", "FROZEN")
+	for _, p := range g.Pids() {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+	_ = g.write("freezer", "freezer.state", "THAWED")
+	deadline := time.Now().Add(5 * time.Second)
+	for len(g.Pids()) > 0 {
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup: processes %v survived", g.Pids())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil
+}
+
+// Remove kills what is left and deletes the group.
+func (g *Group) Remove() error {
+	err := g.Kill()
+	for _, d := range g.dirs {
+		if e := os.Remove(d); e != nil && !os.IsNotExist(e) && err == nil {
+			err = fmt.Errorf("cgroup: %w", e)
+		}
+	}
+	return err
+}
+
+// Close kills and removes every group of the run, and the run directories.
+func (m *Manager) Close() error {
+	var first error
+	for _, d := range m.dirs {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if e.IsDir() {
+				g := &Group{dirs: map[string]string{}}
+				for c, dd := range m.dirs {
+					g.dirs[c] = filepath.Join(dd, e.Name())
+				}
+				if err := g.Remove(); err != nil && first == nil {
+					first = err
+				}
+			}
+		}
+	}
+	for _, d := range m.dirs {
+		if err := os.Remove(d); err != nil && !os.IsNotExist(err) && first == nil {
+			first = fmt.Errorf("cgroup: %w", err)
+		}
+	}
+	return first
+}
