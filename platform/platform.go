@@ -30,6 +30,9 @@ type Function struct {
 	// Workers is the number of worker processes per instance (Nuclio
 	// maxWorkers, gunicorn workers); 0 or 1: one.
 	Workers int `json:"workers,omitempty"`
+	// MemoryMB and CPUs limit each instance (0: no limit).
+	MemoryMB int64   `json:"memory_mb,omitempty"`
+	CPUs     float64 `json:"cpus,omitempty"`
 	// Settings are platform-specific (documented per platform).
 	Settings map[string]string `json:"settings,omitempty"`
 }

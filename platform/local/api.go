@@ -1,6 +1,10 @@
 package local
 
-import "time"
+import (
+	"time"
+
+	"github.com/faasbench/faasbench/internal/cgroup"
+)
 
 // The control API of the local platform daemon, modelled on the OpenFaaS
 // gateway's system API:
@@ -41,6 +45,9 @@ type DeployRequest struct {
 	// up to ColdStartTimeoutMs while an instance starts.
 	ScaleToZeroAfterMs int64 `json:"scale_to_zero_after_ms,omitempty"`
 	ColdStartTimeoutMs int64 `json:"cold_start_timeout_ms,omitempty"`
+	// MemoryMB and CPUs limit each instance through cgroups (0: no limit).
+	MemoryMB int64   `json:"memory_mb,omitempty"`
+	CPUs     float64 `json:"cpus,omitempty"`
 }
 
 // Defaults of the queue and the invocation timeout: seed 003 set a 50K
@@ -63,13 +70,18 @@ type FunctionStatus struct {
 	Name string `json:"name"`
 	// Started lists every instance start of the function, oldest first
 	// (bounded to the last 1000): the platform's own cold-start record.
-	Started   []StartRecord    `json:"started"`
-	Workload  string           `json:"workload"`
-	Language  string           `json:"language"`
-	Replicas  int              `json:"replicas"`
-	Ready     int              `json:"ready"`
-	Restarts  int              `json:"restarts"`
+	Started  []StartRecord `json:"started"`
+	Workload string        `json:"workload"`
+	Language string        `json:"language"`
+	Replicas int           `json:"replicas"`
+	Ready    int           `json:"ready"`
+	Restarts int           `json:"restarts"`
+	// OOMKills counts instances killed for exceeding their memory limit.
+	OOMKills  int              `json:"oom_kills"`
 	Instances []InstanceStatus `json:"instances"`
+	// Warnings say what the platform could not do as asked (e.g. limits
+	// without usable cgroups).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // InstanceStatus describes one instance process.
@@ -83,6 +95,9 @@ type InstanceStatus struct {
 	StartupNs int64 `json:"startup_ns"`
 	// StartedUnixNs is when the process was started (wall clock).
 	StartedUnixNs int64 `json:"started_unix_ns"`
+	// Usage is the cgroup accounting of the instance (all its processes),
+	// when cgroups are in use.
+	Usage *cgroup.Usage `json:"usage,omitempty"`
 }
 
 type errorBody struct {

@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/faasbench/faasbench/internal/cgroup"
 )
 
 // readyTimeout bounds how long an instance may take to signal readiness.
@@ -34,6 +36,7 @@ type instance struct {
 	exited   chan struct{}
 	stopping atomic.Bool
 	inflight atomic.Int64
+	group    *cgroup.Group // nil without cgroups
 }
 
 type instanceSpec struct {
@@ -41,6 +44,10 @@ type instanceSpec struct {
 	argv    []string
 	env     []string
 	logPath string
+	// group, when set, is joined before the function starts: the instance
+	// is started as self (RoleExec), which joins and then execs argv.
+	group *cgroup.Group
+	self  string
 }
 
 // startInstance starts the process and returns once it has signalled
@@ -58,9 +65,21 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 		return nil, fmt.Errorf("instance %s: pipe: %w", s.id, err)
 	}
 	defer r.Close()
-	cmd := exec.Command(s.argv[0], s.argv[1:]...)
+	argv, env := s.argv, s.env
+	if s.group != nil {
+		argv = append([]string{s.self, "--"}, argv...)
+		env = make([]string, 0, len(s.env)+2)
+		for _, kv := range s.env {
+			if r, ok := strings.CutPrefix(kv, RoleEnv+"="); ok {
+				kv = NextRoleEnv + "=" + r // fork mode: exec the watchdog after joining
+			}
+			env = append(env, kv)
+		}
+		env = append(env, RoleEnv+"="+RoleExec, CgroupEnv+"="+strings.Join(s.group.ProcsFiles(), ","))
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "FB_READY_FD=3", "FB_PORT=0", "FB_HOST=127.0.0.1", "FB_INSTANCE_ID="+s.id)
-	cmd.Env = append(cmd.Env, s.env...)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Own process group (so a stop kills the whole tree), and killed if
@@ -72,7 +91,7 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 		return nil, fmt.Errorf("instance %s: start %v: %w", s.id, s.argv, err)
 	}
 	w.Close()
-	in := &instance{id: s.id, pid: cmd.Process.Pid, cmd: cmd, logPath: s.logPath, started: started, exited: make(chan struct{})}
+	in := &instance{id: s.id, pid: cmd.Process.Pid, cmd: cmd, logPath: s.logPath, started: started, exited: make(chan struct{}), group: s.group}
 	go func() { _ = cmd.Wait(); close(in.exited) }()
 
 	line := make(chan string, 1)
@@ -123,6 +142,7 @@ func (in *instance) stop(grace time.Duration) {
 	}
 	// The leader is gone; members of its group may not be.
 	_ = syscall.Kill(-in.pid, syscall.SIGKILL)
+	in.removeGroup()
 	if in.tr != nil {
 		in.tr.CloseIdleConnections()
 	}
@@ -132,11 +152,28 @@ func (in *instance) kill() {
 	in.stopping.Store(true)
 	_ = syscall.Kill(-in.pid, syscall.SIGKILL)
 	<-in.exited
+	in.removeGroup()
+}
+
+// removeGroup kills whatever is left in the instance's cgroup (processes
+// that left its process group) and deletes the group.
+func (in *instance) removeGroup() {
+	if in.group != nil {
+		if err := in.group.Remove(); err != nil {
+			fmt.Fprintf(os.Stderr, "local: instance %s: %v\n", in.id, err)
+		}
+	}
 }
 
 func (in *instance) status() InstanceStatus {
-	return InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load(),
+	st := InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load(),
 		StartedUnixNs: in.started.UnixNano()}
+	if in.group != nil {
+		if u, err := in.group.Usage(); err == nil {
+			st.Usage = &u
+		}
+	}
+	return st
 }
 
 // logTail returns the last lines of an instance log for error messages.

@@ -25,6 +25,10 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("workload %q has no %s implementation (%s)", workload, lang, dir)
 	}
+	// A catalogue may link to workloads elsewhere; Go builds need the real path.
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
 	switch lang {
 	case "python":
 		py, err := l.pythonPath(ctx)

@@ -183,7 +183,7 @@ var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout
 // request, checking the local settings; errors name the setting.
 func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 	req := DeployRequest{Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env,
-		Mode: fn.Mode, Workers: fn.Workers, Concurrency: fn.Concurrency}
+		Mode: fn.Mode, Workers: fn.Workers, Concurrency: fn.Concurrency, MemoryMB: fn.MemoryMB, CPUs: fn.CPUs}
 	for k, v := range fn.Settings {
 		var err error
 		switch k {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/reaper"
 )
 
 // MaxReplicas bounds the replicas of one function on one machine.
@@ -50,7 +52,9 @@ type Server struct {
 	ctx    context.Context // lives as long as the server
 	stop   chan struct{}
 	once   sync.Once
-	self   string // this executable: it is also the fork-mode watchdog
+	self   string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
+	cg     *cgroup.Manager // nil: cgroups unusable (cgErr says why)
+	cgErr  error
 }
 
 type function struct {
@@ -71,6 +75,8 @@ type function struct {
 	idleAfter   time.Duration // scale to zero after this long without requests (0: never)
 	coldTimeout time.Duration
 	coldMu      sync.Mutex // one cold start at a time; other requests wait for it
+	oomKills    int
+	warnings    []string
 }
 
 // maxStartRecords bounds the start history kept per function.
@@ -109,7 +115,7 @@ func (f *function) status() FunctionStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := FunctionStatus{Name: f.req.Name, Workload: f.req.Workload, Language: f.req.Language,
-		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, Instances: []InstanceStatus{},
+		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, OOMKills: f.oomKills, Warnings: f.warnings, Instances: []InstanceStatus{},
 		Started: append([]StartRecord{}, f.started...)}
 	for _, in := range f.all {
 		st.Instances = append(st.Instances, in.status())
@@ -148,6 +154,14 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, cacheDir: filepath.Join(cfg.WorkDir, "bin")}, stop: make(chan struct{}), self: self}
 	empty := map[string]*function{}
 	s.fns.Store(&empty)
+	run := os.Getenv(reaper.EnvVar)
+	if run == "" {
+		run = "standalone"
+	}
+	s.cg, s.cgErr = cgroup.New(fmt.Sprintf("%s-%d", run, os.Getpid()))
+	if s.cgErr != nil {
+		fmt.Fprintf(os.Stderr, "local: running without cgroups (no CPU or memory limits, no per-instance accounting): %v\n", s.cgErr)
+	}
 	return s, nil
 }
 
@@ -188,6 +202,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	cancel()
 	s.removeAll()
+	if s.cg != nil {
+		if err := s.cg.Close(); err != nil {
+			fmt.Fprintf(os.Stderr, "local: %v\n", err)
+		}
+	}
 	shutCtx, done := context.WithTimeout(context.Background(), 2*time.Second)
 	defer done()
 	_ = srv.Shutdown(shutCtx)
@@ -260,6 +279,10 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	case req.Replicas < 0 || req.Replicas > MaxReplicas:
 		return FunctionStatus{}, 400, fmt.Errorf("deploy: replicas %d: want 0..%d", req.Replicas, MaxReplicas)
 	}
+	// Settings first: a bad one is refused before anything is built.
+	if _, err := s.newFunction(req, nil, nil); err != nil {
+		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
+	}
 	argv, env, err := s.launch.command(ctx, req.Workload, req.Language)
 	if err != nil {
 		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
@@ -331,6 +354,15 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	}
 	if req.ScaleToZeroAfterMs < 0 || req.ColdStartTimeoutMs < 0 {
 		return nil, errors.New("scale_to_zero_after and cold_start_timeout must not be negative")
+	}
+	if req.MemoryMB < 0 || req.CPUs < 0 || req.CPUs > 1024 {
+		return nil, fmt.Errorf("memory_mb %d and cpus %v: must not be negative", req.MemoryMB, req.CPUs)
+	}
+	if req.MemoryMB > 0 && req.MemoryMB < 8 {
+		return nil, fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
+	}
+	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
+		f.warnings = append(f.warnings, fmt.Sprintf("limits not applied (memory_mb %d, cpus %v): %v", req.MemoryMB, req.CPUs, s.cgErr))
 	}
 	f.lastRequest.Store(monoNs())
 	if req.TimeoutMs > 0 {
@@ -434,8 +466,20 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 
 func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
 	id := f.req.Name + "-" + strconv.FormatInt(s.seq.Add(1), 10)
-	return startInstance(ctx, instanceSpec{id: id, argv: f.argv, env: f.env,
-		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log")})
+	spec := instanceSpec{id: id, argv: f.argv, env: f.env, self: s.self,
+		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log")}
+	if s.cg != nil {
+		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs})
+		if err != nil {
+			return nil, err
+		}
+		spec.group = g
+	}
+	in, err := startInstance(ctx, spec)
+	if err != nil && spec.group != nil {
+		_ = spec.group.Remove()
+	}
+	return in, err
 }
 
 // watch replaces an instance that exits without being asked to.
@@ -452,13 +496,21 @@ func (s *Server) watch(f *function, in *instance) {
 		}
 	}
 	f.restarts++
+	reason := "exited"
+	if in.group != nil {
+		if u, err := in.group.Usage(); err == nil && u.OOMKills > 0 {
+			f.oomKills++
+			reason = "killed for exceeding its memory limit (OOM)"
+		}
+	}
 	f.publish()
 	removed := f.removed
 	f.mu.Unlock()
+	in.removeGroup()
 	if removed || s.ctx.Err() != nil {
 		return
 	}
-	fmt.Fprintf(os.Stderr, "local: instance %s of %s exited unexpectedly; starting a replacement\n", in.id, f.req.Name)
+	fmt.Fprintf(os.Stderr, "local: instance %s of %s %s; starting a replacement\n", in.id, f.req.Name, reason)
 	f.mu.Lock()
 	want := f.req.Replicas
 	f.mu.Unlock()

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/faasbench/faasbench/internal/cgroup"
 )
 
 // RoleEnv selects what this executable does when it starts: a process of
@@ -20,6 +22,12 @@ import (
 const (
 	RoleEnv      = "FB_LOCAL_ROLE"
 	RoleWatchdog = "watchdog"
+	// RoleExec joins the cgroups listed in CgroupEnv, then execs its
+	// arguments with RoleEnv set to NextRoleEnv (so nothing the instance
+	// starts can escape its group).
+	RoleExec    = "exec"
+	CgroupEnv   = "FB_CGROUP_PROCS"
+	NextRoleEnv = "FB_NEXT_ROLE"
 )
 
 // RunRole runs the role RoleEnv names, if any; main calls it first. It
@@ -28,6 +36,16 @@ func RunRole() (bool, int) {
 	switch os.Getenv(RoleEnv) {
 	case "":
 		return false, 0
+	case RoleExec:
+		args := os.Args[1:]
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if err := joinAndExec(args); err != nil {
+			fmt.Fprintln(os.Stderr, "exec:", err)
+			return true, 1
+		}
+		return true, 0 // not reached: exec replaced the process
 	case RoleWatchdog:
 		args := os.Args[1:]
 		if len(args) > 0 && args[0] == "--" {
@@ -122,4 +140,29 @@ func Watchdog(argv []string) error {
 		f.Close()
 	}
 	return http.Serve(ln, h)
+}
+
+func joinAndExec(argv []string) error {
+	if len(argv) == 0 {
+		return errors.New("no command")
+	}
+	if files := os.Getenv(CgroupEnv); files != "" {
+		if err := cgroup.Join(strings.Split(files, ",")); err != nil {
+			return err
+		}
+	}
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, RoleEnv+"=") && !strings.HasPrefix(kv, CgroupEnv+"=") && !strings.HasPrefix(kv, NextRoleEnv+"=") {
+			env = append(env, kv)
+		}
+	}
+	if next := os.Getenv(NextRoleEnv); next != "" {
+		env = append(env, RoleEnv+"="+next)
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(path, argv, env)
 }

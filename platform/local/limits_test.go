@@ -1,0 +1,124 @@
+package local
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// testCatalogue is the real catalogue plus two functions that only tests
+// need: memhog (holds ?mb=N MB) and burn (spins for ?ms=N ms of CPU).
+func testCatalogue(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	real := workloadsRoot(t)
+	entries, _ := os.ReadDir(real)
+	for _, e := range entries {
+		os.Symlink(filepath.Join(real, e.Name()), filepath.Join(root, e.Name()))
+	}
+	fn := map[string]string{
+		"memhog": "hold = []\ndef handle(req):\n    hold.append(bytearray(int(req.query.get('mb', '1')) << 20))\n    hold[-1][::4096] = b'x' * len(hold[-1][::4096])\n    return b'held'\n",
+		"burn":   "import time\ndef handle(req):\n    end = time.process_time() + int(req.query.get('ms', '100')) / 1000\n    while time.process_time() < end:\n        pass\n    return b'burnt'\n",
+	}
+	for name, body := range fn {
+		dir := filepath.Join(root, name, "python")
+		os.MkdirAll(dir, 0o755)
+		os.WriteFile(filepath.Join(root, name, "workload.yaml"), []byte("name: "+name+"\nlanguages: [python]\n"), 0o644)
+		os.WriteFile(filepath.Join(dir, "main.py"), []byte("import os, sys\nsys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'runtime', 'python'))\nimport fbrt\n"+body+"fbrt.serve(handle)\n"), 0o644)
+	}
+	return root
+}
+
+func startWith(t *testing.T, workloads string) *Platform {
+	t.Helper()
+	t.Setenv("FB_TEST_LOCAL_SERVE", "1")
+	p, err := Start(context.Background(), StartConfig{Command: []string{os.Args[0]}, RunID: "lim" + time.Now().Format("150405.000000"),
+		Workloads: workloads, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p
+}
+
+func TestMemoryLimitOOMKillIsReportedAndReplaced(t *testing.T) {
+	p := startWith(t, testCatalogue(t))
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "hog", Workload: "memhog", Language: "python", Replicas: 1, MemoryMB: 64}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "hog")
+	if code, _, body := get(t, http.DefaultClient, url+"?mb=10"); code != 200 || body != "held" {
+		t.Fatalf("10 MB under a 64 MB limit: %d %q", code, body)
+	}
+	fns, _ := p.Functions(ctx)
+	first := fns[0].Instances[0]
+	if first.Usage == nil || first.Usage.MemoryBytes < 10<<20 {
+		t.Fatalf("usage not accounted: %+v", first.Usage)
+	}
+	if code, _, _ := get(t, http.DefaultClient, url+"?mb=200"); code == 200 {
+		t.Fatal("200 MB under a 64 MB limit succeeded")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		fns, _ = p.Functions(ctx)
+		if fns[0].OOMKills == 1 && fns[0].Ready == 1 && fns[0].Instances[0].ID != first.ID {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("OOM kill not reported and replaced: %+v", fns[0])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestCPULimitAndForkModeAccounting(t *testing.T) {
+	p := startWith(t, testCatalogue(t))
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "burn", Workload: "burn", Language: "python", Replicas: 1, CPUs: 0.25}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "burn")
+	begin := time.Now()
+	if code, _, _ := get(t, http.DefaultClient, url+"?ms=300"); code != 200 {
+		t.Fatal(code)
+	}
+	// 300 ms of CPU at a quarter of a core takes about 1.2 s of wall time.
+	if took := time.Since(begin); took < 800*time.Millisecond {
+		t.Fatalf("300 ms of CPU took %v under a 0.25-core quota", took)
+	}
+	fns, _ := p.Functions(ctx)
+	u := fns[0].Instances[0].Usage
+	if u == nil || u.CPUNs < int64(300*time.Millisecond) || u.ThrottledNs == 0 {
+		t.Fatalf("usage %+v: want ≥ 300 ms CPU and throttling", u)
+	}
+
+	// Fork mode: the processes started per request are gone, their CPU is not.
+	if err := p.Deploy(ctx, platform.Function{Name: "fk", Workload: "hello", Language: "python", Replicas: 1, Mode: "fork"}); err != nil {
+		t.Fatal(err)
+	}
+	furl, _ := p.Endpoint(ctx, "fk")
+	for i := 0; i < 5; i++ {
+		if code, _, body := get(t, http.DefaultClient, furl); code != 200 || body != "pong" {
+			t.Fatalf("fork: %d %q", code, body)
+		}
+	}
+	fns, _ = p.Functions(ctx)
+	for _, f := range fns {
+		if f.Name == "fk" {
+			// Each python start costs well over 5 ms of CPU.
+			if u := f.Instances[0].Usage; u == nil || u.CPUNs < int64(25*time.Millisecond) {
+				t.Fatalf("fork-mode CPU not accounted: %+v", u)
+			}
+		}
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "bad", Workload: "hello", Language: "go", Replicas: 1, MemoryMB: 2}); err == nil || !strings.Contains(err.Error(), "at least 8 MB") {
+		t.Fatalf("2 MB limit: %v", err)
+	}
+}
