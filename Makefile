@@ -17,7 +17,7 @@ SPEC ?= examples/quickstart.yaml
 run: setup build
 	$(BIN)/faasbench run $(SPEC)
 
-## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python tests
+## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python and Node tests
 test: setup build lint unit python-test integration
 
 setup:
@@ -41,6 +41,7 @@ integration:
 
 python-test:
 	@scripts/phase.sh "python function tests" python3 -m pytest -q workloads
+	@scripts/phase.sh "node function tests" node --test workloads/runtime/node/
 
 fmt:
 	gofmt -w .

@@ -153,18 +153,21 @@ func TestDeployInvokeScaleCrashClose(t *testing.T) {
 	}
 }
 
-func TestDeployGoFunction(t *testing.T) {
+func TestDeployGoAndNodeFunctions(t *testing.T) {
 	p, _ := startTestPlatform(t)
 	ctx := context.Background()
-	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}); err != nil {
-		t.Fatal(err)
-	}
-	url, _ := p.Endpoint(ctx, "hello-go")
-	if r := invoke(t, url); r.status != 200 || r.body != "pong" || r.cold != "1" {
-		t.Fatalf("go hello: %+v", r)
-	}
-	if r := invoke(t, url); r.cold != "0" {
-		t.Fatalf("second call cold=%q", r.cold)
+	for _, lang := range []string{"go", "node"} {
+		name := "hello-" + lang
+		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 1}); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := p.Endpoint(ctx, name)
+		if r := invoke(t, url); r.status != 200 || r.body != "pong" || r.cold != "1" {
+			t.Fatalf("%s hello: %+v", lang, r)
+		}
+		if r := invoke(t, url); r.cold != "0" {
+			t.Fatalf("%s: second call cold=%q", lang, r.cold)
+		}
 	}
 }
 

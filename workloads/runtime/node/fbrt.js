@@ -1,0 +1,111 @@
+'use strict';
+// faasbench function runtime for Node.js: serves one handler under the function contract
+// (docs/function-contract.md): X-Fb-Instance, X-Fb-Cold (1 only on the first request this process
+// serves), X-Fb-Cold-Kind, X-Fb-Handler-Begin-Ns / -End-Ns (CLOCK_MONOTONIC ns: process.hrtime),
+// X-Fb-Error when the handler throws (answered 500). GET /_fb/health never counts as the first
+// request. Environment: FB_HOST, FB_PORT (0: any), FB_INSTANCE_ID, FB_READY_FD (the bound port is
+// written there once listening), FB_MODE=stdio (one invocation from stdin to stdout).
+
+const http = require('node:http');
+const fs = require('node:fs');
+const os = require('node:os');
+
+const HEALTH_PATH = '/_fb/health';
+
+function instanceId() {
+  return process.env.FB_INSTANCE_ID || `${os.hostname()}-${process.pid}`;
+}
+
+// normalise turns a handler's result into {status, headers, body: Buffer}.
+function normalise(result) {
+  if (Buffer.isBuffer(result)) return { status: 200, headers: {}, body: result };
+  if (typeof result === 'string') return { status: 200, headers: {}, body: Buffer.from(result) };
+  if (result && typeof result === 'object' && 'body' in result) {
+    const body = Buffer.isBuffer(result.body) ? result.body : Buffer.from(String(result.body));
+    return { status: result.status || 200, headers: result.headers || {}, body };
+  }
+  throw new TypeError(`handler returned ${typeof result}, want a Buffer, a string or {status, headers, body}`);
+}
+
+function parseQuery(search) {
+  const out = {};
+  for (const [k, v] of new URLSearchParams(search)) if (!(k in out)) out[k] = v;
+  return out;
+}
+
+// makeServer returns an http.Server for handler (not yet listening).
+function makeServer(handler) {
+  const inst = instanceId();
+  let served = false;
+  return http.createServer({ keepAlive: true }, (req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', async () => {
+      const url = new URL(req.url, 'http://x');
+      if (url.pathname === HEALTH_PATH) {
+        res.writeHead(200, { 'Content-Length': 2 });
+        res.end('ok');
+        return;
+      }
+      const cold = !served;
+      served = true;
+      const begin = process.hrtime.bigint();
+      let out;
+      let error = '';
+      try {
+        out = normalise(await handler({ method: req.method, path: url.pathname, query: parseQuery(url.search),
+          headers: req.headers, body: Buffer.concat(chunks) }));
+      } catch (e) {
+        error = `${e && e.name ? e.name : 'Error'}: ${e && e.message ? e.message : e}`;
+        out = { status: 500, headers: {}, body: Buffer.from(error) };
+      }
+      const end = process.hrtime.bigint();
+      const headers = { ...out.headers, 'X-Fb-Instance': inst, 'X-Fb-Cold': cold ? '1' : '0',
+        'X-Fb-Handler-Begin-Ns': begin.toString(), 'X-Fb-Handler-End-Ns': end.toString(),
+        'Content-Length': out.body.length };
+      if (cold) headers['X-Fb-Cold-Kind'] = 'process';
+      if (error) headers['X-Fb-Error'] = error.replace(/\n/g, ' ').slice(0, 200);
+      res.writeHead(out.status, headers);
+      res.end(out.body);
+    });
+  });
+}
+
+function announce(port) {
+  const fd = process.env.FB_READY_FD;
+  if (fd) {
+    fs.writeSync(Number(fd), `${port}\n`);
+    fs.closeSync(Number(fd));
+  } else {
+    process.stderr.write(`listening on port ${port}\n`);
+  }
+}
+
+async function serveStdio(handler) {
+  const chunks = [];
+  for await (const c of process.stdin) chunks.push(c);
+  try {
+    const out = normalise(await handler({ method: process.env.FB_METHOD || 'POST', path: process.env.FB_PATH || '/',
+      query: parseQuery(process.env.FB_QUERY || ''), headers: {}, body: Buffer.concat(chunks) }));
+    process.stdout.write(out.body);
+    return 0;
+  } catch (e) {
+    process.stderr.write(`${e && e.name ? e.name : 'Error'}: ${e && e.message ? e.message : e}\n`);
+    return 1;
+  }
+}
+
+// serve serves handler until the process is killed (or once, in stdio mode).
+function serve(handler) {
+  if (process.env.FB_MODE === 'stdio') {
+    serveStdio(handler).then((code) => { process.exitCode = code; });
+    return;
+  }
+  const server = makeServer(handler);
+  server.keepAliveTimeout = 90_000;
+  server.listen(Number(process.env.FB_PORT || 8080), process.env.FB_HOST || '127.0.0.1', () => {
+    announce(server.address().port);
+  });
+}
+
+module.exports = { serve, makeServer, normalise, HEALTH_PATH };

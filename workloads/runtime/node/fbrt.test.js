@@ -1,0 +1,65 @@
+'use strict';
+// Tests of the Node.js function runtime against a real server on loopback (node --test).
+const test = require('node:test');
+const assert = require('node:assert');
+const http = require('node:http');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+const fbrt = require('./fbrt.js');
+
+function request(port, p, body = '', agent) {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ port, host: '127.0.0.1', path: p, method: 'POST', agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ res, body: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+test('contract headers, cold flag once, health not counted, errors', async () => {
+  process.env.FB_INSTANCE_ID = 'node-inst';
+  const server = fbrt.makeServer(async (req) => {
+    if (req.body.toString() === 'fail') throw new Error('asked to fail');
+    return req.query.echo || 'pong';
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const port = server.address().port;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const health = await request(port, fbrt.HEALTH_PATH, '', agent);
+    assert.strictEqual(health.res.statusCode, 200);
+    assert.strictEqual(health.res.headers['x-fb-cold'], undefined);
+    const first = await request(port, '/', '', agent);
+    assert.strictEqual(first.body, 'pong');
+    assert.strictEqual(first.res.headers['x-fb-cold'], '1');
+    assert.strictEqual(first.res.headers['x-fb-cold-kind'], 'process');
+    const second = await request(port, '/?echo=hi', '', agent);
+    assert.strictEqual(second.body, 'hi');
+    assert.strictEqual(second.res.headers['x-fb-cold'], '0');
+    assert.strictEqual(second.res.headers['x-fb-instance'], 'node-inst');
+    const b = BigInt(second.res.headers['x-fb-handler-begin-ns']);
+    const e = BigInt(second.res.headers['x-fb-handler-end-ns']);
+    assert.ok(b > 0n && e >= b);
+    const failed = await request(port, '/', 'fail', agent);
+    assert.strictEqual(failed.res.statusCode, 500);
+    assert.match(failed.res.headers['x-fb-error'], /asked to fail/);
+  } finally {
+    agent.destroy();
+    server.close();
+  }
+});
+
+test('stdio mode runs one invocation', () => {
+  const main = path.join(__dirname, '..', '..', 'hello', 'node', 'main.js');
+  const out = spawnSync(process.execPath, [main], { input: 'x', env: { ...process.env, FB_MODE: 'stdio' } });
+  assert.strictEqual(out.status, 0);
+  assert.strictEqual(out.stdout.toString(), 'pong');
+});
+
+test('normalise rejects other results', () => {
+  assert.throws(() => fbrt.normalise(42), /want a Buffer/);
+  assert.deepStrictEqual(fbrt.normalise({ status: 201, body: 'x' }).status, 201);
+});
