@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
@@ -28,6 +29,8 @@ type Sweep struct {
 	Summary  *results.Summary
 	// Log receives human progress (a table row per cell); io.Discard is fine.
 	Log io.Writer
+	// SampleEvery is the timeline's interval (replicas, CPU, memory); default 1 s.
+	SampleEvery time.Duration
 }
 
 // ErrInterrupted is returned when the context ended the sweep early.
@@ -36,7 +39,17 @@ var ErrInterrupted = errors.New("interrupted")
 // Run deploys the spec's functions and runs cells in order. The summary is
 // rewritten after every cell. On interruption the cell in progress is kept
 // (marked interrupted) and ErrInterrupted is returned.
-func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) error {
+func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err error) {
+	names := make([]string, len(sp.Functions))
+	for i, f := range sp.Functions {
+		names[i] = f.Name
+	}
+	tl := observe.StartTimeline(s.Platform, names, s.SampleEvery)
+	defer func() {
+		if werr := s.Dir.WriteJSON("timeline.json", tl.Stop()); werr != nil && err == nil {
+			err = werr
+		}
+	}()
 	for _, f := range sp.Functions {
 		fmt.Fprintf(s.Log, "deploying %s (%s in %s, %d replica(s)) on %s\n", f.Name, f.Workload, f.Language, f.Replicas, s.Platform.Name())
 		fn := platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas,

@@ -59,6 +59,38 @@ type StartedInstance struct {
 	Ready time.Time `json:"ready"`
 }
 
+// ReplicaEvent is one change of a function's instances, stamped when it
+// happened (by the platform) and when faasbench learnt of it.
+type ReplicaEvent struct {
+	At       time.Time `json:"at"`
+	Function string    `json:"function"`
+	Instance string    `json:"instance,omitempty"`
+	// Kind: starting, ready, terminating, exited.
+	Kind    string `json:"kind"`
+	Reason  string `json:"reason,omitempty"`
+	Desired int    `json:"desired"`
+	Ready   int    `json:"ready"`
+}
+
+// ReplicaWatcher is an optional capability: the replica timeline.
+type ReplicaWatcher interface {
+	// ReplicaEvents returns the events of name after since, oldest first.
+	ReplicaEvents(ctx context.Context, name string, since time.Time) ([]ReplicaEvent, error)
+}
+
+// InstanceUsage is one instance's resource accounting at a moment.
+type InstanceUsage struct {
+	Instance    string `json:"instance"`
+	CPUNs       int64  `json:"cpu_ns"` // cumulative CPU time
+	MemoryBytes int64  `json:"memory_bytes"`
+	Inflight    int64  `json:"inflight"`
+}
+
+// ResourceSampler is an optional capability: per-instance usage now.
+type ResourceSampler interface {
+	SampleResources(ctx context.Context, name string) (time.Time, []InstanceUsage, error)
+}
+
 // DirectCaller is an optional capability: the address of each instance,
 // so a function can be called without the platform's gateway (seed 003's
 // gateway vs direct call).

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/internal/reaper"
+	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -123,6 +124,27 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 	}
 	if left := reaper.Find(m.RunID); len(left) != 0 {
 		t.Errorf("processes left after the run: %v", left)
+	}
+	var tl observe.Timeline
+	tb, err := os.ReadFile(filepath.Join(dir, "timeline.json"))
+	if err != nil || json.Unmarshal(tb, &tl) != nil {
+		t.Fatalf("timeline.json: %v", err)
+	}
+	kinds := map[string]int{}
+	for _, e := range tl.Events {
+		kinds[e.Function+"/"+e.Kind]++
+	}
+	for _, want := range []string{"hello-python/starting", "hello-python/ready", "hello-go/ready"} {
+		if kinds[want] == 0 {
+			t.Errorf("timeline has no %s event: %v", want, kinds)
+		}
+	}
+	mem := 0.0
+	for _, s := range tl.Samples {
+		mem = max(mem, s.MemoryMiB)
+	}
+	if len(tl.Samples) < 4 || mem <= 0 {
+		t.Errorf("timeline: %d samples, peak memory %v MiB (cgroup accounting)", len(tl.Samples), mem)
 	}
 }
 

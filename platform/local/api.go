@@ -113,3 +113,14 @@ type StartRecord struct {
 	// restart (an instance died).
 	Reason string `json:"reason"`
 }
+
+// Event is one change of a function's instances (GET /system/events).
+type Event struct {
+	UnixNs   int64  `json:"unix_ns"`
+	Function string `json:"function"`
+	Instance string `json:"instance,omitempty"`
+	Kind     string `json:"kind"` // starting, ready, terminating, exited
+	Reason   string `json:"reason,omitempty"`
+	Desired  int    `json:"desired"`
+	Ready    int    `json:"ready"`
+}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,8 @@ var _ platform.Platform = (*Platform)(nil)
 var _ platform.Fingerprinter = (*Platform)(nil)
 var _ platform.DirectCaller = (*Platform)(nil)
 var _ platform.ColdStarter = (*Platform)(nil)
+var _ platform.ReplicaWatcher = (*Platform)(nil)
+var _ platform.ResourceSampler = (*Platform)(nil)
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
@@ -249,6 +252,46 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 		return out, nil
 	}
 	return nil, fmt.Errorf("local: %s is not deployed", name)
+}
+
+// ReplicaEvents implements platform.ReplicaWatcher from the daemon's event log.
+func (p *Platform) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
+	var evs []Event
+	q := fmt.Sprintf("/system/events?function=%s&since_unix_ns=%d", url.QueryEscape(name), since.UnixNano())
+	if err := p.call(ctx, http.MethodGet, q, nil, &evs); err != nil {
+		return nil, err
+	}
+	out := make([]platform.ReplicaEvent, len(evs))
+	for i, e := range evs {
+		out[i] = platform.ReplicaEvent{At: time.Unix(0, e.UnixNs), Function: e.Function, Instance: e.Instance, Kind: e.Kind,
+			Reason: e.Reason, Desired: e.Desired, Ready: e.Ready}
+	}
+	return out, nil
+}
+
+// SampleResources implements platform.ResourceSampler from the instances'
+// cgroup accounting (empty usage without cgroups).
+func (p *Platform) SampleResources(ctx context.Context, name string) (time.Time, []platform.InstanceUsage, error) {
+	fns, err := p.Functions(ctx)
+	at := time.Now()
+	if err != nil {
+		return at, nil, err
+	}
+	for _, f := range fns {
+		if f.Name != name {
+			continue
+		}
+		out := make([]platform.InstanceUsage, 0, len(f.Instances))
+		for _, in := range f.Instances {
+			u := platform.InstanceUsage{Instance: in.ID, Inflight: in.Inflight}
+			if in.Usage != nil {
+				u.CPUNs, u.MemoryBytes = in.Usage.CPUNs, in.Usage.MemoryBytes
+			}
+			out = append(out, u)
+		}
+		return at, out, nil
+	}
+	return at, nil, fmt.Errorf("local: %s is not deployed", name)
 }
 
 // DirectEndpoints implements platform.DirectCaller: each instance's own

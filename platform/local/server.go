@@ -55,6 +55,38 @@ type Server struct {
 	self   string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
 	cg     *cgroup.Manager // nil: cgroups unusable (cgErr says why)
 	cgErr  error
+	evMu   sync.Mutex
+	events []Event // bounded to maxEvents
+}
+
+const maxEvents = 100000
+
+// event records a change of f's instances (f.mu held by the caller).
+func (s *Server) event(f *function, in *instance, kind, reason string) {
+	e := Event{UnixNs: time.Now().UnixNano(), Function: f.req.Name, Kind: kind, Reason: reason, Desired: f.req.Replicas, Ready: len(f.all)}
+	if in != nil {
+		e.Instance = in.id
+	}
+	s.evMu.Lock()
+	s.events = append(s.events, e)
+	if len(s.events) > maxEvents {
+		s.events = s.events[len(s.events)-maxEvents:]
+	}
+	s.evMu.Unlock()
+}
+
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	since, _ := strconv.ParseInt(r.URL.Query().Get("since_unix_ns"), 10, 64)
+	name := r.URL.Query().Get("function")
+	s.evMu.Lock()
+	out := []Event{}
+	for _, e := range s.events {
+		if e.UnixNs > since && (name == "" || e.Function == name) {
+			out = append(out, e)
+		}
+	}
+	s.evMu.Unlock()
+	writeJSON(w, 200, out)
 }
 
 type function struct {
@@ -228,6 +260,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /system/functions", s.handleDeploy)
 	mux.HandleFunc("DELETE /system/functions/{name}", s.handleRemove)
 	mux.HandleFunc("POST /system/scale-function/{name}", s.handleScale)
+	mux.HandleFunc("GET /system/events", s.handleEvents)
 	mux.HandleFunc("POST /system/shutdown", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]string{"status": "shutting down"})
 		s.shutdown()
@@ -420,11 +453,15 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 		f.all = f.all[:len(f.all)-1]
 		in.stopping.Store(true) // before publish: its queue slots are void from now
 		f.publish()
+		s.event(f, in, "terminating", reason)
 		in.stop(s.cfg.StopGrace)
 	}
 	missing := n - len(f.all)
 	if missing <= 0 {
 		return nil
+	}
+	for i := 0; i < missing; i++ {
+		s.event(f, nil, "starting", reason)
 	}
 	type started struct {
 		in  *instance
@@ -452,6 +489,7 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 			f.started = f.started[len(f.started)-maxStartRecords:]
 		}
 		f.all = append(f.all, r.in)
+		s.event(f, r.in, "ready", reason)
 		if f.limit != nil {
 			f.limit.add(r.in)
 		}
@@ -496,7 +534,7 @@ func (s *Server) watch(f *function, in *instance) {
 		}
 	}
 	f.restarts++
-	reason := "exited"
+	reason := "exited unexpectedly"
 	if in.group != nil {
 		if u, err := in.group.Usage(); err == nil && u.OOMKills > 0 {
 			f.oomKills++
@@ -504,6 +542,7 @@ func (s *Server) watch(f *function, in *instance) {
 		}
 	}
 	f.publish()
+	s.event(f, in, "exited", reason)
 	removed := f.removed
 	f.mu.Unlock()
 	in.removeGroup()

@@ -1,0 +1,137 @@
+package observe
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// Timeline is what the platform did during a run: replica events, and per
+// function and instance, replicas and resource use every interval.
+type Timeline struct {
+	Start      time.Time               `json:"start"`
+	IntervalMs int64                   `json:"interval_ms"`
+	Samples    []TimelineSample        `json:"samples"`
+	Events     []platform.ReplicaEvent `json:"events"`
+	Warnings   []string                `json:"warnings,omitempty"`
+}
+
+// TimelineSample is one function at one moment.
+type TimelineSample struct {
+	// TMs is milliseconds since Start.
+	TMs       int64            `json:"t_ms"`
+	Function  string           `json:"function"`
+	Ready     int              `json:"ready"`
+	Desired   int              `json:"desired"`
+	CPUCores  float64          `json:"cpu_cores"` // all instances, since the previous sample
+	MemoryMiB float64          `json:"memory_mib"`
+	Instances []InstanceSample `json:"instances"`
+}
+
+// InstanceSample is one instance at one moment.
+type InstanceSample struct {
+	ID        string  `json:"id"`
+	CPUCores  float64 `json:"cpu_cores"`
+	MemoryMiB float64 `json:"memory_mib"`
+	Inflight  int64   `json:"inflight"`
+}
+
+// TimelineRecorder samples a platform in the background.
+type TimelineRecorder struct {
+	p         platform.Platform
+	functions []string
+	interval  time.Duration
+	tl        Timeline
+	mu        sync.Mutex
+	stop      chan struct{}
+	done      chan struct{}
+}
+
+// StartTimeline samples functions on p every interval until Stop.
+func StartTimeline(p platform.Platform, functions []string, interval time.Duration) *TimelineRecorder {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	r := &TimelineRecorder{p: p, functions: functions, interval: interval, stop: make(chan struct{}), done: make(chan struct{}),
+		tl: Timeline{Start: time.Now(), IntervalMs: interval.Milliseconds(), Samples: []TimelineSample{}, Events: []platform.ReplicaEvent{}}}
+	if _, ok := p.(platform.ResourceSampler); !ok {
+		r.tl.Warnings = append(r.tl.Warnings, fmt.Sprintf("platform %s reports no per-instance resource use", p.Name()))
+	}
+	if _, ok := p.(platform.ReplicaWatcher); !ok {
+		r.tl.Warnings = append(r.tl.Warnings, fmt.Sprintf("platform %s reports no replica events", p.Name()))
+	}
+	go r.loop()
+	return r
+}
+
+func (r *TimelineRecorder) loop() {
+	defer close(r.done)
+	t := time.NewTicker(r.interval)
+	defer t.Stop()
+	prev := map[string]int64{} // instance -> cumulative CPU ns at the previous sample
+	prevAt := r.tl.Start
+	desired := map[string]int{}
+	ctx := context.Background()
+	for {
+		select {
+		case <-r.stop:
+			return
+		case <-t.C:
+		}
+		rs, ok := r.p.(platform.ResourceSampler)
+		if !ok {
+			continue
+		}
+		for _, fn := range r.functions {
+			at, usage, err := rs.SampleResources(ctx, fn)
+			if err != nil {
+				continue // not deployed yet, or gone
+			}
+			s := TimelineSample{TMs: at.Sub(r.tl.Start).Milliseconds(), Function: fn, Ready: len(usage), Desired: desired[fn], Instances: []InstanceSample{}}
+			dt := at.Sub(prevAt).Seconds()
+			for _, u := range usage {
+				is := InstanceSample{ID: u.Instance, MemoryMiB: float64(u.MemoryBytes) / (1 << 20), Inflight: u.Inflight}
+				if last, ok := prev[u.Instance]; ok && dt > 0 {
+					is.CPUCores = float64(u.CPUNs-last) / 1e9 / dt
+				} else if dt > 0 {
+					is.CPUCores = float64(u.CPUNs) / 1e9 / dt // started since the previous sample
+				}
+				prev[u.Instance] = u.CPUNs
+				s.CPUCores += is.CPUCores
+				s.MemoryMiB += is.MemoryMiB
+				s.Instances = append(s.Instances, is)
+			}
+			if w, ok := r.p.(platform.ReplicaWatcher); ok {
+				r.mu.Lock()
+				since := r.tl.Start
+				if n := len(r.tl.Events); n > 0 {
+					since = r.tl.Events[n-1].At
+				}
+				r.mu.Unlock()
+				if evs, err := w.ReplicaEvents(ctx, fn, since); err == nil && len(evs) > 0 {
+					r.mu.Lock()
+					r.tl.Events = append(r.tl.Events, evs...)
+					r.mu.Unlock()
+					desired[fn] = evs[len(evs)-1].Desired
+					s.Desired = desired[fn]
+				}
+			}
+			r.mu.Lock()
+			r.tl.Samples = append(r.tl.Samples, s)
+			r.mu.Unlock()
+		}
+		prevAt = time.Now()
+	}
+}
+
+// Stop ends sampling and returns the timeline.
+func (r *TimelineRecorder) Stop() Timeline {
+	close(r.stop)
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.tl
+}

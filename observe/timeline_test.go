@@ -1,0 +1,61 @@
+package observe
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// meter is an in-test ResourceSampler and ReplicaWatcher: one instance that
+// burns CPU at exactly half a core of accounting, and one event.
+type meter struct {
+	platform.Platform
+	start time.Time
+	calls atomic.Int64
+}
+
+func (m *meter) Name() string { return "meter" }
+
+func (m *meter) SampleResources(ctx context.Context, name string) (time.Time, []platform.InstanceUsage, error) {
+	m.calls.Add(1)
+	now := time.Now()
+	return now, []platform.InstanceUsage{{Instance: "i1", CPUNs: int64(now.Sub(m.start)) / 2, MemoryBytes: 64 << 20}}, nil
+}
+
+func (m *meter) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
+	ev := platform.ReplicaEvent{At: m.start.Add(time.Millisecond), Function: name, Kind: "ready", Desired: 1, Ready: 1}
+	if ev.At.After(since) {
+		return []platform.ReplicaEvent{ev}, nil
+	}
+	return nil, nil
+}
+
+func TestTimelineComputesCoresAndKeepsEvents(t *testing.T) {
+	m := &meter{start: time.Now()}
+	r := StartTimeline(m, []string{"f"}, 50*time.Millisecond)
+	time.Sleep(400 * time.Millisecond)
+	tl := r.Stop()
+	if len(tl.Samples) < 4 || len(tl.Events) != 1 || len(tl.Warnings) != 0 {
+		t.Fatalf("samples %d events %d warnings %v", len(tl.Samples), len(tl.Events), tl.Warnings)
+	}
+	for _, s := range tl.Samples[1:] {
+		if s.CPUCores < 0.4 || s.CPUCores > 0.6 || s.MemoryMiB != 64 || s.Ready != 1 || s.Desired != 1 {
+			t.Fatalf("sample %+v: want 0.5 cores, 64 MiB, 1/1 replicas", s)
+		}
+	}
+}
+
+func TestTimelineWarnsWithoutCapabilities(t *testing.T) {
+	r := StartTimeline(namedBare{}, []string{"f"}, 10*time.Millisecond)
+	tl := r.Stop()
+	if len(tl.Warnings) != 2 {
+		t.Fatalf("warnings %v", tl.Warnings)
+	}
+}
+
+type namedBare struct{ platform.Platform }
+
+func (namedBare) Name() string { return "bare" }
