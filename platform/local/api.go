@@ -48,6 +48,8 @@ type DeployRequest struct {
 	// MemoryMB and CPUs limit each instance through cgroups (0: no limit).
 	MemoryMB int64   `json:"memory_mb,omitempty"`
 	CPUs     float64 `json:"cpus,omitempty"`
+	// Autoscale, when set, lets the platform choose the replica count.
+	Autoscale *Autoscale `json:"autoscale,omitempty"`
 }
 
 // Defaults of the queue and the invocation timeout: seed 003 set a 50K

@@ -180,16 +180,37 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 }
 
 // Settings the local platform reads from platform.Function.Settings.
-var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout"}
+var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout",
+	"autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
 
 // DeployRequestOf turns a platform-neutral function into the daemon's
 // request, checking the local settings; errors name the setting.
 func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 	req := DeployRequest{Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env,
 		Mode: fn.Mode, Workers: fn.Workers, Concurrency: fn.Concurrency, MemoryMB: fn.MemoryMB, CPUs: fn.CPUs}
+	as := &Autoscale{}
 	for k, v := range fn.Settings {
 		var err error
+		var d time.Duration
 		switch k {
+		case "autoscale":
+			as.Policy = v
+		case "min":
+			as.Min, err = strconv.Atoi(v)
+		case "max":
+			as.Max, err = strconv.Atoi(v)
+		case "target":
+			as.Target, err = strconv.ParseFloat(v, 64)
+		case "panic_threshold":
+			as.PanicThreshold, err = strconv.ParseFloat(v, 64)
+		case "max_scale_up_rate":
+			as.MaxScaleUpRate, err = strconv.ParseFloat(v, 64)
+		case "step_percent":
+			as.StepPercent, err = strconv.ParseFloat(v, 64)
+		case "stable_window", "panic_window", "scale_interval":
+			if d, err = time.ParseDuration(v); err == nil {
+				*map[string]*int64{"stable_window": &as.StableWindowMs, "panic_window": &as.PanicWindowMs, "scale_interval": &as.IntervalMs}[k] = d.Milliseconds()
+			}
 		case "routing":
 			req.Routing = v
 		case "rebalance":
@@ -209,6 +230,11 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 		if err != nil {
 			return req, fmt.Errorf("setting %s=%q: %v", k, v, err)
 		}
+	}
+	if as.Policy != "" {
+		req.Autoscale = as
+	} else if *as != (Autoscale{}) {
+		return req, fmt.Errorf("settings min, max, target, windows: set autoscale (concurrency, rps or cpu) too")
 	}
 	return req, nil
 }

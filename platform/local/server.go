@@ -109,6 +109,11 @@ type function struct {
 	coldMu      sync.Mutex // one cold start at a time; other requests wait for it
 	oomKills    int
 	warnings    []string
+	// inflight counts requests at the gateway, queued ones included;
+	// requests counts arrivals (the autoscaler samples both).
+	inflight atomic.Int64
+	requests atomic.Int64
+	scaler   *autoscaler
 }
 
 // maxStartRecords bounds the start history kept per function.
@@ -342,6 +347,9 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 		s.remove(req.Name)
 		return FunctionStatus{}, 500, err
 	}
+	if f.scaler != nil {
+		go f.scaler.run()
+	}
 	return f.status(), 200, nil
 }
 
@@ -393,6 +401,17 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	}
 	if req.MemoryMB > 0 && req.MemoryMB < 8 {
 		return nil, fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
+	}
+	if req.Autoscale != nil {
+		if err := req.Autoscale.validate(); err != nil {
+			return nil, err
+		}
+		if req.Autoscale.Policy == ScaleCPU && s.cg == nil {
+			return nil, fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
+		}
+		if req.Autoscale.Policy != ScaleNone {
+			f.scaler = newAutoscaler(s, f, *req.Autoscale)
+		}
 	}
 	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
 		f.warnings = append(f.warnings, fmt.Sprintf("limits not applied (memory_mb %d, cpus %v): %v", req.MemoryMB, req.CPUs, s.cgErr))
@@ -654,6 +673,9 @@ func (s *Server) remove(name string) bool {
 	s.mu.Unlock()
 	if !ok {
 		return false
+	}
+	if f.scaler != nil {
+		close(f.scaler.stop)
 	}
 	f.mu.Lock()
 	f.removed = true
