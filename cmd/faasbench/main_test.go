@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -301,5 +303,60 @@ func killDuringRun(t *testing.T, fn string, procs int) {
 			t.Fatalf("processes left 15 s after SIGKILL: %v", left)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// platform local up/deploy/status/down: the daemon outlives the command that
+// started it, serves external clients, and goes away with everything it
+// started.
+func TestPlatformLocalDaemon(t *testing.T) {
+	state := t.TempDir()
+	run := func(args ...string) []byte {
+		t.Helper()
+		cmd := exec.Command(binary, append(append([]string{"platform", "local"}, args...), "--state", state, "--output", "json")...)
+		cmd.Env = append(os.Environ(), "FAASBENCH_WORKLOADS="+workloadsDir(t))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		return out
+	}
+	var st struct {
+		Gateway string `json:"gateway"`
+		PID     int    `json:"pid"`
+		RunID   string `json:"run_id"`
+	}
+	if err := json.Unmarshal(run("up"), &st); err != nil || st.PID == 0 {
+		t.Fatalf("up: %v %+v", err, st)
+	}
+	defer reaper.Reap(st.RunID, time.Second)
+	if err := exec.Command(binary, "platform", "local", "up", "--state", state).Run(); err == nil {
+		t.Error("a second up was accepted")
+	}
+	run("deploy", "hello", "--lang", "go", "--replicas", "2")
+	resp, err := http.Get(st.Gateway + "/function/hello-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "pong" {
+		t.Fatalf("external call: %q", body)
+	}
+	var fns []struct {
+		Name  string `json:"name"`
+		Ready int    `json:"ready"`
+	}
+	if err := json.Unmarshal(run("status"), &fns); err != nil || len(fns) != 1 || fns[0].Ready != 2 {
+		t.Fatalf("status: %v %+v", err, fns)
+	}
+	run("scale", "hello-go", "1")
+	run("down")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(reaper.Find(st.RunID)) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("left after down: %v", reaper.Find(st.RunID))
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

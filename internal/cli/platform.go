@@ -44,6 +44,7 @@ func (a *app) platformCmd() *cobra.Command {
 			return local.ServeMain(ctx, args, a.env.Stdin, a.env.Stderr)
 		},
 	})
+	a.localCmds(localCmd)
 	cmd.AddCommand(localCmd)
 	return cmd
 }

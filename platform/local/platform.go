@@ -40,6 +40,9 @@ type StartConfig struct {
 	WorkDir   string
 	CPUs      []int
 	Listen    string
+	// Detached starts a daemon that outlives faasbench (platform local up):
+	// its own session, no parent-death signal, no stdin watch.
+	Detached bool
 }
 
 // Platform is a running local platform daemon.
@@ -52,6 +55,7 @@ type Platform struct {
 	runID  string
 	cpus   []int
 	wdir   string
+	pid    int // of a connected daemon (cmd is nil then)
 }
 
 var _ platform.Platform = (*Platform)(nil)
@@ -98,15 +102,20 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	cmd.Env = append(os.Environ(), reaper.Marker(cfg.RunID))
 	cmd.ExtraFiles = []*os.File{wr}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	parent, err := cmd.StdinPipe()
-	if err != nil {
-		wr.Close()
-		return nil, fmt.Errorf("local: %w", err)
+	var parent io.WriteCloser = nopCloser{}
+	if cfg.Detached {
+		cmd.Args = append(cmd.Args, "--watch-stdin=false")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	} else {
+		if parent, err = cmd.StdinPipe(); err != nil {
+			wr.Close()
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		// Own process group: a Ctrl-C at the terminal reaches faasbench, which
+		// then tears the platform down in order. Pdeathsig and the stdin pipe
+		// both end the daemon if faasbench itself dies.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	}
-	// Own process group: a Ctrl-C at the terminal reaches faasbench, which
-	// then tears the platform down in order. Pdeathsig and the stdin pipe
-	// both end the daemon if faasbench itself dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
 	if err := cmd.Start(); err != nil {
 		wr.Close()
 		return nil, fmt.Errorf("local: start daemon: %w", err)
@@ -135,6 +144,30 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	return p, nil
 }
 
+type nopCloser struct{}
+
+func (nopCloser) Write(b []byte) (int, error) { return len(b), nil }
+func (nopCloser) Close() error                { return nil }
+
+// State is what platform local up leaves behind for the other commands.
+type State struct {
+	Gateway string `json:"gateway"`
+	PID     int    `json:"pid"`
+	RunID   string `json:"run_id"`
+	WorkDir string `json:"work_dir"`
+}
+
+// State returns the daemon's state (for platform local up).
+func (p *Platform) State() State {
+	return State{Gateway: p.base, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
+}
+
+// Connect returns a client of a daemon started earlier (not owned: Close
+// shuts it down through its API).
+func Connect(st State) *Platform {
+	return &Platform{base: st.Gateway, runID: st.RunID, wdir: st.WorkDir, pid: st.PID, hc: &http.Client{Timeout: 5 * time.Minute}}
+}
+
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
 
@@ -142,7 +175,12 @@ func (p *Platform) Name() string { return Name }
 func (p *Platform) Gateway() string { return p.base }
 
 // PID is the daemon's process id.
-func (p *Platform) PID() int { return p.cmd.Process.Pid }
+func (p *Platform) PID() int {
+	if p.cmd == nil {
+		return p.pid
+	}
+	return p.cmd.Process.Pid
+}
 
 func (p *Platform) call(ctx context.Context, method, path string, in, out any) error {
 	var body io.Reader
@@ -369,6 +407,9 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 // Close stops the daemon (which stops its instances), waits for it, and
 // kills anything still carrying the run's marker.
 func (p *Platform) Close(ctx context.Context) error {
+	if p.cmd == nil {
+		return p.shutdownConnected(ctx)
+	}
 	_ = p.parent.Close() // EOF on the daemon's stdin: it shuts down in order
 	select {
 	case <-p.exited:
@@ -387,4 +428,21 @@ func (p *Platform) Close(ctx context.Context) error {
 func (p *Platform) kill() {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.exited
+}
+
+// shutdownConnected stops a daemon this process did not start.
+func (p *Platform) shutdownConnected(ctx context.Context) error {
+	_ = p.call(ctx, http.MethodPost, "/system/shutdown", nil, nil)
+	deadline := time.Now().Add(15 * time.Second)
+	for syscall.Kill(p.pid, 0) == nil && time.Now().Before(deadline) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid)); err == nil && strings.Contains(string(b), ") Z ") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
+		return fmt.Errorf("local: down: %w", err)
+	}
+	return nil
 }
