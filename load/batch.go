@@ -69,14 +69,9 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	}
 	start := time.Now()
 	n := min(b.MaxInFlight, len(b.Items))
-	ws := make([]*worker, n)
-	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, 10*time.Second, b.Records)
-		if err != nil {
-			return nil, BatchFigures{}, err
-		}
-		w.rec.Closed = true
-		ws[i] = w
+	ws, err := newWorkers(ctx, cl, &t, start, 10*time.Second, b.Records, n, true)
+	if err != nil {
+		return nil, BatchFigures{}, err
 	}
 	var next atomic.Int64
 	var ok, failed, sent, retries, bytes atomic.Int64

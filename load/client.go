@@ -170,14 +170,8 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	}
 	resp, err := w.c.tr.RoundTrip(req)
 	if err != nil {
-		if w.ctx.Err() != nil {
-			w.aborted++
-			return 0, false
-		}
 		s.Done = time.Since(w.start)
-		s.Class = ClassOfError(err)
-		w.rec.Record(&s)
-		return s.Class, true
+		return w.failed(&s, err)
 	}
 	s.FirstByte = time.Since(w.start)
 	s.Status = resp.StatusCode
@@ -192,13 +186,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	s.Done = time.Since(w.start)
 	s.BytesIn = n
 	if err != nil {
-		if w.ctx.Err() != nil {
-			w.aborted++
-			return 0, false
-		}
-		s.Class = ClassOfError(err)
-		w.rec.Record(&s)
-		return s.Class, true
+		return w.failed(&s, err)
 	}
 	s.Class = ClassOfStatus(resp.StatusCode)
 	h := resp.Header
@@ -245,13 +233,7 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	s.Done = time.Since(w.start)
 	s.BytesIn = n
 	if err != nil {
-		if w.ctx.Err() != nil {
-			w.aborted++
-			return 0, false
-		}
-		s.Class = ClassOfError(err)
-		w.rec.Record(s)
-		return s.Class, true
+		return w.failed(s, err)
 	}
 	r := &f.resp
 	s.Status = r.status
@@ -279,4 +261,31 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	}
 	w.rec.Record(s)
 	return s.Class, true
+}
+
+// failed records a request that ended in a transport error, unless the run
+// was interrupted (then it is counted as aborted, no outcome of the server).
+func (w *worker) failed(s *Sample, err error) (Class, bool) {
+	if w.ctx.Err() != nil {
+		w.aborted++
+		return 0, false
+	}
+	s.Class = ClassOfError(err)
+	w.rec.Record(s)
+	return s.Class, true
+}
+
+// newWorkers makes n workers for one run; closed marks recorders whose
+// requests are sent when intended (closed loop, batch).
+func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink, n int, closed bool) ([]*worker, error) {
+	ws := make([]*worker, n)
+	for i := range ws {
+		w, err := newWorker(ctx, cl, t, start, expected, records)
+		if err != nil {
+			return nil, err
+		}
+		w.rec.Closed = closed
+		ws[i] = w
+	}
+	return ws, nil
 }

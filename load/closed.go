@@ -46,14 +46,9 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 	if expected == 0 {
 		expected = 10 * time.Second
 	}
-	ws := make([]*worker, c.Concurrency)
-	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, expected, c.Records)
-		if err != nil {
-			return nil, err
-		}
-		w.rec.Closed = true
-		ws[i] = w
+	ws, err := newWorkers(ctx, cl, &t, start, expected, c.Records, c.Concurrency, true)
+	if err != nil {
+		return nil, err
 	}
 	var issued atomic.Int64
 	var wg sync.WaitGroup

@@ -56,13 +56,9 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		n = DefaultMaxInFlight
 	}
 	start := time.Now()
-	ws := make([]*worker, n)
-	for i := range ws {
-		w, err := newWorker(ctx, cl, &t, start, o.Expected, o.Records)
-		if err != nil {
-			return nil, err
-		}
-		ws[i] = w
+	ws, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, n, false)
+	if err != nil {
+		return nil, err
 	}
 	// Unbuffered: a ticket is handed over only when a worker is free, so at
 	// most n requests are in flight and a ticket that waits shows as lag.

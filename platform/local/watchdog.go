@@ -33,33 +33,24 @@ const (
 // RunRole runs the role RoleEnv names, if any; main calls it first. It
 // returns false when no role is set (the caller goes on as usual).
 func RunRole() (bool, int) {
-	switch os.Getenv(RoleEnv) {
-	case "":
+	role := os.Getenv(RoleEnv)
+	if role == "" {
 		return false, 0
-	case RoleExec:
-		args := os.Args[1:]
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if err := joinAndExec(args); err != nil {
-			fmt.Fprintln(os.Stderr, "exec:", err)
-			return true, 1
-		}
-		return true, 0 // not reached: exec replaced the process
-	case RoleWatchdog:
-		args := os.Args[1:]
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		if err := Watchdog(args); err != nil {
-			fmt.Fprintln(os.Stderr, "watchdog:", err)
-			return true, 1
-		}
-		return true, 0
-	default:
-		fmt.Fprintf(os.Stderr, "%s=%q: unknown role\n", RoleEnv, os.Getenv(RoleEnv))
+	}
+	run, ok := map[string]func([]string) error{RoleExec: joinAndExec, RoleWatchdog: Watchdog}[role]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "%s=%q: unknown role\n", RoleEnv, role)
 		return true, 2
 	}
+	args := os.Args[1:]
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if err := run(args); err != nil { // joinAndExec returns only on error
+		fmt.Fprintf(os.Stderr, "%s: %v\n", role, err)
+		return true, 1
+	}
+	return true, 0
 }
 
 // Watchdog is fork mode, the classic OpenFaaS watchdog: an HTTP server that
