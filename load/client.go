@@ -279,12 +279,14 @@ func (w *worker) failed(s *Sample, err error) (Class, bool) {
 // requests are sent when intended (closed loop, batch).
 func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink, n int, closed bool) ([]*worker, error) {
 	ws := make([]*worker, n)
+	store := &windowStore{}
 	for i := range ws {
 		w, err := newWorker(ctx, cl, t, start, expected, records)
 		if err != nil {
 			return nil, err
 		}
 		w.rec.Closed = closed
+		w.rec.store = store
 		ws[i] = w
 	}
 	return ws, nil

@@ -61,6 +61,11 @@ type Recorder struct {
 	expected   int
 	// records, when set, receives every sample (per-request records).
 	records *recordBuffer
+	// Windows[0] is second winBase of the run; older windows were handed to
+	// store. late holds samples for seconds already handed over (rare).
+	winBase int
+	store   *windowStore
+	late    map[int]*Window
 }
 
 // NewRecorder returns an empty recorder; expected sizes the window slice's
@@ -82,14 +87,40 @@ func orNew(h **hist.Histogram) *hist.Histogram {
 }
 
 func (r *Recorder) window(off time.Duration) *Window {
-	i := windowIndex(off)
-	if r.Windows == nil {
-		r.Windows = make([]Window, 0, max(r.expected, i+1))
+	return r.windowAt(windowIndex(off))
+}
+
+// windowAt returns the window of second i of the run.
+func (r *Recorder) windowAt(i int) *Window {
+	if i < r.winBase {
+		if r.late == nil {
+			r.late = map[int]*Window{}
+		}
+		w, ok := r.late[i]
+		if !ok {
+			w = &Window{}
+			r.late[i] = w
+		}
+		return w
 	}
-	for i >= len(r.Windows) {
+	j := i - r.winBase
+	if r.Windows == nil {
+		r.Windows = make([]Window, 0, min(max(r.expected, j+1), windowRetain+1))
+	}
+	if r.store != nil && j >= windowRetain {
+		// Hand the oldest seconds over, keeping windowRetain-windowFlush.
+		k := min(j-windowRetain+windowFlush, len(r.Windows))
+		r.store.add(r.winBase, r.Windows[:k])
+		n := copy(r.Windows, r.Windows[k:])
+		clear(r.Windows[n:])
+		r.Windows = r.Windows[:n]
+		r.winBase += k
+		j = i - r.winBase
+	}
+	for j >= len(r.Windows) {
 		r.Windows = append(r.Windows, Window{})
 	}
-	return &r.Windows[i]
+	return &r.Windows[j]
 }
 
 // Record adds one sample.
@@ -181,11 +212,11 @@ func (r *Recorder) Merge(o *Recorder) error {
 	for k, v := range o.Instances {
 		r.Instances[k] += v
 	}
-	for len(r.Windows) < len(o.Windows) {
-		r.Windows = append(r.Windows, Window{})
-	}
 	for i := range o.Windows {
-		r.Windows[i].merge(&o.Windows[i])
+		r.windowAt(o.winBase + i).merge(&o.Windows[i])
+	}
+	for i, w := range o.late {
+		r.windowAt(i).merge(w)
 	}
 	if o.FirstSent >= 0 && (r.FirstSent < 0 || o.FirstSent < r.FirstSent) {
 		r.FirstSent = o.FirstSent

@@ -43,6 +43,14 @@ func (r *Result) Throughput() float64 {
 func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, error) {
 	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
 	res.Closed = len(ws) > 0 && ws[0].rec.Closed
+	if len(ws) > 0 && ws[0].rec.store != nil {
+		// The windows the workers handed over during the run (the store is
+		// no longer written: the workers have stopped).
+		st := ws[0].rec.store
+		for i := range st.w {
+			res.windowAt(i).merge(&st.w[i])
+		}
+	}
 	for i, w := range ws {
 		if w.rec.records != nil {
 			w.rec.records.flush()

@@ -2,6 +2,7 @@ package load
 
 import (
 	"math"
+	"sync"
 	"time"
 )
 
@@ -99,4 +100,32 @@ func windowIndex(off time.Duration) int {
 		return 0
 	}
 	return int(off / time.Second)
+}
+
+// Per-worker window retention: a worker keeps windowRetain seconds of
+// windows (longer than the default client timeout, so a reply almost never
+// lands in a window already handed over) and hands the oldest windowFlush
+// seconds at a time to the run's store. Memory per worker is then bounded
+// (~60 KB) whatever the run's length; the store grows by one window a second.
+const (
+	windowRetain = 96
+	windowFlush  = 32
+)
+
+// windowStore holds the windows the workers of one run have handed over. Its
+// lock is taken once per windowFlush seconds per worker, never per request.
+type windowStore struct {
+	mu sync.Mutex
+	w  []Window
+}
+
+func (st *windowStore) add(base int, ws []Window) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for len(st.w) < base+len(ws) {
+		st.w = append(st.w, Window{})
+	}
+	for i := range ws {
+		st.w[base+i].merge(&ws[i])
+	}
 }
