@@ -93,11 +93,22 @@ func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 	for _, g := range gen {
 		byS[g.Second] = g
 	}
+	var sentSoFar, doneSoFar int64
 	for i := 0; i <= last; i++ {
 		w := &res.Windows[i]
 		done := w.Completed()
+		sentSoFar += w.Sent
+		doneSoFar += done
 		rw := results.Window{Second: i, Sent: w.Sent, Completed: done, Succeeded: w.Counts[load.ClassOK], Failed: done - w.Counts[load.ClassOK],
-			GeneratorCPU: byS[i].CPU, Steal: byS[i].Steal}
+			InFlight: max(sentSoFar-doneSoFar, 0), Errors: map[string]int64{}, GeneratorCPU: byS[i].CPU, Steal: byS[i].Steal}
+		if i < len(res.OfferedWindows) {
+			rw.Offered = res.OfferedWindows[i]
+		}
+		for c := load.Class(1); c < load.NumClasses; c++ {
+			if w.Counts[c] > 0 {
+				rw.Errors[c.String()] = w.Counts[c]
+			}
+		}
 		if done >= stats.MinSamples(0.5) {
 			v := float64(w.QuantileNs(0.5)) / 1e6
 			rw.P50Ms = &v

@@ -77,13 +77,14 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			}
 		}(w)
 	}
-	scheduled, last := o.pace(ctx, start, tickets)
+	scheduled, last, offered := o.pace(ctx, start, tickets)
 	close(tickets)
 	wg.Wait()
 	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
 	if err != nil {
 		return nil, err
 	}
+	res.OfferedWindows = offered
 	if scheduled > 0 {
 		// The span of n arrivals is n mean gaps: (last - first) × n/(n-1).
 		span := last
@@ -99,24 +100,30 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 }
 
 // pace hands out tickets at their intended times; it returns how many the
-// schedule had (up to an interrupt) and the offset of the last one.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration) {
+// schedule had (up to an interrupt), the offset of the last one, and how
+// many it offered in each second.
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration, offered []int64) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
 	for i := int64(0); ; i++ {
 		off, ok := o.Schedule.Offset(i)
 		if !ok {
-			return i, last
+			return i, last, offered
 		}
 		if !pc.wait(ctx, off) {
-			return i, last
+			return i, last, offered
 		}
 		select {
 		case tickets <- ticket{off: off}:
 			last = off
+			w := windowIndex(off)
+			for len(offered) <= w {
+				offered = append(offered, 0)
+			}
+			offered[w]++
 		case <-done:
-			return i, last
+			return i, last, offered
 		}
 	}
 }

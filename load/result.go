@@ -26,6 +26,9 @@ type Result struct {
 	// ScheduleSpan runs from the first to the last intended send plus one
 	// mean gap (open loop only).
 	ScheduleSpan time.Duration
+	// OfferedWindows counts the requests the schedule offered in each second
+	// (open loop only).
+	OfferedWindows []int64
 }
 
 // Succeeded is the number of requests in class ok.

@@ -72,13 +72,20 @@ type Requests struct {
 
 // Window is one second of a cell.
 type Window struct {
-	Second    int      `json:"second"`
+	Second int `json:"second"`
+	// Offered is what the open-loop schedule asked for in this second (0 in
+	// a closed loop); Sent what was sent; InFlight what was in flight at the
+	// second's end (sent so far minus completed so far).
+	Offered   int64    `json:"offered"`
 	Sent      int64    `json:"sent"`
+	InFlight  int64    `json:"in_flight"`
 	Completed int64    `json:"completed"`
 	Succeeded int64    `json:"succeeded"`
 	Failed    int64    `json:"failed"`
 	P50Ms     *float64 `json:"p50_ms"`
 	P99Ms     *float64 `json:"p99_ms"`
+	// Errors counts failed requests by class.
+	Errors map[string]int64 `json:"errors"`
 	// GeneratorCPU is the load generator's CPU use in cores; Steal the share
 	// of the machine's CPU time the hypervisor took.
 	GeneratorCPU float64 `json:"generator_cpu"`

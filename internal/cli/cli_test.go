@@ -66,6 +66,14 @@ func TestLoadOpenLoopAndDryRun(t *testing.T) {
 	if c.Model != "open" || c.Requests.Total != 200 || c.OfferedRPS < 499 || c.OfferedRPS > 501 || c.GeneratorLagMs.Count != 200 {
 		t.Fatalf("open loop: model %s total %d offered %v lag n %d", c.Model, c.Requests.Total, c.OfferedRPS, c.GeneratorLagMs.Count)
 	}
+	var offered, sent int64
+	for _, w := range c.Windows {
+		offered += w.Offered
+		sent += w.Sent
+	}
+	if offered != 200 || sent != 200 || c.Windows[len(c.Windows)-1].InFlight != 0 {
+		t.Fatalf("windows: offered %d sent %d, last in flight %d", offered, sent, c.Windows[len(c.Windows)-1].InFlight)
+	}
 	path := t.TempDir() + "/sched.csv"
 	code, _, errs = runCLI(t, "load", s.URL, "--schedule", "poisson:100", "-d", "2s", "--seed", "7", "--dry-run", path)
 	if code != 0 || !strings.Contains(errs, "scheduled requests") {
