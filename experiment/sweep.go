@@ -121,8 +121,22 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 	}
 	cl := load.NewClient(opts)
 	defer cl.Close()
+	run := func(d time.Duration, n int64, records *load.RecordSink) (*load.Result, error) {
+		if sp.Load.Model != "open" {
+			return load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records}.Run(ctx, cl, target)
+		}
+		ss, err := load.ParseScheduleSpec(fmt.Sprintf("%s:%g", sp.Load.Schedule, pc.Rate))
+		if err != nil {
+			return nil, err
+		}
+		sched, err := ss.Build(uint64(sp.Seed)+uint64(pc.Index), d, n)
+		if err != nil {
+			return nil, err
+		}
+		return load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records}.Run(ctx, cl, target)
+	}
 	if wu := sp.Load.Warmup.D(); wu > 0 {
-		if _, err := (load.Closed{Concurrency: pc.Concurrency, Duration: wu}).Run(ctx, cl, target); err != nil {
+		if _, err := run(wu, 0, nil); err != nil {
 			return nil, fmt.Errorf("warm-up: %w", err)
 		}
 		if ctx.Err() != nil {
@@ -130,7 +144,7 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		}
 	}
 	mon := load.StartMonitor(time.Now(), time.Second)
-	res, err := load.Closed{Concurrency: pc.Concurrency, Duration: sp.Load.Duration.D(), Requests: sp.Load.Requests, Records: sink}.Run(ctx, cl, target)
+	res, err := run(sp.Load.Duration.D(), sp.Load.Requests, sink)
 	gen := mon.Stop()
 	if err != nil {
 		return nil, err

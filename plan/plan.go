@@ -22,7 +22,10 @@ type Cell struct {
 	Language    string `json:"language"`
 	Replicas    int    `json:"replicas"`
 	Concurrency int    `json:"concurrency"`
-	Repetition  int    `json:"repetition"` // 1-based
+	// Rate is the open loop's requests per second (0 in a closed loop, whose
+	// Concurrency is the worker count; an open loop's is its in-flight bound).
+	Rate       float64 `json:"rate,omitempty"`
+	Repetition int     `json:"repetition"` // 1-based
 }
 
 // Expand returns the cells of s in run order. Repetitions are interleaved:
@@ -35,10 +38,21 @@ func Expand(s spec.Spec) []Cell {
 	for r := 1; r <= s.Repetitions; r++ {
 		var rep []Cell
 		for _, f := range s.Functions {
-			for _, c := range s.Load.Concurrency {
-				key := fmt.Sprintf("%s/c=%d", f.Name, c)
-				rep = append(rep, Cell{ID: fmt.Sprintf("%s/r=%d", key, r), Key: key, Function: f.Name,
-					Workload: f.Workload, Language: f.Language, Replicas: f.Replicas, Concurrency: c, Repetition: r})
+			base := Cell{Function: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas, Repetition: r}
+			if s.Load.Model == "open" {
+				for _, rate := range s.Load.Rate {
+					c := base
+					c.Key, c.Rate, c.Concurrency = fmt.Sprintf("%s/rate=%g", f.Name, rate), rate, s.Load.MaxInFlight
+					c.ID = fmt.Sprintf("%s/r=%d", c.Key, r)
+					rep = append(rep, c)
+				}
+				continue
+			}
+			for _, conc := range s.Load.Concurrency {
+				c := base
+				c.Key, c.Concurrency = fmt.Sprintf("%s/c=%d", f.Name, conc), conc
+				c.ID = fmt.Sprintf("%s/r=%d", c.Key, r)
+				rep = append(rep, c)
 			}
 		}
 		if s.Order == "shuffled" {

@@ -51,3 +51,12 @@ func TestExpandShuffledIsSeededAndKeepsRepetitionsApart(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandOpenModelByRate(t *testing.T) {
+	s := testSpec("interleaved", 0)
+	s.Load = spec.LoadSpec{Model: "open", Rate: []float64{100, 250.5}, MaxInFlight: 64}
+	cells := Expand(s)
+	if len(cells) != 2*2*3 || cells[1].ID != "a/rate=250.5/r=1" || cells[1].Rate != 250.5 || cells[1].Concurrency != 64 {
+		t.Fatalf("%d cells, second %+v", len(cells), cells[1])
+	}
+}

@@ -56,9 +56,16 @@ type FunctionSpec struct {
 
 // LoadSpec is the load each cell drives.
 type LoadSpec struct {
-	// Model: closed (concurrency workers, each waits for its reply).
-	Model       string   `yaml:"model" json:"model"`
-	Concurrency []int    `yaml:"concurrency" json:"concurrency"`
+	// Model: closed (concurrency workers, each waits for its reply) or
+	// open (requests at the times a schedule gives, one cell per rate).
+	Model       string    `yaml:"model" json:"model"`
+	Concurrency []int     `yaml:"concurrency" json:"concurrency,omitempty"`
+	Rate        []float64 `yaml:"rate" json:"rate,omitempty"`
+	// Schedule is the open loop's arrival process: constant (default) or
+	// poisson, at each rate.
+	Schedule string `yaml:"schedule" json:"schedule,omitempty"`
+	// MaxInFlight bounds an open loop's requests in flight (default 1024).
+	MaxInFlight int      `yaml:"max_in_flight" json:"max_in_flight,omitempty"`
 	Duration    Duration `yaml:"duration" json:"duration"`
 	Requests    int64    `yaml:"requests" json:"requests,omitempty"`
 	Warmup      Duration `yaml:"warmup" json:"warmup"`
@@ -129,6 +136,14 @@ func (s *Spec) ApplyDefaults() {
 	}
 	if s.Load.Model == "" {
 		s.Load.Model = "closed"
+	}
+	if s.Load.Model == "open" {
+		if s.Load.Schedule == "" {
+			s.Load.Schedule = "constant"
+		}
+		if s.Load.MaxInFlight == 0 {
+			s.Load.MaxInFlight = 1024
+		}
 	}
 	if s.Load.Duration == 0 && s.Load.Requests == 0 {
 		s.Load.Duration = DefaultDuration

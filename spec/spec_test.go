@@ -81,6 +81,34 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 	}
 }
 
+func TestOpenModel(t *testing.T) {
+	y := strings.Replace(good, "  concurrency: [1, 8, 32]\n", "  model: open\n  rate: [100, 250.5]\n  schedule: poisson\n", 1)
+	p, err := Parse("q.yaml", []byte(y))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(known); err != nil {
+		t.Fatal(err)
+	}
+	if p.Spec.Load.MaxInFlight != 1024 || p.Spec.Load.Rate[1] != 250.5 {
+		t.Fatalf("load %+v", p.Spec.Load)
+	}
+	for bad, want := range map[string]string{
+		strings.Replace(y, "rate: [100, 250.5]", "rate: [0]", 1):              "load.rate[0]: 0: want a rate",
+		strings.Replace(y, "schedule: poisson", "schedule: bursty", 1):        "load.schedule",
+		strings.Replace(y, "  rate: [100, 250.5]\n", "", 1):                   "load.rate: required for the open model",
+		strings.Replace(good, "duration: 3s", "duration: 3s\n  rate: [5]", 1): "load.rate: applies to the open model",
+	} {
+		p, err := Parse("q.yaml", []byte(bad))
+		if err == nil {
+			err = p.Validate(known)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}
+
 func TestAllProblemsReportedAtOnce(t *testing.T) {
 	y := strings.Replace(strings.Replace(good, "[1, 8, 32]", "[0]", 1), "repetitions", "", 1) + "repetitions: -2\n"
 	p, err := Parse("q.yaml", []byte(y))

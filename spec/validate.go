@@ -75,11 +75,34 @@ func (p *Parsed) Validate(k Known) error {
 		names[f.Name] = i
 	}
 	l := &s.Load
-	if l.Model != "closed" {
-		add("load.model", "unknown model %q (closed; open and batch come with the load engine)", l.Model)
-	}
-	if len(l.Concurrency) == 0 {
-		add("load.concurrency", "required: a list such as [1, 8, 32]")
+	switch l.Model {
+	case "closed":
+		if len(l.Concurrency) == 0 {
+			add("load.concurrency", "required for the closed model: a list such as [1, 8, 32]")
+		}
+		if len(l.Rate) > 0 {
+			add("load.rate", "applies to the open model (load.model: open)")
+		}
+	case "open":
+		if len(l.Rate) == 0 {
+			add("load.rate", "required for the open model: requests per second, a list such as [100, 500]")
+		}
+		if len(l.Concurrency) > 0 {
+			add("load.concurrency", "applies to the closed model; the open model bounds in-flight requests with load.max_in_flight")
+		}
+		if l.Schedule != "constant" && l.Schedule != "poisson" {
+			add("load.schedule", "%q: want constant or poisson", l.Schedule)
+		}
+		if l.MaxInFlight < 1 || l.MaxInFlight > 100000 {
+			add("load.max_in_flight", "%d: want 1..100000", l.MaxInFlight)
+		}
+		for i, r := range l.Rate {
+			if !(r > 0 && r <= 1e7) {
+				add(fmt.Sprintf("load.rate[%d]", i), "%v: want a rate in (0, 1e7] requests per second", r)
+			}
+		}
+	default:
+		add("load.model", "unknown model %q (closed or open)", l.Model)
 	}
 	for i, c := range l.Concurrency {
 		if c < 1 || c > MaxConcurrency {

@@ -360,3 +360,42 @@ func TestPlatformLocalDaemon(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestRunOpenModelSpec(t *testing.T) {
+	res := t.TempDir()
+	spec := `version: 1
+name: e2e
+platform: {name: local}
+functions:
+  - {workload: hello, language: go}
+load:
+  model: open
+  schedule: poisson
+  rate: [300]
+  duration: 1s
+  warmup: 200ms
+  records: true
+`
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t), "--output", "json")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if err := results.ValidateSummary(out); err != nil {
+		t.Fatal(err)
+	}
+	var s results.Summary
+	json.Unmarshal(out, &s)
+	c := s.Cells[0]
+	if c.Model != "open" || c.Rate != 300 || c.Key != "hello-go/rate=300" || c.GeneratorLagMs.Count == 0 {
+		t.Fatalf("cell %+v", c.Cell)
+	}
+	// Poisson at 300/s for 1 s: about 300 requests (sd 17).
+	if c.Requests.Total < 220 || c.Requests.Total > 380 || c.OfferedRPS < 200 || c.OfferedRPS > 400 {
+		t.Fatalf("requests %d offered %v", c.Requests.Total, c.OfferedRPS)
+	}
+	recs, _ := filepath.Glob(filepath.Join(runDirOf(t, res), "records", "*.parquet"))
+	if len(recs) != 1 {
+		t.Fatalf("records files %v", recs)
+	}
+}
