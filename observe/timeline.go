@@ -28,6 +28,7 @@ type TimelineSample struct {
 	Desired   int              `json:"desired"`
 	CPUCores  float64          `json:"cpu_cores"` // all instances, since the previous sample
 	MemoryMiB float64          `json:"memory_mib"`
+	Queued    int64            `json:"queued"` // requests waiting for a free instance
 	Instances []InstanceSample `json:"instances"`
 }
 
@@ -86,11 +87,13 @@ func (r *TimelineRecorder) loop() {
 			continue
 		}
 		for _, fn := range r.functions {
-			at, usage, err := rs.SampleResources(ctx, fn)
+			fu, err := rs.SampleResources(ctx, fn)
 			if err != nil {
 				continue // not deployed yet, or gone
 			}
-			s := TimelineSample{TMs: at.Sub(r.tl.Start).Milliseconds(), Function: fn, Ready: len(usage), Desired: desired[fn], Instances: []InstanceSample{}}
+			at, usage := fu.At, fu.Instances
+			s := TimelineSample{TMs: at.Sub(r.tl.Start).Milliseconds(), Function: fn, Ready: len(usage), Desired: desired[fn],
+				Queued: fu.Queued, Instances: []InstanceSample{}}
 			dt := at.Sub(prevAt).Seconds()
 			for _, u := range usage {
 				is := InstanceSample{ID: u.Instance, MemoryMiB: float64(u.MemoryBytes) / (1 << 20), Inflight: u.Inflight}

@@ -19,10 +19,11 @@ type meter struct {
 
 func (m *meter) Name() string { return "meter" }
 
-func (m *meter) SampleResources(ctx context.Context, name string) (time.Time, []platform.InstanceUsage, error) {
+func (m *meter) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
 	m.calls.Add(1)
 	now := time.Now()
-	return now, []platform.InstanceUsage{{Instance: "i1", CPUNs: int64(now.Sub(m.start)) / 2, MemoryBytes: 64 << 20}}, nil
+	return platform.FunctionUsage{At: now, Queued: 3,
+		Instances: []platform.InstanceUsage{{Instance: "i1", CPUNs: int64(now.Sub(m.start)) / 2, MemoryBytes: 64 << 20}}}, nil
 }
 
 func (m *meter) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
@@ -42,8 +43,8 @@ func TestTimelineComputesCoresAndKeepsEvents(t *testing.T) {
 		t.Fatalf("samples %d events %d warnings %v", len(tl.Samples), len(tl.Events), tl.Warnings)
 	}
 	for _, s := range tl.Samples[1:] {
-		if s.CPUCores < 0.4 || s.CPUCores > 0.6 || s.MemoryMiB != 64 || s.Ready != 1 || s.Desired != 1 {
-			t.Fatalf("sample %+v: want 0.5 cores, 64 MiB, 1/1 replicas", s)
+		if s.CPUCores < 0.4 || s.CPUCores > 0.6 || s.MemoryMiB != 64 || s.Ready != 1 || s.Desired != 1 || s.Queued != 3 {
+			t.Fatalf("sample %+v: want 0.5 cores, 64 MiB, 1/1 replicas, 3 queued", s)
 		}
 	}
 }

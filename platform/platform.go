@@ -86,9 +86,17 @@ type InstanceUsage struct {
 	Inflight    int64  `json:"inflight"`
 }
 
+// FunctionUsage is a function's instances and queue at a moment.
+type FunctionUsage struct {
+	At        time.Time       `json:"at"`
+	Instances []InstanceUsage `json:"instances"`
+	// Queued is the number of requests waiting for a free instance.
+	Queued int64 `json:"queued"`
+}
+
 // ResourceSampler is an optional capability: per-instance usage now.
 type ResourceSampler interface {
-	SampleResources(ctx context.Context, name string) (time.Time, []InstanceUsage, error)
+	SampleResources(ctx context.Context, name string) (FunctionUsage, error)
 }
 
 // DirectCaller is an optional capability: the address of each instance,

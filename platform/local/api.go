@@ -79,7 +79,9 @@ type FunctionStatus struct {
 	Ready    int           `json:"ready"`
 	Restarts int           `json:"restarts"`
 	// OOMKills counts instances killed for exceeding their memory limit.
-	OOMKills  int              `json:"oom_kills"`
+	OOMKills int `json:"oom_kills"`
+	// Queued is the number of requests waiting for a free instance slot.
+	Queued    int64            `json:"queued"`
 	Instances []InstanceStatus `json:"instances"`
 	// Warnings say what the platform could not do as asked (e.g. limits
 	// without usable cgroups).

@@ -68,9 +68,24 @@ func TestConcurrencyLimitQueueAndTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	url, _ := p.Endpoint(ctx, "q")
+	// While the requests wait, the queue depth is visible to the observer.
+	sawQueue := make(chan int64, 1)
+	go func() {
+		var peak int64
+		for i := 0; i < 20; i++ {
+			if fu, err := p.SampleResources(ctx, "q"); err == nil && fu.Queued > peak {
+				peak = fu.Queued
+			}
+			time.Sleep(15 * time.Millisecond)
+		}
+		sawQueue <- peak
+	}()
 	st := parallel(t, url+"?ms=250", 6)
 	if count(st, 200) != 2 || count(st, 429) != 3 || count(st, 503) != 1 {
 		t.Fatalf("statuses %v: want 2×200, 3×429 (queue full), 1×503 (queue timeout)", st)
+	}
+	if peak := <-sawQueue; peak != 2 {
+		t.Errorf("queue depth seen %d, want 2", peak)
 	}
 	// The gateway's invocation timeout answers 504.
 	if err := p.Deploy(ctx, platform.Function{Name: "slow", Workload: "sleep", Language: "go", Replicas: 1,

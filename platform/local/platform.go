@@ -335,27 +335,28 @@ func (p *Platform) ReplicaEvents(ctx context.Context, name string, since time.Ti
 
 // SampleResources implements platform.ResourceSampler from the instances'
 // cgroup accounting (empty usage without cgroups).
-func (p *Platform) SampleResources(ctx context.Context, name string) (time.Time, []platform.InstanceUsage, error) {
+func (p *Platform) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
 	fns, err := p.Functions(ctx)
-	at := time.Now()
+	fu := platform.FunctionUsage{At: time.Now()}
 	if err != nil {
-		return at, nil, err
+		return fu, err
 	}
 	for _, f := range fns {
 		if f.Name != name {
 			continue
 		}
-		out := make([]platform.InstanceUsage, 0, len(f.Instances))
+		fu.Queued = f.Queued
+		fu.Instances = make([]platform.InstanceUsage, 0, len(f.Instances))
 		for _, in := range f.Instances {
 			u := platform.InstanceUsage{Instance: in.ID, Inflight: in.Inflight}
 			if in.Usage != nil {
 				u.CPUNs, u.MemoryBytes = in.Usage.CPUNs, in.Usage.MemoryBytes
 			}
-			out = append(out, u)
+			fu.Instances = append(fu.Instances, u)
 		}
-		return at, out, nil
+		return fu, nil
 	}
-	return at, nil, fmt.Errorf("local: %s is not deployed", name)
+	return fu, fmt.Errorf("local: %s is not deployed", name)
 }
 
 // DirectEndpoints implements platform.DirectCaller: each instance's own

@@ -154,6 +154,9 @@ func (f *function) status() FunctionStatus {
 	st := FunctionStatus{Name: f.req.Name, Workload: f.req.Workload, Language: f.req.Language,
 		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, OOMKills: f.oomKills, Warnings: f.warnings, Instances: []InstanceStatus{},
 		Started: append([]StartRecord{}, f.started...)}
+	if f.limit != nil {
+		st.Queued = f.limit.waiting.Load()
+	}
 	for _, in := range f.all {
 		st.Instances = append(st.Instances, in.status())
 	}
