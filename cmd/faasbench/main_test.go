@@ -152,7 +152,7 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 
 func TestBadSpecFailsBeforeAnythingStarts(t *testing.T) {
 	for _, tc := range []struct{ name, from, to, want string }{
-		{"unknown field", "duration: 400ms", "duration: 400ms\n  rate: 5", "spec.yaml:10: load.rate: unknown field"},
+		{"unknown field", "duration: 400ms", "duration: 400ms\n  concurency: 5", "spec.yaml:10: load.concurency: unknown field"},
 		{"negative concurrency", "[1, 4]", "[1, -4]", "spec.yaml:8: load.concurrency[1]: -4: want 1..10000"},
 		{"unknown platform", "name: local", "name: lambda", "spec.yaml:3: platform.name: unknown platform \"lambda\""},
 		{"unknown workload", "{workload: hello, language: go}", "{workload: nope, language: go}", "spec.yaml:6: functions[1].workload: unknown workload \"nope\""},
