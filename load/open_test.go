@@ -1,12 +1,15 @@
 package load
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 func TestOpenSendsExactlyTheSchedule(t *testing.T) {
@@ -112,5 +115,38 @@ func TestOpenInterrupt(t *testing.T) {
 	}
 	if time.Since(begin) > 2*time.Second || !res.Interrupted || res.Total() < 10 {
 		t.Fatalf("interrupted %v total %d after %v", res.Interrupted, res.Total(), time.Since(begin))
+	}
+}
+
+func TestOpenPacingResolutionNeverSendsEarly(t *testing.T) {
+	s := helloServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	cl := NewClient(Options{})
+	defer cl.Close()
+	var buf bytes.Buffer
+	sink := NewRecordSink(&buf, 72, nil)
+	res, err := Open{Schedule: Limit{S: Constant{Rate: 2000}, Duration: 300 * time.Millisecond}, MaxInFlight: 32,
+		Resolution: 5 * time.Millisecond, Records: sink}.Run(context.Background(), cl, Target{URL: s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sink.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := parquet.Read[Row](bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil || len(rows) != 600 {
+		t.Fatalf("records: %d rows, %v", len(rows), err)
+	}
+	for _, r := range rows {
+		if r.SentNs < r.IntendedNs {
+			t.Fatalf("sent %d ns before its intended time", r.IntendedNs-r.SentNs)
+		}
+	}
+	if res.Total() != 600 {
+		t.Fatalf("total %d, want 600", res.Total())
+	}
+	lag := res.LagHist()
+	// Requests wait for the next 5 ms grid point: lag spreads over 0..5 ms, none negative.
+	if p90 := time.Duration(lag.Quantile(0.9)); p90 < 2*time.Millisecond || p90 > 20*time.Millisecond {
+		t.Errorf("lag p90 %v with a 5 ms resolution", p90)
 	}
 }

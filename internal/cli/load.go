@@ -37,6 +37,7 @@ type loadOpts struct {
 	netHTTP     bool
 	records     string
 	payloadSize int
+	resolution  time.Duration
 }
 
 func (a *app) loadCmd() *cobra.Command {
@@ -86,6 +87,7 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	f.BoolVar(&o.netHTTP, "net-http", false, "use Go's net/http client instead of faasbench's HTTP/1.1 client (https always uses net/http)")
 	f.StringVar(&o.records, "records", "", "write every request as a row to this Parquet file (pandas, DuckDB and polars read it)")
 	f.IntVar(&o.payloadSize, "payload-size", 0, "send a body of this many random bytes (seeded by --seed)")
+	f.DurationVar(&o.resolution, "pacing-resolution", 0, "open loop: wake up on a grid of this step and send all that is due (less CPU; up to this much lag); 0: a wake-up per request")
 	return cmd
 }
 
@@ -180,7 +182,10 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	mon := load.StartMonitor(time.Now(), time.Second)
 	if model == "open" {
 		conc = o.maxInFlight
-		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink}.Run(ctx, cl, target)
+		if o.resolution < 0 {
+			return usageErr("--pacing-resolution must not be negative")
+		}
+		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution}.Run(ctx, cl, target)
 	} else {
 		closed.Records = sink
 		res, err = closed.Run(ctx, cl, target)
