@@ -36,7 +36,6 @@ type router struct {
 	// connection opens.
 	pinned    *http.Transport
 	rebalance bool
-	dialRR    atomic.Uint64
 }
 
 func newRouter(f *function, policy string, rebalance bool) (*router, error) {
