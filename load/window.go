@@ -103,13 +103,14 @@ func windowIndex(off time.Duration) int {
 }
 
 // Per-worker window retention: a worker keeps windowRetain seconds of
-// windows (longer than the default client timeout, so a reply almost never
-// lands in a window already handed over) and hands the oldest windowFlush
-// seconds at a time to the run's store. Memory per worker is then bounded
-// (~60 KB) whatever the run's length; the store grows by one window a second.
+// windows and hands the oldest windowFlush seconds at a time to the run's
+// store; a reply slower than that (rare: the retention is most of the default
+// client timeout) goes to the worker's small map of late windows. Memory per
+// worker is then bounded (~30 KB), and reaches its bound within the first
+// minute, whatever the run's length; the store grows by one window a second.
 const (
-	windowRetain = 96
-	windowFlush  = 32
+	windowRetain = 48
+	windowFlush  = 16
 )
 
 // windowStore holds the windows the workers of one run have handed over. Its
