@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -75,47 +74,41 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	}
 	var next atomic.Int64
 	var ok, failed, sent, retries, bytes atomic.Int64
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				j := next.Add(1) - 1
-				if j >= int64(len(b.Items)) {
-					return
-				}
-				item := b.Items[j]
-				for a := 1; a <= attempts; a++ {
-					if a > 1 {
-						retries.Add(1)
-						if b.Backoff > 0 {
-							select {
-							case <-ctx.Done():
-								return
-							case <-time.After(time.Duration(a-1) * b.Backoff):
-							}
+	runAll(ws, func(w *worker) {
+		for ctx.Err() == nil {
+			j := next.Add(1) - 1
+			if j >= int64(len(b.Items)) {
+				return
+			}
+			item := b.Items[j]
+			for a := 1; a <= attempts; a++ {
+				if a > 1 {
+					retries.Add(1)
+					if b.Backoff > 0 {
+						select {
+						case <-ctx.Done():
+							return
+						case <-time.After(time.Duration(a-1) * b.Backoff):
 						}
 					}
-					c, done := w.send(-1, a, item)
-					if !done {
-						return
-					}
-					sent.Add(1)
-					if c == ClassOK {
-						ok.Add(1)
-						bytes.Add(int64(len(item)))
-						break
-					}
-					if !retry(c) || a == attempts {
-						failed.Add(1)
-						break
-					}
+				}
+				c, done := w.send(-1, a, item)
+				if !done {
+					return
+				}
+				sent.Add(1)
+				if c == ClassOK {
+					ok.Add(1)
+					bytes.Add(int64(len(item)))
+					break
+				}
+				if !retry(c) || a == attempts {
+					failed.Add(1)
+					break
 				}
 			}
-		}(w)
-	}
-	wg.Wait()
+		}
+	})
 	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
 	if err != nil {
 		return nil, BatchFigures{}, err

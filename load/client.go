@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -290,4 +291,17 @@ func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, exp
 		ws[i] = w
 	}
 	return ws, nil
+}
+
+// runAll runs body once per worker, each in its own goroutine, and waits.
+func runAll(ws []*worker, body func(*worker)) {
+	var wg sync.WaitGroup
+	for _, w := range ws {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			body(w)
+		}(w)
+	}
+	wg.Wait()
 }

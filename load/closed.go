@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -51,24 +50,18 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 		return nil, err
 	}
 	var issued atomic.Int64
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			for ctx.Err() == nil {
-				if c.Requests > 0 && issued.Add(1) > c.Requests {
-					return
-				}
-				if c.Duration > 0 && time.Since(start) >= c.Duration {
-					return
-				}
-				if !w.hit(-1, 1) {
-					return
-				}
+	runAll(ws, func(w *worker) {
+		for ctx.Err() == nil {
+			if c.Requests > 0 && issued.Add(1) > c.Requests {
+				return
 			}
-		}(w)
-	}
-	wg.Wait()
+			if c.Duration > 0 && time.Since(start) >= c.Duration {
+				return
+			}
+			if !w.hit(-1, 1) {
+				return
+			}
+		}
+	})
 	return mergeWorkers(ws, start, ctx.Err() != nil)
 }

@@ -3,7 +3,6 @@ package load
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 )
 
@@ -69,23 +68,22 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	// Unbuffered: a ticket is handed over only when a worker is free, so at
 	// most n requests are in flight and a ticket that waits shows as lag.
 	tickets := make(chan ticket)
-	var wg sync.WaitGroup
-	for _, w := range ws {
-		wg.Add(1)
-		go func(w *worker) {
-			defer wg.Done()
-			for tk := range tickets {
-				if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
-					w.dropLate(tk.off)
-					continue
-				}
-				w.hit(tk.off, 1)
+	var scheduled int64
+	var last time.Duration
+	var offered []int64
+	go func() {
+		scheduled, last, offered = o.pace(ctx, start, tickets)
+		close(tickets)
+	}()
+	runAll(ws, func(w *worker) {
+		for tk := range tickets {
+			if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
+				w.dropLate(tk.off)
+				continue
 			}
-		}(w)
-	}
-	scheduled, last, offered := o.pace(ctx, start, tickets)
-	close(tickets)
-	wg.Wait()
+			w.hit(tk.off, 1)
+		}
+	})
 	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
 	if err != nil {
 		return nil, err
