@@ -110,6 +110,22 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		}
 	}
 	target := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	if n := w.Request.PayloadSize; n > 0 {
+		target.Body = load.Payload(n, uint64(sp.Seed))
+	}
+	if w.Expect.Reversed {
+		opts.ValidatePair = func(req, resp []byte) error {
+			if len(req) != len(resp) {
+				return fmt.Errorf("%d bytes back for %d", len(resp), len(req))
+			}
+			for i := range req {
+				if resp[len(resp)-1-i] != req[i] {
+					return fmt.Errorf("byte %d not reversed", i)
+				}
+			}
+			return nil
+		}
+	}
 	var sink *load.RecordSink
 	if sp.Load.Records {
 		f, err := s.recordsFile(pc)

@@ -21,10 +21,14 @@ type Workload struct {
 	Request     struct {
 		Method string `yaml:"method"`
 		Path   string `yaml:"path"`
+		// PayloadSize is the default request body: this many seeded random bytes.
+		PayloadSize int `yaml:"payload_size"`
 	} `yaml:"request"`
 	Expect struct {
 		// Body, when set, is the exact response body a correct reply has.
 		Body string `yaml:"body"`
+		// Reversed: a correct reply is the request body reversed.
+		Reversed bool `yaml:"reversed"`
 	} `yaml:"expect"`
 	// Dir is the workload's directory.
 	Dir string `yaml:"-"`

@@ -44,9 +44,66 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 			return nil, nil, err
 		}
 		return []string{bin}, nil, nil
+	case "cpp":
+		bin, err := l.buildCpp(ctx, workload, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{bin}, nil, nil
+	case "java":
+		classes, err := l.buildJava(ctx, workload, dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		// The JVM's own defaults, as the platforms' Java runtimes use them: a
+		// flag that shortens start-up (e.g. C1 only) would slow the compute
+		// the benchmarks measure.
+		return []string{"java", "-cp", classes, "Main"}, nil, nil
 	default:
-		return nil, nil, fmt.Errorf("language %q is not supported by the local platform (python, go, node)", lang)
+		return nil, nil, fmt.Errorf("language %q is not supported by the local platform (python, go, node, java, cpp)", lang)
 	}
+}
+
+// buildCpp compiles main.cpp with g++ -O2 (and Magick++ when the source
+// includes it, with the flags Magick++-config gives, as seed 000 built it).
+func (l *launcher) buildCpp(ctx context.Context, workload, dir string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := os.MkdirAll(l.cacheDir, 0o755); err != nil {
+		return "", fmt.Errorf("build cache: %w", err)
+	}
+	bin := filepath.Join(l.cacheDir, workload+"-cpp")
+	src := filepath.Join(dir, "main.cpp")
+	args := []string{"-O2", "-std=c++17", "-o", bin, src}
+	if b, err := os.ReadFile(src); err == nil && strings.Contains(string(b), "<Magick++.h>") {
+		out, err := exec.CommandContext(ctx, "Magick++-config", "--cppflags", "--cxxflags", "--ldflags", "--libs").Output()
+		if err != nil {
+			return "", fmt.Errorf("%s needs Magick++ (Debian: libmagick++-dev): %w", src, err)
+		}
+		args = append(args, strings.Fields(string(out))...)
+	}
+	cmd := exec.CommandContext(ctx, "g++", args...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("g++ %s: %w\n%s", src, err, out)
+	}
+	return bin, nil
+}
+
+// buildJava compiles Main.java with the Java runtime (Fbrt.java) into a
+// class directory of its own.
+func (l *launcher) buildJava(ctx context.Context, workload, dir string) (string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := filepath.Join(l.cacheDir, workload+"-java")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return "", fmt.Errorf("build cache: %w", err)
+	}
+	rt := filepath.Join(l.workloads, "runtime", "java", "Fbrt.java")
+	cmd := exec.CommandContext(ctx, "javac", "-d", out, rt, filepath.Join(dir, "Main.java"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("javac %s: %w\n%s", dir, err, b)
+	}
+	return out, nil
 }
 
 func (l *launcher) pythonPath(ctx context.Context) (string, error) {

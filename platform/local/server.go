@@ -372,6 +372,15 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	case req.Routing == Pinned && req.Concurrency > 0:
 		return nil, errors.New("pinned routing with a concurrency limit: the connection, not the gateway, picks the instance; use one or the other")
 	}
+	if req.Language == "cpp" {
+		// C++ functions are stdin/stdout programs run by the watchdog (seed 000).
+		switch req.Mode {
+		case "":
+			req.Mode = "fork"
+		case "http":
+			return nil, errors.New("mode http: C++ functions are stdin/stdout programs (as seed 000's were); they run in fork mode")
+		}
+	}
 	switch req.Mode {
 	case "", "http":
 		req.Mode = "http"

@@ -1,0 +1,29 @@
+'use strict';
+// prime: the n-th prime (seed 004) or the largest prime <= n (seed 002, ?kind=largest), by trial division.
+const path = require('node:path');
+const fbrt = require(path.join(__dirname, '..', '..', 'runtime', 'node', 'fbrt.js'));
+
+const MAX_N = 10_000_000;
+
+function isPrime(k) {
+  if (k < 2) return false;
+  for (let d = 2; d * d <= k; d++) if (k % d === 0) return false;
+  return true;
+}
+
+fbrt.serve((req) => {
+  const n = Number(req.query.n || '100');
+  if (!Number.isInteger(n) || n < 1 || n > MAX_N) throw new RangeError(`n=${req.query.n}: want 1..${MAX_N}`);
+  if (req.query.kind === 'largest') {
+    let k = n;
+    while (k >= 2 && !isPrime(k)) k--;
+    return String(k >= 2 ? k : 0);
+  }
+  let count = 0;
+  let k = 1;
+  while (count < n) {
+    k++;
+    if (isPrime(k)) count++;
+  }
+  return String(k);
+});
