@@ -38,6 +38,12 @@ func TestCatalogueWorkloadsThroughTheGateway(t *testing.T) {
 		{"prime", "go", "?n=100000&kind=largest", "", "99991"},
 		{"prime", "python", "?n=100000&kind=largest", "", "99991"},
 		{"hello", "node", "", "", "pong"},
+		{"payload", "python", "", "abcde", "received 5 bytes"},
+		{"payload", "node", "", "abcde", "received 5 bytes"},
+		{"matrix", "python", "?n=7&ram=1000", "", "6686 1000"},
+		{"matrix", "node", "?n=7&ram=1000", "", "6686 1000"},
+		{"matrix", "java", "?n=7&ram=1000", "", "6686 1000"},
+		{"matrix", "java", "?n=50", "", "2531250 0"},
 	} {
 		name := tc.workload + "-" + tc.lang
 		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: tc.workload, Language: tc.lang, Replicas: 1}); err != nil && !strings.Contains(err.Error(), "already deployed") {
