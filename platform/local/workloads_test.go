@@ -39,6 +39,8 @@ func TestCatalogueWorkloadsThroughTheGateway(t *testing.T) {
 		{"prime", "go", "?n=100000&kind=largest", "", "99991"},
 		{"prime", "python", "?n=100000&kind=largest", "", "99991"},
 		{"hello", "node", "", "", "pong"},
+		{"hello", "java", "", "", "pong"},
+		{"hello", "cpp", "", "", "pong"},
 		{"payload", "python", "", "abcde", "received 5 bytes"},
 		{"payload", "node", "", "abcde", "received 5 bytes"},
 		{"matrix", "python", "?n=7&ram=1000", "", "6686 1000"},
