@@ -7,7 +7,7 @@ The platform runs pinned to CPU 0 (`platform local up --cpus 0`), the load gener
   overhead   hello (Go), closed loop with 1 connection: p50 through the gateway vs a direct call
              to the instance; the difference is the gateway's overhead
   cold       time from a request to a function at zero to its reply, per runtime (Go, Python,
-             Node), with the gateway's own measure of the wait for the instance
+             Node, Java), with the gateway's own measure of the wait for the instance
   modes      hello (Python), closed loop with 8 connections: http (persistent) vs fork mode
   workers    sleep 50 ms (Python), 16 connections: throughput vs worker processes per instance
   spread     hello (Go), 8 kept-alive connections, scale 1 -> 3 during the load: share of the
@@ -79,7 +79,7 @@ def overhead(p: Local, rounds: int) -> str:
 
 def cold(p: Local, rounds: int) -> str:
     rows = []
-    for lang in ("go", "python", "node"):
+    for lang in ("go", "python", "node", "java"):
         name = f"cold-{lang}"
         url = p.deploy("hello", lang, name)
         client, waited = [], []
@@ -140,6 +140,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", default="")
+    ap.add_argument("--only", choices=["overhead", "cold", "modes", "workers", "spread"], action="append",
+                    help="run only these (default: all)")
     args = ap.parse_args()
     subprocess.run(["make", "-s", "-C", str(ROOT), "build"], check=True)
     p = Local()
@@ -147,6 +149,8 @@ def main() -> int:
     try:
         for title, fn in [("Gateway overhead", overhead), ("Cold start per runtime", cold), ("http vs fork mode", modes),
                           ("Workers per instance", workers), ("Traffic after a scale-up", spread)]:
+            if args.only and fn.__name__ not in args.only:
+                continue
             t = f"\n## {title}\n\n" + fn(p, args.rounds)
             print(t, flush=True)
             out.append(t)
