@@ -535,7 +535,7 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 
 func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
 	id := f.req.Name + "-" + strconv.FormatInt(s.seq.Add(1), 10)
-	spec := instanceSpec{id: id, argv: f.argv, env: f.env, self: s.self,
+	spec := instanceSpec{id: id, argv: f.argv, env: f.env,
 		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log")}
 	if s.cg != nil {
 		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs})

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
-	"github.com/faasbench/faasbench/internal/cgroup"
 )
 
 // RoleEnv selects what this executable does when it starts: a process of
@@ -22,12 +20,6 @@ import (
 const (
 	RoleEnv      = "FB_LOCAL_ROLE"
 	RoleWatchdog = "watchdog"
-	// RoleExec joins the cgroups listed in CgroupEnv, then execs its
-	// arguments with RoleEnv set to NextRoleEnv (so nothing the instance
-	// starts can escape its group).
-	RoleExec    = "exec"
-	CgroupEnv   = "FB_CGROUP_PROCS"
-	NextRoleEnv = "FB_NEXT_ROLE"
 )
 
 // RunRole runs the role RoleEnv names, if any; main calls it first. It
@@ -37,7 +29,7 @@ func RunRole() (bool, int) {
 	if role == "" {
 		return false, 0
 	}
-	run, ok := map[string]func([]string) error{RoleExec: joinAndExec, RoleWatchdog: Watchdog}[role]
+	run, ok := map[string]func([]string) error{RoleWatchdog: Watchdog}[role]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "%s=%q: unknown role\n", RoleEnv, role)
 		return true, 2
@@ -46,7 +38,7 @@ func RunRole() (bool, int) {
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
-	if err := run(args); err != nil { // joinAndExec returns only on error
+	if err := run(args); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", role, err)
 		return true, 1
 	}
@@ -131,29 +123,4 @@ func Watchdog(argv []string) error {
 		f.Close()
 	}
 	return http.Serve(ln, h)
-}
-
-func joinAndExec(argv []string) error {
-	if len(argv) == 0 {
-		return errors.New("no command")
-	}
-	if files := os.Getenv(CgroupEnv); files != "" {
-		if err := cgroup.Join(strings.Split(files, ",")); err != nil {
-			return err
-		}
-	}
-	env := make([]string, 0, len(os.Environ()))
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, RoleEnv+"=") && !strings.HasPrefix(kv, CgroupEnv+"=") && !strings.HasPrefix(kv, NextRoleEnv+"=") {
-			env = append(env, kv)
-		}
-	}
-	if next := os.Getenv(NextRoleEnv); next != "" {
-		env = append(env, RoleEnv+"="+next)
-	}
-	path, err := exec.LookPath(argv[0])
-	if err != nil {
-		return err
-	}
-	return syscall.Exec(path, argv, env)
 }
