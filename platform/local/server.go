@@ -22,6 +22,10 @@ import (
 	"github.com/faasbench/faasbench/internal/reaper"
 )
 
+// NoCgroupsEnv, when set in the environment, runs the platform without
+// cgroups (no limits, no per-instance accounting): to measure what they cost.
+const NoCgroupsEnv = "FAASBENCH_NO_CGROUPS"
+
 // MaxReplicas bounds the replicas of one function on one machine.
 const MaxReplicas = 64
 
@@ -198,7 +202,11 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	if run == "" {
 		run = "standalone"
 	}
-	s.cg, s.cgErr = cgroup.New(fmt.Sprintf("%s-%d", run, os.Getpid()))
+	if os.Getenv(NoCgroupsEnv) != "" {
+		s.cgErr = fmt.Errorf("disabled by %s", NoCgroupsEnv)
+	} else {
+		s.cg, s.cgErr = cgroup.New(fmt.Sprintf("%s-%d", run, os.Getpid()))
+	}
 	if s.cgErr != nil {
 		fmt.Fprintf(os.Stderr, "local: running without cgroups (no CPU or memory limits, no per-instance accounting): %v\n", s.cgErr)
 	}
