@@ -329,7 +329,7 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 		return FunctionStatus{}, 400, fmt.Errorf("deploy: replicas %d: want 0..%d", req.Replicas, MaxReplicas)
 	}
 	// Settings first: a bad one is refused before anything is built.
-	if _, err := s.newFunction(req, nil, nil); err != nil {
+	if err := s.validate(req); err != nil {
 		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
 	}
 	argv, env, err := s.launch.command(ctx, req.Workload, req.Language)
@@ -364,43 +364,76 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	return f.status(), 200, nil
 }
 
-// newFunction checks a deploy request's settings and builds the function.
-func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, error) {
+// validate checks a deploy request's settings; it builds nothing.
+func (s *Server) validate(req DeployRequest) error {
 	switch {
 	case req.Concurrency < 0 || req.Concurrency > 10000:
-		return nil, fmt.Errorf("concurrency %d: want 0 (no limit) to 10000", req.Concurrency)
+		return fmt.Errorf("concurrency %d: want 0 (no limit) to 10000", req.Concurrency)
 	case req.QueueSize < 0:
-		return nil, fmt.Errorf("queue_size %d: must not be negative", req.QueueSize)
+		return fmt.Errorf("queue_size %d: must not be negative", req.QueueSize)
 	case req.QueueTimeoutMs < 0 || req.TimeoutMs < 0:
-		return nil, errors.New("queue_timeout and timeout must not be negative")
+		return errors.New("queue_timeout and timeout must not be negative")
 	case req.Workers < 0 || req.Workers > 256:
-		return nil, fmt.Errorf("workers %d: want 0..256", req.Workers)
+		return fmt.Errorf("workers %d: want 0..256", req.Workers)
 	case req.Workers > 1 && req.Language != "python":
-		return nil, fmt.Errorf("workers %d: worker processes are implemented for python only (%s serves concurrently in one process)", req.Workers, req.Language)
+		return fmt.Errorf("workers %d: worker processes are implemented for python only (%s serves concurrently in one process)", req.Workers, req.Language)
 	case req.Routing == Pinned && req.Concurrency > 0:
-		return nil, errors.New("pinned routing with a concurrency limit: the connection, not the gateway, picks the instance; use one or the other")
+		return errors.New("pinned routing with a concurrency limit: the connection, not the gateway, picks the instance; use one or the other")
+	case req.ScaleToZeroAfterMs < 0 || req.ColdStartTimeoutMs < 0:
+		return errors.New("scale_to_zero_after and cold_start_timeout must not be negative")
+	case req.MemoryMB < 0 || req.CPUs < 0 || req.CPUs > 1024:
+		return fmt.Errorf("memory_mb %d and cpus %v: must not be negative", req.MemoryMB, req.CPUs)
+	case req.MemoryMB > 0 && req.MemoryMB < 8:
+		return fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
 	}
+	switch req.Routing {
+	case "", RoundRobin, LeastOutstanding, Pinned:
+	default:
+		return fmt.Errorf("routing %q: want %s, %s or %s", req.Routing, RoundRobin, LeastOutstanding, Pinned)
+	}
+	mode := req.Mode
 	if req.Language == "cpp" {
 		// C++ functions are stdin/stdout programs run by the watchdog (seed 000).
-		switch req.Mode {
-		case "":
-			req.Mode = "fork"
-		case "http":
-			return nil, errors.New("mode http: C++ functions are stdin/stdout programs (as seed 000's were); they run in fork mode")
+		if mode == "http" {
+			return errors.New("mode http: C++ functions are stdin/stdout programs (as seed 000's were); they run in fork mode")
 		}
+		mode = "fork"
 	}
-	switch req.Mode {
+	switch mode {
 	case "", "http":
-		req.Mode = "http"
 	case "fork":
 		if req.Workers > 1 {
-			return nil, errors.New("fork mode starts a process per request: workers does not apply")
+			return errors.New("fork mode starts a process per request: workers does not apply")
 		}
+	default:
+		return fmt.Errorf("mode %q: want http or fork", req.Mode)
+	}
+	if req.Autoscale != nil {
+		if err := req.Autoscale.validate(); err != nil {
+			return err
+		}
+		if req.Autoscale.Policy == ScaleCPU && s.cg == nil {
+			return fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
+		}
+	}
+	return nil
+}
+
+// newFunction builds a validated request's function.
+func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, error) {
+	if err := s.validate(req); err != nil {
+		return nil, err
+	}
+	if req.Language == "cpp" {
+		req.Mode = "fork"
+	}
+	if req.Mode == "" {
+		req.Mode = "http"
+	}
+	if req.Mode == "fork" {
 		wd := append([]string{s.self}, "--")
 		argv = append(wd, argv...)
 		env = append(env, RoleEnv+"="+RoleWatchdog)
-	default:
-		return nil, fmt.Errorf("mode %q: want http or fork", req.Mode)
 	}
 	if req.Workers > 1 {
 		env = append(env, "FB_WORKERS="+strconv.Itoa(req.Workers))
@@ -413,30 +446,13 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	if req.ColdStartTimeoutMs > 0 {
 		f.coldTimeout = time.Duration(req.ColdStartTimeoutMs) * time.Millisecond
 	}
-	if req.ScaleToZeroAfterMs < 0 || req.ColdStartTimeoutMs < 0 {
-		return nil, errors.New("scale_to_zero_after and cold_start_timeout must not be negative")
-	}
-	if req.MemoryMB < 0 || req.CPUs < 0 || req.CPUs > 1024 {
-		return nil, fmt.Errorf("memory_mb %d and cpus %v: must not be negative", req.MemoryMB, req.CPUs)
-	}
-	if req.MemoryMB > 0 && req.MemoryMB < 8 {
-		return nil, fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
-	}
-	if req.Autoscale != nil {
-		if err := req.Autoscale.validate(); err != nil {
-			return nil, err
-		}
-		if req.Autoscale.Policy == ScaleCPU && s.cg == nil {
-			return nil, fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
-		}
-		if req.Autoscale.Policy != ScaleNone {
-			f.scaler = newAutoscaler(s, f, *req.Autoscale)
-		}
+	f.lastRequest.Store(monoNs())
+	if req.Autoscale != nil && req.Autoscale.Policy != ScaleNone {
+		f.scaler = newAutoscaler(s, f, *req.Autoscale)
 	}
 	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
 		f.warnings = append(f.warnings, fmt.Sprintf("limits not applied (memory_mb %d, cpus %v): %v", req.MemoryMB, req.CPUs, s.cgErr))
 	}
-	f.lastRequest.Store(monoNs())
 	if req.TimeoutMs > 0 {
 		f.timeout = time.Duration(req.TimeoutMs) * time.Millisecond
 	}
