@@ -97,10 +97,19 @@ type Group struct {
 	dirs map[string]string
 }
 
-// Create makes a group with limits.
+// Create makes a group with limits. A group joins the cpu controller only
+// with a CPU limit: CFS group scheduling makes every switch between a task in
+// the group and one outside it dearer (measured here: hello through the local
+// gateway lost ~25 % of its throughput with instances in a cpu group of
+// their own), while CPU accounting comes from cpuacct, a separate hierarchy
+// on this kind of machine.
 func (m *Manager) Create(name string, lim Limits) (*Group, error) {
 	g := &Group{dirs: map[string]string{}}
+	coMounted := m.dirs["cpu"] == m.dirs["cpuacct"]
 	for c, d := range m.dirs {
+		if c == "cpu" && lim.CPUs <= 0 && !coMounted {
+			continue
+		}
 		dir := filepath.Join(d, name)
 		if err := os.Mkdir(dir, 0o755); err != nil && !os.IsExist(err) {
 			return nil, fmt.Errorf("cgroup %s: %w", c, err)
@@ -143,7 +152,9 @@ func (g *Group) read(c, file string) (string, error) {
 func (g *Group) ProcsFiles() []string {
 	out := make([]string, 0, len(g.dirs))
 	for _, c := range Controllers {
-		out = append(out, filepath.Join(g.dirs[c], "cgroup.procs"))
+		if d, ok := g.dirs[c]; ok {
+			out = append(out, filepath.Join(d, "cgroup.procs"))
+		}
 	}
 	return out
 }
@@ -195,8 +206,10 @@ func (g *Group) Usage() (Usage, error) {
 	if s, e := g.read("memory", "memory.oom_control"); e == nil {
 		u.OOMKills = field(s, "oom_kill")
 	}
-	if s, e := g.read("cpu", "cpu.stat"); e == nil {
-		u.ThrottledNs = field(s, "throttled_time")
+	if _, ok := g.dirs["cpu"]; ok {
+		if s, e := g.read("cpu", "cpu.stat"); e == nil {
+			u.ThrottledNs = field(s, "throttled_time")
+		}
 	}
 	return u, err
 }

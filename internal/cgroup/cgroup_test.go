@@ -101,6 +101,33 @@ func TestCPUQuotaAndAccountingOfShortProcesses(t *testing.T) {
 	}
 }
 
+func TestCPUControllerOnlyWithACPULimit(t *testing.T) {
+	m := newManager(t)
+	plain, err := m.Create("plain", Limits{MemoryBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited, err := m.Create("limited", Limits{CPUs: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.dirs["cpu"] != m.dirs["cpuacct"] {
+		if _, ok := plain.dirs["cpu"]; ok || len(plain.ProcsFiles()) != 3 {
+			t.Errorf("a group without a CPU limit joined the cpu controller: %v", plain.ProcsFiles())
+		}
+	}
+	if _, ok := limited.dirs["cpu"]; !ok || len(limited.ProcsFiles()) != 4 {
+		t.Errorf("a CPU-limited group is not in the cpu controller: %v", limited.ProcsFiles())
+	}
+	// Accounting works without the cpu controller.
+	if err := startIn(t, plain, "sh", "-c", "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done").Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := plain.Usage(); err != nil || u.CPUNs < int64(10*time.Millisecond) {
+		t.Fatalf("usage %+v %v: CPU not accounted without the cpu controller", u, err)
+	}
+}
+
 func TestKillTakesGrandchildren(t *testing.T) {
 	m := newManager(t)
 	g, err := m.Create("tree", Limits{})
