@@ -127,6 +127,12 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 	if left := reaper.Find(m.RunID); len(left) != 0 {
 		t.Errorf("processes left after the run: %v", left)
 	}
+	if err := exec.Command(binary, "export", dir).Run(); err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "cells.csv")); err != nil || strings.Count(string(b), "\n") != 9 {
+		t.Errorf("cells.csv: %v, %d lines (want a header and 8 cells)", err, strings.Count(string(b), "\n"))
+	}
 	var tl observe.Timeline
 	tb, err := os.ReadFile(filepath.Join(dir, "timeline.json"))
 	if err != nil || json.Unmarshal(tb, &tl) != nil {
