@@ -57,7 +57,6 @@ type Recorder struct {
 	Windows    []Window
 	FirstSent  time.Duration
 	LastDone   time.Duration
-	sent       int64
 	expected   int
 	// records, when set, receives every sample (per-request records).
 	records *recordBuffer
@@ -147,7 +146,6 @@ func (r *Recorder) Record(s *Sample) {
 	}
 	r.window(s.Sent).Sent++
 	r.window(s.Done).record(c, lat)
-	r.sent++
 	if s.Cold {
 		r.ColdStarts++
 		if s.ColdKind != "" {
@@ -224,7 +222,6 @@ func (r *Recorder) Merge(o *Recorder) error {
 	if o.LastDone > r.LastDone {
 		r.LastDone = o.LastDone
 	}
-	r.sent += o.sent
 	return nil
 }
 
