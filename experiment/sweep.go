@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -212,16 +211,7 @@ func fmtMs(p *float64) string {
 func printRow(w io.Writer, c *results.Cell) {
 	errs := "none"
 	if len(c.Errors) > 0 {
-		keys := make([]string, 0, len(c.Errors))
-		for k := range c.Errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = fmt.Sprintf("%s=%d", k, c.Errors[k])
-		}
-		errs = strings.Join(parts, " ")
+		errs = results.FormatCounts(c.Errors, " ")
 	}
 	mark := ""
 	if c.Interrupted {

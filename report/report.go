@@ -129,16 +129,7 @@ func formatErrors(errs map[string]int64) string {
 	if len(errs) == 0 {
 		return "none"
 	}
-	keys := make([]string, 0, len(errs))
-	for k := range errs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s=%d", k, errs[k])
-	}
-	return strings.Join(parts, " ")
+	return results.FormatCounts(errs, " ")
 }
 
 // chartByFunction draws one line per run/function over concurrency.

@@ -2,9 +2,7 @@ package results
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
-	"sort"
 	"strconv"
 )
 
@@ -29,21 +27,7 @@ func fp(v *float64) string {
 }
 
 // classes writes counts by class as "class=n;class=n", sorted.
-func classes(m map[string]int64) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	out := ""
-	for i, k := range keys {
-		if i > 0 {
-			out += ";"
-		}
-		out += fmt.Sprintf("%s=%d", k, m[k])
-	}
-	return out
-}
+func classes(m map[string]int64) string { return FormatCounts(m, ";") }
 
 // WriteCellsCSV writes one row per cell.
 func WriteCellsCSV(w io.Writer, s Summary) error {

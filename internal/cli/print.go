@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
@@ -39,12 +38,7 @@ func printLoad(a *app, c *results.Cell) {
 	if len(c.Errors) == 0 {
 		fmt.Fprintln(w, "errors     none")
 	} else {
-		keys := make([]string, 0, len(c.Errors))
-		for k := range c.Errors {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range results.SortedKeys(c.Errors) {
 			fmt.Fprintf(w, "errors     %-14s %d of %d\n", k, c.Errors[k], c.Requests.Total)
 		}
 	}
