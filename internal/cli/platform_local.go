@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/local"
 	"github.com/faasbench/faasbench/workloads"
@@ -59,7 +60,7 @@ func (a *app) localCmds(parent *cobra.Command) {
 			}
 			if b, err := os.ReadFile(path); err == nil {
 				var st local.State
-				if json.Unmarshal(b, &st) == nil && processAlive(st.PID) {
+				if json.Unmarshal(b, &st) == nil && reaper.Alive(st.PID) {
 					return usageErr("a local platform is already up at %s (pid %d): faasbench platform local down", st.Gateway, st.PID)
 				}
 			}
@@ -260,12 +261,4 @@ func (a *app) emit(v any, text string) error {
 	}
 	_, err := fmt.Fprint(a.env.Stdout, text)
 	return err
-}
-
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	return err == nil && !strings.Contains(string(b), ") Z ")
 }

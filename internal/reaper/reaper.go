@@ -70,15 +70,24 @@ func Reap(runID string, wait time.Duration) (int, error) {
 func alive(pids []int) []int {
 	var out []int
 	for _, p := range pids {
-		st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
+		if Alive(p) {
+			out = append(out, p)
 		}
-		// The state follows the ")" that closes the command name.
-		if i := bytes.LastIndexByte(st, ')'); i > 0 && i+2 < len(st) && st[i+2] == 'Z' {
-			continue
-		}
-		out = append(out, p)
 	}
 	return out
+}
+
+// Alive reports whether pid exists and is not a zombie.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// The state follows the ")" that closes the command name (which may
+	// itself contain parentheses and spaces).
+	i := bytes.LastIndexByte(st, ')')
+	return i > 0 && i+2 < len(st) && st[i+2] != 'Z'
 }

@@ -38,3 +38,22 @@ func TestReapKillsMarkedProcessesOnly(t *testing.T) {
 		t.Fatal("the other run's process was touched")
 	}
 }
+
+func TestAlive(t *testing.T) {
+	if !Alive(os.Getpid()) {
+		t.Fatal("this process is not alive")
+	}
+	c := exec.Command("sh", "-c", "exit 0")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := c.Process.Pid
+	time.Sleep(100 * time.Millisecond) // exited, not yet reaped: a zombie
+	if Alive(pid) {
+		t.Error("a zombie counts as alive")
+	}
+	c.Wait()
+	if Alive(pid) || Alive(0) || Alive(-1) {
+		t.Error("a reaped or impossible pid counts as alive")
+	}
+}

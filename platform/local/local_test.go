@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -74,15 +73,6 @@ func invoke(t *testing.T, url string) reply {
 	return reply{resp.StatusCode, string(b), resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold"), resp.Header.Get(HeaderGwArrive)}
 }
 
-func alive(pid int) bool {
-	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	i := strings.LastIndexByte(string(st), ')')
-	return i > 0 && st[i+2] != 'Z'
-}
-
 func TestDeployInvokeScaleCrashClose(t *testing.T) {
 	p, runID := startTestPlatform(t)
 	ctx := context.Background()
@@ -120,7 +110,7 @@ func TestDeployInvokeScaleCrashClose(t *testing.T) {
 	if err := p.Scale(ctx, "hello-py", 1); err != nil {
 		t.Fatal(err)
 	}
-	if alive(gone) {
+	if reaper.Alive(gone) {
 		t.Errorf("pid %d still alive after scale-down", gone)
 	}
 	// Crash: kill the last instance; the platform replaces it.

@@ -435,10 +435,7 @@ func (p *Platform) kill() {
 func (p *Platform) shutdownConnected(ctx context.Context) error {
 	_ = p.call(ctx, http.MethodPost, "/system/shutdown", nil, nil)
 	deadline := time.Now().Add(15 * time.Second)
-	for syscall.Kill(p.pid, 0) == nil && time.Now().Before(deadline) {
-		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.pid)); err == nil && strings.Contains(string(b), ") Z ") {
-			break
-		}
+	for reaper.Alive(p.pid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = syscall.Kill(p.pid, syscall.SIGKILL)
