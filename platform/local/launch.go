@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -76,7 +77,11 @@ func (l *launcher) buildCpp(ctx context.Context, workload, dir string) (string, 
 	src := filepath.Join(dir, "main.cpp")
 	args := []string{"-O2", "-std=c++17", "-o", bin, src}
 	if b, err := os.ReadFile(src); err == nil && strings.Contains(string(b), "<Magick++.h>") {
-		out, err := exec.CommandContext(ctx, "Magick++-config", "--cppflags", "--cxxflags", "--ldflags", "--libs").Output()
+		cfg, err := magickConfig()
+		if err != nil {
+			return "", fmt.Errorf("%s needs Magick++ (Debian: libmagick++-dev): %w", src, err)
+		}
+		out, err := exec.CommandContext(ctx, cfg, "--cppflags", "--cxxflags", "--ldflags", "--libs").Output()
 		if err != nil {
 			return "", fmt.Errorf("%s needs Magick++ (Debian: libmagick++-dev): %w", src, err)
 		}
@@ -87,6 +92,21 @@ func (l *launcher) buildCpp(ctx context.Context, workload, dir string) (string, 
 		return "", fmt.Errorf("g++ %s: %w\n%s", src, err, out)
 	}
 	return bin, nil
+}
+
+// magickConfig finds Magick++-config: on the PATH, or where Debian's
+// libmagick++-dev puts it (not on the PATH: under the ImageMagick
+// library directory).
+func magickConfig() (string, error) {
+	if p, err := exec.LookPath("Magick++-config"); err == nil {
+		return p, nil
+	}
+	m, _ := filepath.Glob("/usr/lib/*/ImageMagick-*/bin-q16/Magick++-config")
+	if len(m) == 0 {
+		return "", errors.New("Magick++-config is neither on the PATH nor under /usr/lib/*/ImageMagick-*/bin-q16")
+	}
+	sort.Strings(m)
+	return m[len(m)-1], nil
 }
 
 // buildJava compiles Main.java with the Java runtime (Fbrt.java) into a

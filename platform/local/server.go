@@ -54,6 +54,9 @@ type Server struct {
 	mu     sync.Mutex                           // serialises changes to fns
 	seq    atomic.Int64
 	ctx    context.Context // lives as long as the server
+	// gatewayURL is http://host:port of the gateway, given to every
+	// instance as FB_GATEWAY_URL.
+	gatewayURL string
 	stop   chan struct{}
 	once   sync.Once
 	self   string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
@@ -223,6 +226,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("local: listen: %w", err)
 	}
+	// Set before the first request can arrive: deploys read it unlocked.
+	s.gatewayURL = "http://" + ln.Addr().String()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
@@ -438,6 +443,9 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	if req.Workers > 1 {
 		env = append(env, "FB_WORKERS="+strconv.Itoa(req.Workers))
 	}
+	// What OpenFaaS gives its functions as gateway_url: how a function
+	// (mapreduce's coordinator) invokes others through the platform.
+	env = append(env, "FB_GATEWAY_URL="+s.gatewayURL, "FB_FUNCTION_NAME="+req.Name)
 	for k, v := range req.Env {
 		env = append(env, k+"="+v)
 	}

@@ -1,0 +1,95 @@
+package dataset
+
+import (
+	"bufio"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+)
+
+// CorpusSpec describes a text corpus: Docs documents of about Words words
+// each, drawn from a Zipf-distributed vocabulary (as natural text is, so
+// that word counts and first-letter counts look like seed 002's news
+// documents).
+type CorpusSpec struct {
+	Docs       int
+	Words      int // per document (default 2000)
+	Vocabulary int // distinct words (default 5000)
+	Seed       uint64
+}
+
+// DocName is the file name of document i.
+func DocName(i int) string { return fmt.Sprintf("doc-%04d.txt", i) }
+
+// Corpus writes the documents into dir and returns their paths.
+func Corpus(dir string, spec CorpusSpec) ([]string, error) {
+	if spec.Words == 0 {
+		spec.Words = 2000
+	}
+	if spec.Vocabulary == 0 {
+		spec.Vocabulary = 5000
+	}
+	if spec.Docs < 1 || spec.Words < 1 || spec.Vocabulary < 2 {
+		return nil, fmt.Errorf("dataset: corpus: docs %d, words %d, vocabulary %d: want at least 1, 1, 2", spec.Docs, spec.Words, spec.Vocabulary)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	vocab := Vocabulary(spec.Seed, spec.Vocabulary)
+	paths := make([]string, 0, spec.Docs)
+	for i := 0; i < spec.Docs; i++ {
+		path := filepath.Join(dir, DocName(i))
+		if err := writeDoc(path, vocab, rand.New(rand.NewPCG(spec.Seed, uint64(i)+1)), spec.Words); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// Vocabulary returns n distinct lower-case words of a seed.
+func Vocabulary(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, 0))
+	seen := make(map[string]bool, n)
+	out := make([]string, 0, n)
+	for len(out) < n {
+		b := make([]byte, 2+r.IntN(9))
+		for i := range b {
+			b[i] = byte('a' + r.IntN(26))
+		}
+		if w := string(b); !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func writeDoc(path string, vocab []string, r *rand.Rand, words int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	w := bufio.NewWriter(f)
+	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	for i := 0; i < words; i++ {
+		sep := " "
+		switch {
+		case i == words-1:
+			sep = "\n"
+		case i%12 == 11:
+			sep = ".\n"
+		}
+		_, _ = w.WriteString(vocab[z.Uint64()])
+		_, _ = w.WriteString(sep)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	return nil
+}

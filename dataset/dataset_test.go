@@ -1,0 +1,122 @@
+package dataset
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/load"
+)
+
+func TestImagesAreReproducible16BitRGB(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	spec := ImageSpec{Count: 3, Seed: 7, Large: 64, Small: 48, SmallEvery: 3}
+	pa, err := Images(a, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Images(b, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range pa {
+		x, _ := os.ReadFile(pa[i])
+		y, _ := os.ReadFile(pb[i])
+		if !bytes.Equal(x, y) || len(x) == 0 {
+			t.Errorf("%s: two runs of one seed differ", pa[i])
+		}
+		// PNG header: bit depth at byte 24, colour type at 25 (2 = RGB).
+		if x[24] != 16 || x[25] != 2 {
+			t.Errorf("%s: bit depth %d, colour type %d; want 16-bit RGB (2)", pa[i], x[24], x[25])
+		}
+		img, err := png.Decode(bytes.NewReader(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 64
+		if i == 2 {
+			want = 48
+		}
+		if img.Bounds().Dx() != want || img.Bounds().Dy() != want {
+			t.Errorf("%s: %v, want %d×%d", pa[i], img.Bounds(), want, want)
+		}
+	}
+	other, _ := Images(t.TempDir(), ImageSpec{Count: 1, Seed: 8, Large: 64})
+	x, _ := os.ReadFile(pa[0])
+	y, _ := os.ReadFile(other[0])
+	if bytes.Equal(x, y) {
+		t.Error("seeds 7 and 8 gave the same image")
+	}
+	if _, err := Images(t.TempDir(), ImageSpec{Count: 0}); err == nil {
+		t.Error("count 0 accepted")
+	}
+}
+
+func TestCorpusIsReproducibleAndZipfLike(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	spec := CorpusSpec{Docs: 4, Words: 3000, Vocabulary: 500, Seed: 3}
+	pa, err := Corpus(a, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Corpus(b, spec); err != nil {
+		t.Fatal(err)
+	}
+	counts := map[string]int{}
+	for _, p := range pa {
+		x, _ := os.ReadFile(p)
+		y, _ := os.ReadFile(filepath.Join(b, filepath.Base(p)))
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs between two runs", p)
+		}
+		words := strings.Fields(strings.ReplaceAll(string(x), ".", " "))
+		if len(words) != 3000 {
+			t.Errorf("%s: %d words, want 3000", p, len(words))
+		}
+		for _, w := range words {
+			counts[w]++
+		}
+	}
+	if len(counts) > 500 {
+		t.Errorf("%d distinct words from a vocabulary of 500", len(counts))
+	}
+	vocab := Vocabulary(3, 500)
+	// Zipf: the most frequent word is far more frequent than the median one.
+	if top, mid := counts[vocab[0]], counts[vocab[250]]; top < 20*max(mid, 1) {
+		t.Errorf("rank 1 %d times, rank 250 %d times: not Zipf-like", top, mid)
+	}
+}
+
+func TestPayloadsMatchTheLoadEngine(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := Payloads(dir, 42, []int{0, 1, 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range []int{0, 1, 1000} {
+		b, _ := os.ReadFile(paths[i])
+		if !bytes.Equal(b, load.Payload(n, 42)) {
+			t.Errorf("%s: not the load engine's payload of seed 42", paths[i])
+		}
+	}
+	if _, err := Payloads(dir, 1, []int{-1}); err == nil {
+		t.Error("size -1 accepted")
+	}
+}
+
+// The full-size image is about 3 MiB, as seed 000's were.
+func TestFullSizeImageIsAboutThreeMiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, Image(1, 0, 800)); err != nil {
+		t.Fatal(err)
+	}
+	if n := buf.Len(); n < 2<<20 || n > 4<<20 {
+		t.Errorf("800×800 image is %d bytes, want about 3 MiB", n)
+	}
+}
