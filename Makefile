@@ -14,7 +14,10 @@ SPEC ?= examples/quickstart.yaml
 .PHONY: run test setup build lint unit python-test integration fmt clean
 
 ## run: install what is missing, build, and run the quickstart on the local platform
+## (with the project's MariaDB for the query function, stopped again afterwards)
 run: setup build
+	@set -a; eval "$$(scripts/mariadb.sh start)"; set +a; \
+	trap 'scripts/mariadb.sh stop' EXIT; \
 	$(BIN)/faasbench run $(SPEC)
 
 ## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python and Node tests

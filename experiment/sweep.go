@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -30,6 +31,8 @@ type Sweep struct {
 	Log io.Writer
 	// SampleEvery is the timeline's interval (replicas, CPU, memory); default 1 s.
 	SampleEvery time.Duration
+	// SpecDir is the spec file's directory: relative payload files start there.
+	SpecDir string
 }
 
 // ErrInterrupted is returned when the context ended the sweep early.
@@ -53,6 +56,11 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 		fmt.Fprintf(s.Log, "deploying %s (%s in %s, %d replica(s)) on %s\n", f.Name, f.Workload, f.Language, f.Replicas, s.Platform.Name())
 		fn := platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas,
 			Mode: f.Mode, Workers: f.Workers, Concurrency: f.Concurrency, Settings: f.Settings}
+		env, missing := spec.ExpandEnv(f.Env, os.LookupEnv)
+		if len(missing) > 0 {
+			return fmt.Errorf("deploy %s: env refers to %s, not set in faasbench's environment", f.Name, strings.Join(missing, ", "))
+		}
+		fn.Env = env
 		if err := s.Platform.Deploy(ctx, fn); err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted
@@ -90,6 +98,48 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 	return nil
 }
 
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// target is a cell's request: the workload's default, with the function's
+// request overrides.
+func (s *Sweep) target(sp spec.Spec, pc plan.Cell, w *workloads.Workload, url string) (load.Target, error) {
+	var req spec.RequestSpec
+	for _, f := range sp.Functions {
+		if f.Name == pc.Function {
+			req = f.Request
+		}
+	}
+	t := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	if req.Path != "" {
+		t.URL = url + req.Path
+	}
+	size := w.Request.PayloadSize
+	if req.PayloadSize > 0 {
+		size = req.PayloadSize
+	}
+	switch {
+	case req.PayloadFile != "":
+		path := req.PayloadFile
+		if !filepath.IsAbs(path) && s.SpecDir != "" {
+			path = filepath.Join(s.SpecDir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return t, fmt.Errorf("payload: %w", err)
+		}
+		t.Body = b
+	case size > 0:
+		t.Body = load.Payload(size, uint64(sp.Seed))
+	}
+	if t.Method == "" {
+		t.Method = "GET"
+		if t.Body != nil {
+			t.Method = "POST"
+		}
+	}
+	return t, nil
+}
+
 func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*results.Cell, error) {
 	url, err := s.Platform.Endpoint(ctx, pc.Function)
 	if err != nil {
@@ -108,9 +158,17 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 			return nil
 		}
 	}
-	target := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
-	if n := w.Request.PayloadSize; n > 0 {
-		target.Body = load.Payload(n, uint64(sp.Seed))
+	target, err := s.target(sp, pc, w, url)
+	if err != nil {
+		return nil, err
+	}
+	if w.Expect.PNG {
+		opts.Validate = func(b []byte) error {
+			if !bytes.HasPrefix(b, pngSignature) {
+				return fmt.Errorf("body is not a PNG (starts %q)", truncate(b))
+			}
+			return nil
+		}
 	}
 	if w.Expect.Reversed {
 		opts.ValidatePair = func(req, resp []byte) error {

@@ -4,6 +4,8 @@ package spec
 
 import (
 	"fmt"
+	"os"
+	"sort"
 	"time"
 )
 
@@ -52,6 +54,45 @@ type FunctionSpec struct {
 	// Settings are platform-specific (the local platform: routing,
 	// rebalance, queue_size, queue_timeout, timeout).
 	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
+	// Env is given to the function's instances. "${VAR}" in a value is
+	// taken from faasbench's own environment when the function is
+	// deployed, so a password stays out of the spec and of every result
+	// (the manifest keeps the text as written).
+	Env map[string]string `yaml:"env" json:"env,omitempty"`
+	// Request overrides the workload's default request.
+	Request RequestSpec `yaml:"request" json:"request,omitempty"`
+}
+
+// RequestSpec is what each request of a function's cells carries.
+type RequestSpec struct {
+	// Path is appended to the function's URL ("?n=1000"); empty: the workload's.
+	Path string `yaml:"path" json:"path,omitempty"`
+	// PayloadSize is a body of this many seeded random bytes.
+	PayloadSize int `yaml:"payload_size" json:"payload_size,omitempty"`
+	// PayloadFile is a body read from a file (e.g. an image of faasbench
+	// data images), relative to the spec file's directory.
+	PayloadFile string `yaml:"payload_file" json:"payload_file,omitempty"`
+}
+
+// ExpandEnv returns env with every ${VAR} replaced by lookup(VAR), and the
+// names of the variables lookup did not have.
+func ExpandEnv(env map[string]string, lookup func(string) (string, bool)) (map[string]string, []string) {
+	if len(env) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(env))
+	var missing []string
+	for k, v := range env {
+		out[k] = os.Expand(v, func(name string) string {
+			val, ok := lookup(name)
+			if !ok {
+				missing = append(missing, name)
+			}
+			return val
+		})
+	}
+	sort.Strings(missing)
+	return out, missing
 }
 
 // LoadSpec is the load each cell drives.

@@ -135,3 +135,46 @@ func FuzzParse(f *testing.F) {
 		_ = p.Validate(known)
 	})
 }
+
+func TestFunctionEnvAndRequest(t *testing.T) {
+	withEnv := strings.Replace(good, "    language: python\n", "    language: python\n    env: {FB_DB_PASSWORD: \"${PW}\", PLAIN: x}\n    request: {path: \"?n=5\", payload_file: img.png}\n", 1)
+	k := known
+	k.LookupEnv = func(n string) (string, bool) { return "secret", n == "PW" }
+	k.FileExists = func(p string) bool { return p == "dir/img.png" }
+	p, err := Parse("dir/q.yaml", []byte(withEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(k); err != nil {
+		t.Fatal(err)
+	}
+	env, missing := ExpandEnv(p.Spec.Functions[0].Env, k.LookupEnv)
+	if env["FB_DB_PASSWORD"] != "secret" || env["PLAIN"] != "x" || len(missing) != 0 {
+		t.Errorf("expanded %v, missing %v", env, missing)
+	}
+	if p.Spec.Functions[0].Env["FB_DB_PASSWORD"] != "${PW}" {
+		t.Error("the spec itself must keep ${PW}, not the secret")
+	}
+	k.LookupEnv = func(string) (string, bool) { return "", false }
+	k.FileExists = func(string) bool { return false }
+	err = p.Validate(k)
+	for _, want := range []string{
+		"dir/q.yaml:8: functions[0].env.FB_DB_PASSWORD: PW is not set in faasbench's environment",
+		"dir/q.yaml:9: functions[0].request.payload_file: img.png: no such file",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+	bad := strings.Replace(good, "    language: python\n", "    language: python\n    request: {path: \"n=5\", payload_size: -1}\n", 1)
+	p, err = Parse("q.yaml", []byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = p.Validate(known)
+	for _, want := range []string{"functions[0].request.path: \"n=5\": start with ?", "functions[0].request.payload_size: -1"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("got %v, want %q", err, want)
+		}
+	}
+}

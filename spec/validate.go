@@ -2,6 +2,9 @@ package spec
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -13,10 +16,26 @@ type Known struct {
 	// Languages returns a workload's languages, and false if it is unknown.
 	Languages func(workload string) ([]string, bool)
 	Workloads []string
+	// LookupEnv finds the variables functions[].env refers to (nil: os.LookupEnv).
+	LookupEnv func(string) (string, bool)
+	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).
+	FileExists func(string) bool
+}
+
+var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Resolve returns path relative to the spec file's directory (absolute
+// paths, and specs not read from a file, leave it as it is).
+func (p *Parsed) Resolve(path string) string {
+	if path == "" || filepath.IsAbs(path) || p.File == "" {
+		return path
+	}
+	return filepath.Join(filepath.Dir(p.File), path)
 }
 
 // Limits that keep one machine's runs sane.
 const (
+	MaxPayloadSize = 256 << 20
 	MaxConcurrency = 10000
 	MaxRepetitions = 1000
 )
@@ -68,6 +87,37 @@ func (p *Parsed) Validate(k Known) error {
 		}
 		if f.Concurrency < 0 || f.Concurrency > MaxConcurrency {
 			add(path+".concurrency", "%d: want 0 (no limit)..%d", f.Concurrency, MaxConcurrency)
+		}
+		lookup := k.LookupEnv
+		if lookup == nil {
+			lookup = os.LookupEnv
+		}
+		for name, v := range f.Env {
+			if !envNameRE.MatchString(name) {
+				add(path+".env."+name, "%q is not an environment variable name", name)
+			}
+			if _, missing := ExpandEnv(map[string]string{name: v}, lookup); len(missing) > 0 {
+				add(path+".env."+name, "%s is not set in faasbench's environment (the value %q refers to it)", strings.Join(missing, ", "), v)
+			}
+		}
+		r := f.Request
+		if r.PayloadSize < 0 || r.PayloadSize > MaxPayloadSize {
+			add(path+".request.payload_size", "%d: want 0..%d bytes", r.PayloadSize, MaxPayloadSize)
+		}
+		if r.PayloadFile != "" && r.PayloadSize != 0 {
+			add(path+".request.payload_file", "give payload_file or payload_size, not both")
+		}
+		if r.PayloadFile != "" {
+			exists := k.FileExists
+			if exists == nil {
+				exists = func(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
+			}
+			if !exists(p.Resolve(r.PayloadFile)) {
+				add(path+".request.payload_file", "%s: no such file (relative paths start at the spec's directory; faasbench data writes inputs)", r.PayloadFile)
+			}
+		}
+		if r.Path != "" && !strings.HasPrefix(r.Path, "?") && !strings.HasPrefix(r.Path, "/") {
+			add(path+".request.path", "%q: start with ? (a query) or / (a sub-path)", r.Path)
 		}
 		if j, dup := names[f.Name]; dup && f.Name != "" {
 			add(path+".name", "%q is also the name of functions[%d]", f.Name, j)

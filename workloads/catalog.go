@@ -29,6 +29,8 @@ type Workload struct {
 		Body string `yaml:"body"`
 		// Reversed: a correct reply is the request body reversed.
 		Reversed bool `yaml:"reversed"`
+		// PNG: a correct reply is a PNG image.
+		PNG bool `yaml:"png"`
 	} `yaml:"expect"`
 	// Dir is the workload's directory.
 	Dir string `yaml:"-"`

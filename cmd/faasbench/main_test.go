@@ -80,8 +80,12 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 	// hands to its instances must still resolve.
 	cwd := t.TempDir()
 	res := filepath.Join(cwd, "out")
-	cmd := exec.Command(binary, "run", writeSpec(t, smallSpec), "--results", "out", "--workloads", workloadsDir(t), "--output", "json")
+	// A secret passed to a function through ${VAR} must reach no file of the run.
+	const secret = "s3cret-7f1c9e"
+	withSecret := strings.Replace(smallSpec, "{workload: hello, language: python}", `{workload: hello, language: python, env: {FB_DB_PASSWORD: "${FB_TEST_SECRET}"}}`, 1)
+	cmd := exec.Command(binary, "run", writeSpec(t, withSecret), "--results", "out", "--workloads", workloadsDir(t), "--output", "json")
 	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "FB_TEST_SECRET="+secret)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -126,6 +130,17 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 	}
 	if left := reaper.Find(m.RunID); len(left) != 0 {
 		t.Errorf("processes left after the run: %v", left)
+	}
+	_ = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(secret)) {
+				t.Errorf("%s contains the secret passed in the function's env", path)
+			}
+		}
+		return nil
+	})
+	if !strings.Contains(string(mb), "${FB_TEST_SECRET}") {
+		t.Error("manifest.json does not keep the env as written")
 	}
 	if err := exec.Command(binary, "export", dir).Run(); err != nil {
 		t.Fatalf("export: %v", err)

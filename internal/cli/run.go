@@ -160,7 +160,7 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 		return err
 	}
 
-	runErr := a.execute(ctx, reg, sp, cells, dir, sum, m, root, runID, platCPUs)
+	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, dir, sum, m, root, runID, platCPUs)
 	return a.finish(dir, m, sum, runErr)
 }
 
@@ -176,7 +176,7 @@ func overlaps(a, b []int) bool {
 }
 
 // execute starts the platform, runs the sweep and always tears the platform down.
-func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, cells []plan.Cell, dir *results.Dir,
+func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, specDir string, cells []plan.Cell, dir *results.Dir,
 	sum *results.Summary, m *results.Manifest, root, runID string, platCPUs []int) (err error) {
 	p, err := reg.New(ctx, sp.Platform.Name, platform.Config{RunID: runID, WorkloadsDir: root,
 		WorkDir: dir.File("platform"), Options: map[string]any{"cpus": platCPUs}})
@@ -206,7 +206,7 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 	if err != nil {
 		return err
 	}
-	sw := &experiment.Sweep{Platform: p, Catalog: cat, Dir: dir, Summary: sum, Log: log}
+	sw := &experiment.Sweep{Platform: p, Catalog: cat, Dir: dir, Summary: sum, Log: log, SpecDir: specDir}
 	return sw.Run(ctx, sp, cells)
 }
 
