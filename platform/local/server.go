@@ -57,13 +57,13 @@ type Server struct {
 	// gatewayURL is http://host:port of the gateway, given to every
 	// instance as FB_GATEWAY_URL.
 	gatewayURL string
-	stop   chan struct{}
-	once   sync.Once
-	self   string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
-	cg     *cgroup.Manager // nil: cgroups unusable (cgErr says why)
-	cgErr  error
-	evMu   sync.Mutex
-	events []Event // bounded to maxEvents
+	stop       chan struct{}
+	once       sync.Once
+	self       string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
+	cg         *cgroup.Manager // nil: cgroups unusable (cgErr says why)
+	cgErr      error
+	evMu       sync.Mutex
+	events     []Event // bounded to maxEvents
 }
 
 const maxEvents = 100000
