@@ -103,7 +103,7 @@ func magickConfig() (string, error) {
 	}
 	m, _ := filepath.Glob("/usr/lib/*/ImageMagick-*/bin-q16/Magick++-config")
 	if len(m) == 0 {
-		return "", errors.New("Magick++-config is neither on the PATH nor under /usr/lib/*/ImageMagick-*/bin-q16")
+		return "", errors.New("no Magick++-config on the PATH or under /usr/lib/*/ImageMagick-*/bin-q16")
 	}
 	sort.Strings(m)
 	return m[len(m)-1], nil
