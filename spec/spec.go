@@ -72,6 +72,9 @@ type RequestSpec struct {
 	// PayloadFile is a body read from a file (e.g. an image of faasbench
 	// data images), relative to the spec file's directory.
 	PayloadFile string `yaml:"payload_file" json:"payload_file,omitempty"`
+	// Expect is the exact body a correct reply has. The workload's own
+	// expected body holds only for its default request path.
+	Expect string `yaml:"expect" json:"expect,omitempty"`
 }
 
 // ExpandEnv returns env with every ${VAR} replaced by lookup(VAR), and the

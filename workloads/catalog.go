@@ -31,6 +31,8 @@ type Workload struct {
 		Reversed bool `yaml:"reversed"`
 		// PNG: a correct reply is a PNG image.
 		PNG bool `yaml:"png"`
+		// JSON: a correct reply is a JSON document.
+		JSON bool `yaml:"json"`
 	} `yaml:"expect"`
 	// Dir is the workload's directory.
 	Dir string `yaml:"-"`

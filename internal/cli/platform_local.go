@@ -147,7 +147,7 @@ func (a *app) localCmds(parent *cobra.Command) {
 	}
 
 	var fn platform.Function
-	var sets []string
+	var sets, envs []string
 	deploy := &cobra.Command{
 		Use:   "deploy WORKLOAD",
 		Short: "Deploy a workload on the running local platform",
@@ -169,6 +169,14 @@ func (a *app) localCmds(parent *cobra.Command) {
 				}
 				fn.Settings[k] = v
 			}
+			fn.Env = map[string]string{}
+			for _, kv := range envs {
+				k, v, ok := strings.Cut(kv, "=")
+				if !ok || k == "" {
+					return usageErr("--env %q: want KEY=VALUE", kv)
+				}
+				fn.Env[k] = v
+			}
 			if err := p.Deploy(cmd.Context(), fn); err != nil {
 				return withCode(ExitUsage, err)
 			}
@@ -185,6 +193,7 @@ func (a *app) localCmds(parent *cobra.Command) {
 	df.IntVar(&fn.Concurrency, "concurrency", 0, "per-instance concurrency limit (0: none)")
 	df.Int64Var(&fn.MemoryMB, "memory-mb", 0, "memory limit per instance in MB (cgroups)")
 	df.Float64Var(&fn.CPUs, "cpus", 0, "CPU limit per instance in cores (cgroups)")
+	df.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for the function's instances (e.g. FB_UPSTREAM_URL, FB_DB_PASSWORD)")
 	df.StringArrayVar(&sets, "set", nil, "platform setting KEY=VALUE (routing, rebalance, queue_size, queue_timeout, timeout, scale_to_zero_after, cold_start_timeout, autoscale, min, max, target, stable_window, panic_window, panic_threshold, max_scale_up_rate, scale_interval, step_percent)")
 
 	scale := &cobra.Command{

