@@ -93,3 +93,52 @@ func writeDoc(path string, vocab []string, r *rand.Rand, words int) error {
 	}
 	return nil
 }
+
+// TextName is the file name of the i-th text file of a text data set.
+func TextName(i int) string { return fmt.Sprintf("text-%d.txt", i) }
+
+// Text writes one file of Zipf-distributed words per size (bytes, about:
+// the file ends with the word that crosses the size) and returns the paths.
+func Text(dir string, seed uint64, sizes []int64) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	vocab := Vocabulary(seed, 5000)
+	var paths []string
+	for i, size := range sizes {
+		if size < 1 {
+			return paths, fmt.Errorf("dataset: text size %d: want at least 1 byte", size)
+		}
+		path := filepath.Join(dir, TextName(i))
+		if err := writeText(path, vocab, rand.New(rand.NewPCG(seed, uint64(i)+1)), size); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+func writeText(path string, vocab []string, r *rand.Rand, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+	var n int64
+	for i := 0; n < size; i++ {
+		word := vocab[z.Uint64()]
+		sep := " "
+		if i%12 == 11 {
+			sep = "\n"
+		}
+		_, _ = w.WriteString(word)
+		_, _ = w.WriteString(sep)
+		n += int64(len(word) + 1)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("dataset: %s: %w", path, err)
+	}
+	return f.Close()
+}

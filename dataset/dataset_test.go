@@ -120,3 +120,23 @@ func TestFullSizeImageIsAboutThreeMiB(t *testing.T) {
 		t.Errorf("800×800 image is %d bytes, want about 3 MiB", n)
 	}
 }
+
+func TestTextFilesHaveTheirSizes(t *testing.T) {
+	dir := t.TempDir()
+	paths, err := Text(dir, 2, []int64{1000, 100_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int64{1000, 100_000} {
+		st, err := os.Stat(paths[i])
+		if err != nil || st.Size() < want || st.Size() > want+20 {
+			t.Errorf("%s: %v bytes, want about %d", paths[i], st.Size(), want)
+		}
+	}
+	again, _ := Text(t.TempDir(), 2, []int64{1000})
+	a, _ := os.ReadFile(paths[0])
+	b, _ := os.ReadFile(again[0])
+	if !bytes.Equal(a, b) {
+		t.Error("same seed, different text")
+	}
+}

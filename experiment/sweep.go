@@ -32,6 +32,19 @@ type Sweep struct {
 	SampleEvery time.Duration
 	// SpecDir is the spec file's directory: relative payload files start there.
 	SpecDir string
+	// Env resolves ${...} in the spec (Prepare's data and services); nil:
+	// faasbench's environment only.
+	Env *Env
+	// Done lists the IDs of cells already in the summary (a resumed run):
+	// they are not run again.
+	Done map[string]bool
+	// Progress, if set, receives a live status line about twice a second
+	// (cell i/N, elapsed, ETA, req/s, p99, errors, replicas).
+	Progress io.Writer
+	// PlatformCores is the CPUs the platform was given (0: unknown): cells
+	// with more instances than that are flagged as measuring contention.
+	PlatformCores int
+	deployed      map[string]platform.Function
 }
 
 // ErrInterrupted is returned when the context ended the sweep early.
@@ -53,34 +66,46 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 	}()
 	for _, f := range sp.Functions {
 		fmt.Fprintf(s.Log, "deploying %s (%s in %s, %d replica(s)) on %s\n", f.Name, f.Workload, f.Language, f.Replicas, s.Platform.Name())
-		fn := platform.Function{Name: f.Name, Workload: f.Workload, Language: f.Language, Replicas: f.Replicas,
-			Mode: f.Mode, Workers: f.Workers, Concurrency: f.Concurrency, Settings: f.Settings}
-		env, missing := spec.ExpandEnv(f.Env, os.LookupEnv)
-		if len(missing) > 0 {
-			return fmt.Errorf("deploy %s: env refers to %s, not set in faasbench's environment", f.Name, strings.Join(missing, ", "))
+		fn, err := FunctionOf(f, nil, s.Env)
+		if err != nil {
+			return err
 		}
-		fn.Env = env
-		if err := s.Platform.Deploy(ctx, fn); err != nil {
+		if err := s.deploy(ctx, fn); err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted
 			}
-			return fmt.Errorf("deploy %s: %w", f.Name, err)
+			return err
 		}
 	}
 	fmt.Fprintf(s.Log, "\n%-28s %10s %9s %9s %9s %9s  %s\n", "cell", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
+	prog := newProgress(s.Progress, len(cells), time.Now())
+	defer prog.stop()
 	for _, pc := range cells {
 		if ctx.Err() != nil {
 			return ErrInterrupted
 		}
-		c, err := s.runCell(ctx, sp, pc)
+		if s.Done[pc.ID] {
+			prog.skip(pc)
+			continue
+		}
+		if err := s.ensure(ctx, sp, pc); err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return fmt.Errorf("cell %s: %w", pc.ID, err)
+		}
+		prog.begin(pc)
+		c, err := s.runCell(ctx, sp, pc, prog)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", pc.ID, err)
 		}
 		if c != nil {
+			c.Warnings = append(c.Warnings, contentionWarning(pc, s.PlatformCores)...)
 			s.Summary.Cells = append(s.Summary.Cells, *c)
 			if err := s.Dir.WriteJSON("summary.json", s.Summary); err != nil {
 				return err
 			}
+			prog.end(c)
 			printRow(s.Log, c)
 		}
 		if ctx.Err() != nil {
@@ -97,61 +122,76 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 	return nil
 }
 
-// target is a cell's request: the workload's default, with the function's
-// request overrides.
-func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
-	t := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
-	if req.Path != "" {
-		t.URL = url + req.Path
-	}
-	size := w.Request.PayloadSize
-	if req.PayloadSize > 0 {
-		size = req.PayloadSize
-	}
-	switch {
-	case req.PayloadFile != "":
-		path := req.PayloadFile
-		if !filepath.IsAbs(path) && s.SpecDir != "" {
-			path = filepath.Join(s.SpecDir, path)
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return t, fmt.Errorf("payload: %w", err)
-		}
-		t.Body = b
-	case size > 0:
-		t.Body = load.Payload(size, uint64(sp.Seed))
-	}
-	if t.Method == "" {
-		t.Method = "GET"
-		if t.Body != nil {
-			t.Method = "POST"
-		}
-	}
-	return t, nil
+// cellSetup is what every kind of cell starts from.
+type cellSetup struct {
+	url    string
+	w      *workloads.Workload
+	req    spec.RequestSpec
+	opts   load.Options
+	target load.Target
 }
 
-func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*results.Cell, error) {
+func (s *Sweep) setup(ctx context.Context, sp spec.Spec, pc plan.Cell) (*cellSetup, error) {
 	url, err := s.Platform.Endpoint(ctx, pc.Function)
 	if err != nil {
 		return nil, err
+	}
+	if via, _ := pc.Params.Get("via"); via == "direct" {
+		dc, ok := s.Platform.(platform.DirectCaller)
+		if !ok {
+			return nil, fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller)", s.Platform.Name())
+		}
+		eps, err := dc.DirectEndpoints(ctx, pc.Function)
+		if err != nil {
+			return nil, err
+		}
+		if len(eps) == 0 {
+			return nil, fmt.Errorf("no instance of %s to call directly", pc.Function)
+		}
+		url = eps[0]
 	}
 	w, ok := s.Catalog.Get(pc.Workload)
 	if !ok {
 		return nil, fmt.Errorf("workload %q not in the catalogue", pc.Workload)
 	}
-	opts := load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}
-	var req spec.RequestSpec
+	cs := &cellSetup{url: url, w: w, opts: load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}}
 	for _, f := range sp.Functions {
 		if f.Name == pc.Function {
-			req = f.Request
+			cs.req = f.Request
 		}
 	}
-	opts.Validate, opts.ValidatePair = Validators(w, req)
-	target, err := s.target(sp, req, w, url)
+	if p, ok := pc.Params.Get("path"); ok {
+		cs.req.Path, cs.req.Expect = p, ""
+	}
+	if n, ok := pc.Params.Int("payload_size"); ok {
+		cs.req.PayloadSize, cs.req.PayloadFile = n, ""
+	}
+	cs.opts.Validate, cs.opts.ValidatePair = Validators(w, cs.req)
+	if cs.target, err = s.target(sp, cs.req, w, url); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell, prog *progress) (*results.Cell, error) {
+	cs, err := s.setup(ctx, sp, pc)
 	if err != nil {
 		return nil, err
 	}
+	switch pc.Kind {
+	case spec.KindBatch:
+		return s.batchCell(ctx, sp, pc, cs)
+	case spec.KindColdStart:
+		return s.coldCell(ctx, sp, pc, cs)
+	case spec.KindAutoscale:
+		return s.autoscaleCell(ctx, sp, pc, cs, prog)
+	}
+	return s.loadCell(ctx, sp, pc, cs, prog)
+}
+
+// loadCell is a sweep or baseline cell: warm-up, then the measured load.
+func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, prog *progress) (*results.Cell, error) {
+	target, opts := cs.target, cs.opts
 	var sink *load.RecordSink
 	if sp.Load.Records {
 		f, err := s.recordsFile(pc)
@@ -165,7 +205,7 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 	defer cl.Close()
 	run := func(d time.Duration, n int64, records *load.RecordSink) (*load.Result, error) {
 		if sp.Load.Model != "open" {
-			return load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records}.Run(ctx, cl, target)
+			return load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records, Live: prog.live()}.Run(ctx, cl, target)
 		}
 		ss, err := load.ParseScheduleSpec(fmt.Sprintf("%s:%g", sp.Load.Schedule, pc.Rate))
 		if err != nil {
@@ -175,7 +215,7 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell) (*resul
 		if err != nil {
 			return nil, err
 		}
-		return load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records}.Run(ctx, cl, target)
+		return load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: prog.live()}.Run(ctx, cl, target)
 	}
 	if wu := sp.Load.Warmup.D(); wu > 0 {
 		if _, err := run(wu, 0, nil); err != nil {
@@ -244,6 +284,69 @@ func printRow(w io.Writer, c *results.Cell) {
 	if c.Interrupted {
 		mark = " (interrupted)"
 	}
+	switch {
+	case c.Batch != nil:
+		b := c.Batch
+		fmt.Fprintf(w, "%-28s batch of %d in %.2f s: %.2f items/s, %.2f MiB/s, K=%d, %d retries, %d failed%s\n", c.ID, b.Items, b.DurationS,
+			b.ItemsPerS, b.MiBPerS, b.InFlight, b.Retries, b.Failed, mark)
+		return
+	case c.Cold != nil && c.Cold.ColdShare != nil:
+		fmt.Fprintf(w, "%-28s after %.1f s idle: %d of %d calls cold%s\n", c.ID, c.Cold.IdleS, c.Cold.Verified, c.Cold.Iterations, mark)
+		return
+	case c.Cold != nil:
+		cr := c.Cold
+		fmt.Fprintf(w, "%-28s cold mean %.2f ms (%d verified of %d), warm mean %.3f ms, waiting for the instance %.2f ms%s\n", c.ID,
+			cr.ColdMs.Mean, cr.Verified, cr.Iterations, cr.WarmMs.Mean, cr.WaitMs.Mean, mark)
+		return
+	}
 	fmt.Fprintf(w, "%-28s %10.1f %9s %9s %9s %9.3f  %s%s\n", c.ID, c.ThroughputRPS, fmtMs(c.SuccessLatencyMs.P50),
 		fmtMs(c.SuccessLatencyMs.P90), fmtMs(c.SuccessLatencyMs.P99), c.LatencyMs.Max, errs, mark)
+	if s := c.Scaling; s != nil {
+		fmt.Fprintf(w, "%-28s replicas: max %d (first scale-up %s s, max at %s s), back down %s s after the load, %d errors while scaling\n", "",
+			s.MaxReplicas, fmtS(s.FirstScaleUpS), fmtS(s.TimeToMaxS), fmtS(s.ScaleDownS), s.ErrorsScaling)
+	}
+}
+
+func fmtS(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", *p)
+}
+
+// target is a cell's request: the workload's default, with the function's
+// request overrides.
+func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
+	t := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	if req.Path != "" {
+		t.URL = url + req.Path
+	}
+	size := w.Request.PayloadSize
+	if req.PayloadSize > 0 {
+		size = req.PayloadSize
+	}
+	switch {
+	case req.PayloadFile != "":
+		path := req.PayloadFile
+		if s.Env != nil {
+			path = s.Env.Expand(path)
+		}
+		if !filepath.IsAbs(path) && s.SpecDir != "" {
+			path = filepath.Join(s.SpecDir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return t, fmt.Errorf("payload: %w", err)
+		}
+		t.Body = b
+	case size > 0:
+		t.Body = load.Payload(size, uint64(sp.Seed))
+	}
+	if t.Method == "" {
+		t.Method = "GET"
+		if t.Body != nil {
+			t.Method = "POST"
+		}
+	}
+	return t, nil
 }

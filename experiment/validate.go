@@ -19,7 +19,7 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 func Validators(w *workloads.Workload, req spec.RequestSpec) (func([]byte) error, func(req, resp []byte) error) {
 	var checks []func([]byte) error
 	want := w.Expect.Body
-	if req.Path != "" {
+	if req.Path != "" || req.PayloadSize != 0 || req.PayloadFile != "" {
 		want = ""
 	}
 	if req.Expect != "" {

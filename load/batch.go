@@ -25,6 +25,8 @@ type Batch struct {
 	Retry func(Class) bool
 	// Records, when set, receives every attempt as a row.
 	Records *RecordSink
+	// Live, when set, counts attempts as they complete, for a watcher.
+	Live *Live
 }
 
 // BatchFigures summarise a batch.
@@ -68,7 +70,7 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	}
 	start := time.Now()
 	n := min(b.MaxInFlight, len(b.Items))
-	ws, err := newWorkers(ctx, cl, &t, start, 10*time.Second, b.Records, n, true)
+	ws, err := newWorkers(ctx, cl, &t, start, 10*time.Second, b.Records, n, true, b.Live)
 	if err != nil {
 		return nil, BatchFigures{}, err
 	}

@@ -278,7 +278,7 @@ func (w *worker) failed(s *Sample, err error) (Class, bool) {
 
 // newWorkers makes n workers for one run; closed marks recorders whose
 // requests are sent when intended (closed loop, batch).
-func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink, n int, closed bool) ([]*worker, error) {
+func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink, n int, closed bool, live *Live) ([]*worker, error) {
 	ws := make([]*worker, n)
 	store := &windowStore{}
 	for i := range ws {
@@ -288,6 +288,7 @@ func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, exp
 		}
 		w.rec.Closed = closed
 		w.rec.store = store
+		w.rec.live = live.shard(i)
 		ws[i] = w
 	}
 	return ws, nil

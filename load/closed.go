@@ -18,6 +18,8 @@ type Closed struct {
 	Requests    int64
 	// Records, when set, receives every request of this run as a row.
 	Records *RecordSink
+	// Live, when set, counts requests as they complete, for a watcher.
+	Live *Live
 }
 
 // Validate checks the configuration.
@@ -45,7 +47,7 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 	if expected == 0 {
 		expected = 10 * time.Second
 	}
-	ws, err := newWorkers(ctx, cl, &t, start, expected, c.Records, c.Concurrency, true)
+	ws, err := newWorkers(ctx, cl, &t, start, expected, c.Records, c.Concurrency, true, c.Live)
 	if err != nil {
 		return nil, err
 	}

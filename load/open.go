@@ -22,6 +22,8 @@ type Open struct {
 	Expected time.Duration
 	// Records, when set, receives every request of this run as a row.
 	Records *RecordSink
+	// Live, when set, counts requests as they complete, for a watcher.
+	Live *Live
 	// Resolution, when set, rounds the pacer's wake-ups up to a grid of this
 	// step and sends everything due at each (as wrk2 and oha do at ~1 ms):
 	// fewer wake-ups and less CPU, but requests go out up to Resolution late
@@ -61,7 +63,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		n = DefaultMaxInFlight
 	}
 	start := time.Now()
-	ws, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, n, false)
+	ws, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, n, false, o.Live)
 	if err != nil {
 		return nil, err
 	}

@@ -65,6 +65,8 @@ type Recorder struct {
 	winBase int
 	store   *windowStore
 	late    map[int]*Window
+	// live, when set, counts requests for a watcher (Live).
+	live *liveShard
 }
 
 // NewRecorder returns an empty recorder; expected sizes the window slice's
@@ -126,6 +128,12 @@ func (r *Recorder) windowAt(i int) *Window {
 func (r *Recorder) Record(s *Sample) {
 	if r.records != nil {
 		r.records.add(s)
+	}
+	if r.live != nil {
+		r.live.done.Add(1)
+		if s.Class != ClassOK {
+			r.live.failed.Add(1)
+		}
 	}
 	c := s.Class
 	lat := int64(s.Done - s.Intended)

@@ -49,6 +49,10 @@ type Manifest struct {
 	Status        string              `json:"status"`
 	Error         string              `json:"error,omitempty"`
 	Warnings      []string            `json:"warnings,omitempty"`
+	// Profile is full, or smoke (faasbench run --smoke: a reduced check).
+	Profile string `json:"profile,omitempty"`
+	// Resumed lists when an interrupted run was resumed (run --resume).
+	Resumed []time.Time `json:"resumed,omitempty"`
 }
 
 // Summary holds the figures of every cell measured so far.
@@ -132,6 +136,10 @@ type Cell struct {
 	Interrupted bool             `json:"interrupted"`
 	Valid       bool             `json:"valid"`
 	Warnings    []string         `json:"warnings"`
+	// Kind-specific figures (batch, coldstart, autoscale cells).
+	Batch   *BatchResult   `json:"batch,omitempty"`
+	Cold    *ColdResult    `json:"cold,omitempty"`
+	Scaling *ScalingResult `json:"scaling,omitempty"`
 }
 
 // Dir is a run directory.

@@ -14,12 +14,22 @@ const CurrentVersion = 1
 
 // Spec is one experiment.
 type Spec struct {
-	Version     int            `yaml:"version" json:"version"`
-	Name        string         `yaml:"name" json:"name"`
-	Description string         `yaml:"description" json:"description,omitempty"`
-	Platform    PlatformSpec   `yaml:"platform" json:"platform"`
-	Functions   []FunctionSpec `yaml:"functions" json:"functions"`
-	Load        LoadSpec       `yaml:"load" json:"load"`
+	Version     int    `yaml:"version" json:"version"`
+	Name        string `yaml:"name" json:"name"`
+	Description string `yaml:"description" json:"description,omitempty"`
+	// Kind is the experiment: sweep (default), batch, coldstart, autoscale
+	// or baseline; each reads its own section below.
+	Kind      string         `yaml:"kind" json:"kind"`
+	Vary      Vary           `yaml:"vary" json:"vary,omitempty"`
+	Batch     BatchSpec      `yaml:"batch" json:"batch,omitempty"`
+	ColdStart ColdStartSpec  `yaml:"coldstart" json:"coldstart,omitempty"`
+	Autoscale AutoscaleSpec  `yaml:"autoscale" json:"autoscale,omitempty"`
+	Baseline  BaselineSpec   `yaml:"baseline" json:"baseline,omitempty"`
+	Data      []DataSpec     `yaml:"data" json:"data,omitempty"`
+	Services  Services       `yaml:"services" json:"services,omitempty"`
+	Platform  PlatformSpec   `yaml:"platform" json:"platform"`
+	Functions []FunctionSpec `yaml:"functions" json:"functions"`
+	Load      LoadSpec       `yaml:"load" json:"load"`
 	// Repetitions is how many times every cell runs.
 	Repetitions int `yaml:"repetitions" json:"repetitions"`
 	// Order is how cells are ordered: interleaved (every cell of
@@ -51,6 +61,9 @@ type FunctionSpec struct {
 	Workers int `yaml:"workers" json:"workers,omitempty"`
 	// Concurrency is the per-instance limit (0: none).
 	Concurrency int `yaml:"concurrency" json:"concurrency,omitempty"`
+	// MemoryMB and CPUs limit each instance (0: no limit).
+	MemoryMB int     `yaml:"memory_mb" json:"memory_mb,omitempty"`
+	CPUs     float64 `yaml:"cpus" json:"cpus,omitempty"`
 	// Settings are platform-specific (the local platform: routing,
 	// rebalance, queue_size, queue_timeout, timeout).
 	Settings map[string]string `yaml:"settings" json:"settings,omitempty"`
@@ -61,7 +74,13 @@ type FunctionSpec struct {
 	Env map[string]string `yaml:"env" json:"env,omitempty"`
 	// Request overrides the workload's default request.
 	Request RequestSpec `yaml:"request" json:"request,omitempty"`
+	// Measured: false deploys the function without cells of its own (a
+	// helper another function calls, such as mapreduce's mapper).
+	Measured *bool `yaml:"measured" json:"measured,omitempty"`
 }
+
+// IsMeasured reports whether the function has cells of its own.
+func (f FunctionSpec) IsMeasured() bool { return f.Measured == nil || *f.Measured }
 
 // RequestSpec is what each request of a function's cells carries.
 type RequestSpec struct {
@@ -174,6 +193,36 @@ func (s *Spec) ApplyDefaults() {
 	}
 	if s.Repetitions == 0 {
 		s.Repetitions = 1
+	}
+	if s.Kind == "" {
+		s.Kind = KindSweep
+	}
+	switch s.Kind {
+	case KindBatch:
+		if s.Batch.MaxAttempts == 0 {
+			s.Batch.MaxAttempts = 3
+		}
+		if s.Batch.InFlight == 0 && s.Batch.InFlightPerReplica == 0 {
+			s.Batch.InFlightPerReplica = 2
+		}
+	case KindColdStart:
+		if s.ColdStart.Iterations == 0 {
+			s.ColdStart.Iterations = 10
+		}
+		if s.ColdStart.Warm == 0 {
+			s.ColdStart.Warm = 3
+		}
+	case KindAutoscale:
+		if s.Autoscale.SampleEvery == 0 {
+			s.Autoscale.SampleEvery = Duration(time.Second)
+		}
+		if s.Autoscale.After == 0 {
+			s.Autoscale.After = Duration(10 * time.Second)
+		}
+	case KindBaseline:
+		if len(s.Baseline.Via) == 0 {
+			s.Baseline.Via = []string{"gateway", "direct"}
+		}
 	}
 	if s.Order == "" {
 		s.Order = "interleaved"

@@ -16,6 +16,11 @@ type Known struct {
 	// Languages returns a workload's languages, and false if it is unknown.
 	Languages func(workload string) ([]string, bool)
 	Workloads []string
+	// Schedule checks autoscale.schedule (nil: not checked).
+	Schedule func(schedule string, duration time.Duration) error
+	// Function checks a function as the platform would deploy it at each
+	// point of the vary grid (nil: not checked); the error names the setting.
+	Function func(platform string, f FunctionSpec, v Vary) error
 	// LookupEnv finds the variables functions[].env refers to (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
 	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).
@@ -88,10 +93,7 @@ func (p *Parsed) Validate(k Known) error {
 		if f.Concurrency < 0 || f.Concurrency > MaxConcurrency {
 			add(path+".concurrency", "%d: want 0 (no limit)..%d", f.Concurrency, MaxConcurrency)
 		}
-		lookup := k.LookupEnv
-		if lookup == nil {
-			lookup = os.LookupEnv
-		}
+		lookup := p.lookup(k)
 		for name, v := range f.Env {
 			if !envNameRE.MatchString(name) {
 				add(path+".env."+name, "%q is not an environment variable name", name)
@@ -112,29 +114,41 @@ func (p *Parsed) Validate(k Known) error {
 			if exists == nil {
 				exists = func(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
 			}
-			if !exists(p.Resolve(r.PayloadFile)) {
+			if !strings.Contains(r.PayloadFile, "${") && !exists(p.Resolve(r.PayloadFile)) {
 				add(path+".request.payload_file", "%s: no such file (relative paths start at the spec's directory; faasbench data writes inputs)", r.PayloadFile)
 			}
 		}
 		if r.Path != "" && !strings.HasPrefix(r.Path, "?") && !strings.HasPrefix(r.Path, "/") {
 			add(path+".request.path", "%q: start with ? (a query) or / (a sub-path)", r.Path)
 		}
+		if k.Function != nil && f.Workload != "" && contains(k.Platforms, s.Platform.Name) {
+			if err := k.Function(s.Platform.Name, f, s.Vary); err != nil {
+				add(path, "%v", err)
+			}
+		}
 		if j, dup := names[f.Name]; dup && f.Name != "" {
 			add(path+".name", "%q is also the name of functions[%d]", f.Name, j)
 		}
 		names[f.Name] = i
 	}
+	if !contains(Kinds, s.Kind) {
+		add("kind", "unknown experiment kind %q (one of %s)", s.Kind, strings.Join(Kinds, ", "))
+	}
+	p.validateKind(k, add)
+	p.validateData(add)
 	l := &s.Load
+	loadLevels := s.Kind == KindSweep || s.Kind == KindBaseline
+	// batch, coldstart and autoscale drive load of their own: no levels needed.
 	switch l.Model {
 	case "closed":
-		if len(l.Concurrency) == 0 {
+		if len(l.Concurrency) == 0 && loadLevels {
 			add("load.concurrency", "required for the closed model: a list such as [1, 8, 32]")
 		}
 		if len(l.Rate) > 0 {
 			add("load.rate", "applies to the open model (load.model: open)")
 		}
 	case "open":
-		if len(l.Rate) == 0 {
+		if len(l.Rate) == 0 && loadLevels {
 			add("load.rate", "required for the open model: requests per second, a list such as [100, 500]")
 		}
 		if len(l.Concurrency) > 0 {
@@ -193,4 +207,163 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// validateKind checks the section of the spec's kind.
+func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any)) {
+	s := &p.Spec
+	v := s.Vary
+	for i, n := range v.Replicas {
+		if n < 1 || n > 64 {
+			add(fmt.Sprintf("vary.replicas[%d]", i), "%d: want 1..64", n)
+		}
+	}
+	for i, n := range v.Workers {
+		if n < 1 || n > 256 {
+			add(fmt.Sprintf("vary.workers[%d]", i), "%d: want 1..256", n)
+		}
+	}
+	for i, m := range v.Mode {
+		if m != "http" && m != "fork" {
+			add(fmt.Sprintf("vary.mode[%d]", i), "%q: want http or fork", m)
+		}
+	}
+	for i, n := range v.MemoryMB {
+		if n < 16 {
+			add(fmt.Sprintf("vary.memory_mb[%d]", i), "%d: want at least 16", n)
+		}
+	}
+	for i, c := range v.CPUs {
+		if !(c > 0 && c <= 256) {
+			add(fmt.Sprintf("vary.cpus[%d]", i), "%v: want (0, 256] cores", c)
+		}
+	}
+	for i, r := range v.Routing {
+		if r != "round-robin" && r != "least-outstanding" && r != "pinned" {
+			add(fmt.Sprintf("vary.routing[%d]", i), "%q: want round-robin, least-outstanding or pinned", r)
+		}
+	}
+	for i, n := range v.PayloadSize {
+		if n < 1 || n > MaxPayloadSize {
+			add(fmt.Sprintf("vary.payload_size[%d]", i), "%d: want 1..%d bytes", n, MaxPayloadSize)
+		}
+	}
+	for i, q := range v.Path {
+		if !strings.HasPrefix(q, "?") && !strings.HasPrefix(q, "/") {
+			add(fmt.Sprintf("vary.path[%d]", i), "%q: start with ? (a query) or / (a sub-path)", q)
+		}
+	}
+	switch s.Kind {
+	case KindBatch:
+		b := s.Batch
+		if b.Items < 0 || b.Items > 1_000_000 {
+			add("batch.items", "%d: want 1..1000000", b.Items)
+		}
+		if b.Items == 0 && b.Files == "" {
+			add("batch", "give batch.items (requests of the function's request) or batch.files (a glob of inputs)")
+		}
+		if b.Files != "" && !strings.Contains(b.Files, "${") {
+			if m, err := filepath.Glob(p.Resolve(b.Files)); err != nil || len(m) == 0 {
+				add("batch.files", "%q matches no file (relative to the spec; faasbench data writes inputs)", b.Files)
+			}
+		}
+		if b.InFlight < 0 || b.InFlightPerReplica < 0 || b.InFlight > 100000 || b.InFlightPerReplica > 1000 {
+			add("batch.in_flight", "in_flight %d, in_flight_per_replica %d: want 1..100000 and 1..1000", b.InFlight, b.InFlightPerReplica)
+		}
+		if b.MaxAttempts < 1 || b.MaxAttempts > 100 {
+			add("batch.max_attempts", "%d: want 1..100 (bounded: seed 000's unbounded retries hid overload)", b.MaxAttempts)
+		}
+	case KindColdStart:
+		c := s.ColdStart
+		if c.Iterations < 1 || c.Iterations > 10000 {
+			add("coldstart.iterations", "%d: want 1..10000", c.Iterations)
+		}
+		if c.Warm < 0 || c.Warm > 1000 {
+			add("coldstart.warm", "%d: want 0..1000", c.Warm)
+		}
+		for i, d := range c.Idle {
+			if d < 0 || d.D() > time.Hour {
+				add(fmt.Sprintf("coldstart.idle[%d]", i), "%v: want 0..1h", d)
+			}
+		}
+	case KindAutoscale:
+		a := s.Autoscale
+		if a.Schedule == "" {
+			add("autoscale.schedule", "required: a load shape such as constant:50, burst:100/5s, stages:10@10s,100@20s")
+		} else if k.Schedule != nil {
+			if err := k.Schedule(a.Schedule, a.Duration.D()); err != nil {
+				add("autoscale.schedule", "%v", err)
+			}
+		}
+		if a.Duration < 0 || a.Duration.D() > 24*time.Hour {
+			add("autoscale.duration", "%v: want 0..24h", a.Duration)
+		}
+		if a.SampleEvery.D() < 100*time.Millisecond {
+			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
+		}
+	case KindBaseline:
+		for i, v := range s.Baseline.Via {
+			if v != "gateway" && v != "direct" {
+				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway or direct", v)
+			}
+		}
+	}
+}
+
+// lookup resolves ${VAR} in the spec: data.NAME and upstream.url are the
+// run's own; anything else comes from faasbench's environment.
+func (p *Parsed) lookup(k Known) func(string) (string, bool) {
+	env := k.LookupEnv
+	if env == nil {
+		env = os.LookupEnv
+	}
+	return func(name string) (string, bool) {
+		if d, ok := strings.CutPrefix(name, "data."); ok {
+			for _, ds := range p.Spec.Data {
+				if ds.Name == d {
+					return "(data " + d + ")", true
+				}
+			}
+			return "", false
+		}
+		if name == "upstream.url" {
+			return "(upstream)", p.Spec.Services.Upstream
+		}
+		return env(name)
+	}
+}
+
+func (p *Parsed) validateData(add func(path, format string, args ...any)) {
+	names := map[string]bool{}
+	for i, d := range p.Spec.Data {
+		path := fmt.Sprintf("data[%d]", i)
+		if !envNameRE.MatchString(d.Name) {
+			add(path+".name", "%q: want a name of letters, digits and _", d.Name)
+		}
+		if names[d.Name] {
+			add(path+".name", "%q is given twice", d.Name)
+		}
+		names[d.Name] = true
+		switch d.Kind {
+		case "images":
+			if d.Count < 1 || d.Count > 100000 || d.Side < 0 || d.Side > 8192 {
+				add(path, "images: count %d, side %d: want 1..100000 and 1..8192", d.Count, d.Side)
+			}
+		case "corpus":
+			if d.Docs < 1 || d.Docs > 100000 || d.Words < 0 {
+				add(path, "corpus: docs %d, words %d: want 1..100000 documents", d.Docs, d.Words)
+			}
+		case "text":
+			if len(d.SizesMB) == 0 {
+				add(path+".sizes_mb", "required for text: file sizes in MB, e.g. [10, 25, 50, 100]")
+			}
+			for j, mb := range d.SizesMB {
+				if !(mb > 0 && mb <= 4096) {
+					add(fmt.Sprintf("%s.sizes_mb[%d]", path, j), "%v: want (0, 4096] MB", mb)
+				}
+			}
+		default:
+			add(path+".kind", "%q: want images, corpus or text", d.Kind)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/local"
 	"github.com/faasbench/faasbench/report"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/spec"
@@ -31,6 +33,9 @@ type runOpts struct {
 	resultsDir string
 	workloads  string
 	noPin      bool
+	smoke      bool
+	resume     string
+	sets       []string
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -44,12 +49,25 @@ deploy the functions, run every cell of the plan (warm-up discarded), and write
 
 On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 "partial", tears the platform down and exits 130.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.run(cmd.Context(), args[0], o) },
+		Args: cobra.RangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case o.resume != "" && len(args) == 1:
+				return usageErr("--resume: give the run directory or a spec, not both")
+			case o.resume == "" && len(args) == 0:
+				return usageErr("run: want a spec file (or --resume RUNDIR)")
+			case o.resume != "":
+				return a.run(cmd.Context(), "", o)
+			}
+			return a.run(cmd.Context(), args[0], o)
+		},
 	}
 	cmd.Flags().StringVar(&o.resultsDir, "results", "runs", "directory under which the run directory is created")
 	cmd.Flags().StringVar(&o.workloads, "workloads", "", "workload catalogue directory (default: $FAASBENCH_WORKLOADS, then workloads/ beside the binary's directory, then ./workloads)")
 	cmd.Flags().BoolVar(&o.noPin, "no-pin", false, "do not pin the local platform and the load generator to separate CPUs")
+	cmd.Flags().BoolVar(&o.smoke, "smoke", false, "run the spec reduced to a quick check of every part (1 s cells, 1 repetition, the first and last value of each list; see docs/experiments.md)")
+	cmd.Flags().StringArrayVar(&o.sets, "set", nil, "override a spec field before validation, PATH=YAML (e.g. vary.replicas=[1,2,4,8,16], repetitions=10): how an example's scaled-down default is restored to the seed's grid")
+	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
 	return cmd
 }
 
@@ -60,22 +78,75 @@ func newRunID(name string, now time.Time) string {
 }
 
 // loadSpec parses and validates a spec against the registry and catalogue.
-func loadSpec(path string, reg *platform.Registry, cat *workloads.Catalog) (*spec.Parsed, error) {
-	p, err := spec.ParseFile(path)
+func loadSpec(path string, sets []string, reg *platform.Registry, cat *workloads.Catalog) (*spec.Parsed, error) {
+	p, err := spec.ParseFileWithOverrides(path, sets)
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	known := spec.Known{Platforms: reg.Names(), Workloads: cat.Names(), Languages: func(w string) ([]string, bool) {
+	if err := p.Validate(knownOf(reg, cat)); err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return p, nil
+}
+
+func knownOf(reg *platform.Registry, cat *workloads.Catalog) spec.Known {
+	return spec.Known{Platforms: reg.Names(), Workloads: cat.Names(), Languages: func(w string) ([]string, bool) {
 		wl, ok := cat.Get(w)
 		if !ok {
 			return nil, false
 		}
 		return wl.Languages, true
-	}}
-	if err := p.Validate(known); err != nil {
-		return nil, withCode(ExitUsage, err)
+	}, Schedule: experiment.CheckSchedule, Function: checkFunction}
+}
+
+// checkFunction checks a function's settings as the platform will read
+// them, at every point of the vary grid, before anything starts.
+func checkFunction(platformName string, f spec.FunctionSpec, v spec.Vary) error {
+	if platformName != local.Name {
+		return nil
 	}
-	return p, nil
+	for _, pt := range plan.Grid(v) {
+		fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
+		req, err := local.DeployRequestOf(fn)
+		if err == nil {
+			err = local.ValidateDeploy(req)
+		}
+		if err != nil {
+			return fmt.Errorf("%s%s: %w", f.Name, pt, err)
+		}
+	}
+	return nil
+}
+
+// resumeState reads an interrupted run's directory: its manifest (the
+// spec, as run) and the cells it completed.
+func resumeState(dir string, reg *platform.Registry, cat *workloads.Catalog) (*spec.Parsed, *results.Manifest, *results.Summary, error) {
+	var m results.Manifest
+	var sum results.Summary
+	for name, v := range map[string]any{"manifest.json": &m, "summary.json": &sum} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return nil, nil, nil, usageErr("--resume: %v", err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			return nil, nil, nil, usageErr("--resume: %s: %v", name, err)
+		}
+	}
+	if m.Status == results.StatusComplete {
+		return nil, nil, nil, usageErr("--resume: %s is complete: nothing to resume", dir)
+	}
+	p := &spec.Parsed{Spec: m.Spec, File: m.SpecFile}
+	if err := p.Validate(knownOf(reg, cat)); err != nil {
+		return nil, nil, nil, withCode(ExitUsage, err)
+	}
+	kept := sum.Cells[:0]
+	for _, c := range sum.Cells {
+		if !c.Interrupted {
+			kept = append(kept, c)
+		}
+	}
+	sum.Cells = kept
+	return p, &m, &sum, nil
 }
 
 // cpuSplit decides which CPUs the platform and the generator get.
@@ -114,11 +185,21 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	parsed, err := loadSpec(specPath, reg, cat)
-	if err != nil {
+	var parsed *spec.Parsed
+	var prevManifest *results.Manifest
+	var prevSummary *results.Summary
+	if o.resume != "" {
+		if parsed, prevManifest, prevSummary, err = resumeState(o.resume, reg, cat); err != nil {
+			return err
+		}
+		specPath = prevManifest.SpecFile
+	} else if parsed, err = loadSpec(specPath, o.sets, reg, cat); err != nil {
 		return err
 	}
 	sp := parsed.Spec
+	if o.smoke {
+		sp.Smoke()
+	}
 	platCPUs, genCPUs, err := cpuSplit(sp.Platform, o.noPin)
 	if err != nil {
 		return err
@@ -127,12 +208,19 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 
 	start := time.Now()
 	runID := newRunID(sp.Name, start)
-	dir, err := results.Create(o.resultsDir, sp.Name, start)
-	if err != nil {
+	var dir *results.Dir
+	done := map[string]bool{}
+	if prevSummary != nil {
+		dir = &results.Dir{Path: o.resume}
+		runID = prevManifest.RunID
+		for _, c := range prevSummary.Cells {
+			done[c.ID] = true
+		}
+	} else if dir, err = results.Create(o.resultsDir, sp.Name, start); err != nil {
 		return err
 	}
 	stderr := a.env.Stderr
-	fmt.Fprintf(stderr, "run %s: %d cells, results in %s\n", runID, len(cells), dir.Path)
+	fmt.Fprintf(stderr, "run %s: %d cells (%d done before), results in %s\n", runID, len(cells), len(done), dir.Path)
 
 	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -152,7 +240,17 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	if len(platCPUs) > 0 && len(genCPUs) > 0 && overlaps(platCPUs, genCPUs) {
 		m.Warnings = append(m.Warnings, "the platform and the load generator share CPUs "+affinity.Format(platCPUs)+": each measures the other")
 	}
+	m.Profile = "full"
+	if o.smoke {
+		m.Profile = "smoke"
+	}
 	sum := &results.Summary{SchemaVersion: results.SchemaVersion, RunID: runID, Name: sp.Name, Platform: sp.Platform.Name, Status: results.StatusRunning, Cells: []results.Cell{}}
+	if prevSummary != nil {
+		m.Start, m.Profile, m.Resumed = prevManifest.Start, prevManifest.Profile, append(prevManifest.Resumed, start.UTC())
+		m.Warnings = append(prevManifest.Warnings, m.Warnings...)
+		sum = prevSummary
+		sum.Status = results.StatusRunning
+	}
 	if err := dir.WriteJSON("manifest.json", m); err != nil {
 		return err
 	}
@@ -160,7 +258,7 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 		return err
 	}
 
-	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, dir, sum, m, root, runID, platCPUs)
+	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, done, dir, sum, m, root, runID, platCPUs)
 	return a.finish(dir, m, sum, runErr)
 }
 
@@ -176,7 +274,7 @@ func overlaps(a, b []int) bool {
 }
 
 // execute starts the platform, runs the sweep and always tears the platform down.
-func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, specDir string, cells []plan.Cell, dir *results.Dir,
+func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, specDir string, cells []plan.Cell, done map[string]bool, dir *results.Dir,
 	sum *results.Summary, m *results.Manifest, root, runID string, platCPUs []int) (err error) {
 	p, err := reg.New(ctx, sp.Platform.Name, platform.Config{RunID: runID, WorkloadsDir: root,
 		WorkDir: dir.File("platform"), Options: map[string]any{"cpus": platCPUs}})
@@ -206,7 +304,20 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 	if err != nil {
 		return err
 	}
-	sw := &experiment.Sweep{Platform: p, Catalog: cat, Dir: dir, Summary: sum, Log: log, SpecDir: specDir}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	env, err := experiment.Prepare(ctx, sp, filepath.Join(cache, "faasbench", "data"))
+	if err != nil {
+		return err
+	}
+	defer env.Close()
+	sw := &experiment.Sweep{Env: env, Platform: p, Catalog: cat, Dir: dir, Summary: sum, Log: log, SpecDir: specDir, Done: done,
+		PlatformCores: len(platCPUs)}
+	if isTerminal(a.env.Stderr) && !a.json() {
+		sw.Progress = a.env.Stderr
+	}
 	return sw.Run(ctx, sp, cells)
 }
 
@@ -276,4 +387,15 @@ func writeReport(dir *results.Dir) error {
 		}
 	}
 	return nil
+}
+
+// isTerminal reports whether w is a terminal (the progress line is drawn
+// only there: logs and pipes get the table alone).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

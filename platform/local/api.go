@@ -38,6 +38,9 @@ type DeployRequest struct {
 	// Routing: round-robin (default), least-outstanding or pinned.
 	Routing   string `json:"routing,omitempty"`
 	Rebalance bool   `json:"rebalance,omitempty"`
+	// MaxBodyBytes refuses larger request bodies with 413 (0: no limit),
+	// as OpenWhisk (1 MB) and Nuclio (4 MiB) do.
+	MaxBodyBytes int64 `json:"max_body_bytes,omitempty"`
 	// TimeoutMs bounds one invocation at the gateway (504 after it).
 	TimeoutMs int64 `json:"timeout_ms,omitempty"`
 	// ScaleToZeroAfterMs: with no request for this long, the function goes

@@ -241,3 +241,19 @@ func TestWorkersModeAndDirectCall(t *testing.T) {
 	_ = runID
 	_ = time.Second
 }
+
+// max_body refuses larger bodies with 413, as OpenWhisk does above 1 MB.
+func TestMaxBodyAnswers413(t *testing.T) {
+	p, _ := startTestPlatform(t)
+	url := deploy(t, p, platform.Function{Name: "pl", Workload: "payload", Language: "python", Settings: map[string]string{"max_body": "1KB"}})
+	if r := do(t, "POST", url, make([]byte, 1000)); r.code != 200 || string(r.body) != "received 1000 bytes" {
+		t.Errorf("1000 bytes: %d %q", r.code, r.body)
+	}
+	if r := do(t, "POST", url, make([]byte, 1001)); r.code != 413 {
+		t.Errorf("1001 bytes: %d, want 413", r.code)
+	}
+	if err := p.Deploy(context.Background(), platform.Function{Name: "pl2", Workload: "payload", Language: "python", Replicas: 1,
+		Settings: map[string]string{"max_body": "lots"}}); err == nil || !strings.Contains(err.Error(), "max_body") {
+		t.Errorf("bad max_body: %v", err)
+	}
+}

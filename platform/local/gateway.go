@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -41,6 +42,14 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	if fn == nil {
 		http.Error(w, "function "+strconv.Quote(name)+" is not deployed", http.StatusNotFound)
 		return
+	}
+	if fn.maxBody > 0 && r.ContentLength > fn.maxBody {
+		// As OpenWhisk (1 MB) and Nuclio (4 MiB) refuse larger bodies.
+		http.Error(w, fmt.Sprintf("function %q: request body of %d bytes is over the %d-byte limit", name, r.ContentLength, fn.maxBody), http.StatusRequestEntityTooLarge)
+		return
+	}
+	if fn.maxBody > 0 {
+		r.Body = http.MaxBytesReader(w, r.Body, fn.maxBody)
 	}
 	fn.lastRequest.Store(arrive)
 	fn.requests.Add(1)

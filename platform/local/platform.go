@@ -219,7 +219,7 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 
 // Settings the local platform reads from platform.Function.Settings.
 var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout",
-	"autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
+	"max_body", "autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
 
 // DeployRequestOf turns a platform-neutral function into the daemon's
 // request, checking the local settings; errors name the setting.
@@ -251,6 +251,8 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 			}
 		case "routing":
 			req.Routing = v
+		case "max_body":
+			req.MaxBodyBytes, err = parseBytes(v)
 		case "rebalance":
 			req.Rebalance, err = strconv.ParseBool(v)
 		case "queue_size":
@@ -443,4 +445,24 @@ func (p *Platform) shutdownConnected(ctx context.Context) error {
 		return fmt.Errorf("local: down: %w", err)
 	}
 	return nil
+}
+
+// parseBytes reads 1048576, 1MB (10^6), 1MiB (2^20), 512KB, 4KiB.
+func parseBytes(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1000}, {"MB", 1000_000}, {"GB", 1000_000_000}, {"B", 1}}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("want a size such as 1MB or 4MiB")
+	}
+	return n * mult, nil
 }

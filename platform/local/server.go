@@ -100,6 +100,7 @@ type function struct {
 	req      DeployRequest
 	argv     []string
 	env      []string
+	maxBody  int64      // request bodies over it are refused with 413 (0: none)
 	mu       sync.Mutex // control path only
 	all      []*instance
 	restarts int
@@ -371,6 +372,18 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 
 // validate checks a deploy request's settings; it builds nothing.
 func (s *Server) validate(req DeployRequest) error {
+	if err := ValidateDeploy(req); err != nil {
+		return err
+	}
+	if req.Autoscale != nil && req.Autoscale.Policy == ScaleCPU && s.cg == nil {
+		return fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
+	}
+	return nil
+}
+
+// ValidateDeploy checks a deploy request's values (what does not depend
+// on the machine): a spec is checked with it before anything starts.
+func ValidateDeploy(req DeployRequest) error {
 	switch {
 	case req.Concurrency < 0 || req.Concurrency > 10000:
 		return fmt.Errorf("concurrency %d: want 0 (no limit) to 10000", req.Concurrency)
@@ -417,9 +430,6 @@ func (s *Server) validate(req DeployRequest) error {
 		if err := req.Autoscale.validate(); err != nil {
 			return err
 		}
-		if req.Autoscale.Policy == ScaleCPU && s.cg == nil {
-			return fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
-		}
 	}
 	return nil
 }
@@ -454,6 +464,7 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	if req.ColdStartTimeoutMs > 0 {
 		f.coldTimeout = time.Duration(req.ColdStartTimeoutMs) * time.Millisecond
 	}
+	f.maxBody = req.MaxBodyBytes
 	f.lastRequest.Store(monoNs())
 	if req.Autoscale != nil && req.Autoscale.Policy != ScaleNone {
 		f.scaler = newAutoscaler(s, f, *req.Autoscale)

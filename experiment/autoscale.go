@@ -1,0 +1,197 @@
+package experiment
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+)
+
+// CheckSchedule is spec.Known.Schedule: the schedule parses and builds.
+func CheckSchedule(s string, d time.Duration) error {
+	ss, err := load.ParseScheduleSpec(s)
+	if err != nil {
+		return err
+	}
+	_, err = ss.Build(1, d, 0)
+	return err
+}
+
+// sampler observes a function's replicas and resources every interval.
+type sampler struct {
+	p     platform.Platform
+	name  string
+	start time.Time
+	every time.Duration
+	mu    sync.Mutex
+	out   []results.ScalingSample
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+func startSampler(ctx context.Context, p platform.Platform, name string, start time.Time, every time.Duration) *sampler {
+	s := &sampler{p: p, name: name, start: start, every: every, stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop(ctx)
+	return s
+}
+
+func (s *sampler) loop(ctx context.Context) {
+	defer close(s.done)
+	rs, _ := s.p.(platform.ResourceSampler)
+	var lastCPU int64
+	var lastAt time.Time
+	t := time.NewTicker(s.every)
+	defer t.Stop()
+	for {
+		now := time.Now()
+		smp := results.ScalingSample{T: now.Sub(s.start).Seconds()}
+		if rs != nil {
+			if u, err := rs.SampleResources(ctx, s.name); err == nil {
+				var cpu, mem int64
+				for _, in := range u.Instances {
+					cpu += in.CPUNs
+					mem += in.MemoryBytes
+					smp.Inflight += in.Inflight
+				}
+				smp.Ready = len(u.Instances)
+				smp.Queued = u.Queued
+				smp.MemoryMB = float64(mem) / (1 << 20)
+				if !lastAt.IsZero() && cpu >= lastCPU {
+					smp.CPU = float64(cpu-lastCPU) / float64(now.Sub(lastAt).Nanoseconds())
+				}
+				lastCPU, lastAt = cpu, now
+			}
+		}
+		if rw, ok := s.p.(platform.ReplicaWatcher); ok {
+			if evs, err := rw.ReplicaEvents(ctx, s.name, s.start.Add(-time.Hour)); err == nil && len(evs) > 0 {
+				smp.Desired = evs[len(evs)-1].Desired
+			}
+		}
+		if smp.Desired == 0 {
+			smp.Desired = smp.Ready
+		}
+		s.mu.Lock()
+		s.out = append(s.out, smp)
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *sampler) finish() []results.ScalingSample {
+	close(s.stop)
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out
+}
+
+// autoscaleCell drives the load shape while the sampler watches, then
+// watches the scale-down, and derives the scaling figures.
+func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, prog *progress) (*results.Cell, error) {
+	a := sp.Autoscale
+	ss, err := load.ParseScheduleSpec(a.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	sched, err := ss.Build(uint64(sp.Seed)+uint64(pc.Index), a.Duration.D(), 0)
+	if err != nil {
+		return nil, err
+	}
+	cl := load.NewClient(cs.opts)
+	defer cl.Close()
+	start := time.Now()
+	smp := startSampler(ctx, s.Platform, pc.Function, start, a.SampleEvery.D())
+	mon := load.StartMonitor(start, time.Second)
+	expected := a.Duration.D()
+	if expected == 0 {
+		expected = time.Minute
+	}
+	res, err := load.Open{Schedule: sched, MaxInFlight: max(sp.Load.MaxInFlight, 1024), Expected: expected, Live: prog.live()}.Run(ctx, cl, cs.target)
+	gen := mon.Stop()
+	if err != nil {
+		smp.finish()
+		return nil, err
+	}
+	loadEnd := time.Since(start)
+	select {
+	case <-ctx.Done():
+	case <-time.After(a.After.D()):
+	}
+	samples := smp.finish()
+	if res.Interrupted && res.Total() == 0 {
+		return nil, nil
+	}
+	c := CellFigures(pc, s.Platform.Name(), "open", res, gen, mon.Cores)
+	c.Scaling = Scaling(samples, loadEnd, res, c.Windows)
+	c.Scaling.Schedule = a.Schedule
+	return &c, nil
+}
+
+// Scaling derives the autoscale figures from the samples: when replicas
+// first rose above where they started, when they reached their maximum,
+// how long after the load ended they came back down, the failed requests
+// in seconds when desired and ready replicas differed (scaling under way),
+// and each instance's share of the requests.
+func Scaling(samples []results.ScalingSample, loadEnd time.Duration, res *load.Result, windows []results.Window) *results.ScalingResult {
+	sr := &results.ScalingResult{LoadS: loadEnd.Seconds(), Samples: samples, RequestsShare: map[string]float64{}}
+	if len(samples) == 0 {
+		return sr
+	}
+	initial := samples[0].Ready
+	for _, x := range samples {
+		if x.Ready > sr.MaxReplicas {
+			sr.MaxReplicas = x.Ready
+			t := x.T
+			sr.TimeToMaxS = &t
+		}
+		if sr.FirstScaleUpS == nil && x.Ready > initial {
+			t := x.T
+			sr.FirstScaleUpS = &t
+		}
+	}
+	if sr.MaxReplicas == initial {
+		sr.TimeToMaxS = nil
+	}
+	sr.ReplicasAtEnd = samples[len(samples)-1].Ready
+	if sr.MaxReplicas > initial {
+		for _, x := range samples {
+			if x.T > loadEnd.Seconds() && x.Ready <= initial {
+				d := x.T - loadEnd.Seconds()
+				sr.ScaleDownS = &d
+				break
+			}
+		}
+	}
+	scaling := map[int]bool{}
+	for _, x := range samples {
+		if x.Desired != x.Ready {
+			scaling[int(x.T)] = true
+		}
+	}
+	for _, w := range windows {
+		if scaling[w.Second] {
+			sr.ErrorsScaling += w.Failed
+		}
+	}
+	var total int64
+	for _, n := range res.Instances {
+		total += n
+	}
+	for id, n := range res.Instances {
+		if total > 0 {
+			sr.RequestsShare[id] = float64(n) / float64(total)
+		}
+	}
+	return sr
+}

@@ -1,0 +1,243 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// reply is what one request of a coldstart cell saw.
+type reply struct {
+	latency   time.Duration
+	status    int
+	cold      bool
+	coldKind  string
+	instance  string
+	waitMs    *float64
+	handlerMs *float64
+}
+
+// call sends one request. A nil client opens a new connection (as the
+// first call to a new instance does).
+func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
+	if cl == nil {
+		cl = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	}
+	req, err := http.NewRequestWithContext(ctx, cs.target.Method, cs.target.URL, bytesReader(cs.target.Body))
+	if err != nil {
+		return reply{}, err
+	}
+	start := time.Now()
+	resp, err := cl.Do(req)
+	if err != nil {
+		return reply{}, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	r := reply{latency: time.Since(start), status: resp.StatusCode, cold: resp.Header.Get("X-Fb-Cold") == "1",
+		coldKind: resp.Header.Get("X-Fb-Cold-Kind"), instance: resp.Header.Get("X-Fb-Instance")}
+	if ns, err := strconv.ParseInt(resp.Header.Get("X-Fb-Gw-Cold-Wait-Ns"), 10, 64); err == nil {
+		v := float64(ns) / 1e6
+		r.waitMs = &v
+	}
+	b, e1 := strconv.ParseInt(resp.Header.Get("X-Fb-Handler-Begin-Ns"), 10, 64)
+	e, e2 := strconv.ParseInt(resp.Header.Get("X-Fb-Handler-End-Ns"), 10, 64)
+	if e1 == nil && e2 == nil && e >= b {
+		v := float64(e-b) / 1e6
+		r.handlerMs = &v
+	}
+	return r, nil
+}
+
+func percentilesOf(ms []float64) stats.Percentiles {
+	h := hist.New()
+	for _, v := range ms {
+		h.Record(int64(v * 1e6))
+	}
+	return stats.Of(h)
+}
+
+// coldCell runs coldstart iterations: make the next call cold through the
+// platform, send one request on a new connection, and verify from two
+// sources that it was cold: the function's cold flag with an instance id
+// not seen before, and the platform's record of an instance it started
+// for it. Samples that fail either are kept and flagged, never counted as
+// cold. Warm requests follow each cold one. With an idle parameter, the
+// cell is an idle-time sweep point instead.
+func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup) (*results.Cell, error) {
+	if idle, ok := pc.Params.Get("idle"); ok {
+		d, err := time.ParseDuration(idle)
+		if err != nil {
+			return nil, err
+		}
+		return s.idleCell(ctx, sp, pc, cs, d)
+	}
+	cst, ok := s.Platform.(platform.ColdStarter)
+	if !ok {
+		return nil, fmt.Errorf("platform %s cannot force a cold start (no ColdStarter)", s.Platform.Name())
+	}
+	start := time.Now()
+	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}}
+	seen := map[string]bool{}
+	var cold, warm, waits, handlers []float64
+	byKind := map[string][]float64{}
+	warmClient := &http.Client{}
+	defer warmClient.CloseIdleConnections()
+	failed := int64(0)
+	for i := 1; i <= sp.ColdStart.Iterations && ctx.Err() == nil; i++ {
+		since := time.Now()
+		how, err := cst.MakeCold(ctx, pc.Function)
+		if err != nil {
+			return nil, fmt.Errorf("make cold: %w", err)
+		}
+		cr.ForcedBy = how
+		r, err := call(ctx, nil, cs)
+		if err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			failed++
+			cr.Samples = append(cr.Samples, results.ColdSample{Iteration: i})
+			continue
+		}
+		started, err := cst.StartedSince(ctx, pc.Function, since)
+		if err != nil {
+			return nil, err
+		}
+		smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
+			NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
+		for _, st := range started {
+			if st.ID == r.instance {
+				smp.PlatformStarted = true
+				smp.Kind = st.Kind
+			}
+		}
+		seen[r.instance] = true
+		smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
+		if smp.Verified {
+			cr.Verified++
+			cr.Kinds[smp.Kind]++
+			cold = append(cold, smp.LatencyMs)
+			byKind[smp.Kind] = append(byKind[smp.Kind], smp.LatencyMs)
+			if r.waitMs != nil {
+				waits = append(waits, *r.waitMs)
+			}
+			if r.handlerMs != nil {
+				handlers = append(handlers, *r.handlerMs)
+			}
+		} else {
+			cr.NotVerified++
+		}
+		cr.Samples = append(cr.Samples, smp)
+		for j := 0; j < sp.ColdStart.Warm && ctx.Err() == nil; j++ {
+			w, err := call(ctx, warmClient, cs)
+			if err != nil || w.status != 200 {
+				failed++
+				continue
+			}
+			warm = append(warm, float64(w.latency)/1e6)
+		}
+	}
+	cr.Iterations = len(cr.Samples)
+	cr.ColdMs, cr.WarmMs = percentilesOf(cold), percentilesOf(warm)
+	cr.WaitMs, cr.HandlerMs = percentilesOf(waits), percentilesOf(handlers)
+	for k, v := range byKind {
+		cr.ColdByKindMs[k] = percentilesOf(v)
+	}
+	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
+	c.LatencyMs, c.SuccessLatencyMs = cr.ColdMs, cr.ColdMs
+	c.HandlerMs = cr.HandlerMs
+	c.ColdStarts, c.ColdKinds = int64(cr.Verified), cr.Kinds
+	c.Cold = cr
+	c.Interrupted = ctx.Err() != nil
+	if cr.NotVerified > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d iterations not verified cold by both sources: left out of cold_ms, kept in samples", cr.NotVerified, cr.Iterations))
+	}
+	if cr.Verified == 0 {
+		c.Valid = false
+		c.Warnings = append(c.Warnings, "no verified cold start")
+	}
+	return &c, nil
+}
+
+// idleCell is one point of the idle-time sweep: per iteration, a call, an
+// idle wait, another call; the share of second calls that were cold.
+func (s *Sweep) idleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, idle time.Duration) (*results.Cell, error) {
+	start := time.Now()
+	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}, IdleS: idle.Seconds(),
+		ForcedBy: "idle " + idle.String()}
+	var cold, warm []float64
+	failed := int64(0)
+	for i := 1; i <= sp.ColdStart.Iterations && ctx.Err() == nil; i++ {
+		if _, err := call(ctx, nil, cs); err != nil {
+			failed++
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(idle):
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		r, err := call(ctx, nil, cs)
+		if err != nil {
+			failed++
+			continue
+		}
+		smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
+			Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs, IdleS: idle.Seconds()}
+		if r.cold {
+			cr.Kinds[r.coldKind]++
+			cold = append(cold, smp.LatencyMs)
+		} else {
+			warm = append(warm, smp.LatencyMs)
+		}
+		cr.Samples = append(cr.Samples, smp)
+	}
+	cr.Iterations = len(cr.Samples)
+	cr.Verified = len(cold)
+	cr.ColdMs, cr.WarmMs = percentilesOf(cold), percentilesOf(warm)
+	if cr.Iterations > 0 {
+		share := float64(len(cold)) / float64(cr.Iterations)
+		cr.ColdShare = &share
+	}
+	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
+	c.LatencyMs = percentilesOf(append(append([]float64{}, cold...), warm...))
+	c.SuccessLatencyMs = c.LatencyMs
+	c.ColdStarts, c.ColdKinds = int64(len(cold)), cr.Kinds
+	c.Cold = cr
+	c.Interrupted = ctx.Err() != nil
+	return &c, nil
+}
+
+// simpleCell is a cell whose figures are not a load run's.
+func simpleCell(pc plan.Cell, platformName, model string, start time.Time, succeeded, failed int64) results.Cell {
+	c := results.Cell{Cell: pc, Platform: platformName, Model: model, StartedAt: start.UTC(), ElapsedS: time.Since(start).Seconds(),
+		Requests: results.Requests{Total: succeeded + failed, Succeeded: succeeded, Failed: failed},
+		Errors:   map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, ColdKinds: map[string]int64{},
+		Instances: map[string]int64{}, Windows: []results.Window{}, Warnings: []string{}, Valid: true}
+	if failed > 0 {
+		c.Errors["failed"] = failed
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d requests failed", failed, succeeded+failed))
+	}
+	return c
+}
+
+func bytesReader(b []byte) io.Reader {
+	if b == nil {
+		return http.NoBody
+	}
+	return bytes.NewReader(b)
+}

@@ -1,0 +1,126 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/faasbench/faasbench/dataset"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/upstream"
+)
+
+// Env is what ${...} in a spec resolves to during a run: the run's data
+// directories (data.NAME), its services (upstream.url), then faasbench's
+// own environment.
+type Env struct {
+	Vars map[string]string
+	stop []func()
+}
+
+// Lookup resolves one name.
+func (e *Env) Lookup(name string) (string, bool) {
+	if v, ok := e.Vars[name]; ok {
+		return v, true
+	}
+	if strings.HasPrefix(name, "data.") || strings.HasPrefix(name, "upstream.") {
+		return "", false
+	}
+	return os.LookupEnv(name)
+}
+
+// Expand replaces ${...} in s.
+func (e *Env) Expand(s string) string {
+	return os.Expand(s, func(n string) string { v, _ := e.Lookup(n); return v })
+}
+
+// Close stops the services.
+func (e *Env) Close() {
+	for i := len(e.stop) - 1; i >= 0; i-- {
+		e.stop[i]()
+	}
+	e.stop = nil
+}
+
+// Prepare generates the spec's data sets (or finds them in cacheDir, keyed
+// by their parameters and the seed) and starts its services.
+func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
+	e := &Env{Vars: map[string]string{}}
+	dirs := map[string]string{}
+	for _, d := range sp.Data {
+		dir, err := prepareData(d, uint64(sp.Seed), cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("data %s: %w", d.Name, err)
+		}
+		e.Vars["data."+d.Name] = dir
+		dirs[d.Name] = dir
+	}
+	if sp.Services.Upstream {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("upstream: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/", &upstream.Server{})
+		for name, dir := range dirs {
+			prefix := "/files/" + name + "/"
+			mux.Handle(prefix, http.StripPrefix(prefix[:len(prefix)-1], &upstream.Server{Dir: dir}))
+		}
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: time.Minute}
+		go func() { _ = srv.Serve(ln) }()
+		e.Vars["upstream.url"] = "http://" + ln.Addr().String()
+		e.stop = append(e.stop, func() {
+			c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(c)
+		})
+	}
+	return e, nil
+}
+
+// prepareData generates one data set into cacheDir/<kind>-<hash>, unless a
+// complete one is there already.
+func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
+	key, _ := json.Marshal(struct {
+		spec.DataSpec
+		Seed uint64
+	}{d, seed})
+	key = append(key, []byte("|v1")...)
+	sum := sha256.Sum256(key)
+	d.Name = ""
+	dir := filepath.Join(cacheDir, d.Kind+"-"+hex.EncodeToString(sum[:6]))
+	done := filepath.Join(dir, ".complete")
+	if _, err := os.Stat(done); err == nil {
+		return dir, nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	var err error
+	switch d.Kind {
+	case "images":
+		_, err = dataset.Images(dir, dataset.ImageSpec{Count: d.Count, Seed: seed, Large: d.Side, Small: d.Side * 3 / 4})
+	case "corpus":
+		_, err = dataset.Corpus(dir, dataset.CorpusSpec{Docs: d.Docs, Words: d.Words, Seed: seed})
+	case "text":
+		sizes := make([]int64, len(d.SizesMB))
+		for i, mb := range d.SizesMB {
+			sizes[i] = int64(mb * (1 << 20))
+		}
+		_, err = dataset.Text(dir, seed, sizes)
+	default:
+		err = fmt.Errorf("unknown kind %q", d.Kind)
+	}
+	if err != nil {
+		return "", err
+	}
+	return dir, os.WriteFile(done, key, 0o644)
+}

@@ -1,0 +1,110 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+)
+
+// progress draws a status line (cell i/N, elapsed, ETA, req/s over the
+// last half second, errors, the last cell's p99) on a terminal, redrawn
+// in place. A nil writer draws nothing.
+type progress struct {
+	w       io.Writer
+	total   int
+	start   time.Time
+	mu      sync.Mutex
+	i       int
+	done    int // cells finished or skipped
+	cell    string
+	lastP99 string
+	counter *load.Live
+	stopc   chan struct{}
+	wg      sync.WaitGroup
+}
+
+func newProgress(w io.Writer, total int, start time.Time) *progress {
+	p := &progress{w: w, total: total, start: start, stopc: make(chan struct{})}
+	if w == nil {
+		return p
+	}
+	p.wg.Add(1)
+	go p.loop()
+	return p
+}
+
+func (p *progress) loop() {
+	defer p.wg.Done()
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	var lastDone int64
+	last := time.Now()
+	for {
+		select {
+		case <-p.stopc:
+			fmt.Fprint(p.w, "\r\033[K")
+			return
+		case now := <-t.C:
+			p.mu.Lock()
+			live, cell, i, done, p99 := p.counter, p.cell, p.i, p.done, p.lastP99
+			p.mu.Unlock()
+			n, failed := live.Snapshot()
+			rate := float64(n-lastDone) / now.Sub(last).Seconds()
+			if n < lastDone {
+				rate = float64(n) / now.Sub(last).Seconds()
+			}
+			lastDone, last = n, now
+			el := now.Sub(p.start)
+			eta := "?"
+			if done > 0 {
+				eta = (time.Duration(float64(el) / float64(done) * float64(p.total-done))).Round(time.Second).String()
+			}
+			fmt.Fprintf(p.w, "\r\033[Kcell %d/%d %s | %s elapsed, ETA %s | %.0f req/s, %d errors | last p99 %s ms",
+				i, p.total, cell, el.Round(time.Second), eta, rate, failed, p99)
+		}
+	}
+}
+
+// live returns a counter for the cell starting now (nil without a writer).
+func (p *progress) live() *load.Live {
+	if p == nil || p.w == nil {
+		return nil
+	}
+	l := &load.Live{}
+	p.mu.Lock()
+	p.counter = l
+	p.mu.Unlock()
+	return l
+}
+
+func (p *progress) begin(pc plan.Cell) {
+	p.mu.Lock()
+	p.i, p.cell = pc.Index+1, pc.ID
+	p.mu.Unlock()
+}
+
+func (p *progress) skip(plan.Cell) {
+	p.mu.Lock()
+	p.done++
+	p.mu.Unlock()
+}
+
+func (p *progress) end(c *results.Cell) {
+	p.mu.Lock()
+	p.done++
+	p.lastP99 = fmtMs(c.SuccessLatencyMs.P99)
+	p.mu.Unlock()
+}
+
+func (p *progress) stop() {
+	if p.w == nil {
+		return
+	}
+	close(p.stopc)
+	p.wg.Wait()
+}

@@ -1,0 +1,84 @@
+package results
+
+import (
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// BatchResult is a batch cell's figures (seed 000's coordinator runs).
+type BatchResult struct {
+	load.BatchFigures
+	// InFlight is the bound on requests in flight (K).
+	InFlight  int     `json:"in_flight"`
+	DurationS float64 `json:"duration_s"`
+	// ItemsPerS counts items that succeeded; MiBPerS their request bytes.
+	ItemsPerS float64 `json:"items_per_s"`
+	MiBPerS   float64 `json:"mib_per_s"`
+}
+
+// ColdSample is one iteration of a coldstart cell.
+type ColdSample struct {
+	Iteration int     `json:"iteration"`
+	LatencyMs float64 `json:"latency_ms"`
+	Status    int     `json:"status"`
+	// The two sources: the function's own cold flag and a new instance id,
+	// and the platform's record of an instance it started.
+	ColdFlag        bool   `json:"cold_flag"`
+	NewInstance     bool   `json:"new_instance"`
+	PlatformStarted bool   `json:"platform_started"`
+	Kind            string `json:"kind"`
+	Verified        bool   `json:"verified"`
+	// Breakdown: waiting for an instance (the platform's figure, when it
+	// gives one), the handler, and the rest (runtime start-up, transport).
+	WaitMs    *float64 `json:"wait_ms"`
+	HandlerMs *float64 `json:"handler_ms"`
+	// IdleS is the idle time before the call (idle sweep only).
+	IdleS float64 `json:"idle_s,omitempty"`
+}
+
+// ColdResult is a coldstart cell's figures. Only verified samples are in
+// ColdMs; samples that were not cold by both sources are kept, flagged.
+type ColdResult struct {
+	Iterations  int               `json:"iterations"`
+	Verified    int               `json:"verified"`
+	NotVerified int               `json:"not_verified"`
+	Kinds       map[string]int64  `json:"kinds"`
+	ColdMs      stats.Percentiles `json:"cold_ms"`
+	WarmMs      stats.Percentiles `json:"warm_ms"`
+	// Per kind of cold start: latency of the verified samples of that kind.
+	ColdByKindMs map[string]stats.Percentiles `json:"cold_by_kind_ms"`
+	WaitMs       stats.Percentiles            `json:"wait_ms"`
+	HandlerMs    stats.Percentiles            `json:"handler_ms"`
+	// ColdShare is, in an idle sweep, the share of calls after IdleS that were cold.
+	IdleS     float64      `json:"idle_s,omitempty"`
+	ColdShare *float64     `json:"cold_share,omitempty"`
+	Samples   []ColdSample `json:"samples"`
+	// ForcedBy says how the platform made calls cold.
+	ForcedBy string `json:"forced_by"`
+}
+
+// ScalingSample is one observation of an autoscale cell.
+type ScalingSample struct {
+	T        float64 `json:"t"` // seconds since the load started
+	Desired  int     `json:"desired"`
+	Ready    int     `json:"ready"`
+	CPU      float64 `json:"cpu"` // cores, all instances
+	MemoryMB float64 `json:"memory_mb"`
+	Queued   int64   `json:"queued"`
+	Inflight int64   `json:"inflight"`
+}
+
+// ScalingResult is an autoscale cell's derived figures (nil: never happened).
+type ScalingResult struct {
+	Schedule string  `json:"schedule"`
+	LoadS    float64 `json:"load_s"`
+	// Times from the load's start, and from its end for the scale-down.
+	FirstScaleUpS *float64           `json:"first_scale_up_s"`
+	MaxReplicas   int                `json:"max_replicas"`
+	TimeToMaxS    *float64           `json:"time_to_max_s"`
+	ScaleDownS    *float64           `json:"scale_down_s"`
+	ReplicasAtEnd int                `json:"replicas_at_end"`
+	ErrorsScaling int64              `json:"errors_while_scaling"`
+	RequestsShare map[string]float64 `json:"requests_share"`
+	Samples       []ScalingSample    `json:"samples"`
+}

@@ -1,0 +1,187 @@
+package spec
+
+// Experiment kinds.
+const (
+	KindSweep     = "sweep"
+	KindBatch     = "batch"
+	KindColdStart = "coldstart"
+	KindAutoscale = "autoscale"
+	KindBaseline  = "baseline"
+)
+
+// Kinds lists the experiment kinds.
+var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline}
+
+// Vary is a grid over function parameters: every combination of the
+// listed values is a cell of its own (for every function and load level).
+// An empty list leaves the function's own value.
+type Vary struct {
+	Replicas    []int     `yaml:"replicas" json:"replicas,omitempty"`
+	Workers     []int     `yaml:"workers" json:"workers,omitempty"`
+	Mode        []string  `yaml:"mode" json:"mode,omitempty"`
+	MemoryMB    []int     `yaml:"memory_mb" json:"memory_mb,omitempty"`
+	CPUs        []float64 `yaml:"cpus" json:"cpus,omitempty"`
+	Routing     []string  `yaml:"routing" json:"routing,omitempty"`
+	PayloadSize []int     `yaml:"payload_size" json:"payload_size,omitempty"`
+	Path        []string  `yaml:"path" json:"path,omitempty"`
+}
+
+// BatchSpec is seed 000's coordinator: process a fixed set of items with
+// a bounded number of requests in flight, retrying failed items.
+type BatchSpec struct {
+	// Items is how many requests of the function's request make the batch
+	// (seed 000: 100 per payload size); with Files, each file is one item.
+	Items int `yaml:"items" json:"items,omitempty"`
+	// Files is a glob of input files, relative to the spec (e.g. the
+	// images of faasbench data images).
+	Files string `yaml:"files" json:"files,omitempty"`
+	// InFlightPerReplica: at most this × replicas requests in flight (seed
+	// 000: 2 for images, 4 for bytes). InFlight, if set, is a fixed bound.
+	InFlightPerReplica int `yaml:"in_flight_per_replica" json:"in_flight_per_replica,omitempty"`
+	InFlight           int `yaml:"in_flight" json:"in_flight,omitempty"`
+	// MaxAttempts bounds the attempts per item (seed 000 retried forever).
+	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty"`
+}
+
+// ColdStartSpec: per iteration, make the next call cold, send one request,
+// verify it was cold from two sources.
+type ColdStartSpec struct {
+	Iterations int `yaml:"iterations" json:"iterations,omitempty"`
+	// Warm is how many warm requests follow each cold one (default 3): the
+	// warm latency to compare with.
+	Warm int `yaml:"warm" json:"warm,omitempty"`
+	// Idle, if set, is an idle-time sweep: per value, call, wait this
+	// long, call again and record whether the second call was cold. The
+	// function needs a scale-to-zero setting for idle instances to go.
+	Idle []Duration `yaml:"idle" json:"idle,omitempty"`
+}
+
+// AutoscaleSpec: a load shape while the replicas and resources are sampled.
+type AutoscaleSpec struct {
+	// Schedule is a load schedule (faasbench load --schedule syntax):
+	// constant:R, poisson:R, burst:N/T, stages:D1@R1,D2@R2 (~D@R ramps), trace:FILE.
+	Schedule string `yaml:"schedule" json:"schedule"`
+	// Duration of the load (the schedule's own length for stages/trace).
+	Duration Duration `yaml:"duration" json:"duration,omitempty"`
+	// After is how long sampling goes on after the load ends, to see the
+	// scale-down (default 10 s).
+	After Duration `yaml:"after" json:"after,omitempty"`
+	// SampleEvery is the sampling interval (default 1 s; seed 003: 2 s).
+	SampleEvery Duration `yaml:"sample_every" json:"sample_every,omitempty"`
+}
+
+// BaselineSpec: the function through the platform against the same
+// function without it.
+type BaselineSpec struct {
+	// Via lists the paths compared: gateway (through the platform), direct
+	// (straight to the instance, no gateway: seed 003's Fig 9, and the
+	// always-on server of seed 004). Default both.
+	Via []string `yaml:"via" json:"via,omitempty"`
+}
+
+// Smoke reduces a spec to a quick run that exercises every part of it:
+// cells of at most 1 s after a 200 ms warm-up, one repetition, at most
+// two values per list (the first and the last), few iterations and items.
+// The full size stays what the file says.
+func (s *Spec) Smoke() {
+	short := func(d *Duration, max Duration) {
+		if *d == 0 || *d > max {
+			*d = max
+		}
+	}
+	ends := func(n int) bool { return n > 2 }
+	firstLast := func(n int) []int {
+		if !ends(n) {
+			idx := make([]int, n)
+			for i := range idx {
+				idx[i] = i
+			}
+			return idx
+		}
+		return []int{0, n - 1}
+	}
+	pickInt := func(xs []int) []int {
+		var out []int
+		for _, i := range firstLast(len(xs)) {
+			out = append(out, xs[i])
+		}
+		return out
+	}
+	pickFloat := func(xs []float64) []float64 {
+		var out []float64
+		for _, i := range firstLast(len(xs)) {
+			out = append(out, xs[i])
+		}
+		return out
+	}
+	pickStr := func(xs []string) []string {
+		var out []string
+		for _, i := range firstLast(len(xs)) {
+			out = append(out, xs[i])
+		}
+		return out
+	}
+	l := &s.Load
+	short(&l.Duration, Duration(1e9))
+	if l.Requests > 200 {
+		l.Requests = 200
+	}
+	short(&l.Warmup, Duration(2e8))
+	l.Cooldown = 0
+	l.Concurrency = pickInt(l.Concurrency)
+	l.Rate = pickFloat(l.Rate)
+	s.Repetitions = 1
+	v := &s.Vary
+	v.Replicas, v.Workers, v.MemoryMB, v.PayloadSize = pickInt(v.Replicas), pickInt(v.Workers), pickInt(v.MemoryMB), pickInt(v.PayloadSize)
+	v.CPUs = pickFloat(v.CPUs)
+	v.Mode, v.Routing, v.Path = pickStr(v.Mode), pickStr(v.Routing), pickStr(v.Path)
+	if s.Batch.Items > 10 {
+		s.Batch.Items = 10
+	}
+	if s.ColdStart.Iterations > 3 {
+		s.ColdStart.Iterations = 3
+	}
+	if len(s.ColdStart.Idle) > 2 {
+		s.ColdStart.Idle = []Duration{s.ColdStart.Idle[0], s.ColdStart.Idle[len(s.ColdStart.Idle)-1]}
+	}
+	for i := range s.Data {
+		d := &s.Data[i]
+		d.Count = min(max(d.Count, 1), 10)
+		if d.Side == 0 || d.Side > 200 {
+			d.Side = 200
+		}
+		if d.Words == 0 || d.Words > 500 {
+			d.Words = 500
+		}
+		for j := range d.SizesMB {
+			d.SizesMB[j] /= 100
+		}
+	}
+	short(&s.Autoscale.Duration, Duration(4e9))
+	short(&s.Autoscale.After, Duration(2e9))
+}
+
+// DataSpec is input data generated from the spec's seed before the run
+// (faasbench data does the same by hand), cached by its parameters. A
+// value "${data.NAME}" in functions[].env, request.payload_file or
+// batch.files is its directory.
+type DataSpec struct {
+	Name string `yaml:"name" json:"name"`
+	// Kind: images (seed 000's PNGs), corpus (documents doc-0000.txt ...),
+	// text (one file per size: text-0.txt, text-1.txt, ...).
+	Kind  string `yaml:"kind" json:"kind"`
+	Count int    `yaml:"count" json:"count,omitempty"` // images
+	Side  int    `yaml:"side" json:"side,omitempty"`   // images: pixels (default 800)
+	Docs  int    `yaml:"docs" json:"docs,omitempty"`   // corpus
+	Words int    `yaml:"words" json:"words,omitempty"` // corpus: per document
+	// SizesMB: text files of these sizes (seed 002: 10, 25, 50, 100).
+	SizesMB []float64 `yaml:"sizes_mb" json:"sizes_mb,omitempty"`
+}
+
+// Services are helpers the run starts for its functions and stops after.
+type Services struct {
+	// Upstream starts faasbench's upstream HTTP server (the fetch
+	// workload's; it also serves every data directory under /files/NAME/).
+	// "${upstream.url}" is its address.
+	Upstream bool `yaml:"upstream" json:"upstream,omitempty"`
+}
