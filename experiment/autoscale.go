@@ -110,6 +110,7 @@ func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, c
 	}
 	cl := load.NewClient(cs.opts)
 	defer cl.Close()
+	pc.Concurrency = max(sp.Load.MaxInFlight, 1024) // the open loop's in-flight bound
 	start := time.Now()
 	smp := startSampler(ctx, s.Platform, pc.Function, start, a.SampleEvery.D())
 	mon := load.StartMonitor(start, time.Second)
@@ -117,7 +118,7 @@ func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, c
 	if expected == 0 {
 		expected = time.Minute
 	}
-	res, err := load.Open{Schedule: sched, MaxInFlight: max(sp.Load.MaxInFlight, 1024), Expected: expected, Live: prog.live()}.Run(ctx, cl, cs.target)
+	res, err := load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: prog.live()}.Run(ctx, cl, cs.target)
 	gen := mon.Stop()
 	if err != nil {
 		smp.finish()

@@ -224,6 +224,7 @@ func (s *Sweep) idleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 
 // simpleCell is a cell whose figures are not a load run's.
 func simpleCell(pc plan.Cell, platformName, model string, start time.Time, succeeded, failed int64) results.Cell {
+	pc.Concurrency = 1 // one request at a time
 	c := results.Cell{Cell: pc, Platform: platformName, Model: model, StartedAt: start.UTC(), ElapsedS: time.Since(start).Seconds(),
 		Requests: results.Requests{Total: succeeded + failed, Succeeded: succeeded, Failed: failed},
 		Errors:   map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, ColdKinds: map[string]int64{},

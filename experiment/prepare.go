@@ -68,13 +68,7 @@ func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
 		if err != nil {
 			return nil, fmt.Errorf("upstream: %w", err)
 		}
-		mux := http.NewServeMux()
-		mux.Handle("/", &upstream.Server{})
-		for name, dir := range dirs {
-			prefix := "/files/" + name + "/"
-			mux.Handle(prefix, http.StripPrefix(prefix[:len(prefix)-1], &upstream.Server{Dir: dir}))
-		}
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: time.Minute}
+		srv := &http.Server{Handler: &upstream.Server{Dirs: dirs}, ReadHeaderTimeout: time.Minute}
 		go func() { _ = srv.Serve(ln) }()
 		e.Vars["upstream.url"] = "http://" + ln.Addr().String()
 		e.stop = append(e.stop, func() {

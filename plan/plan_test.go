@@ -60,3 +60,48 @@ func TestExpandOpenModelByRate(t *testing.T) {
 		t.Fatalf("%d cells, second %+v", len(cells), cells[1])
 	}
 }
+
+func TestGridAndKinds(t *testing.T) {
+	v := spec.Vary{Replicas: []int{1, 2}, Mode: []string{"http", "fork"}, PayloadSize: []int{1, 1024}}
+	g := Grid(v)
+	if len(g) != 8 || g[0].String() != "/replicas=1/mode=http/payload_size=1" || g[7].String() != "/replicas=2/mode=fork/payload_size=1024" {
+		t.Fatalf("grid %v", g)
+	}
+	if len(Grid(spec.Vary{})) != 1 {
+		t.Error("an empty grid is one point")
+	}
+	base := spec.Spec{Repetitions: 2, Order: "interleaved", Functions: []spec.FunctionSpec{{Name: "f", Replicas: 1}},
+		Load: spec.LoadSpec{Model: "closed", Concurrency: []int{1, 8}}, Vary: spec.Vary{Replicas: []int{1, 4}}}
+	for _, tc := range []struct {
+		kind  string
+		mod   func(*spec.Spec)
+		cells int
+		first string
+	}{
+		{spec.KindSweep, nil, 8, "f/replicas=1/c=1/r=1"},
+		{spec.KindBaseline, func(s *spec.Spec) { s.Baseline.Via = []string{"gateway", "direct"} }, 16, "f/replicas=1/via=gateway/c=1/r=1"},
+		{spec.KindBatch, nil, 4, "f/replicas=1/batch/r=1"},
+		{spec.KindAutoscale, nil, 4, "f/replicas=1/autoscale/r=1"},
+		{spec.KindColdStart, nil, 4, "f/replicas=1/cold/r=1"},
+		{spec.KindColdStart, func(s *spec.Spec) { s.ColdStart.Idle = []spec.Duration{1e9, 2e9} }, 8, "f/replicas=1/idle=1s/r=1"},
+	} {
+		s := base
+		s.Kind = tc.kind
+		if tc.mod != nil {
+			tc.mod(&s)
+		}
+		cells := Expand(s)
+		if len(cells) != tc.cells || cells[0].ID != tc.first || cells[0].Kind != tc.kind {
+			t.Errorf("%s: %d cells, first %s", tc.kind, len(cells), cells[0].ID)
+		}
+		if n, _ := cells[len(cells)-1].Params.Int("replicas"); n != 4 || cells[len(cells)-1].Replicas != 4 {
+			t.Errorf("%s: last cell %+v: replicas not taken from the grid", tc.kind, cells[len(cells)-1])
+		}
+	}
+	f := false
+	s := base
+	s.Functions = append(s.Functions, spec.FunctionSpec{Name: "helper", Measured: &f})
+	if len(Expand(s)) != 8 {
+		t.Error("a function with measured: false has cells")
+	}
+}

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -176,5 +177,24 @@ func TestFunctionEnvAndRequest(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("got %v, want %q", err, want)
 		}
+	}
+}
+
+func TestSmokeKeepsEveryPartSmall(t *testing.T) {
+	s := Spec{Repetitions: 10, Load: LoadSpec{Duration: Duration(60e9), Warmup: Duration(5e9), Concurrency: []int{1, 2, 4, 8}},
+		Vary:      Vary{Replicas: []int{1, 2, 4, 8, 16}, Path: []string{"?a", "?b", "?c"}},
+		Batch:     BatchSpec{Items: 1000},
+		ColdStart: ColdStartSpec{Iterations: 100, Idle: []Duration{1, 2, 3}},
+		Data:      []DataSpec{{Kind: "images", Count: 1000}, {Kind: "text", SizesMB: []float64{10, 100}}},
+	}
+	s.Smoke()
+	if s.Repetitions != 1 || s.Load.Duration != Duration(1e9) || s.Load.Warmup != Duration(2e8) {
+		t.Errorf("load %+v reps %d", s.Load, s.Repetitions)
+	}
+	if fmt.Sprint(s.Load.Concurrency, s.Vary.Replicas, s.Vary.Path) != "[1 8] [1 16] [?a ?c]" {
+		t.Errorf("lists: %v %v %v (want first and last)", s.Load.Concurrency, s.Vary.Replicas, s.Vary.Path)
+	}
+	if s.Batch.Items != 10 || s.ColdStart.Iterations != 3 || len(s.ColdStart.Idle) != 2 || s.Data[0].Count != 10 || s.Data[0].Side != 200 || s.Data[1].SizesMB[1] != 1 {
+		t.Errorf("batch %+v cold %+v data %+v", s.Batch, s.ColdStart, s.Data)
 	}
 }

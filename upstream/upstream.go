@@ -28,6 +28,9 @@ const MaxDelay = 5 * time.Minute
 type Server struct {
 	// Dir, if set, is served under /files/.
 	Dir string
+	// Dirs serves more directories: /files/{name}/... from Dirs[name]
+	// (before Dir).
+	Dirs map[string]string
 	// MaxBytes bounds /bytes/{n} (0: DefaultMaxBytes).
 	MaxBytes int64
 }
@@ -53,7 +56,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("ok"))
 	case strings.HasPrefix(r.URL.Path, "/bytes/"):
 		s.bytes(w, r)
-	case strings.HasPrefix(r.URL.Path, "/files/") && s.Dir != "":
+	case strings.HasPrefix(r.URL.Path, "/files/") && (s.Dir != "" || len(s.Dirs) > 0):
 		s.file(w, r)
 	default:
 		http.NotFound(w, r)
@@ -100,7 +103,15 @@ func (s *Server) bytes(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 	rel := filepath.Clean("/" + strings.TrimPrefix(r.URL.Path, "/files/"))
-	path := filepath.Join(s.Dir, rel)
+	root := s.Dir
+	if name, rest, ok := strings.Cut(strings.TrimPrefix(rel, "/"), "/"); ok && s.Dirs[name] != "" {
+		root, rel = s.Dirs[name], "/"+rest
+	}
+	if root == "" {
+		http.NotFound(w, r)
+		return
+	}
+	path := filepath.Join(root, rel)
 	st, err := os.Stat(path)
 	if err != nil || st.IsDir() {
 		http.NotFound(w, r)

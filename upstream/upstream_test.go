@@ -82,3 +82,21 @@ func TestFilesStayInsideDir(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestNamedDirs(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(a, "x.txt"), []byte("from a"), 0o644)
+	os.WriteFile(filepath.Join(b, "x.txt"), []byte("from b"), 0o644)
+	srv := httptest.NewServer(&Server{Dirs: map[string]string{"a": a, "b": b}})
+	defer srv.Close()
+	for path, want := range map[string]string{"/files/a/x.txt": "from a", "/files/b/x.txt": "from b"} {
+		if code, body := get(t, srv.URL+path); code != 200 || body != want {
+			t.Errorf("%s: %d %q", path, code, body)
+		}
+	}
+	for _, p := range []string{"/files/c/x.txt", "/files/a/../../x.txt", "/files/x.txt"} {
+		if code, body := get(t, srv.URL+p); code != 404 && code != 400 {
+			t.Errorf("%s: %d %q, want it refused", p, code, body)
+		}
+	}
+}

@@ -269,6 +269,43 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 			if left := reaper.Find(m.RunID); len(left) != 0 {
 				t.Fatalf("processes left behind: %v", left)
 			}
+			if sig != syscall.SIGINT {
+				return
+			}
+			// Resume: the cells completed before are kept as they were, the
+			// rest are run, and the run ends complete.
+			before := map[string]time.Time{}
+			for _, c := range s.Cells {
+				if !c.Interrupted {
+					before[c.ID] = c.StartedAt
+				}
+			}
+			out, err := exec.Command(binary, "run", "--resume", dir, "--workloads", workloadsDir(t)).CombinedOutput()
+			if err != nil {
+				t.Fatalf("resume: %v\n%s", err, out)
+			}
+			sb, _ = os.ReadFile(filepath.Join(dir, "summary.json"))
+			var s2 results.Summary
+			json.Unmarshal(sb, &s2)
+			mb, _ = os.ReadFile(filepath.Join(dir, "manifest.json"))
+			var m2 results.Manifest
+			json.Unmarshal(mb, &m2)
+			if s2.Status != "complete" || len(s2.Cells) != len(m2.Plan) || len(m2.Resumed) != 1 || m2.RunID != m.RunID {
+				t.Fatalf("after resume: status %s, %d of %d cells, resumed %v", s2.Status, len(s2.Cells), len(m2.Plan), m2.Resumed)
+			}
+			seen := map[string]bool{}
+			for _, c := range s2.Cells {
+				if seen[c.ID] {
+					t.Errorf("cell %s twice", c.ID)
+				}
+				seen[c.ID] = true
+				if at, ok := before[c.ID]; ok && !c.StartedAt.Equal(at) {
+					t.Errorf("cell %s was run again on resume", c.ID)
+				}
+			}
+			if out, err := exec.Command(binary, "run", "--resume", dir, "--workloads", workloadsDir(t)).CombinedOutput(); err == nil || !strings.Contains(string(out), "complete") {
+				t.Errorf("resuming a complete run: %v %s", err, out)
+			}
 		})
 	}
 }
