@@ -16,7 +16,7 @@ func TestScalingFigures(t *testing.T) {
 		samples = append(samples, results.ScalingSample{T: float64(i), Ready: ready[i], Desired: desired[i]})
 	}
 	windows := []results.Window{{Second: 1, Failed: 3}, {Second: 2, Failed: 2}, {Second: 4, Failed: 7}}
-	res := &load.Result{Instances: map[string]int64{"a": 75, "b": 25}}
+	res := &load.Result{Recorder: &load.Recorder{Instances: map[string]int64{"a": 75, "b": 25}}}
 	sr := Scaling(samples, 5500*time.Millisecond, res, windows)
 	if sr.FirstScaleUpS == nil || *sr.FirstScaleUpS != 2 || sr.MaxReplicas != 4 || *sr.TimeToMaxS != 3 {
 		t.Errorf("scale-up: first %v, max %d at %v", sr.FirstScaleUpS, sr.MaxReplicas, sr.TimeToMaxS)
@@ -32,7 +32,7 @@ func TestScalingFigures(t *testing.T) {
 	if sr.RequestsShare["a"] != 0.75 || sr.RequestsShare["b"] != 0.25 {
 		t.Errorf("share %v", sr.RequestsShare)
 	}
-	flat := Scaling([]results.ScalingSample{{T: 0, Ready: 1}, {T: 1, Ready: 1}}, time.Second, &load.Result{}, nil)
+	flat := Scaling([]results.ScalingSample{{T: 0, Ready: 1}, {T: 1, Ready: 1}}, time.Second, &load.Result{Recorder: &load.Recorder{}}, nil)
 	if flat.FirstScaleUpS != nil || flat.TimeToMaxS != nil || flat.ScaleDownS != nil || flat.MaxReplicas != 1 {
 		t.Errorf("no scaling: %+v", flat)
 	}
