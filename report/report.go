@@ -49,6 +49,11 @@ type Row struct {
 	Errors      string
 	ColdStarts  int64
 	Interrupted bool
+	// Detail is the kind's own figures (batch, coldstart, autoscale), each
+	// the median over repetitions with its range.
+	Detail string
+	// Warnings are the cells' warnings, each once.
+	Warnings []string
 }
 
 // Agg is the median of repetition-level figures with their range. Present is
@@ -120,9 +125,71 @@ func Rows(r Run) []Row {
 		}
 		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
 		row.Errors = formatErrors(errs)
+		row.Detail = detail(cs)
+		seen := map[string]bool{}
+		for _, c := range cs {
+			for _, w := range c.Warnings {
+				if !seen[w] {
+					seen[w] = true
+					row.Warnings = append(row.Warnings, w)
+				}
+			}
+		}
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// detail aggregates the kind-specific figures of a key's cells.
+func detail(cs []results.Cell) string {
+	pick := func(f func(results.Cell) (float64, bool)) Agg {
+		var vs []float64
+		for _, c := range cs {
+			if v, ok := f(c); ok {
+				vs = append(vs, v)
+			}
+		}
+		return aggregate(vs)
+	}
+	c0 := cs[0]
+	switch {
+	case c0.Batch != nil:
+		return fmt.Sprintf("batch of %d with K=%d: %s s, %s items/s, %s MiB/s, retries %s",
+			c0.Batch.Items, c0.Batch.InFlight,
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.DurationS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.ItemsPerS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.MiBPerS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Batch.Retries), c.Batch != nil }))
+	case c0.Cold != nil && c0.Cold.ColdShare != nil:
+		return fmt.Sprintf("after %.1f s idle, share of calls cold: %s", c0.Cold.IdleS,
+			pick(func(c results.Cell) (float64, bool) { return *c.Cold.ColdShare, c.Cold != nil && c.Cold.ColdShare != nil }))
+	case c0.Cold != nil:
+		ver, it := 0, 0
+		for _, c := range cs {
+			ver, it = ver+c.Cold.Verified, it+c.Cold.Iterations
+		}
+		return fmt.Sprintf("cold mean %s ms (%d of %d verified cold), warm mean %s ms; of the cold call: waiting for the instance %s ms, handler %s ms",
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.ColdMs.Mean, c.Cold.Verified > 0 }), ver, it,
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.WarmMs.Mean, c.Cold.WarmMs.Count > 0 }),
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.WaitMs.Mean, c.Cold.WaitMs.Count > 0 }),
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.HandlerMs.Mean, c.Cold.HandlerMs.Count > 0 }))
+	case c0.Scaling != nil:
+		opt := func(f func(*results.ScalingResult) *float64) Agg {
+			return pick(func(c results.Cell) (float64, bool) {
+				if c.Scaling == nil || f(c.Scaling) == nil {
+					return 0, false
+				}
+				return *f(c.Scaling), true
+			})
+		}
+		return fmt.Sprintf("replicas max %s (first scale-up at %s s, max at %s s), back down %s s after the load; errors while scaling %s",
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.MaxReplicas), c.Scaling != nil }),
+			opt(func(s *results.ScalingResult) *float64 { return s.FirstScaleUpS }),
+			opt(func(s *results.ScalingResult) *float64 { return s.TimeToMaxS }),
+			opt(func(s *results.ScalingResult) *float64 { return s.ScaleDownS }),
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.ErrorsScaling), c.Scaling != nil }))
+	}
+	return ""
 }
 
 func formatErrors(errs map[string]int64) string {
@@ -239,6 +306,7 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 <table>
 <tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th></tr>
 {{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td></tr>
+{{if .Detail}}<tr><td></td><td class="l" colspan="10">{{.Detail}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="10">{{.}}</td></tr>{{end}}
 {{end}}</table>
 <h2>Charts</h2>
 <div class="charts">{{range .Charts}}<figure>{{.}}</figure>{{end}}</div>
@@ -256,6 +324,11 @@ func Markdown(w io.Writer, runs []Run) error {
 		b.WriteString("| cell | reps | req/s | p50 ms | p90 ms | p99 ms | max ms | requests | failed | errors |\n|---|---|---|---|---|---|---|---|---|---|\n")
 		for _, row := range Rows(r) {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.2f | %d | %d | %s |\n", row.Key, row.Reps, row.RPS, row.P50, row.P90, row.P99, row.MaxMs, row.Requests, row.Failed, row.Errors)
+		}
+		for _, row := range Rows(r) {
+			if row.Detail != "" {
+				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Detail)
+			}
 		}
 		b.WriteString("\n")
 	}
