@@ -143,3 +143,13 @@ func Decode(b []byte) (*Histogram, error) {
 	}
 	return &Histogram{h: h}, nil
 }
+
+// Each calls fn for every recorded value band (a value representative of
+// the band, in ns, and its count), lowest first.
+func (h *Histogram) Each(fn func(ns, count int64)) {
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			fn((b.From+b.To)/2, b.Count)
+		}
+	}
+}

@@ -22,6 +22,11 @@ type Percentiles struct {
 	P99   *float64 `json:"p99"`
 	P999  *float64 `json:"p99_9"`
 	Max   float64  `json:"max"`
+	// GeoMean and HarmMean are the geometric and harmonic means (seed 000's
+	// Table 3 gives all three); CV is Std / Mean.
+	GeoMean  float64 `json:"geo_mean"`
+	HarmMean float64 `json:"harm_mean"`
+	CV       float64 `json:"cv"`
 }
 
 // MinSamples is the smallest count at which quantile q is reported.
@@ -45,5 +50,16 @@ func Of(h *hist.Histogram) Percentiles {
 		return &v
 	}
 	p.P50, p.P90, p.P95, p.P99, p.P999 = q(0.5), q(0.9), q(0.95), q(0.99), q(0.999)
+	var logSum, invSum float64
+	h.Each(func(ns, c int64) {
+		v := ms(ns)
+		logSum += float64(c) * math.Log(v)
+		invSum += float64(c) / v
+	})
+	p.GeoMean = math.Exp(logSum / float64(p.Count))
+	p.HarmMean = float64(p.Count) / invSum
+	if p.Mean > 0 {
+		p.CV = p.Std / p.Mean
+	}
 	return p
 }

@@ -31,3 +31,19 @@ func TestOfWithholdsTailsOfSmallSamples(t *testing.T) {
 		t.Errorf("empty: %+v", e)
 	}
 }
+
+// Seed 000's Table 3: arithmetic, geometric and harmonic means.
+func TestMeans(t *testing.T) {
+	h := hist.New()
+	for _, ms := range []int64{1, 2, 4} {
+		h.Record(ms * 1_000_000)
+	}
+	p := Of(h)
+	near := func(a, b float64) bool { return a > b*0.995 && a < b*1.005 }
+	if !near(p.Mean, 7.0/3) || !near(p.GeoMean, 2) || !near(p.HarmMean, 3/(1+0.5+0.25)) {
+		t.Errorf("means %v %v %v, want 2.333 2 1.714", p.Mean, p.GeoMean, p.HarmMean)
+	}
+	if !(p.HarmMean <= p.GeoMean && p.GeoMean <= p.Mean) || p.CV <= 0 {
+		t.Errorf("HM <= GM <= AM broken or CV %v", p.CV)
+	}
+}

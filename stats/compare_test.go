@@ -1,0 +1,86 @@
+package stats
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func noisy(r *rand.Rand, n int, centre, spread float64) []float64 {
+	out := make([]float64, n)
+	for i := range out {
+		out[i] = centre * (1 + spread*(r.Float64()*2-1))
+	}
+	return out
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	tests := []Test{
+		// 3 vs 3, ±30 % noise, a 10 % difference: can never be decided.
+		{Key: "few", Metric: "throughput", HigherIsBetter: true, A: noisy(r, 3, 1000, 0.3), B: noisy(r, 3, 1100, 0.3)},
+		// 10 vs 10, ±2 % noise, 30 % more throughput: better.
+		{Key: "clear", Metric: "throughput", HigherIsBetter: true, A: noisy(r, 10, 1000, 0.02), B: noisy(r, 10, 1300, 0.02)},
+		// latency up 30 %: worse.
+		{Key: "slower", Metric: "p99", A: noisy(r, 10, 10, 0.02), B: noisy(r, 10, 13, 0.02)},
+		// the same, tight: equivalent within ±5 %.
+		{Key: "same", Metric: "p50", A: noisy(r, 10, 5, 0.01), B: noisy(r, 10, 5, 0.01)},
+		// one repetition each.
+		{Key: "single", Metric: "p50", A: []float64{5}, B: []float64{6}},
+	}
+	got := Compare(tests, 0.05, 0.05)
+	want := map[string]string{"few": Inconclusive, "clear": Better, "slower": Worse, "same": Equivalent, "single": Inconclusive}
+	for _, c := range got {
+		if c.Verdict != want[c.Key] {
+			t.Errorf("%s: %s (%s), want %s", c.Key, c.Verdict, c.Reason, want[c.Key])
+		}
+	}
+	if got[0].NeedReps <= 3 || !strings.Contains(got[0].Reason, "repetitions per run would decide") {
+		t.Errorf("inconclusive 3 vs 3 should say how many repetitions: %+v", got[0])
+	}
+	if got[4].PHolm != nil || !strings.Contains(got[4].Reason, "at least 2") {
+		t.Errorf("single repetitions: %+v", got[4])
+	}
+	// Holm: the adjusted p is at least the raw p, and grows with the number of tests.
+	for _, c := range got {
+		if c.P != nil && *c.PHolm < *c.P {
+			t.Errorf("%s: Holm p %v below raw p %v", c.Key, *c.PHolm, *c.P)
+		}
+	}
+}
+
+// A difference that is significant alone is not after correcting for many
+// tests (Holm), when its p lies between α/m and α.
+func TestHolmCorrects(t *testing.T) {
+	base := Test{Metric: "p50", A: []float64{10, 10.4, 9.6, 10.2, 9.8}, B: []float64{10.5, 10.9, 10.1, 10.7, 10.3}}
+	one := Compare([]Test{base}, 0.01, 0.05)[0]
+	if *one.P >= 0.05 || one.Verdict != Worse {
+		t.Fatalf("alone: p %v verdict %s", *one.P, one.Verdict)
+	}
+	var many []Test
+	for i := 0; i < 20; i++ {
+		tt := base
+		if i > 0 {
+			tt.B = tt.A // 19 tests with no difference
+		}
+		many = append(many, tt)
+	}
+	c := Compare(many, 0.01, 0.05)[0]
+	if *c.PHolm <= *c.P || c.Verdict == Worse {
+		t.Errorf("among 20 tests: p %v, Holm %v, verdict %s", *c.P, *c.PHolm, c.Verdict)
+	}
+}
+
+func TestRepsIntervals(t *testing.T) {
+	r := SummariseReps([]float64{5, 1, 3, 2, 4})
+	if r.Median != 3 || r.MedianLo != nil || !strings.Contains(r.Note, "fewer than 6") || r.MeanLo == nil {
+		t.Errorf("5 reps: %+v", r)
+	}
+	r = SummariseReps([]float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	if r.MedianLo == nil || *r.MedianLo != 2 || *r.MedianHi != 9 {
+		t.Errorf("10 reps: median interval %v..%v, want x(2)..x(9)", r.MedianLo, r.MedianHi)
+	}
+	if one := SummariseReps([]float64{7}); one.MeanLo != nil || one.Note == "" {
+		t.Errorf("1 rep: %+v", one)
+	}
+}
