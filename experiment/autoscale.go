@@ -134,6 +134,9 @@ func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, c
 		return nil, nil
 	}
 	c := CellFigures(pc, s.Platform.Name(), "open", res, gen, mon.Cores)
+	if err := s.writeHlog(pc, res); err != nil {
+		return nil, err
+	}
 	c.Scaling = Scaling(samples, loadEnd, res, c.Windows)
 	c.Scaling.Schedule = a.Schedule
 	return &c, nil

@@ -77,6 +77,9 @@ func (s *Sweep) batchCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *c
 		return nil, nil
 	}
 	c := CellFigures(pc, s.Platform.Name(), "batch", res, gen, mon.Cores)
+	if err := s.writeHlog(pc, res); err != nil {
+		return nil, err
+	}
 	br := &results.BatchResult{BatchFigures: figs, InFlight: k, DurationS: res.Elapsed.Seconds()}
 	if d := res.Elapsed.Seconds(); d > 0 {
 		br.ItemsPerS = float64(figs.Succeeded) / d

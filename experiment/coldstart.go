@@ -60,13 +60,15 @@ func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
 	return r, nil
 }
 
-func percentilesOf(ms []float64) stats.Percentiles {
+func histOf(ms []float64) *hist.Histogram {
 	h := hist.New()
 	for _, v := range ms {
 		h.Record(int64(v * 1e6))
 	}
-	return stats.Of(h)
+	return h
 }
+
+func percentilesOf(ms []float64) stats.Percentiles { return stats.Of(histOf(ms)) }
 
 // coldCell runs coldstart iterations: make the next call cold through the
 // platform, send one request on a new connection, and verify from two
@@ -156,6 +158,9 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		cr.ColdByKindMs[k] = percentilesOf(v)
 	}
 	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
+	if err := s.writeHlogEntries(pc, start, time.Since(start), []hist.LogEntry{{Tag: "cold", Histogram: histOf(cold)}, {Tag: "warm", Histogram: histOf(warm)}}); err != nil {
+		return nil, err
+	}
 	c.LatencyMs, c.SuccessLatencyMs = cr.ColdMs, cr.ColdMs
 	c.HandlerMs = cr.HandlerMs
 	c.ColdStarts, c.ColdKinds = int64(cr.Verified), cr.Kinds

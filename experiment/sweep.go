@@ -241,6 +241,9 @@ func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		return nil, nil
 	}
 	c := CellFigures(pc, s.Platform.Name(), sp.Load.Model, res, gen, mon.Cores)
+	if err := s.writeHlog(pc, res); err != nil {
+		return nil, err
+	}
 	if dropped > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("records: %d of %d requests not written (the writer fell behind); the figures count them all", dropped, res.Total()))
 	}

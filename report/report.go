@@ -4,10 +4,14 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
 )
 
 // Run is one run directory's content.
@@ -54,6 +58,11 @@ type Row struct {
 	Detail string
 	// Warnings are the cells' warnings, each once.
 	Warnings []string
+	// Pooled is the successes' latency of every repetition together, from
+	// their merged histograms (hlog/): never an average of percentiles.
+	Pooled *stats.Percentiles
+	// RPSReps is the throughput over repetitions with its intervals.
+	RPSReps stats.Reps
 }
 
 // Agg is the median of repetition-level figures with their range. Present is
@@ -124,6 +133,8 @@ func Rows(r Run) []Row {
 			}
 		}
 		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
+		row.RPSReps = stats.SummariseReps(rps)
+		row.Pooled = pooled(r.Dir, cs)
 		row.Errors = formatErrors(errs)
 		row.Detail = detail(cs)
 		seen := map[string]bool{}
@@ -138,6 +149,59 @@ func Rows(r Run) []Row {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// pooled merges the "ok" histograms of a key's repetitions (nil when a
+// run has no hlog files, as runs before faasbench kept them).
+func pooled(dir string, cs []results.Cell) *stats.Percentiles {
+	if dir == "" {
+		return nil
+	}
+	all := hist.New()
+	for _, c := range cs {
+		f, err := os.Open(filepath.Join(dir, "hlog", results.HlogName(c.ID)))
+		if err != nil {
+			return nil
+		}
+		hs, err := hist.ReadLog(f)
+		f.Close()
+		if err != nil {
+			return nil
+		}
+		tag := "ok"
+		if c.Cold != nil {
+			tag = "cold"
+		}
+		if h := hs[tag]; h != nil {
+			if err := all.Merge(h); err != nil {
+				return nil
+			}
+		}
+	}
+	p := stats.Of(all)
+	return &p
+}
+
+// CI formats the throughput's interval over repetitions, or says why there is none.
+func (r Row) CI() string {
+	switch {
+	case r.RPSReps.MedianLo != nil:
+		return fmt.Sprintf("median %s [%s–%s]", fmtNum(r.RPSReps.Median), fmtNum(*r.RPSReps.MedianLo), fmtNum(*r.RPSReps.MedianHi))
+	case r.RPSReps.MeanLo != nil:
+		return fmt.Sprintf("mean %s ± %s (t, n=%d)", fmtNum(r.RPSReps.Mean), fmtNum((*r.RPSReps.MeanHi-*r.RPSReps.MeanLo)/2), r.RPSReps.N)
+	}
+	return "n=1: none"
+}
+
+// PooledP99 formats the pooled p99.
+func (r Row) PooledP99() string {
+	if r.Pooled == nil {
+		return "-"
+	}
+	if r.Pooled.P99 == nil {
+		return fmt.Sprintf("n too small (%d)", r.Pooled.Count)
+	}
+	return fmtNum(*r.Pooled.P99)
 }
 
 // detail aggregates the kind-specific figures of a key's cells.
@@ -267,7 +331,8 @@ func HTML(w io.Writer, runs []Run) error {
 	p.Notes = append(p.Notes,
 		"Across repetitions each figure is the median of the repetitions' own figures; [min–max] shows their range and the bars in the charts draw it.",
 		"Percentiles need enough samples (p50: 20, p90: 100, p99: 1000); below that the figure says \"n too small\" instead of guessing.",
-		"Throughput counts successful requests per second of elapsed time (first send to last reply); failed requests are counted by class and are in the all-requests latency of summary.json.")
+		"Throughput counts successful requests per second of elapsed time (first send to last reply); failed requests are counted by class and are in the all-requests latency of summary.json.",
+		"p99 pooled merges the histograms of every repetition (hlog/, HdrHistogram log format) before taking the percentile. The interval is over repetition-level throughput: a 95 % order-statistics interval for the median from 6 repetitions, a t interval for the mean below that (wide with few repetitions, and it says so), none with one.")
 	return pageTemplate.Execute(w, p)
 }
 
@@ -306,9 +371,9 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 {{end}}
 <h2>Summary</h2>
 <table>
-<tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th></tr>
-{{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td></tr>
-{{if .Detail}}<tr><td></td><td class="l" colspan="10">{{.Detail}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="10">{{.}}</td></tr>{{end}}
+<tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th><th>p99 pooled ms</th><th>req/s 95% interval</th></tr>
+{{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td><td>{{.PooledP99}}</td><td>{{.CI}}</td></tr>
+{{if .Detail}}<tr><td></td><td class="l" colspan="12">{{.Detail}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="12">{{.}}</td></tr>{{end}}
 {{end}}</table>
 <h2>Charts</h2>
 <div class="charts">{{range .Charts}}<figure>{{.}}</figure>{{end}}</div>

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/observe"
@@ -223,4 +224,10 @@ func (d *Dir) ReadJSON(name string, v any) error {
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
 	return nil
+}
+
+// HlogName is the file of a cell's latency histograms (HdrHistogram log
+// format) under the run directory's hlog/.
+func HlogName(cellID string) string {
+	return strings.NewReplacer("/", "_", "=", "", "?", "", "&", "_").Replace(cellID) + ".hlog"
 }

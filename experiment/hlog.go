@@ -1,0 +1,46 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+)
+
+// writeHlog keeps a cell's latency histograms (corrected latency, ns) in
+// the HdrHistogram log format: tag "all", tag "ok", and one per error
+// class. The report pools repetitions by merging these, never by
+// averaging percentiles.
+func (s *Sweep) writeHlog(pc plan.Cell, res *load.Result) error {
+	entries := []hist.LogEntry{{Tag: "all", Histogram: res.AllLatency()}}
+	for cl := load.Class(0); cl < load.NumClasses; cl++ {
+		if h := res.Latency[cl]; h != nil && h.Count() > 0 {
+			entries = append(entries, hist.LogEntry{Tag: cl.String(), Histogram: h})
+		}
+	}
+	return s.writeHlogEntries(pc, res.Start, res.Elapsed, entries)
+}
+
+func (s *Sweep) writeHlogEntries(pc plan.Cell, start time.Time, elapsed time.Duration, entries []hist.LogEntry) error {
+	for i := range entries {
+		entries[i].EndMs = elapsed.Milliseconds()
+	}
+	var buf bytes.Buffer
+	if err := hist.WriteLog(&buf, start.UnixMilli(), entries); err != nil {
+		return err
+	}
+	dir := s.Dir.File("hlog")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("hlog: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, results.HlogName(pc.ID)), buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("hlog: %w", err)
+	}
+	return nil
+}
