@@ -4,12 +4,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
 )
@@ -154,31 +151,11 @@ func Rows(r Run) []Row {
 // pooled merges the "ok" histograms of a key's repetitions (nil when a
 // run has no hlog files, as runs before faasbench kept them).
 func pooled(dir string, cs []results.Cell) *stats.Percentiles {
-	if dir == "" {
+	h := pooledHist(dir, cs)
+	if h == nil {
 		return nil
 	}
-	all := hist.New()
-	for _, c := range cs {
-		f, err := os.Open(filepath.Join(dir, "hlog", results.HlogName(c.ID)))
-		if err != nil {
-			return nil
-		}
-		hs, err := hist.ReadLog(f)
-		f.Close()
-		if err != nil {
-			return nil
-		}
-		tag := "ok"
-		if c.Cold != nil {
-			tag = "cold"
-		}
-		if h := hs[tag]; h != nil {
-			if err := all.Merge(h); err != nil {
-				return nil
-			}
-		}
-	}
-	p := stats.Of(all)
+	p := stats.Of(h)
 	return &p
 }
 
@@ -265,35 +242,24 @@ func formatErrors(errs map[string]int64) string {
 	return results.FormatCounts(errs, " ")
 }
 
-// chartByFunction draws one line per run/function over concurrency.
-func chartByFunction(runs []Run, title, ylabel string, pick func(Row) Agg) LineChart {
-	c := LineChart{Title: title, XLabel: "concurrency", YLabel: ylabel, LogX: true}
-	for _, r := range runs {
-		series := map[string]*Series{}
-		var names []string
-		for _, row := range Rows(r) {
-			a := pick(row)
-			if !a.Present {
-				continue
-			}
-			name := row.Function
-			if len(runs) > 1 {
-				name = r.Summary.Name + "/" + name
-			}
-			s, ok := series[name]
-			if !ok {
-				s = &Series{Name: name}
-				series[name] = s
-				names = append(names, name)
-			}
-			s.Points = append(s.Points, Point{X: float64(row.Concurrency), Y: a.Median, Lo: a.Min, Hi: a.Max, HasBar: a.N > 1})
-		}
-		for _, n := range names {
-			sort.Slice(series[n].Points, func(i, j int) bool { return series[n].Points[i].X < series[n].Points[j].X })
-			c.Series = append(c.Series, *series[n])
+// Charts are every figure of the report, in order.
+func Charts(runs []Run) []LineChart {
+	out := []LineChart{
+		chartOver(runs, "Throughput", "successful req/s", func(r Row) Agg { return r.RPS }),
+		chartOver(runs, "Median latency (successes)", "p50 ms", func(r Row) Agg { return r.P50 }),
+		chartOver(runs, "p99 latency (successes)", "p99 ms", func(r Row) Agg { return r.P99 }),
+	}
+	if c, ok := cdfChart(runs); ok {
+		out = append(out, c)
+	}
+	out = append(out, timelineCharts(runs)...)
+	var kept []LineChart
+	for _, c := range out {
+		if len(c.Series) > 0 {
+			kept = append(kept, c)
 		}
 	}
-	return c
+	return kept
 }
 
 type page struct {
@@ -321,11 +287,7 @@ func HTML(w io.Writer, runs []Run) error {
 	for _, r := range runs {
 		p.Rows = append(p.Rows, Rows(r)...)
 	}
-	for _, ch := range []LineChart{
-		chartByFunction(runs, "Throughput vs concurrency", "successful req/s", func(r Row) Agg { return r.RPS }),
-		chartByFunction(runs, "Median latency (successes) vs concurrency", "p50 ms", func(r Row) Agg { return r.P50 }),
-		chartByFunction(runs, "p99 latency (successes) vs concurrency", "p99 ms", func(r Row) Agg { return r.P99 }),
-	} {
+	for _, ch := range Charts(runs) {
 		p.Charts = append(p.Charts, template.HTML(ch.SVG())) // #nosec: built and escaped by LineChart
 	}
 	p.Notes = append(p.Notes,

@@ -76,6 +76,12 @@ func (c LineChart) SVG() string {
 	if h == 0 {
 		h = 360
 	}
+	// The legend is as wide as the longest series name.
+	padR := padR
+	for _, sr := range c.Series {
+		padR = max(padR, 40+int(float64(len([]rune(sr.Name)))*6.2))
+	}
+	w += padR - 150
 	var xs []float64
 	ymax := 0.0
 	for _, s := range c.Series {
@@ -117,15 +123,11 @@ func (c LineChart) SVG() string {
 		fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#e5e5e5"/>`, padL, py(y), float64(padL)+pw, py(y))
 		fmt.Fprintf(&b, `<text x="%d" y="%.1f" font-size="11" text-anchor="end" font-family="sans-serif">%s</text>`, padL-6, py(y)+4, fmtNum(y))
 	}
-	seen := map[float64]bool{}
-	for _, x := range xs {
-		if seen[x] {
-			continue
-		}
-		seen[x] = true
+	for _, x := range xTicks(xs, c.LogX) {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#f0f0f0"/>`, px(x), float64(padT), px(x), float64(padT)+ph)
 		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" font-size="11" text-anchor="middle" font-family="sans-serif">%s</text>`, px(x), float64(padT)+ph+16, fmtNum(x))
 	}
+	dense := len(xs) > 60 // time series and CDFs: a line without markers
 	fmt.Fprintf(&b, `<line x1="%d" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#333"/>`, padL, float64(padT)+ph, float64(padL)+pw, float64(padT)+ph)
 	fmt.Fprintf(&b, `<line x1="%d" y1="%d" x2="%d" y2="%.1f" stroke="#333"/>`, padL, padT, padL, float64(padT)+ph)
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" font-size="12" text-anchor="middle" font-family="sans-serif">%s</text>`, float64(padL)+pw/2, h-10, html.EscapeString(c.XLabel))
@@ -142,6 +144,9 @@ func (c LineChart) SVG() string {
 			if p.HasBar {
 				fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="%s"/>`, px(p.X), py(p.Lo), px(p.X), py(p.Hi), col)
 			}
+			if dense {
+				continue
+			}
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s=%s, %s=%s</title></circle>`,
 				px(p.X), py(p.Y), col, html.EscapeString(s.Name), html.EscapeString(c.XLabel), fmtNum(p.X), html.EscapeString(c.YLabel), fmtNum(p.Y))
 		}
@@ -151,4 +156,39 @@ func (c LineChart) SVG() string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// xTicks are the x axis labels: every distinct value when there are few
+// (concurrency levels, payload sizes), else round steps (linear) or powers
+// of two (log axis).
+func xTicks(xs []float64, logX bool) []float64 {
+	seen := map[float64]bool{}
+	var distinct []float64
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+		if !seen[x] {
+			seen[x] = true
+			distinct = append(distinct, x)
+		}
+	}
+	if len(distinct) <= 12 {
+		return distinct
+	}
+	var out []float64
+	if logX {
+		e0, e1 := math.Floor(math.Log2(math.Max(lo, 1e-9))), math.Ceil(math.Log2(math.Max(hi, 1e-9)))
+		every := math.Max(1, math.Ceil((e1-e0)/10))
+		for e := e0; e <= e1; e += every {
+			if v := math.Pow(2, e); v >= lo && v <= hi {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	step := niceStep(hi-lo, 8)
+	for v := math.Ceil(lo/step) * step; v <= hi+step/1e6; v += step {
+		out = append(out, v)
+	}
+	return out
 }

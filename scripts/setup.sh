@@ -17,6 +17,9 @@ command -v python3 >/dev/null || need_apt+=(python3)
 ls /usr/lib/*/ImageMagick-*/bin-q16/Magick++-config >/dev/null 2>&1 || need_apt+=(libmagick++-dev)
 [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
 command -v mariadb >/dev/null || need_apt+=(mariadb-client)
+# The report: figures as PNG (rsvg-convert) and the report's browser test (headless Chromium).
+command -v rsvg-convert >/dev/null || need_apt+=(librsvg2-bin)
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "setup: installing Debian packages: ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *app) reportCmd() *cobra.Command {
-	var out, format string
+	var out, format, figures string
 	cmd := &cobra.Command{
 		Use:   "report RUN_DIR...",
 		Short: "Render one or more run directories as a report (several runs: side by side)",
@@ -26,6 +26,16 @@ func (a *app) reportCmd() *cobra.Command {
 					return withCode(ExitUsage, err)
 				}
 				runs = append(runs, r)
+			}
+			if figures != "" {
+				files, note, err := report.WriteFigures(figures, runs)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(a.env.Stderr, "%d figure files in %s\n", len(files), figures)
+				if note != "" {
+					fmt.Fprintln(a.env.Stderr, note)
+				}
 			}
 			w := a.env.Stdout
 			if out != "" && out != "-" {
@@ -43,6 +53,7 @@ func (a *app) reportCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVarP(&out, "out", "O", "-", "file to write (- for stdout)")
+	cmd.Flags().StringVar(&figures, "figures", "", "also write every chart as SVG (and PNG, with rsvg-convert) files into this directory")
 	cmd.Flags().StringVar(&format, "format", "html", "html (self-contained page with charts) or md (Markdown tables)")
 	return cmd
 }

@@ -386,7 +386,8 @@ func writeReport(dir *results.Dir) error {
 			return fmt.Errorf("report: %s: %w", out.name, rerr)
 		}
 	}
-	return nil
+	_, _, err = report.WriteFigures(dir.File("figures"), []report.Run{run})
+	return err
 }
 
 // isTerminal reports whether w is a terminal (the progress line is drawn

@@ -1,0 +1,160 @@
+package report
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/observe"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// browserRun writes a run directory with histograms and a timeline, so
+// that every kind of chart is drawn.
+func browserRun(t *testing.T) Run {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "hlog"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var cells []results.Cell
+	for _, c := range []int{1, 8, 32} {
+		for rep := 1; rep <= 2; rep++ {
+			id := "hello-go/c=" + itoa(c) + "/r=" + itoa(rep)
+			h := hist.New()
+			for i := 0; i < 2000; i++ {
+				h.Record(int64(c*50_000 + i*100))
+			}
+			f, _ := os.Create(filepath.Join(dir, "hlog", results.HlogName(id)))
+			_ = hist.WriteLog(f, 0, []hist.LogEntry{{Tag: "ok", Histogram: h}})
+			f.Close()
+			p := stats.Of(h)
+			cells = append(cells, results.Cell{Cell: plan.Cell{ID: id, Key: "hello-go/c=" + itoa(c), Function: "hello-go", Concurrency: c, Repetition: rep},
+				ThroughputRPS: float64(1000*c + 50*rep), SuccessLatencyMs: p, LatencyMs: p, Requests: results.Requests{Total: 2000, Succeeded: 2000},
+				Warnings: []string{"2 instances on 1 platform core(s): beyond 1 instances this measures contention for the cores, not scaling"}})
+		}
+	}
+	tl := observe.Timeline{}
+	for i := 0; i < 30; i++ {
+		tl.Samples = append(tl.Samples, observe.TimelineSample{TMs: int64(i * 1000), Function: "hello-go", Ready: 1 + i/10, CPUCores: 0.3, MemoryMiB: 12})
+	}
+	b, _ := json.Marshal(tl)
+	if err := os.WriteFile(filepath.Join(dir, "timeline.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Run{Dir: dir, Summary: results.Summary{Name: "browser", Platform: "local", Status: "complete", Cells: cells},
+		Manifest: results.Manifest{RunID: "browser-1", Warnings: []string{"a manifest warning"}}}
+}
+
+// The report opened from disk in a real browser (Debian's Chromium,
+// headless): no console error, no network request, every chart drawn with
+// something in it; a screenshot is saved ($FAASBENCH_SCREENSHOT, or the
+// test's directory).
+func TestReportInHeadlessChromium(t *testing.T) {
+	exe, err := exec.LookPath("chromium")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("chromium is not installed (scripts/setup.sh installs it)")
+		}
+		t.Skip("chromium is not installed: scripts/setup.sh installs it")
+	}
+	run := browserRun(t)
+	page := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(f, []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
+		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 2400))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	var mu sync.Mutex
+	var requests, problems []string
+	chromedp.ListenTarget(ctx, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
+			requests = append(requests, e.Request.URL)
+		case *runtime.EventExceptionThrown:
+			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
+				problems = append(problems, "console "+string(e.Type))
+			}
+		}
+	})
+	var charts []struct {
+		Title  string  `json:"title"`
+		Width  float64 `json:"width"`
+		Lines  int     `json:"lines"`
+		Points int     `json:"points"`
+	}
+	var shot []byte
+	err = chromedp.Run(ctx,
+		network.Enable(), runtime.Enable(),
+		chromedp.Navigate("file://"+page),
+		chromedp.WaitVisible("h1"),
+		chromedp.Evaluate(`[...document.querySelectorAll("svg.chart")].map(s => ({
+			title: s.getAttribute("aria-label"),
+			width: s.getBoundingClientRect().width,
+			lines: [...s.querySelectorAll("polyline.series")].filter(p => p.getBBox().width > 0).length,
+			points: [...s.querySelectorAll("polyline.series")].reduce((n, p) => n + p.points.length, 0)}))`, &charts),
+		chromedp.FullScreenshot(&shot, 90),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, u := range requests {
+		if !strings.HasPrefix(u, "file://") {
+			t.Errorf("the report made a network request: %s", u)
+		}
+	}
+	if len(problems) > 0 {
+		t.Errorf("console: %v", problems)
+	}
+	titles := map[string]bool{}
+	for _, c := range charts {
+		titles[c.Title] = true
+		if c.Width < 300 || c.Lines == 0 || c.Points < 2 {
+			t.Errorf("chart %q drawn empty: %+v", c.Title, c)
+		}
+	}
+	for _, want := range []string{"Throughput vs concurrency", "Latency CDF (successes, repetitions pooled)", "Ready instances over time"} {
+		if !titles[want] {
+			t.Errorf("no chart %q among %v", want, titles)
+		}
+	}
+	out := os.Getenv("FAASBENCH_SCREENSHOT")
+	if out == "" {
+		out = filepath.Join(t.TempDir(), "report.jpg")
+	}
+	if err := os.WriteFile(out, shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes), %d charts", out, len(shot), len(charts))
+}

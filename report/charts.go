@@ -1,0 +1,231 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/observe"
+	"github.com/faasbench/faasbench/results"
+)
+
+// xDim picks a run's x axis: concurrency when it varies, else the first
+// grid parameter with several numeric values (payload_size, replicas,
+// workers, memory_mb), else concurrency.
+func xDim(runs []Run) string {
+	vals := map[string]map[string]bool{}
+	for _, r := range runs {
+		for _, c := range r.Summary.Cells {
+			add := func(k, v string) {
+				if vals[k] == nil {
+					vals[k] = map[string]bool{}
+				}
+				vals[k][v] = true
+			}
+			add("c", itoa(c.Concurrency))
+			for _, p := range c.Params {
+				add(p.Name, p.Value)
+			}
+		}
+	}
+	if len(vals["c"]) > 1 {
+		return "c"
+	}
+	for _, d := range []string{"payload_size", "replicas", "workers", "memory_mb", "cpus"} {
+		if len(vals[d]) > 1 {
+			return d
+		}
+	}
+	return "c"
+}
+
+func itoa(n int) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// xOf is a cell's x value on dimension d, and its series name (the key
+// without that dimension).
+func xOf(c results.Cell, d string) (float64, string) {
+	series := c.Function
+	x := float64(c.Concurrency)
+	for _, p := range c.Params {
+		if p.Name == d {
+			if v, ok := c.Params.Float(d); ok {
+				x = v
+			}
+			continue
+		}
+		series += "/" + p.Name + "=" + p.Value
+	}
+	if d != "c" {
+		series += "/c=" + itoa(c.Concurrency)
+	}
+	return x, series
+}
+
+var xLabels = map[string]string{"c": "concurrency", "payload_size": "payload bytes", "replicas": "replicas", "workers": "workers per instance", "memory_mb": "memory limit MB", "cpus": "CPU limit"}
+
+// chartOver draws one line per series over the run's x dimension, each
+// point the median of the repetitions with their range as a bar.
+func chartOver(runs []Run, title, ylabel string, pick func(Row) Agg) LineChart {
+	d := xDim(runs)
+	c := LineChart{Title: title + " vs " + xLabels[d], XLabel: xLabels[d], YLabel: ylabel, LogX: d != "cpus"}
+	for _, r := range runs {
+		byKey := map[string]results.Cell{}
+		for _, cell := range r.Summary.Cells {
+			byKey[cell.Key] = cell
+		}
+		series := map[string]*Series{}
+		var names []string
+		for _, row := range Rows(r) {
+			a := pick(row)
+			if !a.Present {
+				continue
+			}
+			if byKey[row.Key].Cold != nil {
+				continue // a cold-start cell's figures are its own table's
+			}
+			x, name := xOf(byKey[row.Key], d)
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			s, ok := series[name]
+			if !ok {
+				s = &Series{Name: name}
+				series[name] = s
+				names = append(names, name)
+			}
+			s.Points = append(s.Points, Point{X: x, Y: a.Median, Lo: a.Min, Hi: a.Max, HasBar: a.N > 1})
+		}
+		for _, n := range names {
+			sort.Slice(series[n].Points, func(i, j int) bool { return series[n].Points[i].X < series[n].Points[j].X })
+			c.Series = append(c.Series, *series[n])
+		}
+	}
+	return c
+}
+
+// timelineCharts draws replicas, CPU and memory over the run's time, per
+// function, from timeline.json (seed 003 Figs 11-14, seed 004 Figs 5.7-5.9).
+func timelineCharts(runs []Run) []LineChart {
+	reps := LineChart{Title: "Ready instances over time", XLabel: "seconds", YLabel: "instances"}
+	cpu := LineChart{Title: "CPU of the instances over time", XLabel: "seconds", YLabel: "cores"}
+	mem := LineChart{Title: "Memory of the instances over time", XLabel: "seconds", YLabel: "MiB"}
+	for _, r := range runs {
+		b, err := os.ReadFile(filepath.Join(r.Dir, "timeline.json"))
+		if err != nil {
+			continue
+		}
+		var tl observe.Timeline
+		if json.Unmarshal(b, &tl) != nil {
+			continue
+		}
+		by := map[string][3]*Series{}
+		var names []string
+		for _, s := range tl.Samples {
+			name := s.Function
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			ss, ok := by[name]
+			if !ok {
+				ss = [3]*Series{{Name: name}, {Name: name}, {Name: name}}
+				by[name] = ss
+				names = append(names, name)
+			}
+			t := float64(s.TMs) / 1000
+			ss[0].Points = append(ss[0].Points, Point{X: t, Y: float64(s.Ready)})
+			ss[1].Points = append(ss[1].Points, Point{X: t, Y: s.CPUCores})
+			ss[2].Points = append(ss[2].Points, Point{X: t, Y: s.MemoryMiB})
+		}
+		for _, n := range names {
+			reps.Series = append(reps.Series, *by[n][0])
+			cpu.Series = append(cpu.Series, *by[n][1])
+			mem.Series = append(mem.Series, *by[n][2])
+		}
+	}
+	if len(reps.Series) == 0 {
+		return nil
+	}
+	return []LineChart{reps, cpu, mem}
+}
+
+// cdfChart draws the latency CDF of each key's pooled successes (at most
+// 8 keys: the first ones of the plan), on a log x axis.
+func cdfChart(runs []Run) (LineChart, bool) {
+	c := LineChart{Title: "Latency CDF (successes, repetitions pooled)", XLabel: "latency ms", YLabel: "fraction of requests", LogX: true}
+	for _, r := range runs {
+		for _, row := range Rows(r) {
+			if len(c.Series) == 8 {
+				break
+			}
+			h := pooledHist(r.Dir, cellsOf(r, row.Key))
+			if h == nil || h.Count() < 20 {
+				continue
+			}
+			name := row.Key
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			s := Series{Name: name}
+			var seen int64
+			total := float64(h.Count())
+			h.Each(func(ns, n int64) {
+				seen += n
+				s.Points = append(s.Points, Point{X: float64(ns) / 1e6, Y: float64(seen) / total})
+			})
+			c.Series = append(c.Series, s)
+		}
+	}
+	return c, len(c.Series) > 0
+}
+
+func cellsOf(r Run, key string) []results.Cell {
+	var out []results.Cell
+	for _, c := range r.Summary.Cells {
+		if c.Key == key {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// pooledHist merges the successes' histograms of cells (nil if any is missing).
+func pooledHist(dir string, cs []results.Cell) *hist.Histogram {
+	if dir == "" || len(cs) == 0 {
+		return nil
+	}
+	all := hist.New()
+	for _, c := range cs {
+		f, err := os.Open(filepath.Join(dir, "hlog", results.HlogName(c.ID)))
+		if err != nil {
+			return nil
+		}
+		hs, err := hist.ReadLog(f)
+		f.Close()
+		if err != nil {
+			return nil
+		}
+		tag := "ok"
+		if c.Cold != nil {
+			tag = "cold"
+		}
+		if h := hs[tag]; h != nil {
+			if all.Merge(h) != nil {
+				return nil
+			}
+		}
+	}
+	return all
+}
+
+// slug names a chart's file.
+func slug(title string) string {
+	s := strings.ToLower(title)
+	s = strings.NewReplacer(" ", "-", "(", "", ")", "", ",", "", "/", "-").Replace(s)
+	return s
+}
