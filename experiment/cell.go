@@ -5,6 +5,8 @@ package experiment
 
 import (
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -57,6 +59,11 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		c.SentRPS = float64(res.Sent()) / res.Elapsed.Seconds()
 	}
 	c.Windows = windows(res, gen)
+	if model == "closed" || model == "open" {
+		if w := steadyState(c.Windows); w != "" {
+			c.Warnings = append(c.Warnings, w)
+		}
+	}
 	verdict := load.Judge(res, gen, cores, load.DefaultThresholds)
 	c.Valid = verdict.Valid
 	for _, r := range verdict.Reasons {
@@ -120,4 +127,49 @@ func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 		out = append(out, rw)
 	}
 	return out
+}
+
+// steadyState compares a cell's first windows (its first fifth, at least
+// one second) with the rest: a throughput or median latency more than 25 %
+// apart says the cell was still warming up (or something changed) and the
+// whole-cell figures mix two regimes.
+func steadyState(ws []results.Window) string {
+	if len(ws) < 5 {
+		return ""
+	}
+	n := max(1, len(ws)/5)
+	rate := func(ws []results.Window) float64 {
+		var s int64
+		for _, w := range ws {
+			s += w.Succeeded
+		}
+		return float64(s) / float64(len(ws))
+	}
+	p50 := func(ws []results.Window) (float64, bool) {
+		var vs []float64
+		for _, w := range ws {
+			if w.P50Ms != nil {
+				vs = append(vs, *w.P50Ms)
+			}
+		}
+		if len(vs) == 0 {
+			return 0, false
+		}
+		sort.Float64s(vs)
+		return vs[len(vs)/2], true
+	}
+	// the last window is usually partial: leave it out
+	head, tail := ws[:n], ws[n:len(ws)-1]
+	if len(tail) == 0 {
+		return ""
+	}
+	if a, b := rate(head), rate(tail); b > 0 && math.Abs(a-b)/b > 0.25 {
+		return fmt.Sprintf("not steady: the first %d s ran at %.0f req/s, the rest at %.0f req/s (a longer warm-up may be needed)", n, a, b)
+	}
+	a, ok1 := p50(head)
+	b, ok2 := p50(tail)
+	if ok1 && ok2 && b > 0 && math.Abs(a-b)/b > 0.25 {
+		return fmt.Sprintf("not steady: median latency %.3g ms in the first %d s, %.3g ms after (a longer warm-up may be needed)", a, n, b)
+	}
+	return ""
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
 )
 
 func TestCellFiguresKeepFailuresAndCountThem(t *testing.T) {
@@ -66,5 +68,24 @@ func TestCellFiguresInterruptedIsInvalid(t *testing.T) {
 	c := CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res, nil, 1)
 	if c.Valid || !c.Interrupted || c.Requests.Succeeded == 0 {
 		t.Fatalf("valid %v interrupted %v", c.Valid, c.Interrupted)
+	}
+}
+
+func TestSteadyStateFlagsAWarmingCell(t *testing.T) {
+	mk := func(rates ...int64) []results.Window {
+		var ws []results.Window
+		for i, r := range rates {
+			ws = append(ws, results.Window{Second: i, Succeeded: r})
+		}
+		return ws
+	}
+	if w := steadyState(mk(100, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 500)); !strings.Contains(w, "not steady") {
+		t.Errorf("a slow first second not flagged: %q", w)
+	}
+	if w := steadyState(mk(990, 1000, 1010, 1000, 995, 1005, 1000, 1000, 1000, 1000, 500)); w != "" {
+		t.Errorf("a steady cell flagged: %q", w)
+	}
+	if w := steadyState(mk(1, 1000)); w != "" {
+		t.Errorf("too short to judge, flagged: %q", w)
 	}
 }
