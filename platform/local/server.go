@@ -450,7 +450,9 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 		argv = append(wd, argv...)
 		env = append(env, RoleEnv+"="+RoleWatchdog)
 	}
-	if req.Workers > 1 {
+	if req.Workers > 0 {
+		// Set even for 1: one sync worker, not the runtime's default
+		// (a threaded server): workers: [1, 2, 4] compares like with like.
 		env = append(env, "FB_WORKERS="+strconv.Itoa(req.Workers))
 	}
 	// What OpenFaaS gives its functions as gateway_url: how a function

@@ -9,7 +9,8 @@ the function's first request.
 Environment: FB_HOST (default 127.0.0.1), FB_PORT (default 8080; 0 picks a free port),
 FB_INSTANCE_ID (default host-pid), FB_READY_FD (a file descriptor on which the bound port is
 written once the socket listens: how the local platform learns the instance is ready),
-FB_WORKERS (pre-fork that many worker processes sharing the listening socket, like gunicorn; each
+FB_WORKERS (pre-fork that many sync worker processes sharing the listening socket, like gunicorn;
+FB_WORKERS=1 is one sync worker, unlike no FB_WORKERS, a threaded server; each
 worker's first request is its own cold start), FB_MODE=stdio (fork mode: serve one invocation,
 body on stdin, reply on stdout, then exit; FB_METHOD, FB_PATH and FB_QUERY describe the request).
 """
@@ -207,8 +208,11 @@ def serve(handler: Handler) -> None:
     """Serves handler until the process is killed (or once, in stdio mode)."""
     if os.environ.get("FB_MODE") == "stdio":
         sys.exit(serve_stdio(handler))
-    workers = int(os.environ.get("FB_WORKERS", "1") or "1")
-    server = make_server(handler, sync_worker=workers > 1)
+    # FB_WORKERS set (even to 1): that many sync workers, one request at a time each, as gunicorn's
+    # sync workers and Nuclio's maxWorkers serve; unset: one process serving requests in threads.
+    env_workers = os.environ.get("FB_WORKERS", "")
+    workers = int(env_workers or "1")
+    server = make_server(handler, sync_worker=env_workers != "")
     for _ in range(max(0, workers - 1)):
         if os.fork() == 0:
             _die_with_parent()

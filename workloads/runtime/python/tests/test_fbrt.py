@@ -133,3 +133,38 @@ def test_workers_share_the_socket(tmp_path):
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
         os.close(r)
+
+
+def test_one_sync_worker_serves_one_request_at_a_time(tmp_path):
+    """FB_WORKERS=1 is one sync worker (requests queue), not the threaded default."""
+    import concurrent.futures
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "w.py"
+    script.write_text(
+        "import sys, time\nsys.path.insert(0, %r)\nimport fbrt\n"
+        "def h(req):\n    time.sleep(0.2)\n    return b'ok'\n"
+        "fbrt.serve(h)\n" % os.path.join(os.path.dirname(__file__), "..")
+    )
+
+    def four_at_once(extra):
+        r, w = os.pipe()
+        env = dict(os.environ, FB_PORT="0", FB_READY_FD=str(w), **extra)
+        env.pop("FB_WORKERS", None) if not extra else None
+        p = subprocess.Popen([sys.executable, str(script)], env=env, pass_fds=(w,), start_new_session=True)
+        os.close(w)
+        try:
+            port = int(os.read(r, 16).decode().strip())
+            start = time.monotonic()
+            with concurrent.futures.ThreadPoolExecutor(4) as ex:
+                list(ex.map(lambda _: call(port), range(4)))
+            return time.monotonic() - start
+        finally:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            os.close(r)
+
+    assert four_at_once({"FB_WORKERS": "1"}) >= 0.8  # four 0.2 s requests one after another
+    assert four_at_once({}) < 0.6  # threaded: at once
