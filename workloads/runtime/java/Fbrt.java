@@ -67,6 +67,10 @@ public final class Fbrt {
         int port = Integer.parseInt(System.getenv().getOrDefault("FB_PORT", "8080"));
         String inst = System.getenv().getOrDefault("FB_INSTANCE_ID", java.net.InetAddress.getLocalHost().getHostName() + "-" + ProcessHandle.current().pid());
         AtomicBoolean served = new AtomicBoolean(false);
+        // Headers and body leave in two writes: without TCP_NODELAY, Nagle's algorithm and the
+        // client's delayed ACK hold every reply on a kept-alive connection for ~40 ms (measured:
+        // prime n=100 at 44 ms and 22 req/s with one connection). The JDK's server reads this once.
+        System.setProperty("sun.net.httpserver.nodelay", "true");
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 1024);
         server.setExecutor(Executors.newCachedThreadPool());
         server.createContext("/", (HttpExchange ex) -> {
