@@ -59,6 +59,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		c.SentRPS = float64(res.Sent()) / res.Elapsed.Seconds()
 	}
 	c.Windows = windows(res, gen)
+	c.Breakdown = breakdown(res)
 	if model == "closed" || model == "open" {
 		if w := steadyState(c.Windows); w != "" {
 			c.Warnings = append(c.Warnings, w)
@@ -172,4 +173,19 @@ func steadyState(ws []results.Window) string {
 		return fmt.Sprintf("not steady: median latency %.3g ms in the first %d s, %.3g ms after (a longer warm-up may be needed)", a, n, b)
 	}
 	return ""
+}
+
+// breakdown splits the successes' mean service latency with the gateway's
+// and the handler's times (nil without gateway stamps).
+func breakdown(res *load.Result) *results.Breakdown {
+	ok := res.Service[load.ClassOK]
+	if ok == nil || res.Closed {
+		ok = res.Latency[load.ClassOK] // a closed loop keeps no separate service histogram
+	}
+	if ok == nil || res.GwUpstream == nil || res.Handler == nil || res.GwUpstream.Count() == 0 {
+		return nil
+	}
+	ms := func(v float64) float64 { return v / 1e6 }
+	total, up, q, h := ms(ok.Mean()), ms(res.GwUpstream.Mean()), ms(res.GwQueue.Mean()), ms(res.Handler.Mean())
+	return &results.Breakdown{TotalMs: total, HandlerMs: h, InstanceMs: math.Max(0, up-h), GatewayQueueMs: q, OutsideMs: math.Max(0, total-up-q)}
 }

@@ -151,7 +151,7 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 // returns the outcome class, and false if the run was interrupted (the
 // request is then counted as aborted, not as an outcome of the server).
 func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, bool) {
-	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, BytesOut: int64(len(body))}
+	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, BytesOut: int64(len(body))}
 	if w.fast != nil {
 		return w.sendFast(&s, body)
 	}
@@ -208,6 +208,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 			s.HandlerNs = en - b
 		}
 	}
+	s.GwQueueNs, s.GwUpstreamNs = gwTimes(parseNsString(h.Get(HeaderGwArrive)), parseNsString(h.Get(HeaderGwAssigned)), parseNsString(h.Get(HeaderGwUpstream)))
 	w.rec.Record(&s)
 	return s.Class, true
 }
@@ -260,6 +261,7 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	if r.begin >= 0 && r.end >= r.begin {
 		s.HandlerNs = r.end - r.begin
 	}
+	s.GwQueueNs, s.GwUpstreamNs = gwTimes(r.gwArrive, r.gwAssigned, r.gwUpstream)
 	w.rec.Record(s)
 	return s.Class, true
 }

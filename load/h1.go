@@ -48,6 +48,8 @@ type h1resp struct {
 	hasError bool
 	begin    int64
 	end      int64
+	// gateway stamps (-1: absent)
+	gwArrive, gwAssigned, gwUpstream int64
 }
 
 var errMalformed = errors.New("malformed HTTP response")
@@ -168,7 +170,7 @@ func (c *h1) write(body []byte) error {
 
 func (c *h1) readHead(status []byte) error {
 	r := &c.resp
-	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], length: -1, begin: -1, end: -1}
+	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], length: -1, begin: -1, end: -1, gwArrive: -1, gwAssigned: -1, gwUpstream: -1}
 	if len(status) < 12 || !bytes.HasPrefix(status, []byte("HTTP/1.")) {
 		return errMalformed
 	}
@@ -222,6 +224,12 @@ func (c *h1) readHead(status []byte) error {
 			r.begin = parseNs(val)
 		case bytes.EqualFold(name, []byte(HeaderHandlerEnd)):
 			r.end = parseNs(val)
+		case bytes.EqualFold(name, []byte(HeaderGwArrive)):
+			r.gwArrive = parseNs(val)
+		case bytes.EqualFold(name, []byte(HeaderGwAssigned)):
+			r.gwAssigned = parseNs(val)
+		case bytes.EqualFold(name, []byte(HeaderGwUpstream)):
+			r.gwUpstream = parseNs(val)
 		case bytes.EqualFold(name, []byte(HeaderError)):
 			r.hasError = len(val) > 0
 		}

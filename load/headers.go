@@ -10,4 +10,24 @@ const (
 	HeaderHandlerBegin = "X-Fb-Handler-Begin-Ns"
 	HeaderHandlerEnd   = "X-Fb-Handler-End-Ns"
 	HeaderError        = "X-Fb-Error"
+	// Gateway stamps, when the platform's gateway gives them (the local
+	// platform does): when the request arrived, when an instance was
+	// assigned, when the instance's response headers came back (ns, the
+	// gateway's monotonic clock). Only differences are used: the time
+	// queued for an instance, and the round trip to it.
+	HeaderGwArrive   = "X-Fb-Gw-Arrive-Ns"
+	HeaderGwAssigned = "X-Fb-Gw-Assigned-Ns"
+	HeaderGwUpstream = "X-Fb-Gw-Upstream-Ns"
 )
+
+// gwTimes turns the gateway's stamps into (queue, upstream), -1 when any
+// is missing or out of order.
+func gwTimes(arrive, assigned, upstream int64) (int64, int64) {
+	if arrive < 0 || assigned < arrive || upstream < assigned {
+		return -1, -1
+	}
+	return assigned - arrive, upstream - assigned
+}
+
+// parseNsString is parseNs for a header read by net/http (not the hot path).
+func parseNsString(s string) int64 { return parseNs([]byte(s)) }

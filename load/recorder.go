@@ -23,6 +23,9 @@ type Sample struct {
 	Cold      bool
 	ColdKind  string
 	HandlerNs int64 // handler end - begin as the function reported, -1 if unknown
+	// GwQueueNs (assigned - arrive) and GwUpstreamNs (upstream - assigned)
+	// from the gateway's stamps; -1 if unknown.
+	GwQueueNs, GwUpstreamNs int64
 }
 
 // Recorder aggregates samples for one worker. It is not safe for concurrent
@@ -47,6 +50,10 @@ type Recorder struct {
 	// Overhead is client latency minus handler duration (successes): the
 	// time spent outside the function (network, gateway, queueing).
 	Overhead *hist.Histogram
+	// GwQueue and GwUpstream are the gateway's own times (successes, when
+	// the gateway stamps its replies): waiting for an instance, and the
+	// round trip to it (the handler inside).
+	GwQueue, GwUpstream *hist.Histogram
 
 	Counts     [NumClasses]int64
 	BytesOut   int64
@@ -170,6 +177,10 @@ func (r *Recorder) Record(s *Sample) {
 				orNew(&r.Overhead).Record(o)
 			}
 		}
+		if s.GwQueueNs >= 0 && s.GwUpstreamNs >= 0 {
+			orNew(&r.GwQueue).Record(s.GwQueueNs)
+			orNew(&r.GwUpstream).Record(s.GwUpstreamNs)
+		}
 	}
 }
 
@@ -201,7 +212,7 @@ func (r *Recorder) Merge(o *Recorder) error {
 	for _, p := range []struct {
 		dst **hist.Histogram
 		src *hist.Histogram
-	}{{&r.Lag, o.Lag}, {&r.Handler, o.Handler}, {&r.Overhead, o.Overhead}} {
+	}{{&r.Lag, o.Lag}, {&r.Handler, o.Handler}, {&r.Overhead, o.Overhead}, {&r.GwQueue, o.GwQueue}, {&r.GwUpstream, o.GwUpstream}} {
 		if err := mergeInto(p.dst, p.src); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}

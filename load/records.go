@@ -33,6 +33,9 @@ type Row struct {
 	Cold        bool   `parquet:"cold"`
 	ColdKind    string `parquet:"cold_kind,dict"`
 	HandlerNs   int64  `parquet:"handler_ns"`
+	// The gateway's queueing and round trip to the instance (-1: no stamps).
+	GwQueueNs    int64 `parquet:"gw_queue_ns"`
+	GwUpstreamNs int64 `parquet:"gw_upstream_ns"`
 }
 
 // chunkRows is how many samples a worker buffers before handing them over.
@@ -99,7 +102,8 @@ func (s *RecordSink) loop() {
 func toRow(x *Sample, worker int32) Row {
 	return Row{IntendedNs: int64(x.Intended), SentNs: int64(x.Sent), FirstByteNs: int64(x.FirstByte), DoneNs: int64(x.Done),
 		Status: int32(x.Status), Class: x.Class.String(), BytesOut: x.BytesOut, BytesIn: x.BytesIn, Attempt: int32(x.Attempt),
-		Worker: worker, Instance: x.Instance, Cold: x.Cold, ColdKind: x.ColdKind, HandlerNs: x.HandlerNs}
+		Worker: worker, Instance: x.Instance, Cold: x.Cold, ColdKind: x.ColdKind, HandlerNs: x.HandlerNs,
+		GwQueueNs: x.GwQueueNs, GwUpstreamNs: x.GwUpstreamNs}
 }
 
 // recordBuffer is one worker's handle on the sink.

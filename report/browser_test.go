@@ -43,9 +43,14 @@ func browserRun(t *testing.T) Run {
 			p := stats.Of(h)
 			cells = append(cells, results.Cell{Cell: plan.Cell{ID: id, Key: "hello-go/c=" + itoa(c), Function: "hello-go", Concurrency: c, Repetition: rep},
 				ThroughputRPS: float64(1000*c + 50*rep), SuccessLatencyMs: p, LatencyMs: p, Requests: results.Requests{Total: 2000, Succeeded: 2000},
-				Warnings: []string{"2 instances on 1 platform core(s): beyond 1 instances this measures contention for the cores, not scaling"}})
+				Breakdown: &results.Breakdown{OutsideMs: 0.05, GatewayQueueMs: 0.01 * float64(c), InstanceMs: 0.04, HandlerMs: 0.01},
+				Warnings:  []string{"2 instances on 1 platform core(s): beyond 1 instances this measures contention for the cores, not scaling"}})
 		}
 	}
+	cold := results.Cell{Cell: plan.Cell{ID: "hello-python/cold/r=1", Key: "hello-python/cold", Function: "hello-python", Concurrency: 1, Repetition: 1, Kind: "coldstart"},
+		Cold: &results.ColdResult{Iterations: 5, Verified: 5, ColdMs: stats.Percentiles{Count: 5, Mean: 71}, WarmMs: stats.Percentiles{Count: 15, Mean: 0.4},
+			WaitMs: stats.Percentiles{Count: 5, Mean: 69}}}
+	cells = append(cells, cold)
 	tl := observe.Timeline{}
 	for i := 0; i < 30; i++ {
 		tl.Samples = append(tl.Samples, observe.TimelineSample{TMs: int64(i * 1000), Function: "hello-go", Ready: 1 + i/10, CPUCores: 0.3, MemoryMiB: 12})
@@ -120,8 +125,8 @@ func TestReportInHeadlessChromium(t *testing.T) {
 		chromedp.Evaluate(`[...document.querySelectorAll("svg.chart")].map(s => ({
 			title: s.getAttribute("aria-label"),
 			width: s.getBoundingClientRect().width,
-			lines: [...s.querySelectorAll("polyline.series")].filter(p => p.getBBox().width > 0).length,
-			points: [...s.querySelectorAll("polyline.series")].reduce((n, p) => n + p.points.length, 0)}))`, &charts),
+			lines: [...s.querySelectorAll(".series")].filter(p => p.getBBox().width > 0 && (p.tagName !== "rect" || p.getBBox().height > 0)).length,
+			points: [...s.querySelectorAll(".series")].reduce((n, p) => n + (p.points ? p.points.length : 1), 0)}))`, &charts),
 		chromedp.FullScreenshot(&shot, 90),
 	)
 	if err != nil {
@@ -144,7 +149,8 @@ func TestReportInHeadlessChromium(t *testing.T) {
 			t.Errorf("chart %q drawn empty: %+v", c.Title, c)
 		}
 	}
-	for _, want := range []string{"Throughput vs concurrency", "Latency CDF (successes, repetitions pooled)", "Ready instances over time"} {
+	for _, want := range []string{"Throughput vs concurrency", "Latency CDF (successes, repetitions pooled)", "Ready instances over time",
+		"Where the time goes (mean latency of successes)", "Cold against warm (mean latency)"} {
 		if !titles[want] {
 			t.Errorf("no chart %q among %v", want, titles)
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -157,7 +158,7 @@ func timelineCharts(runs []Run) []LineChart {
 // cdfChart draws the latency CDF of each key's pooled successes (at most
 // 8 keys: the first ones of the plan), on a log x axis.
 func cdfChart(runs []Run) (LineChart, bool) {
-	c := LineChart{Title: "Latency CDF (successes, repetitions pooled)", XLabel: "latency ms", YLabel: "fraction of requests", LogX: true}
+	c := LineChart{Title: "Latency CDF (successes, repetitions pooled)", XLabel: "latency ms", YLabel: "fraction of requests", LogX: true, YMax: 1}
 	for _, r := range runs {
 		for _, row := range Rows(r) {
 			if len(c.Series) == 8 {
@@ -228,4 +229,106 @@ func slug(title string) string {
 	s := strings.ToLower(title)
 	s = strings.NewReplacer(" ", "-", "(", "", ")", "", ",", "", "/", "-").Replace(s)
 	return s
+}
+
+// boxChart draws, when the grid varies the payload size, the pooled
+// successes' latency per size as box plots on a log2 axis (seed 000 Fig 3).
+func boxChart(runs []Run) (BoxChart, bool) {
+	if xDim(runs) != "payload_size" {
+		return BoxChart{}, false
+	}
+	c := BoxChart{Title: "Latency per payload size (successes, repetitions pooled)", XLabel: "payload bytes", YLabel: "latency ms", LogX: true}
+	for _, r := range runs {
+		byName := map[string]*BoxSeries{}
+		var names []string
+		for _, row := range Rows(r) {
+			cs := cellsOf(r, row.Key)
+			h := pooledHist(r.Dir, cs)
+			if h == nil || h.Count() < 20 {
+				continue
+			}
+			x, name := xOf(cs[0], "payload_size")
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			s, ok := byName[name]
+			if !ok {
+				s = &BoxSeries{Name: name}
+				byName[name] = s
+				names = append(names, name)
+			}
+			q := func(p float64) float64 { return float64(h.Quantile(p)) / 1e6 }
+			s.Boxes = append(s.Boxes, Box{X: x, P5: q(0.05), P25: q(0.25), P50: q(0.5), P75: q(0.75), P95: q(0.95)})
+		}
+		for _, n := range names {
+			sort.Slice(byName[n].Boxes, func(i, j int) bool { return byName[n].Boxes[i].X < byName[n].Boxes[j].X })
+			c.Series = append(c.Series, *byName[n])
+		}
+	}
+	return c, len(c.Series) > 0
+}
+
+// breakdownChart stacks each key's mean latency into its parts (outside,
+// gateway queue, instance, handler), the median over repetitions of each
+// (seed 003 Fig 10).
+func breakdownChart(runs []Run) (BarChart, bool) {
+	c := BarChart{Title: "Where the time goes (mean latency of successes)", YLabel: "ms",
+		Segments: []Segment{{Name: "client to gateway and back"}, {Name: "gateway: waiting for an instance"}, {Name: "gateway to instance and back"}, {Name: "handler"}}}
+	for _, r := range runs {
+		for _, row := range Rows(r) {
+			var parts [4][]float64
+			for _, cell := range cellsOf(r, row.Key) {
+				if b := cell.Breakdown; b != nil {
+					for i, v := range []float64{b.OutsideMs, b.GatewayQueueMs, b.InstanceMs, b.HandlerMs} {
+						parts[i] = append(parts[i], v)
+					}
+				}
+			}
+			if len(parts[0]) == 0 || len(c.Categories) == 16 {
+				continue
+			}
+			name := row.Key
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			c.Categories = append(c.Categories, name)
+			for i := range parts {
+				c.Segments[i].Values = append(c.Segments[i].Values, aggregate(parts[i]).Median)
+			}
+		}
+	}
+	return c, len(c.Categories) > 0
+}
+
+// coldWarmChart compares each cold-start key's mean cold latency (split
+// into waiting for the instance and the rest) with its warm latency
+// (seed 002 Fig 4, seed 004 Table 5.1).
+func coldWarmChart(runs []Run) (BarChart, bool) {
+	c := BarChart{Title: "Cold against warm (mean latency)", YLabel: "ms",
+		Segments: []Segment{{Name: "waiting for the instance"}, {Name: "rest of the call"}}}
+	for _, r := range runs {
+		for _, row := range Rows(r) {
+			var wait, rest, warm []float64
+			for _, cell := range cellsOf(r, row.Key) {
+				cr := cell.Cold
+				if cr == nil || cr.ColdShare != nil || cr.Verified == 0 {
+					continue
+				}
+				wait = append(wait, cr.WaitMs.Mean)
+				rest = append(rest, math.Max(0, cr.ColdMs.Mean-cr.WaitMs.Mean))
+				warm = append(warm, cr.WarmMs.Mean)
+			}
+			if len(wait) == 0 {
+				continue
+			}
+			name := row.Function
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			c.Categories = append(c.Categories, name+" cold", name+" warm")
+			c.Segments[0].Values = append(c.Segments[0].Values, aggregate(wait).Median, 0)
+			c.Segments[1].Values = append(c.Segments[1].Values, aggregate(rest).Median, aggregate(warm).Median)
+		}
+	}
+	return c, len(c.Categories) > 0
 }

@@ -20,7 +20,7 @@ func WriteFigures(dir string, runs []Run) (files []string, note string, err erro
 		note = "no PNG figures: rsvg-convert (Debian librsvg2-bin) is not installed"
 	}
 	for i, c := range Charts(runs) {
-		base := filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, slug(c.Title)))
+		base := filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, slug(c.Name())))
 		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.SVG()
 		if err := os.WriteFile(base+".svg", []byte(svg), 0o644); err != nil {
 			return files, note, fmt.Errorf("figures: %w", err)

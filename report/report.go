@@ -242,24 +242,33 @@ func formatErrors(errs map[string]int64) string {
 	return results.FormatCounts(errs, " ")
 }
 
-// Charts are every figure of the report, in order.
-func Charts(runs []Run) []LineChart {
-	out := []LineChart{
-		chartOver(runs, "Throughput", "successful req/s", func(r Row) Agg { return r.RPS }),
-		chartOver(runs, "Median latency (successes)", "p50 ms", func(r Row) Agg { return r.P50 }),
-		chartOver(runs, "p99 latency (successes)", "p99 ms", func(r Row) Agg { return r.P99 }),
+// Charts are every figure of the report, in order; empty ones are left out.
+func Charts(runs []Run) []Chart {
+	var out []Chart
+	add := func(c LineChart) {
+		if len(c.Series) > 0 {
+			out = append(out, c)
+		}
+	}
+	add(chartOver(runs, "Throughput", "successful req/s", func(r Row) Agg { return r.RPS }))
+	add(chartOver(runs, "Median latency (successes)", "p50 ms", func(r Row) Agg { return r.P50 }))
+	add(chartOver(runs, "p99 latency (successes)", "p99 ms", func(r Row) Agg { return r.P99 }))
+	if c, ok := boxChart(runs); ok {
+		out = append(out, c)
 	}
 	if c, ok := cdfChart(runs); ok {
 		out = append(out, c)
 	}
-	out = append(out, timelineCharts(runs)...)
-	var kept []LineChart
-	for _, c := range out {
-		if len(c.Series) > 0 {
-			kept = append(kept, c)
-		}
+	if c, ok := breakdownChart(runs); ok {
+		out = append(out, c)
 	}
-	return kept
+	if c, ok := coldWarmChart(runs); ok {
+		out = append(out, c)
+	}
+	for _, c := range timelineCharts(runs) {
+		add(c)
+	}
+	return out
 }
 
 type page struct {

@@ -25,7 +25,8 @@ type Series struct {
 // LineChart is a chart of lines over a shared x axis.
 type LineChart struct {
 	Title, XLabel, YLabel string
-	LogX                  bool // log2 x axis (concurrency, payload sizes)
+	LogX                  bool    // log2 x axis (concurrency, payload sizes)
+	YMax                  float64 // fixed top of the y axis (0: from the data)
 	Series                []Series
 	Width, Height         int
 }
@@ -68,42 +69,45 @@ func fmtNum(v float64) string {
 
 // SVG renders the chart. Every point carries a <title> with its values, so
 // hovering shows them without any script.
-func (c LineChart) SVG() string {
-	w, h := c.Width, c.Height
-	if w == 0 {
-		w = 640
+// geom is where a line chart puts things.
+type geom struct {
+	w, h, padR int
+	xs         []float64
+	ytop, step float64
+	pw, ph     float64
+	px, py     func(float64) float64
+}
+
+// geometry lays the chart out (nil when it has no point).
+func (c LineChart) geometry() *geom {
+	g := &geom{w: c.Width, h: c.Height, padR: padR}
+	if g.w == 0 {
+		g.w = 640
 	}
-	if h == 0 {
-		h = 360
+	if g.h == 0 {
+		g.h = 360
 	}
 	// The legend is as wide as the longest series name.
-	padR := padR
 	for _, sr := range c.Series {
-		padR = max(padR, 40+int(float64(len([]rune(sr.Name)))*6.2))
+		g.padR = max(g.padR, 40+int(float64(len([]rune(sr.Name)))*6.2))
 	}
-	w += padR - 150
-	var xs []float64
+	g.w += g.padR - padR
 	ymax := 0.0
 	for _, s := range c.Series {
 		for _, p := range s.Points {
-			xs = append(xs, p.X)
+			g.xs = append(g.xs, p.X)
 			ymax = math.Max(ymax, math.Max(p.Y, p.Hi))
 		}
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s">`, w, h, w, h, html.EscapeString(c.Title))
-	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/>`, w, h)
-	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14" font-weight="bold" font-family="sans-serif">%s</text>`, padL, html.EscapeString(c.Title))
-	if len(xs) == 0 {
-		fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" fill="#888">no data</text></svg>`, w/2-30, h/2)
-		return b.String()
+	if len(g.xs) == 0 {
+		return nil
 	}
 	tx := func(x float64) float64 { return x }
 	if c.LogX {
 		tx = func(x float64) float64 { return math.Log2(math.Max(x, 1e-9)) }
 	}
 	xmin, xmax := math.Inf(1), math.Inf(-1)
-	for _, x := range xs {
+	for _, x := range g.xs {
 		xmin, xmax = math.Min(xmin, tx(x)), math.Max(xmax, tx(x))
 	}
 	if xmax == xmin {
@@ -112,11 +116,32 @@ func (c LineChart) SVG() string {
 	if ymax <= 0 {
 		ymax = 1
 	}
-	step := niceStep(ymax, 5)
-	ytop := math.Ceil(ymax*1.05/step) * step
-	pw, ph := float64(w-padL-padR), float64(h-padT-padB)
-	px := func(x float64) float64 { return float64(padL) + (tx(x)-xmin)/(xmax-xmin)*pw }
-	py := func(y float64) float64 { return float64(padT) + ph - y/ytop*ph }
+	g.step = niceStep(ymax, 5)
+	g.ytop = math.Ceil(ymax*1.05/g.step) * g.step
+	if c.YMax > 0 {
+		g.ytop, g.step = c.YMax, niceStep(c.YMax, 5)
+	}
+	g.pw, g.ph = float64(g.w-padL-g.padR), float64(g.h-padT-padB)
+	g.px = func(x float64) float64 { return float64(padL) + (tx(x)-xmin)/(xmax-xmin)*g.pw }
+	g.py = func(y float64) float64 { return float64(padT) + g.ph - y/g.ytop*g.ph }
+	return g
+}
+
+func (c LineChart) SVG() string {
+	g := c.geometry()
+	w, h := 640, 360
+	if g != nil {
+		w, h = g.w, g.h
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" class="chart" role="img" aria-label="%s">`, w, h, w, h, html.EscapeString(c.Title))
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#fff"/>`, w, h)
+	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14" font-weight="bold" font-family="sans-serif">%s</text>`, padL, html.EscapeString(c.Title))
+	if g == nil {
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-family="sans-serif" fill="#888">no data</text></svg>`, w/2-30, h/2)
+		return b.String()
+	}
+	xs, ytop, step, pw, ph, px, py, padR := g.xs, g.ytop, g.step, g.pw, g.ph, g.px, g.py, g.padR
 
 	// Axes and grid.
 	for y := 0.0; y <= ytop+step/2; y += step {

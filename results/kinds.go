@@ -57,6 +57,23 @@ type ColdResult struct {
 	ForcedBy string `json:"forced_by"`
 }
 
+// Breakdown splits the mean latency of successful requests (from the
+// actual send) into where it went, from the gateway's stamps and the
+// handler's: the four parts add up to the mean.
+type Breakdown struct {
+	// Outside: client to gateway and back, and the gateway's own proxying.
+	OutsideMs float64 `json:"outside_ms"`
+	// GatewayQueueMs: waiting at the gateway for an instance.
+	GatewayQueueMs float64 `json:"gateway_queue_ms"`
+	// InstanceMs: gateway to instance and back, minus the handler (the
+	// runtime's HTTP layer and the hop).
+	InstanceMs float64 `json:"instance_ms"`
+	// HandlerMs: the function's own code.
+	HandlerMs float64 `json:"handler_ms"`
+	// TotalMs is the mean the parts add up to.
+	TotalMs float64 `json:"total_ms"`
+}
+
 // ScalingSample is one observation of an autoscale cell.
 type ScalingSample struct {
 	T        float64 `json:"t"` // seconds since the load started

@@ -141,6 +141,8 @@ type Cell struct {
 	Batch   *BatchResult   `json:"batch,omitempty"`
 	Cold    *ColdResult    `json:"cold,omitempty"`
 	Scaling *ScalingResult `json:"scaling,omitempty"`
+	// Breakdown of the successes' mean latency (when the gateway stamps).
+	Breakdown *Breakdown `json:"breakdown,omitempty"`
 }
 
 // Dir is a run directory.
