@@ -31,7 +31,7 @@ func TestBoxPlotsOverPayloadSizes(t *testing.T) {
 			Params: plan.Params{{Name: "payload_size", Value: size}}}, ThroughputRPS: 100})
 	}
 	run := Run{Dir: dir, Summary: results.Summary{Cells: cells}}
-	c, ok := boxChart([]Run{run})
+	c, ok := boxChart(withRows([]Run{run}))
 	if !ok || len(c.Series) != 1 || len(c.Series[0].Boxes) != 3 {
 		t.Fatalf("boxes: %+v", c)
 	}

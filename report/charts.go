@@ -16,7 +16,7 @@ import (
 // xDim picks a run's x axis: concurrency when it varies, else the first
 // grid parameter with several numeric values (payload_size, replicas,
 // workers, memory_mb), else concurrency.
-func xDim(runs []Run) string {
+func xDim(runs []runRows) string {
 	vals := map[string]map[string]bool{}
 	for _, r := range runs {
 		for _, c := range r.Summary.Cells {
@@ -72,25 +72,21 @@ var xLabels = map[string]string{"c": "concurrency", "payload_size": "payload byt
 
 // chartOver draws one line per series over the run's x dimension, each
 // point the median of the repetitions with their range as a bar.
-func chartOver(runs []Run, title, ylabel string, pick func(Row) Agg) LineChart {
+func chartOver(runs []runRows, title, ylabel string, pick func(Row) Agg) LineChart {
 	d := xDim(runs)
 	c := LineChart{Title: title + " vs " + xLabels[d], XLabel: xLabels[d], YLabel: ylabel, LogX: d != "cpus"}
 	for _, r := range runs {
-		byKey := map[string]results.Cell{}
-		for _, cell := range r.Summary.Cells {
-			byKey[cell.Key] = cell
-		}
 		series := map[string]*Series{}
 		var names []string
-		for _, row := range Rows(r) {
+		for _, row := range r.Rows {
 			a := pick(row)
 			if !a.Present {
 				continue
 			}
-			if byKey[row.Key].Cold != nil {
+			if row.cells[0].Cold != nil {
 				continue // a cold-start cell's figures are its own table's
 			}
-			x, name := xOf(byKey[row.Key], d)
+			x, name := xOf(row.cells[0], d)
 			if len(runs) > 1 {
 				name = r.Summary.Name + "/" + name
 			}
@@ -112,7 +108,7 @@ func chartOver(runs []Run, title, ylabel string, pick func(Row) Agg) LineChart {
 
 // timelineCharts draws replicas, CPU and memory over the run's time, per
 // function, from timeline.json (seed 003 Figs 11-14, seed 004 Figs 5.7-5.9).
-func timelineCharts(runs []Run) []LineChart {
+func timelineCharts(runs []runRows) []LineChart {
 	reps := LineChart{Title: "Ready instances over time", XLabel: "seconds", YLabel: "instances"}
 	cpu := LineChart{Title: "CPU of the instances over time", XLabel: "seconds", YLabel: "cores"}
 	mem := LineChart{Title: "Memory of the instances over time", XLabel: "seconds", YLabel: "MiB"}
@@ -157,14 +153,14 @@ func timelineCharts(runs []Run) []LineChart {
 
 // cdfChart draws the latency CDF of each key's pooled successes (at most
 // 8 keys: the first ones of the plan), on a log x axis.
-func cdfChart(runs []Run) (LineChart, bool) {
+func cdfChart(runs []runRows) (LineChart, bool) {
 	c := LineChart{Title: "Latency CDF (successes, repetitions pooled)", XLabel: "latency ms", YLabel: "fraction of requests", LogX: true, YMax: 1}
 	for _, r := range runs {
-		for _, row := range Rows(r) {
+		for _, row := range r.Rows {
 			if len(c.Series) == 8 {
 				break
 			}
-			h := pooledHist(r.Dir, cellsOf(r, row.Key))
+			h := row.hist
 			if h == nil || h.Count() < 20 {
 				continue
 			}
@@ -183,16 +179,6 @@ func cdfChart(runs []Run) (LineChart, bool) {
 		}
 	}
 	return c, len(c.Series) > 0
-}
-
-func cellsOf(r Run, key string) []results.Cell {
-	var out []results.Cell
-	for _, c := range r.Summary.Cells {
-		if c.Key == key {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // pooledHist merges the successes' histograms of cells (nil if any is missing).
@@ -233,7 +219,7 @@ func slug(title string) string {
 
 // boxChart draws, when the grid varies the payload size, the pooled
 // successes' latency per size as box plots on a log2 axis (seed 000 Fig 3).
-func boxChart(runs []Run) (BoxChart, bool) {
+func boxChart(runs []runRows) (BoxChart, bool) {
 	if xDim(runs) != "payload_size" {
 		return BoxChart{}, false
 	}
@@ -241,13 +227,12 @@ func boxChart(runs []Run) (BoxChart, bool) {
 	for _, r := range runs {
 		byName := map[string]*BoxSeries{}
 		var names []string
-		for _, row := range Rows(r) {
-			cs := cellsOf(r, row.Key)
-			h := pooledHist(r.Dir, cs)
+		for _, row := range r.Rows {
+			h := row.hist
 			if h == nil || h.Count() < 20 {
 				continue
 			}
-			x, name := xOf(cs[0], "payload_size")
+			x, name := xOf(row.cells[0], "payload_size")
 			if len(runs) > 1 {
 				name = r.Summary.Name + "/" + name
 			}
@@ -271,13 +256,13 @@ func boxChart(runs []Run) (BoxChart, bool) {
 // breakdownChart stacks each key's mean latency into its parts (outside,
 // gateway queue, instance, handler), the median over repetitions of each
 // (seed 003 Fig 10).
-func breakdownChart(runs []Run) (BarChart, bool) {
+func breakdownChart(runs []runRows) (BarChart, bool) {
 	c := BarChart{Title: "Where the time goes (mean latency of successes)", YLabel: "ms",
 		Segments: []Segment{{Name: "client to gateway and back"}, {Name: "gateway: waiting for an instance"}, {Name: "gateway to instance and back"}, {Name: "handler"}}}
 	for _, r := range runs {
-		for _, row := range Rows(r) {
+		for _, row := range r.Rows {
 			var parts [4][]float64
-			for _, cell := range cellsOf(r, row.Key) {
+			for _, cell := range row.cells {
 				if b := cell.Breakdown; b != nil {
 					for i, v := range []float64{b.OutsideMs, b.GatewayQueueMs, b.InstanceMs, b.HandlerMs} {
 						parts[i] = append(parts[i], v)
@@ -303,13 +288,13 @@ func breakdownChart(runs []Run) (BarChart, bool) {
 // coldWarmChart compares each cold-start key's mean cold latency (split
 // into waiting for the instance and the rest) with its warm latency
 // (seed 002 Fig 4, seed 004 Table 5.1).
-func coldWarmChart(runs []Run) (BarChart, bool) {
+func coldWarmChart(runs []runRows) (BarChart, bool) {
 	c := BarChart{Title: "Cold against warm (mean latency)", YLabel: "ms",
 		Segments: []Segment{{Name: "waiting for the instance"}, {Name: "rest of the call"}}}
 	for _, r := range runs {
-		for _, row := range Rows(r) {
+		for _, row := range r.Rows {
 			var wait, rest, warm []float64
-			for _, cell := range cellsOf(r, row.Key) {
+			for _, cell := range row.cells {
 				cr := cell.Cold
 				if cr == nil || cr.ColdShare != nil || cr.Verified == 0 {
 					continue

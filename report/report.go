@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
 )
@@ -60,6 +61,25 @@ type Row struct {
 	Pooled *stats.Percentiles
 	// RPSReps is the throughput over repetitions with its intervals.
 	RPSReps stats.Reps
+	// cells are the key's repetitions; hist their pooled successes'
+	// histogram (nil without hlog files): read once, for the table and
+	// every chart.
+	cells []results.Cell
+	hist  *hist.Histogram
+}
+
+// runRows is a run with its rows, computed once per report.
+type runRows struct {
+	Run
+	Rows []Row
+}
+
+func withRows(runs []Run) []runRows {
+	rr := make([]runRows, len(runs))
+	for i, r := range runs {
+		rr[i] = runRows{Run: r, Rows: Rows(r)}
+	}
+	return rr
 }
 
 // Agg is the median of repetition-level figures with their range. Present is
@@ -131,7 +151,11 @@ func Rows(r Run) []Row {
 		}
 		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
 		row.RPSReps = stats.SummariseReps(rps)
-		row.Pooled = pooled(r.Dir, cs)
+		row.cells, row.hist = cs, pooledHist(r.Dir, cs)
+		if row.hist != nil {
+			p := stats.Of(row.hist)
+			row.Pooled = &p
+		}
 		row.Errors = formatErrors(errs)
 		row.Detail = detail(cs)
 		seen := map[string]bool{}
@@ -146,17 +170,6 @@ func Rows(r Run) []Row {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// pooled merges the "ok" histograms of a key's repetitions (nil when a
-// run has no hlog files, as runs before faasbench kept them).
-func pooled(dir string, cs []results.Cell) *stats.Percentiles {
-	h := pooledHist(dir, cs)
-	if h == nil {
-		return nil
-	}
-	p := stats.Of(h)
-	return &p
 }
 
 // CI formats the throughput's interval over repetitions, or says why there is none.
@@ -243,7 +256,9 @@ func formatErrors(errs map[string]int64) string {
 }
 
 // Charts are every figure of the report, in order; empty ones are left out.
-func Charts(runs []Run) []Chart {
+func Charts(runs []Run) []Chart { return charts(withRows(runs)) }
+
+func charts(runs []runRows) []Chart {
 	var out []Chart
 	add := func(c LineChart) {
 		if len(c.Series) > 0 {
@@ -293,10 +308,11 @@ func HTML(w io.Writer, runs []Run) error {
 		p.Title = "faasbench comparison: " + strings.Join(names, " vs ")
 	}
 	p.Runs = runs
-	for _, r := range runs {
-		p.Rows = append(p.Rows, Rows(r)...)
+	rr := withRows(runs)
+	for _, r := range rr {
+		p.Rows = append(p.Rows, r.Rows...)
 	}
-	for _, ch := range Charts(runs) {
+	for _, ch := range charts(rr) {
 		p.Charts = append(p.Charts, template.HTML(ch.SVG())) // #nosec: built and escaped by LineChart
 	}
 	p.Notes = append(p.Notes,
@@ -360,10 +376,11 @@ func Markdown(w io.Writer, runs []Run) error {
 	for _, r := range runs {
 		fmt.Fprintf(&b, "# %s (%s, %s)\n\n", r.Summary.Name, r.Summary.Platform, r.Summary.Status)
 		b.WriteString("| cell | reps | req/s | p50 ms | p90 ms | p99 ms | max ms | requests | failed | errors |\n|---|---|---|---|---|---|---|---|---|---|\n")
-		for _, row := range Rows(r) {
+		rows := Rows(r)
+		for _, row := range rows {
 			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %.2f | %d | %d | %s |\n", row.Key, row.Reps, row.RPS, row.P50, row.P90, row.P99, row.MaxMs, row.Requests, row.Failed, row.Errors)
 		}
-		for _, row := range Rows(r) {
+		for _, row := range rows {
 			if row.Detail != "" {
 				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Detail)
 			}
