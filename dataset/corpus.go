@@ -67,31 +67,21 @@ func Vocabulary(seed uint64, n int) []string {
 }
 
 func writeDoc(path string, vocab []string, r *rand.Rand, words int) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	w := bufio.NewWriter(f)
-	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
-	for i := 0; i < words; i++ {
-		sep := " "
-		switch {
-		case i == words-1:
-			sep = "\n"
-		case i%12 == 11:
-			sep = ".\n"
+	return writeFile(path, func(w *bufio.Writer) error {
+		z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+		for i := 0; i < words; i++ {
+			sep := " "
+			switch {
+			case i == words-1:
+				sep = "\n"
+			case i%12 == 11:
+				sep = ".\n"
+			}
+			_, _ = w.WriteString(vocab[z.Uint64()])
+			_, _ = w.WriteString(sep)
 		}
-		_, _ = w.WriteString(vocab[z.Uint64()])
-		_, _ = w.WriteString(sep)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset: %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("dataset: %s: %w", path, err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // TextName is the file name of the i-th text file of a text data set.
@@ -119,26 +109,19 @@ func Text(dir string, seed uint64, sizes []int64) ([]string, error) {
 }
 
 func writeText(path string, vocab []string, r *rand.Rand, size int64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
-	var n int64
-	for i := 0; n < size; i++ {
-		word := vocab[z.Uint64()]
-		sep := " "
-		if i%12 == 11 {
-			sep = "\n"
+	return writeFile(path, func(w *bufio.Writer) error {
+		z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
+		var n int64
+		for i := 0; n < size; i++ {
+			word := vocab[z.Uint64()]
+			sep := " "
+			if i%12 == 11 {
+				sep = "\n"
+			}
+			_, _ = w.WriteString(word)
+			_, _ = w.WriteString(sep)
+			n += int64(len(word) + 1)
 		}
-		_, _ = w.WriteString(word)
-		_, _ = w.WriteString(sep)
-		n += int64(len(word) + 1)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset: %s: %w", path, err)
-	}
-	return f.Close()
+		return nil
+	})
 }

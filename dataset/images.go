@@ -97,20 +97,24 @@ func Image(seed uint64, i, side int) *image.RGBA64 {
 }
 
 func writePNG(path string, img image.Image) error {
+	return writeFile(path, func(w *bufio.Writer) error { return png.Encode(w, img) })
+}
+
+// writeFile creates path and fills it through a buffer; an error names the file.
+func writeFile(path string, fill func(w *bufio.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("dataset: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	if err := png.Encode(w, img); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset: %s: %w", path, err)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("dataset: %s: %w", path, err)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return fmt.Errorf("dataset: %s: %w", path, err)
 	}
 	return nil
