@@ -25,14 +25,7 @@ func (s *Sweep) batchItems(sp spec.Spec, cs *cellSetup) ([][]byte, error) {
 		}
 		return items, nil
 	}
-	pattern := b.Files
-	if s.Env != nil {
-		pattern = s.Env.Expand(pattern)
-	}
-	if !filepath.IsAbs(pattern) && s.SpecDir != "" {
-		pattern = filepath.Join(s.SpecDir, pattern)
-	}
-	paths, err := filepath.Glob(pattern)
+	paths, err := filepath.Glob(s.specPath(b.Files))
 	if err != nil || len(paths) == 0 {
 		return nil, fmt.Errorf("batch.files %q matches no file", b.Files)
 	}

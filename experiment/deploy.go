@@ -57,16 +57,21 @@ func (s *Sweep) deploy(ctx context.Context, fn platform.Function) error {
 	return nil
 }
 
+// functionSpec is the spec's function called name (the plan only names
+// functions of the spec).
+func functionSpec(sp spec.Spec, name string) spec.FunctionSpec {
+	for _, f := range sp.Functions {
+		if f.Name == name {
+			return f
+		}
+	}
+	return spec.FunctionSpec{}
+}
+
 // ensure makes the platform run the cell's function as its grid point
 // says: a replica count alone is a scale; anything else a redeploy.
 func (s *Sweep) ensure(ctx context.Context, sp spec.Spec, pc plan.Cell) error {
-	var fs spec.FunctionSpec
-	for _, f := range sp.Functions {
-		if f.Name == pc.Function {
-			fs = f
-		}
-	}
-	want, err := FunctionOf(fs, pc.Params, s.Env)
+	want, err := FunctionOf(functionSpec(sp, pc.Function), pc.Params, s.Env)
 	if err != nil {
 		return err
 	}

@@ -83,13 +83,13 @@ func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
 // prepareData generates one data set into cacheDir/<kind>-<hash>, unless a
 // complete one is there already.
 func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
+	d.Name = "" // the name is the spec's handle, not a parameter: same data, same cache entry
 	key, _ := json.Marshal(struct {
 		spec.DataSpec
 		Seed uint64
 	}{d, seed})
 	key = append(key, []byte("|v1")...)
 	sum := sha256.Sum256(key)
-	d.Name = ""
 	dir := filepath.Join(cacheDir, d.Kind+"-"+hex.EncodeToString(sum[:6]))
 	done := filepath.Join(dir, ".complete")
 	if _, err := os.Stat(done); err == nil {

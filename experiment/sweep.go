@@ -122,11 +122,9 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 	return nil
 }
 
-// cellSetup is what every kind of cell starts from.
+// cellSetup is what every kind of cell starts from: the client options
+// (with the response checks) and the request.
 type cellSetup struct {
-	url    string
-	w      *workloads.Workload
-	req    spec.RequestSpec
 	opts   load.Options
 	target load.Target
 }
@@ -154,20 +152,16 @@ func (s *Sweep) setup(ctx context.Context, sp spec.Spec, pc plan.Cell) (*cellSet
 	if !ok {
 		return nil, fmt.Errorf("workload %q not in the catalogue", pc.Workload)
 	}
-	cs := &cellSetup{url: url, w: w, opts: load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}}
-	for _, f := range sp.Functions {
-		if f.Name == pc.Function {
-			cs.req = f.Request
-		}
-	}
+	cs := &cellSetup{opts: load.Options{Timeout: sp.Load.Timeout.D(), NewConnPerRequest: !*sp.Load.KeepAlive}}
+	req := functionSpec(sp, pc.Function).Request
 	if p, ok := pc.Params.Get("path"); ok {
-		cs.req.Path, cs.req.Expect = p, ""
+		req.Path, req.Expect = p, ""
 	}
 	if n, ok := pc.Params.Int("payload_size"); ok {
-		cs.req.PayloadSize, cs.req.PayloadFile = n, ""
+		req.PayloadSize, req.PayloadFile = n, ""
 	}
-	cs.opts.Validate, cs.opts.ValidatePair = Validators(w, cs.req)
-	if cs.target, err = s.target(sp, cs.req, w, url); err != nil {
+	cs.opts.Validate, cs.opts.ValidatePair = Validators(w, req)
+	if cs.target, err = s.target(sp, req, w, url); err != nil {
 		return nil, err
 	}
 	return cs, nil
@@ -317,6 +311,18 @@ func fmtS(p *float64) string {
 	return fmt.Sprintf("%.1f", *p)
 }
 
+// specPath is a path the spec gives: ${...} expanded, relative to the
+// spec's directory (as spec.Parsed.Resolve checks it before the run).
+func (s *Sweep) specPath(p string) string {
+	if s.Env != nil {
+		p = s.Env.Expand(p)
+	}
+	if !filepath.IsAbs(p) && s.SpecDir != "" {
+		p = filepath.Join(s.SpecDir, p)
+	}
+	return p
+}
+
 // target is a cell's request: the workload's default, with the function's
 // request overrides.
 func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
@@ -330,14 +336,7 @@ func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload
 	}
 	switch {
 	case req.PayloadFile != "":
-		path := req.PayloadFile
-		if s.Env != nil {
-			path = s.Env.Expand(path)
-		}
-		if !filepath.IsAbs(path) && s.SpecDir != "" {
-			path = filepath.Join(s.SpecDir, path)
-		}
-		b, err := os.ReadFile(path)
+		b, err := os.ReadFile(s.specPath(req.PayloadFile))
 		if err != nil {
 			return t, fmt.Errorf("payload: %w", err)
 		}
