@@ -11,7 +11,7 @@ COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test setup build lint unit python-test integration fmt clean
+.PHONY: run test setup build lint unit python-test integration kube-test fmt clean
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -20,8 +20,9 @@ run: setup build
 	trap 'scripts/mariadb.sh stop' EXIT; \
 	$(BIN)/faasbench run $(SPEC)
 
-## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python and Node tests
-test: setup build lint unit python-test integration
+## test: install what is missing, then format check, vet, lint, all Go tests with -race, Python and Node
+## tests, the end-to-end tests, and the Kubernetes tests on a real control plane (built once into .cache/kube)
+test: setup build lint unit python-test integration kube-test
 
 setup:
 	@scripts/setup.sh
@@ -31,8 +32,8 @@ build:
 
 lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
-	@scripts/phase.sh "go vet" $(GO) vet ./...
-	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" $(CACHE)/bin/staticcheck ./...
+	@scripts/phase.sh "go vet" bash -c '$(GO) vet ./... && $(GO) vet -tags kube ./...'
+	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck ./... && $(CACHE)/bin/staticcheck -tags kube ./..."
 
 ## unit: every Go package except the end-to-end tests of the binary
 unit:
@@ -41,6 +42,10 @@ unit:
 ## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
 integration:
 	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 ./cmd/faasbench/
+
+## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it
+kube-test:
+	@GO=$(GO) scripts/kube-test.sh
 
 python-test:
 	@scripts/phase.sh "python function tests" python3 -m pytest -q workloads

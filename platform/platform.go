@@ -59,17 +59,24 @@ type StartedInstance struct {
 	Ready time.Time `json:"ready"`
 }
 
-// ReplicaEvent is one change of a function's instances, stamped when it
-// happened (by the platform) and when faasbench learnt of it.
+// ReplicaEvent is one change of a function's instances. At is when
+// faasbench learnt of it, on the load engine's clock; Reported is when the
+// platform says it happened, when it says so (Kubernetes object timestamps
+// have a resolution of one second).
 type ReplicaEvent struct {
 	At       time.Time `json:"at"`
+	Reported time.Time `json:"reported,omitzero"`
 	Function string    `json:"function"`
 	Instance string    `json:"instance,omitempty"`
-	// Kind: starting, ready, terminating, exited.
+	// Kind: scaled (the desired count changed), starting, ready,
+	// terminating, exited.
 	Kind    string `json:"kind"`
 	Reason  string `json:"reason,omitempty"`
 	Desired int    `json:"desired"`
 	Ready   int    `json:"ready"`
+	// Pending instances are starting; Terminating ones are stopping.
+	Pending     int `json:"pending,omitempty"`
+	Terminating int `json:"terminating,omitempty"`
 }
 
 // ReplicaWatcher is an optional capability: the replica timeline.

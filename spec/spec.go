@@ -47,6 +47,14 @@ type PlatformSpec struct {
 	CPUs string `yaml:"cpus" json:"cpus,omitempty"`
 	// GeneratorCPUs pins the load generator; empty: the last online CPU.
 	GeneratorCPUs string `yaml:"generator_cpus" json:"generator_cpus,omitempty"`
+	// Kubeconfig, Context and Namespace select the cluster of a Kubernetes
+	// platform (empty: $KUBECONFIG or ~/.kube/config, its current context,
+	// the context's namespace); run's --kubeconfig and --context win.
+	Kubeconfig string `yaml:"kubeconfig" json:"kubeconfig,omitempty"`
+	Context    string `yaml:"context" json:"context,omitempty"`
+	Namespace  string `yaml:"namespace" json:"namespace,omitempty"`
+	// Options are platform-specific (docs/platforms/<name>.md).
+	Options map[string]string `yaml:"options" json:"options,omitempty"`
 }
 
 // FunctionSpec is one function to deploy.

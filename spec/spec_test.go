@@ -60,6 +60,7 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 		{"wrong type", strings.Replace(good, "[1, 8, 32]", "[1, many, 32]", 1), "q.yaml:10: load.concurrency[1]: want a whole number, got \"many\""},
 		{"negative concurrency", strings.Replace(good, "[1, 8, 32]", "[1, -8]", 1), "q.yaml:10: load.concurrency[1]: -8: want 1..10000"},
 		{"unknown platform", strings.Replace(good, "name: local", "name: lambda", 1), "q.yaml:4: platform.name: unknown platform \"lambda\""},
+		{"cluster for the local platform", strings.Replace(good, "name: local", "name: local\n  namespace: bench", 1), "q.yaml:5: platform.namespace: the local platform runs no cluster"},
 		{"unknown workload", strings.Replace(good, "workload: hello\n", "workload: hullo\n", 1), "q.yaml:6: functions[0].workload: unknown workload \"hullo\""},
 		{"unknown language", strings.Replace(good, "language: go", "language: rust", 1), "q.yaml:8: functions[1].language: workload hello has no \"rust\""},
 		{"bad duration", strings.Replace(good, "3s", "three", 1), "q.yaml:11: load.duration: \"three\" is not a duration"},

@@ -64,6 +64,16 @@ func (p *Parsed) Validate(k Known) error {
 	} else if !contains(k.Platforms, s.Platform.Name) {
 		add("platform.name", "unknown platform %q (one of %s)", s.Platform.Name, strings.Join(k.Platforms, ", "))
 	}
+	if s.Platform.Name == "local" {
+		for _, f := range [][2]string{{"kubeconfig", s.Platform.Kubeconfig}, {"context", s.Platform.Context}, {"namespace", s.Platform.Namespace}} {
+			if f[1] != "" {
+				add("platform."+f[0], "the local platform runs no cluster: remove it or choose a Kubernetes platform")
+			}
+		}
+		if len(s.Platform.Options) > 0 {
+			add("platform.options", "the local platform has no options (its settings are per function)")
+		}
+	}
 	if len(s.Functions) == 0 {
 		add("functions", "required: at least one function")
 	}

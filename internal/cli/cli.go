@@ -42,10 +42,15 @@ type app struct {
 
 func (a *app) json() bool { return a.output == "json" }
 
-// registry builds the platform registry. Only the local platform is built
-// in so far; Kubernetes platforms come with their adapters.
+// registry builds the platform registry: the local platform and the
+// Kubernetes ones.
 func (a *app) registry() (*platform.Registry, error) {
 	r := platform.NewRegistry()
+	for name, kp := range kubePlatforms() {
+		if err := r.Register(name, kp.factory); err != nil {
+			return nil, err
+		}
+	}
 	err := r.Register(local.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
 		opts := localOptions(cfg.Options)
 		return local.Start(ctx, local.StartConfig{

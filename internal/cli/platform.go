@@ -13,7 +13,7 @@ import (
 )
 
 func (a *app) platformCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "platform", Short: "Platforms: list them, run the local one"}
+	cmd := &cobra.Command{Use: "platform", Short: "Platforms: list them, run the local one, check and clean a Kubernetes one"}
 	cmd.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List the platforms this faasbench can drive",
@@ -46,5 +46,6 @@ func (a *app) platformCmd() *cobra.Command {
 	})
 	a.localCmds(localCmd)
 	cmd.AddCommand(localCmd)
+	a.kubeCmds(cmd)
 	return cmd
 }

@@ -36,6 +36,7 @@ type runOpts struct {
 	smoke      bool
 	resume     string
 	sets       []string
+	cluster    clusterFlags
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -67,6 +68,7 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 	cmd.Flags().BoolVar(&o.noPin, "no-pin", false, "do not pin the local platform and the load generator to separate CPUs")
 	cmd.Flags().BoolVar(&o.smoke, "smoke", false, "run the spec reduced to a quick check of every part (1 s cells, 1 repetition, the first and last value of each list; see docs/experiments.md)")
 	cmd.Flags().StringArrayVar(&o.sets, "set", nil, "override a spec field before validation, PATH=YAML (e.g. vary.replicas=[1,2,4,8,16], repetitions=10): how an example's scaled-down default is restored to the seed's grid")
+	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
 	return cmd
 }
@@ -153,6 +155,16 @@ func resumeState(dir string, reg *platform.Registry, cat *workloads.Catalog) (*s
 func cpuSplit(ps spec.PlatformSpec, noPin bool) (plat, gen []int, err error) {
 	if noPin {
 		return nil, nil, nil
+	}
+	if ps.Name != local.Name {
+		// The platform runs on its cluster: the generator may use every
+		// CPU here, unless told otherwise.
+		if ps.GeneratorCPUs != "" {
+			if gen, err = affinity.Parse(ps.GeneratorCPUs); err != nil {
+				return nil, nil, usageErr("platform.generator_cpus: %v", err)
+			}
+		}
+		return nil, gen, nil
 	}
 	online, err := affinity.Online()
 	if err != nil {
@@ -258,7 +270,9 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 		return err
 	}
 
-	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, done, dir, sum, m, root, runID, platCPUs)
+	opts := o.cluster.options(sp.Platform)
+	opts["cpus"] = platCPUs
+	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, done, dir, sum, m, root, runID, opts)
 	return a.finish(dir, m, sum, runErr)
 }
 
@@ -275,9 +289,10 @@ func overlaps(a, b []int) bool {
 
 // execute starts the platform, runs the sweep and always tears the platform down.
 func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, specDir string, cells []plan.Cell, done map[string]bool, dir *results.Dir,
-	sum *results.Summary, m *results.Manifest, root, runID string, platCPUs []int) (err error) {
+	sum *results.Summary, m *results.Manifest, root, runID string, opts map[string]any) (err error) {
+	platCPUs, _ := opts["cpus"].([]int)
 	p, err := reg.New(ctx, sp.Platform.Name, platform.Config{RunID: runID, WorkloadsDir: root,
-		WorkDir: dir.File("platform"), Options: map[string]any{"cpus": platCPUs}})
+		WorkDir: dir.File("platform"), Options: opts})
 	if err != nil {
 		if ctx.Err() != nil {
 			return experiment.ErrInterrupted
@@ -294,6 +309,12 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 	if fp, ok := p.(platform.Fingerprinter); ok {
 		if info, ferr := fp.Fingerprint(ctx); ferr == nil {
 			m.Platform = info
+		}
+	}
+	if w, ok := p.(interface{ Warnings() []string }); ok {
+		m.Warnings = append(m.Warnings, w.Warnings()...)
+		for _, s := range w.Warnings() {
+			fmt.Fprintln(a.env.Stderr, "warning:", s)
 		}
 	}
 	log := a.env.Stdout

@@ -1,0 +1,372 @@
+// Package baseline is the server baseline on Kubernetes (seed 004 compared
+// OpenWhisk with the same functions as an always-on server): each function
+// is a Deployment and a Service running the workload's image, with fixed
+// replicas through the scale subresource or an optional CPU
+// HorizontalPodAutoscaler.
+package baseline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "baseline"
+
+// Platform runs functions as plain Deployments.
+type Platform struct {
+	cfg     Config
+	cl      *kube.Cluster
+	watch   *kube.Watcher
+	sampler *kube.Sampler
+	// createdNS: the namespace was made for this run and goes with it.
+	createdNS bool
+	warnings  []string
+
+	mu        sync.Mutex
+	functions map[string]platform.Function
+}
+
+var (
+	_ platform.Platform        = (*Platform)(nil)
+	_ platform.ReplicaWatcher  = (*Platform)(nil)
+	_ platform.ResourceSampler = (*Platform)(nil)
+	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.DirectCaller    = (*Platform)(nil)
+	_ platform.Fingerprinter   = (*Platform)(nil)
+)
+
+// New connects to the cluster, makes the namespace when needed and starts
+// watching what this run creates.
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc.RunID, pc.Options)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg)
+}
+
+// Open is New with a parsed configuration.
+func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	if cfg.RunID == "" {
+		return nil, errors.New("baseline: a run id is needed to label what it creates")
+	}
+	cl, err := kube.Connect(cfg.Kube)
+	if err != nil {
+		return nil, err
+	}
+	p := &Platform{cfg: cfg, cl: cl, functions: map[string]platform.Function{}}
+	if p.createdNS, err = cl.EnsureNamespace(ctx, cfg.RunID); err != nil {
+		return nil, err
+	}
+	p.watch, err = cl.Watch(ctx, kube.Selector(kube.LabelValue(cfg.RunID), ""), nil)
+	if err != nil {
+		_ = p.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	run := kube.LabelValue(cfg.RunID)
+	p.sampler, p.warnings, err = cl.NewSampler(kube.SamplerOptions{PrometheusURL: cfg.PrometheusURL,
+		SelectorOf: func(fn string) string { return kube.Selector(run, fn) }})
+	if err != nil {
+		_ = p.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return p, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+// Cluster is the connection (for tests and the CLI's checks).
+func (p *Platform) Cluster() *kube.Cluster { return p.cl }
+
+// Warnings are what the run should record about this platform's
+// measurements (e.g. no resource metrics).
+func (p *Platform) Warnings() []string { return append([]string(nil), p.warnings...) }
+
+// Deploy implements platform.Platform: create (or update) the Deployment,
+// Service and optional HPA, and wait for the replicas.
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	ns := p.cl.Namespace
+	p.mu.Lock()
+	p.functions[fn.Name] = fn
+	p.mu.Unlock()
+	dep := p.cfg.Deployment(ns, fn, s)
+	deps := p.cl.Client.AppsV1().Deployments(ns)
+	if _, err := deps.Create(ctx, dep, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		// A redeploy: update in place, retrying when a controller (the
+		// HPA, the deployment controller) changed the object meanwhile.
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			old, gerr := deps.Get(ctx, fn.Name, metav1.GetOptions{})
+			if gerr != nil {
+				return gerr
+			}
+			if old.Labels[kube.LabelManagedBy] != kube.ManagedBy {
+				return fmt.Errorf("deployment %s/%s exists and was not made by faasbench: choose another function name or namespace", ns, fn.Name)
+			}
+			dep.ResourceVersion = old.ResourceVersion
+			_, uerr := deps.Update(ctx, dep, metav1.UpdateOptions{})
+			return uerr
+		})
+		if err != nil {
+			return fmt.Errorf("update deployment %s: %w", fn.Name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create deployment %s: %w", fn.Name, err)
+	}
+	svc := p.cfg.Service(ns, fn)
+	if _, err := p.cl.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create service %s: %w", fn.Name, err)
+	}
+	if hpa := p.cfg.HPA(ns, fn, s); hpa != nil {
+		if _, err := p.cl.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, hpa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create autoscaler %s: %w", fn.Name, err)
+		}
+	}
+	return p.waitReplicas(ctx, fn.Name, fn.Replicas)
+}
+
+// waitReplicas waits until name has n ready pods and none starting or
+// stopping, as the watches see it.
+func (p *Platform) waitReplicas(ctx context.Context, name string, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.ReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c := p.watch.Counts(name)
+		if c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping) after %s (platform.options.ready_timeout): %w",
+					name, c.Ready, n, c.Pending, c.Terminating, p.cfg.ReadyTimeout, kube.ErrTimeout)
+			}
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// Scale implements platform.Platform through the Deployment's scale
+// subresource.
+func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
+	if replicas < 0 {
+		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	}
+	deps := p.cl.Client.AppsV1().Deployments(p.cl.Namespace)
+	sc := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.cl.Namespace}, Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)}}
+	if _, err := deps.UpdateScale(ctx, name, sc, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("scale %s to %d: %w", name, replicas, err)
+	}
+	p.mu.Lock()
+	if fn, ok := p.functions[name]; ok {
+		fn.Replicas = replicas
+		p.functions[name] = fn
+	}
+	p.mu.Unlock()
+	return p.waitReplicas(ctx, name, replicas)
+}
+
+// Endpoint implements platform.Platform: the Service's address as a client
+// outside the cluster reaches it (NodePort: a node's address and the node
+// port; LoadBalancer: its ingress), or inside it (ClusterIP: the Service's
+// DNS name).
+func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	svc, err := p.cl.Client.CoreV1().Services(p.cl.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("service %s: %w", name, err)
+	}
+	return p.endpointOf(ctx, svc)
+}
+
+func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string, error) {
+	switch svc.Spec.Type {
+	case corev1.ServiceTypeNodePort:
+		var port int32
+		for _, sp := range svc.Spec.Ports {
+			port = sp.NodePort
+		}
+		if port == 0 {
+			return "", fmt.Errorf("service %s: no node port assigned", svc.Name)
+		}
+		host := p.cfg.EndpointHost
+		if host == "" {
+			h, err := p.nodeAddress(ctx)
+			if err != nil {
+				return "", err
+			}
+			host = h
+		}
+		return "http://" + net.JoinHostPort(host, strconv.Itoa(int(port))) + "/", nil
+	case corev1.ServiceTypeLoadBalancer:
+		for _, in := range svc.Status.LoadBalancer.Ingress {
+			h := in.IP
+			if h == "" {
+				h = in.Hostname
+			}
+			if h != "" {
+				return "http://" + net.JoinHostPort(h, strconv.Itoa(Port)) + "/", nil
+			}
+		}
+		return "", fmt.Errorf("service %s: the load balancer has no address yet", svc.Name)
+	default:
+		return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", svc.Name, svc.Namespace, Port), nil
+	}
+}
+
+// nodeAddress is the InternalIP of the first ready node.
+func (p *Platform) nodeAddress(ctx context.Context) (string, error) {
+	nodes, err := p.cl.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("node address for the NodePort service (or set platform.options.endpoint_host): %w", err)
+	}
+	for _, n := range nodes.Items {
+		ready := false
+		for _, c := range n.Status.Conditions {
+			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
+		}
+		for _, a := range n.Status.Addresses {
+			if ready && a.Type == corev1.NodeInternalIP {
+				return a.Address, nil
+			}
+		}
+	}
+	return "", errors.New("no ready node with an InternalIP for the NodePort service: set platform.options.endpoint_host")
+}
+
+// DirectEndpoints implements platform.DirectCaller: every ready pod's
+// address (reachable from inside the cluster).
+func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
+	pods, err := p.cl.Client.CoreV1().Pods(p.cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector(kube.LabelValue(p.cfg.RunID), name)})
+	if err != nil {
+		return nil, fmt.Errorf("pods of %s: %w", name, err)
+	}
+	var out []string
+	for _, pod := range pods.Items {
+		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && podReady(&pod) {
+			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(Port))+"/")
+		}
+	}
+	return out, nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// MakeCold implements platform.ColdStarter. A baseline never starts a pod
+// on demand, so coldness is forced by scaling to zero and back: the next
+// call is the first request a new pod's process serves (the first-request
+// cost, not a pod start on the request path).
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	p.mu.Lock()
+	fn, ok := p.functions[name]
+	p.mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+	}
+	n := max(fn.Replicas, 1)
+	if err := p.Scale(ctx, name, 0); err != nil {
+		return "", err
+	}
+	if err := p.Scale(ctx, name, n); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("scaled to 0 and back to %d: new pods, the next call is a process's first (no on-demand pod start)", n), nil
+}
+
+// StartedSince implements platform.ColdStarter from the pod watch.
+func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
+	return p.watch.StartedSince(ctx, name, since)
+}
+
+// ReplicaEvents implements platform.ReplicaWatcher.
+func (p *Platform) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
+	return p.watch.ReplicaEvents(ctx, name, since)
+}
+
+// SampleResources implements platform.ResourceSampler.
+func (p *Platform) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
+	if p.sampler == nil {
+		return platform.FunctionUsage{}, errors.New("no resource metrics in this cluster")
+	}
+	return p.sampler.SampleResources(ctx, name)
+}
+
+// Fingerprint implements platform.Fingerprinter.
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := map[string]any{"platform": Name, "image_prefix": p.cfg.ImagePrefix, "image_tag": p.cfg.ImageTag,
+		"service_type": string(p.cfg.ServiceType), "warnings": p.Warnings()}
+	if p.sampler != nil {
+		f["resource_source"] = p.sampler.Source()
+	}
+	facts, err := p.cl.Facts(ctx)
+	f["cluster"] = facts
+	if err != nil {
+		f["cluster_error"] = err.Error()
+	}
+	return f, nil
+}
+
+// Remove implements platform.Platform: delete the function's objects and
+// wait for its pods to go.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	sel := kube.Selector(kube.LabelValue(p.cfg.RunID), name)
+	if _, err := p.cl.Clean(ctx, p.cl.Namespace, sel, nil); err != nil {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	p.mu.Lock()
+	delete(p.functions, name)
+	p.mu.Unlock()
+	return p.cl.WaitNoPods(ctx, p.cl.Namespace, sel, p.cfg.ReadyTimeout)
+}
+
+// Close implements platform.Platform: delete everything this run made,
+// wait for its pods to go, and stop watching.
+func (p *Platform) Close(ctx context.Context) error {
+	sel := kube.Selector(kube.LabelValue(p.cfg.RunID), "")
+	_, err := p.cl.Clean(ctx, p.cl.Namespace, sel, nil)
+	if err == nil {
+		err = p.cl.WaitNoPods(ctx, p.cl.Namespace, sel, p.cfg.ReadyTimeout)
+	}
+	if p.watch != nil {
+		p.watch.Stop()
+	}
+	if p.createdNS {
+		err = errors.Join(err, p.cl.DeleteNamespace(ctx, p.cl.Namespace))
+	}
+	return err
+}
+
+// Requirements are what the baseline needs of a cluster (for the preflight).
+func Requirements() kube.Requirements {
+	needs := kube.WorkloadNeeds()
+	needs = append(needs, kube.Need{Group: "autoscaling", Resource: "horizontalpodautoscalers", Verb: "create", Optional: true})
+	return kube.Requirements{APIs: nil, Needs: needs}
+}

@@ -1,0 +1,94 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodeFacts are what a run records of each node.
+type NodeFacts struct {
+	Name                   string `json:"name"`
+	Kernel                 string `json:"kernel"`
+	OSImage                string `json:"os_image"`
+	ContainerRuntime       string `json:"container_runtime"`
+	Kubelet                string `json:"kubelet"`
+	Arch                   string `json:"arch"`
+	AllocatableCPU         string `json:"allocatable_cpu"`
+	AllocatableMemoryBytes int64  `json:"allocatable_memory_bytes"`
+	// Simulated is set for KWOK's fake nodes.
+	Simulated bool `json:"simulated,omitempty"`
+}
+
+// ClusterFacts is the cluster part of a run's platform fingerprint.
+type ClusterFacts struct {
+	ServerVersion string      `json:"server_version"`
+	Platform      string      `json:"server_platform"`
+	Namespace     string      `json:"namespace"`
+	Nodes         []NodeFacts `json:"nodes"`
+}
+
+// Facts reads the server version and every node's facts.
+func (c *Cluster) Facts(ctx context.Context) (ClusterFacts, error) {
+	v, err := c.Client.Discovery().ServerVersion()
+	if err != nil {
+		return ClusterFacts{}, fmt.Errorf("server version: %w", err)
+	}
+	f := ClusterFacts{ServerVersion: v.GitVersion, Platform: v.Platform, Namespace: c.Namespace, Nodes: []NodeFacts{}}
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		// A namespaced user may not list nodes: say so in the facts.
+		return f, fmt.Errorf("nodes: %w", err)
+	}
+	for _, n := range nodes.Items {
+		ni := n.Status.NodeInfo
+		cpu := n.Status.Allocatable.Cpu()
+		mem := n.Status.Allocatable.Memory()
+		f.Nodes = append(f.Nodes, NodeFacts{Name: n.Name, Kernel: ni.KernelVersion, OSImage: ni.OSImage, ContainerRuntime: ni.ContainerRuntimeVersion,
+			Kubelet: ni.KubeletVersion, Arch: ni.Architecture, AllocatableCPU: cpu.String(), AllocatableMemoryBytes: mem.Value(),
+			Simulated: n.Annotations["kwok.x-k8s.io/node"] == "fake"})
+	}
+	sort.Slice(f.Nodes, func(i, j int) bool { return f.Nodes[i].Name < f.Nodes[j].Name })
+	return f, nil
+}
+
+// Component is one container image a platform runs.
+type Component struct {
+	Deployment string `json:"deployment"`
+	Container  string `json:"container"`
+	Image      string `json:"image"`
+	Replicas   int32  `json:"replicas"`
+}
+
+// Components lists the container images of the Deployments in namespace
+// matching selector (a platform's own components: its gateway,
+// controllers, autoscaler).
+func (c *Cluster) Components(ctx context.Context, namespace, selector string) ([]Component, error) {
+	deps, err := c.Client.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, fmt.Errorf("components in %s: %w", namespace, err)
+	}
+	out := []Component{}
+	for _, d := range deps.Items {
+		for _, ct := range d.Spec.Template.Spec.Containers {
+			var r int32
+			if d.Spec.Replicas != nil {
+				r = *d.Spec.Replicas
+			}
+			out = append(out, Component{Deployment: d.Name, Container: ct.Name, Image: ct.Image, Replicas: r})
+		}
+	}
+	return out, nil
+}
+
+// ConfigMapData reads a ConfigMap's data (a platform's autoscaler
+// configuration, such as Knative's config-autoscaler).
+func (c *Cluster) ConfigMapData(ctx context.Context, namespace, name string) (map[string]string, error) {
+	cm, err := c.Client.CoreV1().ConfigMaps(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("configmap %s/%s: %w", namespace, name, err)
+	}
+	return cm.Data, nil
+}

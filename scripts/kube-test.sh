@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# kube-test.sh: the Kubernetes tests (Go build tag "kube") against a real control plane: builds it
+# when missing (scripts/kube-build.sh), starts it in a fresh directory (scripts/kube-up.sh), runs
+# the tests with FB_KUBECONFIG pointing at it, and stops it whatever happens. Fails (never skips)
+# when the control plane cannot be built or started. Extra arguments go to go test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-kube.XXXXXX")
+trap 'scripts/kube-down.sh "$DIR"; rm -rf "$DIR"' EXIT
+scripts/phase.sh "control plane build (skipped when built)" scripts/kube-build.sh
+if ! scripts/phase.sh "control plane start" scripts/kube-up.sh "$DIR"; then
+  echo "kube-test: the test control plane did not start (see above): the Kubernetes tests cannot run" >&2
+  exit 1
+fi
+pkgs=$(grep -rl --include='*_test.go' '^//go:build kube' . | xargs -n1 dirname | sort -u | sed 's|^\./|./|')
+FB_KUBECONFIG="$DIR/kubeconfig" scripts/phase.sh "kubernetes tests (-race, real control plane)" \
+  "$GO" test -race -count=1 -tags kube "$@" $pkgs
