@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/hist"
@@ -120,7 +121,9 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
 			NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
 		for _, st := range started {
-			if st.ID == r.instance {
+			// The instance id is the platform's (a pod name), or "<pod name>-<pid>"
+			// where the platform cannot pass the pod name (Knative).
+			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") {
 				smp.PlatformStarted = true
 				smp.Kind = st.Kind
 			}

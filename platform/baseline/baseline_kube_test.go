@@ -40,7 +40,7 @@ func open(t *testing.T, run string) (*baseline.Platform, context.Context) {
 // scheduler places them, KWOK makes them Ready).
 func TestDeployScaleAndCleanUp(t *testing.T) {
 	p, ctx := open(t, "baseline-run:1")
-	cl := p.Cluster()
+	cl := p.Cluster
 	ns := cl.Namespace
 	start := time.Now()
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0}
@@ -142,7 +142,7 @@ func TestMakeColdStartsNewPods(t *testing.T) {
 		t.Fatalf("%q %v", how, err)
 	}
 	st, _ := p.StartedSince(ctx, "prime-go", since)
-	pods, _ := p.Cluster().Client.CoreV1().Pods(p.Cluster().Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("cold", "prime-go")})
+	pods, _ := p.Cluster.Client.CoreV1().Pods(p.Cluster.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("cold", "prime-go")})
 	if len(st) != 2 || len(pods.Items) != 2 {
 		t.Fatalf("started %+v, %d pods", st, len(pods.Items))
 	}
@@ -161,7 +161,7 @@ func TestMakeColdStartsNewPods(t *testing.T) {
 func TestHPARedeployAndForeignObjects(t *testing.T) {
 	p, ctx := open(t, "hpa")
 	defer p.Close(context.Background())
-	cl := p.Cluster()
+	cl := p.Cluster
 	fn := platform.Function{Name: "matrix-java", Workload: "matrix", Language: "java", Replicas: 2, CPUs: 1, MemoryMB: 512,
 		Settings: map[string]string{"hpa_max": "4", "hpa_cpu": "50"}}
 	if err := p.Deploy(ctx, fn); err != nil {
@@ -184,7 +184,7 @@ func TestHPARedeployAndForeignObjects(t *testing.T) {
 	if _, err := cl.Client.CoreV1().Services(cl.Namespace).Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	mine := p.Cluster().Client.AppsV1().Deployments(cl.Namespace)
+	mine := p.Cluster.Client.AppsV1().Deployments(cl.Namespace)
 	theirs := d.DeepCopy()
 	theirs.ObjectMeta = metav1.ObjectMeta{Name: "other", Labels: map[string]string{"app": "other"}}
 	theirs.Spec.Selector.MatchLabels = map[string]string{"app": "other"}

@@ -2,10 +2,8 @@ package baseline
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -16,107 +14,28 @@ import (
 // Config is the baseline platform's configuration, from the spec's
 // platform section (platform.Config.Options).
 type Config struct {
-	RunID string
-	Kube  kube.Options
-	// ImagePrefix and ImageTag name a function's image:
-	// <prefix><workload>-<language>:<tag> (the names the Dockerfiles under
-	// workloads/ are built with: docker build -t faasbench/prime-go ...).
-	ImagePrefix string
-	ImageTag    string
-	PullPolicy  corev1.PullPolicy
+	kube.Common
 	// ServiceType: NodePort (seed 004's baseline), ClusterIP (for load
 	// from inside the cluster) or LoadBalancer.
 	ServiceType corev1.ServiceType
 	// EndpointHost is the address of a node for NodePort services (empty:
 	// the first ready node's InternalIP).
 	EndpointHost string
-	// ReadyTimeout bounds every wait for replicas.
-	ReadyTimeout time.Duration
-	// PrometheusURL: read per-pod CPU and memory from Prometheus.
-	PrometheusURL string
 }
-
-// options are the keys Config reads; any other is an error.
-var options = []string{"kubeconfig", "context", "namespace", "image_prefix", "image_tag", "pull_policy", "service_type",
-	"endpoint_host", "ready_timeout", "prometheus_url", "cpus"}
 
 // ParseConfig reads the platform options. Errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	c := Config{RunID: runID, ImagePrefix: "faasbench/", ImageTag: "latest", PullPolicy: corev1.PullIfNotPresent,
-		ServiceType: corev1.ServiceTypeNodePort, ReadyTimeout: 5 * time.Minute}
-	str := func(k string) (string, error) {
-		v, ok := opts[k]
-		if !ok || v == nil {
-			return "", nil
-		}
-		s, ok := v.(string)
-		if !ok {
-			return "", fmt.Errorf("platform.options.%s: %v is not a string", k, v)
-		}
-		return s, nil
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"service_type", "endpoint_host"})
+	if err != nil {
+		return Config{}, err
 	}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if !contains(options, k) {
-			return c, fmt.Errorf("platform.options.%s: unknown option for the baseline platform (known: %s)", k, strings.Join(options, ", "))
-		}
-		if k == "cpus" { // the local platform's pinning, passed to every platform
-			continue
-		}
-		s, err := str(k)
-		if err != nil {
-			return c, err
-		}
-		switch k {
-		case "kubeconfig":
-			c.Kube.Kubeconfig = s
-		case "context":
-			c.Kube.Context = s
-		case "namespace":
-			if err := kube.ValidateName(s); s != "" && err != nil {
-				return c, fmt.Errorf("platform.options.namespace: %q is not a namespace name", s)
-			}
-			c.Kube.Namespace = s
-		case "image_prefix":
-			c.ImagePrefix = s
-		case "image_tag":
-			if s != "" {
-				c.ImageTag = s
-			}
-		case "pull_policy":
-			switch p := corev1.PullPolicy(s); p {
-			case corev1.PullAlways, corev1.PullIfNotPresent, corev1.PullNever:
-				c.PullPolicy = p
-			case "":
-			default:
-				return c, fmt.Errorf("platform.options.pull_policy: %q is not Always, IfNotPresent or Never", s)
-			}
-		case "service_type":
-			switch t := corev1.ServiceType(s); t {
-			case corev1.ServiceTypeNodePort, corev1.ServiceTypeClusterIP, corev1.ServiceTypeLoadBalancer:
-				c.ServiceType = t
-			case "":
-			default:
-				return c, fmt.Errorf("platform.options.service_type: %q is not NodePort, ClusterIP or LoadBalancer", s)
-			}
-		case "endpoint_host":
-			c.EndpointHost = s
-		case "ready_timeout":
-			if s == "" {
-				continue
-			}
-			d, err := time.ParseDuration(s)
-			if err != nil || d <= 0 {
-				return c, fmt.Errorf("platform.options.ready_timeout: %q is not a positive duration", s)
-			}
-			c.ReadyTimeout = d
-		case "prometheus_url":
-			c.PrometheusURL = s
-		}
+	c := Config{Common: common, ServiceType: corev1.ServiceTypeNodePort, EndpointHost: own["endpoint_host"]}
+	switch t := corev1.ServiceType(own["service_type"]); t {
+	case corev1.ServiceTypeNodePort, corev1.ServiceTypeClusterIP, corev1.ServiceTypeLoadBalancer:
+		c.ServiceType = t
+	case "":
+	default:
+		return c, fmt.Errorf("platform.options.service_type: %q is not NodePort, ClusterIP or LoadBalancer", t)
 	}
 	return c, nil
 }
@@ -130,8 +49,6 @@ type Settings struct {
 	HPAMax int
 	HPACPU int
 }
-
-var settingKeys = []string{"image", "hpa_max", "hpa_cpu"}
 
 // ParseSettings checks a function against what the baseline can run.
 func ParseSettings(fn platform.Function) (Settings, error) {
@@ -155,7 +72,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 				err = fmt.Errorf("not a percentage between 1 and 1000")
 			}
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the baseline platform (known: %s)", k, strings.Join(settingKeys, ", "))
+			return s, fmt.Errorf("settings.%s: unknown setting for the baseline platform (known: %s)", k, strings.Join([]string{"image", "hpa_max", "hpa_cpu"}, ", "))
 		}
 		if err != nil {
 			return s, fmt.Errorf("settings.%s: %q: %w", k, v, err)
@@ -174,13 +91,4 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("settings.hpa_max: %d is below replicas %d", s.HPAMax, fn.Replicas)
 	}
 	return s, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }

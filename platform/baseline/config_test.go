@@ -19,11 +19,11 @@ func TestParseConfigNamesTheOption(t *testing.T) {
 	if c.Kube.Namespace != "bench" || c.ServiceType != corev1.ServiceTypeClusterIP || c.ReadyTimeout != 90*time.Second || c.PullPolicy != corev1.PullAlways {
 		t.Errorf("config %+v", c)
 	}
-	if got := c.Image(platform.Function{Workload: "prime", Language: "go"}, Settings{}); got != "registry.example/fb/prime-go:v1" {
+	if got := c.Image("prime", "go", ""); got != "registry.example/fb/prime-go:v1" {
 		t.Errorf("image %q", got)
 	}
 	d, _ := ParseConfig("r1", nil)
-	if d.ServiceType != corev1.ServiceTypeNodePort || d.Image(platform.Function{Workload: "hello", Language: "python"}, Settings{}) != "faasbench/hello-python:latest" {
+	if d.ServiceType != corev1.ServiceTypeNodePort || d.Image("hello", "python", "") != "faasbench/hello-python:latest" {
 		t.Errorf("defaults %+v", d)
 	}
 	for opts, want := range map[string]map[string]any{

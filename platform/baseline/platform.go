@@ -12,7 +12,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,13 +28,8 @@ const Name = "baseline"
 
 // Platform runs functions as plain Deployments.
 type Platform struct {
-	cfg     Config
-	cl      *kube.Cluster
-	watch   *kube.Watcher
-	sampler *kube.Sampler
-	// createdNS: the namespace was made for this run and goes with it.
-	createdNS bool
-	warnings  []string
+	*kube.Session
+	cfg Config
 
 	mu        sync.Mutex
 	functions map[string]platform.Function
@@ -62,41 +56,15 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 
 // Open is New with a parsed configuration.
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
-	if cfg.RunID == "" {
-		return nil, errors.New("baseline: a run id is needed to label what it creates")
-	}
-	cl, err := kube.Connect(cfg.Kube)
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	p := &Platform{cfg: cfg, cl: cl, functions: map[string]platform.Function{}}
-	if p.createdNS, err = cl.EnsureNamespace(ctx, cfg.RunID); err != nil {
-		return nil, err
-	}
-	p.watch, err = cl.Watch(ctx, kube.Selector(kube.LabelValue(cfg.RunID), ""), nil)
-	if err != nil {
-		_ = p.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	run := kube.LabelValue(cfg.RunID)
-	p.sampler, p.warnings, err = cl.NewSampler(kube.SamplerOptions{PrometheusURL: cfg.PrometheusURL,
-		SelectorOf: func(fn string) string { return kube.Selector(run, fn) }})
-	if err != nil {
-		_ = p.Close(context.WithoutCancel(ctx))
-		return nil, err
-	}
-	return p, nil
+	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
 }
 
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
-
-// Cluster is the connection (for tests and the CLI's checks).
-func (p *Platform) Cluster() *kube.Cluster { return p.cl }
-
-// Warnings are what the run should record about this platform's
-// measurements (e.g. no resource metrics).
-func (p *Platform) Warnings() []string { return append([]string(nil), p.warnings...) }
 
 // Deploy implements platform.Platform: create (or update) the Deployment,
 // Service and optional HPA, and wait for the replicas.
@@ -105,12 +73,12 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
-	ns := p.cl.Namespace
+	ns := p.Namespace()
 	p.mu.Lock()
 	p.functions[fn.Name] = fn
 	p.mu.Unlock()
 	dep := p.cfg.Deployment(ns, fn, s)
-	deps := p.cl.Client.AppsV1().Deployments(ns)
+	deps := p.Cluster.Client.AppsV1().Deployments(ns)
 	if _, err := deps.Create(ctx, dep, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
 		// A redeploy: update in place, retrying when a controller (the
 		// HPA, the deployment controller) changed the object meanwhile.
@@ -133,39 +101,15 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("create deployment %s: %w", fn.Name, err)
 	}
 	svc := p.cfg.Service(ns, fn)
-	if _, err := p.cl.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := p.Cluster.Client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create service %s: %w", fn.Name, err)
 	}
 	if hpa := p.cfg.HPA(ns, fn, s); hpa != nil {
-		if _, err := p.cl.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, hpa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		if _, err := p.Cluster.Client.AutoscalingV2().HorizontalPodAutoscalers(ns).Create(ctx, hpa, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create autoscaler %s: %w", fn.Name, err)
 		}
 	}
-	return p.waitReplicas(ctx, fn.Name, fn.Replicas)
-}
-
-// waitReplicas waits until name has n ready pods and none starting or
-// stopping, as the watches see it.
-func (p *Platform) waitReplicas(ctx context.Context, name string, n int) error {
-	ctx, cancel := context.WithTimeout(ctx, p.cfg.ReadyTimeout)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		c := p.watch.Counts(name)
-		if c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping) after %s (platform.options.ready_timeout): %w",
-					name, c.Ready, n, c.Pending, c.Terminating, p.cfg.ReadyTimeout, kube.ErrTimeout)
-			}
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
 }
 
 // Scale implements platform.Platform through the Deployment's scale
@@ -174,8 +118,8 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if replicas < 0 {
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
 	}
-	deps := p.cl.Client.AppsV1().Deployments(p.cl.Namespace)
-	sc := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.cl.Namespace}, Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)}}
+	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
+	sc := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.Namespace()}, Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)}}
 	if _, err := deps.UpdateScale(ctx, name, sc, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("scale %s to %d: %w", name, replicas, err)
 	}
@@ -185,7 +129,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		p.functions[name] = fn
 	}
 	p.mu.Unlock()
-	return p.waitReplicas(ctx, name, replicas)
+	return p.WaitReplicas(ctx, name, replicas)
 }
 
 // Endpoint implements platform.Platform: the Service's address as a client
@@ -193,7 +137,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // port; LoadBalancer: its ingress), or inside it (ClusterIP: the Service's
 // DNS name).
 func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
-	svc, err := p.cl.Client.CoreV1().Services(p.cl.Namespace).Get(ctx, name, metav1.GetOptions{})
+	svc, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("service %s: %w", name, err)
 	}
@@ -226,18 +170,18 @@ func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string,
 				h = in.Hostname
 			}
 			if h != "" {
-				return "http://" + net.JoinHostPort(h, strconv.Itoa(Port)) + "/", nil
+				return "http://" + net.JoinHostPort(h, strconv.Itoa(kube.Port)) + "/", nil
 			}
 		}
 		return "", fmt.Errorf("service %s: the load balancer has no address yet", svc.Name)
 	default:
-		return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", svc.Name, svc.Namespace, Port), nil
+		return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", svc.Name, svc.Namespace, kube.Port), nil
 	}
 }
 
 // nodeAddress is the InternalIP of the first ready node.
 func (p *Platform) nodeAddress(ctx context.Context) (string, error) {
-	nodes, err := p.cl.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	nodes, err := p.Cluster.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return "", fmt.Errorf("node address for the NodePort service (or set platform.options.endpoint_host): %w", err)
 	}
@@ -258,14 +202,14 @@ func (p *Platform) nodeAddress(ctx context.Context) (string, error) {
 // DirectEndpoints implements platform.DirectCaller: every ready pod's
 // address (reachable from inside the cluster).
 func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
-	pods, err := p.cl.Client.CoreV1().Pods(p.cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector(kube.LabelValue(p.cfg.RunID), name)})
+	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
 	if err != nil {
 		return nil, fmt.Errorf("pods of %s: %w", name, err)
 	}
 	var out []string
 	for _, pod := range pods.Items {
 		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && podReady(&pod) {
-			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(Port))+"/")
+			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(kube.Port))+"/")
 		}
 	}
 	return out, nil
@@ -301,67 +245,20 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	return fmt.Sprintf("scaled to 0 and back to %d: new pods, the next call is a process's first (no on-demand pod start)", n), nil
 }
 
-// StartedSince implements platform.ColdStarter from the pod watch.
-func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
-	return p.watch.StartedSince(ctx, name, since)
-}
-
-// ReplicaEvents implements platform.ReplicaWatcher.
-func (p *Platform) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
-	return p.watch.ReplicaEvents(ctx, name, since)
-}
-
-// SampleResources implements platform.ResourceSampler.
-func (p *Platform) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
-	if p.sampler == nil {
-		return platform.FunctionUsage{}, errors.New("no resource metrics in this cluster")
-	}
-	return p.sampler.SampleResources(ctx, name)
-}
-
 // Fingerprint implements platform.Fingerprinter.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := map[string]any{"platform": Name, "image_prefix": p.cfg.ImagePrefix, "image_tag": p.cfg.ImageTag,
-		"service_type": string(p.cfg.ServiceType), "warnings": p.Warnings()}
-	if p.sampler != nil {
-		f["resource_source"] = p.sampler.Source()
-	}
-	facts, err := p.cl.Facts(ctx)
-	f["cluster"] = facts
-	if err != nil {
-		f["cluster_error"] = err.Error()
-	}
+	f := p.Session.Fingerprint(ctx, Name)
+	f["service_type"] = string(p.cfg.ServiceType)
 	return f, nil
 }
 
 // Remove implements platform.Platform: delete the function's objects and
 // wait for its pods to go.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	sel := kube.Selector(kube.LabelValue(p.cfg.RunID), name)
-	if _, err := p.cl.Clean(ctx, p.cl.Namespace, sel, nil); err != nil {
-		return fmt.Errorf("remove %s: %w", name, err)
-	}
 	p.mu.Lock()
 	delete(p.functions, name)
 	p.mu.Unlock()
-	return p.cl.WaitNoPods(ctx, p.cl.Namespace, sel, p.cfg.ReadyTimeout)
-}
-
-// Close implements platform.Platform: delete everything this run made,
-// wait for its pods to go, and stop watching.
-func (p *Platform) Close(ctx context.Context) error {
-	sel := kube.Selector(kube.LabelValue(p.cfg.RunID), "")
-	_, err := p.cl.Clean(ctx, p.cl.Namespace, sel, nil)
-	if err == nil {
-		err = p.cl.WaitNoPods(ctx, p.cl.Namespace, sel, p.cfg.ReadyTimeout)
-	}
-	if p.watch != nil {
-		p.watch.Stop()
-	}
-	if p.createdNS {
-		err = errors.Join(err, p.cl.DeleteNamespace(ctx, p.cl.Namespace))
-	}
-	return err
+	return p.Session.Remove(ctx, name)
 }
 
 // Requirements are what the baseline needs of a cluster (for the preflight).

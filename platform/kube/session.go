@@ -1,0 +1,143 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// Session is what one run holds of a cluster: the connection, the watches
+// on what the run creates, the resource sampler and the run's warnings.
+// Adapters embed it: it implements platform.ReplicaWatcher,
+// platform.ResourceSampler, the StartedSince half of platform.ColdStarter,
+// and Remove and Close by label.
+type Session struct {
+	Common
+	Cluster *Cluster
+	Watch   *Watcher
+	sampler *Sampler
+	// kinds are the platform's own resources, cleaned before the core ones.
+	kinds     []schema.GroupVersionResource
+	warnings  []string
+	createdNS bool
+}
+
+// OpenSession connects, makes the namespace when it does not exist, starts
+// the watches (fnOf as for Watch) and picks the resource source.
+func OpenSession(ctx context.Context, c Common, fnOf func(map[string]string) string, kinds []schema.GroupVersionResource) (*Session, error) {
+	if c.RunID == "" {
+		return nil, errors.New("a run id is needed to label what the run creates")
+	}
+	cl, err := Connect(c.Kube)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{Common: c, Cluster: cl, kinds: kinds}
+	if s.createdNS, err = cl.EnsureNamespace(ctx, c.RunID); err != nil {
+		return nil, err
+	}
+	if s.Watch, err = cl.Watch(ctx, s.Selector(""), fnOf); err != nil {
+		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
+	if s.sampler, s.warnings, err = cl.NewSampler(SamplerOptions{PrometheusURL: c.PrometheusURL, SelectorOf: s.Selector}); err != nil {
+		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
+	return s, nil
+}
+
+// Selector selects the run's objects of function (all of them for "").
+func (s *Session) Selector(function string) string { return Selector(s.RunLabel(), function) }
+
+// Namespace is where the run's functions are.
+func (s *Session) Namespace() string { return s.Cluster.Namespace }
+
+// Warnings are what the run should record about its measurements.
+func (s *Session) Warnings() []string { return append([]string(nil), s.warnings...) }
+
+// Warn adds a warning for the run's record.
+func (s *Session) Warn(w string) { s.warnings = append(s.warnings, w) }
+
+// WaitReplicas waits until name has n ready pods, none starting or
+// stopping, and a desired count of n, as the watches see it.
+func (s *Session) WaitReplicas(ctx context.Context, name string, n int) error {
+	ctx, cancel := context.WithTimeout(ctx, s.ReadyTimeout)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c := s.Watch.Counts(name)
+		if c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w",
+					name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout)
+			}
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// ReplicaEvents implements platform.ReplicaWatcher.
+func (s *Session) ReplicaEvents(ctx context.Context, name string, since time.Time) ([]platform.ReplicaEvent, error) {
+	return s.Watch.ReplicaEvents(ctx, name, since)
+}
+
+// StartedSince is platform.ColdStarter's record of pod starts.
+func (s *Session) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
+	return s.Watch.StartedSince(ctx, name, since)
+}
+
+// SampleResources implements platform.ResourceSampler.
+func (s *Session) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
+	if s.sampler == nil {
+		return platform.FunctionUsage{}, errors.New("no resource metrics in this cluster")
+	}
+	return s.sampler.SampleResources(ctx, name)
+}
+
+// Fingerprint is the part of a platform's fingerprint every adapter shares.
+func (s *Session) Fingerprint(ctx context.Context, platformName string) map[string]any {
+	f := map[string]any{"platform": platformName, "image_prefix": s.ImagePrefix, "image_tag": s.ImageTag, "warnings": s.Warnings()}
+	if s.sampler != nil {
+		f["resource_source"] = s.sampler.Source()
+	}
+	facts, err := s.Cluster.Facts(ctx)
+	f["cluster"] = facts
+	if err != nil {
+		f["cluster_error"] = err.Error()
+	}
+	return f
+}
+
+// Remove deletes name's objects and waits for its pods to go.
+func (s *Session) Remove(ctx context.Context, name string) error {
+	if _, err := s.Cluster.Clean(ctx, s.Namespace(), s.Selector(name), s.kinds); err != nil {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return s.Cluster.WaitNoPods(ctx, s.Namespace(), s.Selector(name), s.ReadyTimeout)
+}
+
+// Close deletes everything the run made, waits for its pods to go, stops
+// the watches and deletes the namespace if the run made it.
+func (s *Session) Close(ctx context.Context) error {
+	_, err := s.Cluster.Clean(ctx, s.Namespace(), s.Selector(""), s.kinds)
+	if err == nil {
+		err = s.Cluster.WaitNoPods(ctx, s.Namespace(), s.Selector(""), s.ReadyTimeout)
+	}
+	if s.Watch != nil {
+		s.Watch.Stop()
+	}
+	if s.createdNS {
+		err = errors.Join(err, s.Cluster.DeleteNamespace(ctx, s.Namespace()))
+	}
+	return err
+}
