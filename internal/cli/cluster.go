@@ -4,9 +4,11 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
+	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/spec"
 )
@@ -46,10 +48,8 @@ type kubePlatform struct {
 	factory platform.Factory
 	// requirements for the preflight; kinds: its resources beyond the core ones.
 	requirements func() kube.Requirements
-	kinds        []kubeKind
+	kinds        []schema.GroupVersionResource
 }
-
-type kubeKind struct{ group, version, resource string }
 
 func kubePlatforms() map[string]kubePlatform {
 	return map[string]kubePlatform{
@@ -58,6 +58,13 @@ func kubePlatforms() map[string]kubePlatform {
 				return baseline.New(ctx, cfg)
 			},
 			requirements: baseline.Requirements,
+		},
+		knative.Name: {
+			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+				return knative.New(ctx, cfg)
+			},
+			requirements: knative.Requirements,
+			kinds:        knative.Kinds(),
 		},
 	}
 }

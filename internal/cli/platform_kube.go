@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/local"
@@ -119,11 +118,7 @@ func (a *app) clean(ctx context.Context, cl *kube.Cluster, kp kubePlatform, runI
 	if all {
 		ns = ""
 	}
-	var extra []schema.GroupVersionResource
-	for _, k := range kp.kinds {
-		extra = append(extra, schema.GroupVersionResource{Group: k.group, Version: k.version, Resource: k.resource})
-	}
-	gone, err := cl.Clean(ctx, ns, sel, extra)
+	gone, err := cl.Clean(ctx, ns, sel, kp.kinds)
 	var errs []error
 	if err != nil {
 		errs = append(errs, err)

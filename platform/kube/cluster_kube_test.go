@@ -198,9 +198,9 @@ func TestCheckNamesMissingAPIsAndPermissions(t *testing.T) {
 	if r := cl.Check(ctx, req); !r.OK() || r.Version != "v1.34.4" {
 		t.Fatalf("admin: %+v", r)
 	}
-	req.APIs = []schema.GroupVersionResource{{Group: "serving.knative.dev", Version: "v1", Resource: "services"}}
+	req.APIs = []schema.GroupVersionResource{{Group: "nothing.faasbench.dev", Version: "v1", Resource: "nothings"}}
 	r := cl.Check(ctx, req)
-	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "services (serving.knative.dev/v1) is not served: is the platform installed") {
+	if len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "nothings (nothing.faasbench.dev/v1) is not served: is the platform installed") {
 		t.Errorf("missing API: %q", r.Problems)
 	}
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "nobody"}}

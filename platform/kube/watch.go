@@ -32,10 +32,15 @@ type Watcher struct {
 	mu      sync.Mutex
 	events  []platform.ReplicaEvent
 	dropped int
-	desired map[string]int
+	deps    map[string]depState // by namespace/name
 	pods    map[string]podState // by namespace/name
 	stop    chan struct{}
 	stopped sync.Once
+}
+
+type depState struct {
+	function string
+	replicas int
 }
 
 type podState struct {
@@ -55,7 +60,7 @@ func (c *Cluster) Watch(ctx context.Context, selector string, fnOf func(map[stri
 	if fnOf == nil {
 		fnOf = FunctionLabel
 	}
-	w := &Watcher{fnOf: fnOf, now: time.Now, desired: map[string]int{}, pods: map[string]podState{}, stop: make(chan struct{})}
+	w := &Watcher{fnOf: fnOf, now: time.Now, deps: map[string]depState{}, pods: map[string]podState{}, stop: make(chan struct{})}
 	f := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	deps := f.Apps().V1().Deployments().Informer()
@@ -113,12 +118,31 @@ func (w *Watcher) deployment(o any, deleted bool) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if old, seen := w.desired[fn]; seen && old == want {
+	key := d.Namespace + "/" + d.Name
+	old, seen := w.deps[key]
+	if seen && old.replicas == want {
 		return
 	}
-	w.desired[fn] = want
+	if deleted {
+		delete(w.deps, key)
+	} else {
+		w.deps[key] = depState{function: fn, replicas: want}
+	}
+	// A function's desired count is the sum over its Deployments (a
+	// Knative function has one per revision while traffic moves).
 	w.add(platform.ReplicaEvent{At: now, Reported: d.CreationTimestamp.Time, Function: fn, Instance: d.Name, Kind: "scaled",
-		Reason: fmt.Sprintf("deployment replicas %d", want)})
+		Reason: fmt.Sprintf("deployment %s replicas %d", d.Name, want)})
+}
+
+// desired is fn's desired count; w.mu is held.
+func (w *Watcher) desired(fn string) int {
+	n := 0
+	for _, d := range w.deps {
+		if d.function == fn {
+			n += d.replicas
+		}
+	}
+	return n
 }
 
 func podPhase(p *corev1.Pod) (state string, readyAt time.Time) {
@@ -177,7 +201,7 @@ func (w *Watcher) pod(o any, deleted bool) {
 
 // add appends e with the function's counts after it; w.mu is held.
 func (w *Watcher) add(e platform.ReplicaEvent) {
-	e.Desired = w.desired[e.Function]
+	e.Desired = w.desired(e.Function)
 	for _, ps := range w.pods {
 		if ps.function != e.Function {
 			continue
@@ -256,7 +280,7 @@ type Counts struct{ Desired, Ready, Pending, Terminating int }
 func (w *Watcher) Counts(name string) Counts {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	c := Counts{Desired: w.desired[name]}
+	c := Counts{Desired: w.desired(name)}
 	for _, ps := range w.pods {
 		if ps.function != name {
 			continue

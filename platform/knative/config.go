@@ -1,0 +1,216 @@
+package knative
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Config is the Knative platform's configuration (platform.options).
+type Config struct {
+	kube.Common
+	// ServingNamespace is where Knative Serving runs (its components and
+	// config-autoscaler), for the fingerprint.
+	ServingNamespace string
+	// ColdTimeout bounds the wait for the autoscaler to scale a function to
+	// zero when a cold start is forced (stable window + grace period).
+	ColdTimeout time.Duration
+}
+
+// ParseConfig reads the platform options; errors name the option.
+func ParseConfig(runID string, opts map[string]any) (Config, error) {
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"serving_namespace", "cold_timeout"})
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Common: common, ServingNamespace: "knative-serving", ColdTimeout: 5 * time.Minute}
+	if v := own["serving_namespace"]; v != "" {
+		c.ServingNamespace = v
+	}
+	if v := own["cold_timeout"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("platform.options.cold_timeout: %q is not a positive duration", v)
+		}
+		c.ColdTimeout = d
+	}
+	return c, nil
+}
+
+// The autoscaling annotations (knative.dev/serving pkg/apis/autoscaling/register.go).
+const (
+	annGroup = "autoscaling.knative.dev/"
+	AnnClass = annGroup + "class"
+	AnnMin   = annGroup + "min-scale"
+	AnnMax   = annGroup + "max-scale"
+	AnnInit  = annGroup + "initial-scale"
+	// ClassKPA and ClassHPA are the autoscaler classes.
+	ClassKPA = "kpa.autoscaling.knative.dev"
+	ClassHPA = "hpa.autoscaling.knative.dev"
+)
+
+// setting is one function setting mapped to an autoscaling annotation,
+// with the check Knative's webhook makes
+// (pkg/apis/autoscaling/annotation_validation.go).
+type setting struct {
+	annotation string
+	check      func(v string) error
+}
+
+func intGE(min int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < min {
+			return fmt.Errorf("want a whole number ≥ %d", min)
+		}
+		return nil
+	}
+}
+
+func floatIn(lo, hi float64) func(string) error {
+	return func(v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < lo || f > hi {
+			return fmt.Errorf("want a number in [%g, %g]", lo, hi)
+		}
+		return nil
+	}
+}
+
+func durationIn(lo, hi time.Duration) func(string) error {
+	return func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < lo || d > hi {
+			return fmt.Errorf("want a duration in [%s, %s]", lo, hi)
+		}
+		return nil
+	}
+}
+
+var settings = map[string]setting{
+	"class":                      {AnnClass, func(v string) error { return oneOf(v, "kpa", "hpa") }},
+	"metric":                     {annGroup + "metric", func(v string) error { return oneOf(v, "concurrency", "rps", "cpu", "memory") }},
+	"target":                     {annGroup + "target", floatIn(0.01, 1e9)},
+	"target_utilization":         {annGroup + "target-utilization-percentage", floatIn(1, 100)},
+	"target_burst_capacity":      {annGroup + "target-burst-capacity", floatIn(-1, 1e9)},
+	"min_scale":                  {AnnMin, intGE(0)},
+	"max_scale":                  {AnnMax, intGE(0)},
+	"initial_scale":              {AnnInit, intGE(0)},
+	"window":                     {annGroup + "window", durationIn(6*time.Second, time.Hour)},
+	"panic_window_percentage":    {annGroup + "panic-window-percentage", floatIn(1, 100)},
+	"panic_threshold_percentage": {annGroup + "panic-threshold-percentage", floatIn(110, 1000)},
+	"scale_down_delay":           {annGroup + "scale-down-delay", durationIn(0, time.Hour)},
+	"scale_to_zero_retention":    {annGroup + "scale-to-zero-pod-retention-period", durationIn(0, time.Hour)},
+	"activation_scale":           {annGroup + "activation-scale", intGE(1)},
+}
+
+func oneOf(v string, vs ...string) error {
+	for _, x := range vs {
+		if v == x {
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(vs, ", "))
+}
+
+// Settings is a function's Knative configuration.
+type Settings struct {
+	Image string
+	// TimeoutSeconds is the revision's request timeout (0: Knative's default).
+	TimeoutSeconds int
+	// Annotations are the autoscaling annotations of the revision template.
+	Annotations map[string]string
+	// Autoscaled: the function's replicas follow load (a min_scale or
+	// max_scale setting, or replicas 0); otherwise min = max = replicas.
+	Autoscaled bool
+}
+
+// SettingNames lists the settings the Knative platform reads.
+func SettingNames() []string {
+	out := []string{"image", "timeout_seconds"}
+	for k := range settings {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseSettings checks a function as Knative's webhook would and maps its
+// settings to the revision's annotations.
+func ParseSettings(fn platform.Function) (Settings, error) {
+	s := Settings{Annotations: map[string]string{}}
+	if err := kube.ValidateName(fn.Name); err != nil {
+		return s, fmt.Errorf("name: %w", err)
+	}
+	keys := make([]string, 0, len(fn.Settings))
+	for k := range fn.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := fn.Settings[k]
+		switch k {
+		case "image":
+			s.Image = v
+			continue
+		case "timeout_seconds":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return s, fmt.Errorf("settings.timeout_seconds: %q: want a whole number ≥ 1", v)
+			}
+			s.TimeoutSeconds = n
+			continue
+		}
+		st, ok := settings[k]
+		if !ok {
+			return s, fmt.Errorf("settings.%s: unknown setting for the knative platform (known: %s)", k, strings.Join(SettingNames(), ", "))
+		}
+		if err := st.check(v); err != nil {
+			return s, fmt.Errorf("settings.%s: %q: %w", k, v, err)
+		}
+		if k == "class" {
+			v += ".autoscaling.knative.dev"
+		}
+		s.Annotations[st.annotation] = v
+	}
+	_, hasMin := s.Annotations[AnnMin]
+	_, hasMax := s.Annotations[AnnMax]
+	s.Autoscaled = hasMin || hasMax || fn.Replicas == 0
+	if !s.Autoscaled {
+		n := strconv.Itoa(fn.Replicas)
+		s.Annotations[AnnMin], s.Annotations[AnnMax] = n, n
+	}
+	if err := s.check(fn); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func (s Settings) check(fn platform.Function) error {
+	atoi := func(k string) int { n, _ := strconv.Atoi(s.Annotations[k]); return n }
+	if mx := atoi(AnnMax); mx != 0 && mx < atoi(AnnMin) {
+		return fmt.Errorf("settings.max_scale: %d is less than min_scale %d", mx, atoi(AnnMin))
+	}
+	class := s.Annotations[AnnClass]
+	metric := s.Annotations[annGroup+"metric"]
+	switch {
+	case (class == "" || class == ClassKPA) && (metric == "cpu" || metric == "memory"):
+		return fmt.Errorf("settings.metric: %q needs class hpa (the KPA scales on concurrency or rps)", metric)
+	case class == ClassHPA && (metric == "concurrency" || metric == "rps"):
+		return fmt.Errorf("settings.metric: %q needs class kpa", metric)
+	case class == ClassHPA && atoi(AnnMin) == 0:
+		return fmt.Errorf("settings.class: hpa cannot scale to zero: give min_scale ≥ 1 or replicas ≥ 1")
+	case fn.Mode != "" && fn.Mode != "http":
+		return fmt.Errorf("mode: Knative runs the image's own server (mode http); %q is not available", fn.Mode)
+	case fn.Replicas < 0:
+		return fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	case fn.Concurrency < 0:
+		return fmt.Errorf("concurrency: %d is negative", fn.Concurrency)
+	}
+	return nil
+}

@@ -1,0 +1,203 @@
+//go:build kube
+
+package knative_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/knative"
+	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+// ServingModule is the Knative Serving release whose CRDs and
+// configuration the tests install, read from the Go module proxy at test
+// time (knative.dev/serving v0.51.0).
+const ServingModule = "knative.dev/serving@v0.51.0"
+
+func installKnative(t *testing.T, cl *kube.Cluster) string {
+	dir := kubetest.ModuleDir(t, ServingModule)
+	kubetest.Apply(t, cl, filepath.Join(dir, "config/core/300-resources/service.yaml"))
+	return dir
+}
+
+func open(t *testing.T, run string) (*knative.Platform, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(cancel)
+	cfg, err := knative.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
+		"ready_timeout": "60s", "cold_timeout": "30s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := knative.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	installKnative(t, p.Cluster)
+	knativeStandIn(ctx, t, p.Cluster)
+	return p, ctx
+}
+
+// Every workload × language, with every setting Knative's annotations
+// take, passes the real API server's strict field validation against
+// Knative's own published schema (a server-side dry run); and a field the
+// schema does not know is refused, so the check is not vacuous.
+func TestServicesPassKnativesSchema(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	installKnative(t, cl)
+	cat, err := workloads.Load("../../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := knative.ParseConfig("schema", nil)
+	svcs := cl.Dynamic.Resource(knative.ServiceGVR).Namespace(cl.Namespace)
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	n := 0
+	for _, w := range cat.Names() {
+		wl, _ := cat.Get(w)
+		for _, lang := range wl.Languages {
+			fn := platform.Function{Name: w + "-" + lang, Workload: w, Language: lang, Replicas: 2, Concurrency: 4, Workers: 2, MemoryMB: 256, CPUs: 0.5,
+				Env: map[string]string{"A": "b"}, Settings: map[string]string{"class": "kpa", "metric": "concurrency", "target": "10", "window": "60s",
+					"panic_window_percentage": "10", "panic_threshold_percentage": "200", "min_scale": "1", "max_scale": "8", "initial_scale": "1",
+					"scale_down_delay": "0s", "target_burst_capacity": "-1", "timeout_seconds": "300"}}
+			s, err := knative.ParseSettings(fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, err := cfg.Service(cl.Namespace, fn, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := svcs.Create(context.Background(), u, dry); err != nil {
+				t.Errorf("%s: %v", fn.Name, err)
+			}
+			n++
+		}
+	}
+	fn := platform.Function{Name: "typo", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := knative.ParseSettings(fn)
+	u, _ := cfg.Service(cl.Namespace, fn, s)
+	u.Object["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containerConcurency"] = int64(1)
+	if _, err := svcs.Create(context.Background(), u, dry); err == nil || !strings.Contains(err.Error(), "containerConcurency") {
+		t.Errorf("a field outside Knative's schema was accepted: %v", err)
+	}
+	t.Logf("%d services validated by the API server against %s's CRD", n, ServingModule)
+}
+
+// Fixed replicas (min = max), scaling through new revisions, the replica
+// timeline from the revisions' Deployments and pods, the URL from status,
+// a forced cold start (min-scale 0 → no pod) and cleanup through the
+// garbage collector.
+func TestDeployScaleColdAndCleanUp(t *testing.T) {
+	p, ctx := open(t, "kn-run")
+	cl := p.Cluster
+	start := time.Now()
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 3, Concurrency: 1}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	u, err := p.Endpoint(ctx, "hello-go")
+	if err != nil || u != "http://hello-go."+cl.Namespace+".example.com/" {
+		t.Errorf("endpoint %q %v", u, err)
+	}
+	for _, n := range []int{5, 1} {
+		if err := p.Scale(ctx, "hello-go", n); err != nil {
+			t.Fatal(err)
+		}
+		pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: p.Selector("hello-go")})
+		live := 0
+		for _, pod := range pods.Items {
+			if pod.DeletionTimestamp == nil {
+				live++
+			}
+			if pod.Labels[knative.LabelService] != "hello-go" {
+				t.Errorf("pod %s: labels %v", pod.Name, pod.Labels)
+			}
+		}
+		if live != n {
+			t.Errorf("after scaling to %d: %d pods", n, live)
+		}
+	}
+	since := time.Now()
+	how, err := p.MakeCold(ctx, "hello-go")
+	if err != nil || !strings.Contains(how, "scaled to zero") {
+		t.Fatalf("make cold: %q %v", how, err)
+	}
+	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
+	var desired []int
+	for _, e := range evs {
+		if e.Kind == "scaled" {
+			desired = append(desired, e.Desired)
+		}
+	}
+	// Summed over the revisions' Deployments: 3, 3+5 while both exist, 5,
+	// 5+1, 1, then 0 (and the cold revision's 0).
+	if s := fmt.Sprint(desired); s != "[3 8 5 6 1 1 0]" && s != "[3 8 5 6 1 0]" {
+		t.Errorf("desired steps %v, want [3 8 5 6 1 (1) 0]", desired)
+	}
+	if last := evs[len(evs)-1]; last.Ready != 0 || last.Pending != 0 || last.Terminating != 0 {
+		t.Errorf("after make cold: %+v", last)
+	}
+	if started, _ := p.StartedSince(ctx, "hello-go", since); len(started) != 0 {
+		t.Errorf("pods started while making cold: %+v", started)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deps, _ := cl.Client.AppsV1().Deployments(cl.Namespace).List(ctx, metav1.ListOptions{})
+	pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if len(deps.Items)+len(pods.Items) != 0 {
+		t.Errorf("left: %d deployments, %d pods", len(deps.Items), len(pods.Items))
+	}
+}
+
+// The fingerprint reads Knative's config-autoscaler (the real file from
+// the release, installed in knative-serving) and its component images.
+func TestFingerprintReadsTheAutoscalerConfiguration(t *testing.T) {
+	p, ctx := open(t, "kn-fp")
+	defer p.Close(context.Background())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
+	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+	cm, _ := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving").Get(ctx, "config-autoscaler", metav1.GetOptions{})
+	cm.Data["stable-window"] = "30s"
+	if _, err := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := p.Fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, _ := f["config_autoscaler"].(map[string]string)
+	if as["stable-window"] != "30s" || as["_example"] != "" || f["autoscaler_error"] != nil {
+		t.Errorf("config_autoscaler %v (%v)", as, f["autoscaler_error"])
+	}
+}
+
+// A Service of the same name not made by faasbench is refused and left alone.
+func TestForeignServiceIsLeftAlone(t *testing.T) {
+	p, ctx := open(t, "kn-foreign")
+	defer p.Close(context.Background())
+	cfg, _ := knative.ParseConfig("other", nil)
+	fn := platform.Function{Name: "mine", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := knative.ParseSettings(fn)
+	u, _ := cfg.Service(p.Namespace(), fn, s)
+	u.SetLabels(map[string]string{"app": "theirs"})
+	if _, err := p.Cluster.Dynamic.Resource(knative.ServiceGVR).Namespace(p.Namespace()).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Deploy(ctx, fn); err == nil || !strings.Contains(err.Error(), "not made by faasbench") {
+		t.Errorf("deploy over a foreign service: %v", err)
+	}
+}

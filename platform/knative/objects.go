@@ -1,0 +1,90 @@
+package knative
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// ServiceGVR is Knative Serving's Service.
+var ServiceGVR = schema.GroupVersionResource{Group: "serving.knative.dev", Version: "v1", Resource: "services"}
+
+// Labels Knative puts on a revision's Deployment and pods
+// (knative.dev/serving pkg/apis/serving/register.go).
+const (
+	LabelService  = "serving.knative.dev/service"
+	LabelRevision = "serving.knative.dev/revision"
+)
+
+// Service is the serving.knative.dev/v1 Service of fn: the workload's image
+// on port 8080 (Knative's default), the contract's environment (no pod-name
+// field reference: Knative allows those only behind the
+// kubernetes.podspec-fieldref feature flag, so the runtime's
+// "<hostname>-<pid>" instance id names the pod), containerConcurrency from
+// fn.Concurrency, and the autoscaling annotations on the revision template.
+func (c Config) Service(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
+	labels := kube.FunctionLabels(c.RunLabel(), fn)
+	container := corev1.Container{
+		Name:            "function",
+		Image:           c.Image(fn.Workload, fn.Language, s.Image),
+		ImagePullPolicy: c.PullPolicy,
+		Ports:           []corev1.ContainerPort{{Name: "http1", ContainerPort: kube.Port}},
+		Env:             kube.ContractEnv(fn, false),
+		Resources:       kube.Resources(fn),
+		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: kube.HealthPath}},
+			PeriodSeconds: 1},
+	}
+	ct, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&container)
+	if err != nil {
+		return nil, fmt.Errorf("knative service %s: %w", fn.Name, err)
+	}
+	delete(ct, "resources")
+	// The probe's port is left out: Knative probes the container's port
+	// (through its queue-proxy).
+	if rp, ok := ct["readinessProbe"].(map[string]any); ok {
+		if hg, ok := rp["httpGet"].(map[string]any); ok {
+			delete(hg, "port")
+		}
+	}
+	if res := kube.Resources(fn); len(res.Limits) > 0 {
+		r, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&res)
+		if err != nil {
+			return nil, fmt.Errorf("knative service %s: %w", fn.Name, err)
+		}
+		ct["resources"] = r
+	}
+	spec := map[string]any{
+		"containerConcurrency": int64(fn.Concurrency),
+		"containers":           []any{ct},
+	}
+	if s.TimeoutSeconds > 0 {
+		spec["timeoutSeconds"] = int64(s.TimeoutSeconds)
+	}
+	anns := map[string]any{}
+	for k, v := range s.Annotations {
+		anns[k] = v
+	}
+	tl := func() map[string]any {
+		m := map[string]any{}
+		for k, v := range labels {
+			m[k] = v
+		}
+		return m
+	}
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "serving.knative.dev/v1",
+		"kind":       "Service",
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": tl()},
+		"spec": map[string]any{"template": map[string]any{
+			"metadata": map[string]any{"labels": tl(), "annotations": anns},
+			"spec":     spec,
+		}},
+	}}
+	return u, nil
+}

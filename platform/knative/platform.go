@@ -1,0 +1,320 @@
+// Package knative runs functions as Knative Serving Services
+// (serving.knative.dev/v1) through the dynamic client: fixed replicas as
+// min-scale = max-scale, or Knative's autoscaler (KPA or HPA class,
+// concurrency/rps/cpu/memory metric, target, windows, panic settings) with
+// scale to zero; containerConcurrency from the function's concurrency.
+package knative
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "knative"
+
+// Platform deploys functions as Knative Services.
+type Platform struct {
+	*kube.Session
+	cfg Config
+
+	mu        sync.Mutex
+	functions map[string]platform.Function
+}
+
+var (
+	_ platform.Platform        = (*Platform)(nil)
+	_ platform.ReplicaWatcher  = (*Platform)(nil)
+	_ platform.ResourceSampler = (*Platform)(nil)
+	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.Fingerprinter   = (*Platform)(nil)
+)
+
+// Kinds are the Knative resources a run creates (cleaned before the core ones).
+func Kinds() []schema.GroupVersionResource { return []schema.GroupVersionResource{ServiceGVR} }
+
+// New connects and starts watching the run's revisions' Deployments and pods.
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc.RunID, pc.Options)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg)
+}
+
+// Open is New with a parsed configuration.
+func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	// Knative copies the revision template's labels (faasbench's among
+	// them) to the revision's Deployment and pods, so the default
+	// function label finds them.
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
+	if err != nil {
+		return nil, fmt.Errorf("knative: %w", err)
+	}
+	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+func (p *Platform) services() interface {
+	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
+	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
+	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
+	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
+} {
+	return p.Cluster.Dynamic.Resource(ServiceGVR).Namespace(p.Namespace())
+}
+
+// Deploy implements platform.Platform: create (or update) the Service, wait
+// until it is Ready, and with fixed replicas until they are ready.
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	svc, err := p.cfg.Service(p.Namespace(), fn, s)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.functions[fn.Name] = fn
+	p.mu.Unlock()
+	if _, err := p.services().Create(ctx, svc, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			old, gerr := p.services().Get(ctx, fn.Name, metav1.GetOptions{})
+			if gerr != nil {
+				return gerr
+			}
+			if old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy {
+				return fmt.Errorf("knative service %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
+			}
+			svc.SetResourceVersion(old.GetResourceVersion())
+			_, uerr := p.services().Update(ctx, svc, metav1.UpdateOptions{})
+			return uerr
+		})
+		if err != nil {
+			return fmt.Errorf("update knative service %s: %w", fn.Name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create knative service %s: %w", fn.Name, err)
+	}
+	if err := p.waitReady(ctx, fn.Name); err != nil {
+		return err
+	}
+	if !s.Autoscaled {
+		return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+	}
+	return nil
+}
+
+// status is what faasbench reads of a Knative Service's status.
+type status struct {
+	ObservedGeneration int64  `json:"observedGeneration"`
+	URL                string `json:"url"`
+	LatestReady        string `json:"latestReadyRevisionName"`
+	Conditions         []struct {
+		Type    string `json:"type"`
+		Status  string `json:"status"`
+		Reason  string `json:"reason"`
+		Message string `json:"message"`
+	} `json:"conditions"`
+}
+
+func statusOf(u *unstructured.Unstructured) (status, error) {
+	var st status
+	raw, ok := u.Object["status"]
+	if !ok {
+		return st, nil
+	}
+	b, err := json.Marshal(raw)
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	return st, err
+}
+
+// waitReady waits for the Ready condition of the Service's current generation.
+func (p *Platform) waitReady(ctx context.Context, name string) error {
+	ctx, cancel := context.WithTimeout(ctx, p.ReadyTimeout)
+	defer cancel()
+	var last string
+	for {
+		u, err := p.services().Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			st, serr := statusOf(u)
+			if serr != nil {
+				return fmt.Errorf("knative service %s: status: %w", name, serr)
+			}
+			if st.ObservedGeneration == u.GetGeneration() {
+				for _, c := range st.Conditions {
+					if c.Type != "Ready" {
+						continue
+					}
+					switch c.Status {
+					case "True":
+						return nil
+					case "False":
+						return fmt.Errorf("knative service %s is not ready: %s: %s", name, c.Reason, c.Message)
+					}
+					last = c.Reason + " " + c.Message
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w", name, p.ReadyTimeout, last, kube.ErrTimeout)
+			}
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// patchScale sets min-scale and max-scale on the revision template (a new
+// revision, as on any Knative template change) and waits for Ready.
+func (p *Platform) patchScale(ctx context.Context, name, min, max string) error {
+	anns := map[string]any{AnnMin: min, AnnMax: max}
+	if max == "" {
+		anns[AnnMax] = nil
+	}
+	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": anns}}}})
+	if err != nil {
+		return err
+	}
+	if _, err := p.services().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("scale knative service %s: %w", name, err)
+	}
+	return p.waitReady(ctx, name)
+}
+
+// Scale implements platform.Platform: min-scale = max-scale = replicas.
+func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
+	if replicas < 0 {
+		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	}
+	n := strconv.Itoa(replicas)
+	if err := p.patchScale(ctx, name, n, n); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	if fn, ok := p.functions[name]; ok {
+		fn.Replicas = replicas
+		p.functions[name] = fn
+	}
+	p.mu.Unlock()
+	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// Endpoint implements platform.Platform: the Service's status.url (the
+// domain Knative's networking layer routes; it must resolve where the load
+// runs, e.g. with Knative's sslip.io default domain).
+func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	u, err := p.services().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("knative service %s: %w", name, err)
+	}
+	st, err := statusOf(u)
+	if err != nil {
+		return "", fmt.Errorf("knative service %s: status: %w", name, err)
+	}
+	if st.URL == "" {
+		return "", fmt.Errorf("knative service %s has no URL yet (status.url)", name)
+	}
+	return st.URL + "/", nil
+}
+
+// MakeCold implements platform.ColdStarter: allow scale to zero (min-scale
+// 0, max-scale kept), then wait until the autoscaler has removed every pod
+// (its stable window plus the scale-to-zero grace period: about a minute
+// with Knative's defaults; platform.options.cold_timeout bounds it). The
+// next request then waits in the activator for a new pod.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	p.mu.Lock()
+	fn, ok := p.functions[name]
+	p.mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+	}
+	max := ""
+	if fn.Replicas > 0 {
+		max = strconv.Itoa(fn.Replicas)
+	}
+	t0 := time.Now()
+	if err := p.patchScale(ctx, name, "0", max); err != nil {
+		return "", err
+	}
+	wctx, cancel := context.WithTimeout(ctx, p.cfg.ColdTimeout)
+	defer cancel()
+	for {
+		c := p.Watch.Counts(name)
+		if c.Ready+c.Pending+c.Terminating == 0 {
+			return fmt.Sprintf("min-scale 0: Knative's autoscaler scaled to zero in %s; the next request starts a pod through the activator", time.Since(t0).Round(time.Millisecond)), nil
+		}
+		select {
+		case <-wctx.Done():
+			if wctx.Err() == context.DeadlineExceeded {
+				return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; the autoscaler's stable window and scale-to-zero grace period come first): %w",
+					name, c.Ready+c.Pending+c.Terminating, p.cfg.ColdTimeout, kube.ErrTimeout)
+			}
+			return "", wctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Fingerprint implements platform.Fingerprinter: the cluster, Knative
+// Serving's component images and its autoscaler configuration
+// (config-autoscaler; keys not set take Knative's documented defaults).
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := p.Session.Fingerprint(ctx, Name)
+	comps, err := p.Cluster.Components(ctx, p.cfg.ServingNamespace, "")
+	if err != nil {
+		f["components_error"] = err.Error()
+	}
+	f["components"] = comps
+	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
+	if err != nil {
+		f["autoscaler_error"] = err.Error()
+	}
+	delete(cfg, "_example")
+	f["config_autoscaler"] = cfg
+	return f, nil
+}
+
+// Remove implements platform.Platform.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	p.mu.Lock()
+	delete(p.functions, name)
+	p.mu.Unlock()
+	return p.Session.Remove(ctx, name)
+}
+
+// Requirements are what a run needs of the cluster.
+func Requirements() kube.Requirements {
+	needs := []kube.Need{
+		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
+		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
+		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
+		{Resource: "namespaces", Verb: "create", ClusterScoped: true, Optional: true},
+	}
+	for _, v := range []string{"create", "get", "list", "update", "patch", "delete"} {
+		needs = append(needs, kube.Need{Group: ServiceGVR.Group, Resource: ServiceGVR.Resource, Verb: v})
+	}
+	return kube.Requirements{APIs: Kinds(), Needs: needs}
+}
