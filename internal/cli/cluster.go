@@ -10,6 +10,7 @@ import (
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/openfaas"
 	"github.com/faasbench/faasbench/spec"
 )
 
@@ -58,6 +59,12 @@ func kubePlatforms() map[string]kubePlatform {
 				return baseline.New(ctx, cfg)
 			},
 			requirements: baseline.Requirements,
+		},
+		openfaas.Name: {
+			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+				return openfaas.New(ctx, cfg)
+			},
+			requirements: openfaas.Requirements,
 		},
 		knative.Name: {
 			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {

@@ -92,3 +92,21 @@ func (c *Cluster) ConfigMapData(ctx context.Context, namespace, name string) (ma
 	}
 	return cm.Data, nil
 }
+
+// DeploymentEnv is the plain environment of a Deployment's containers (a
+// platform component's settings, such as the OpenFaaS gateway's timeouts).
+func (c *Cluster) DeploymentEnv(ctx context.Context, namespace, name string) (map[string]string, error) {
+	d, err := c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
+	}
+	env := map[string]string{}
+	for _, ct := range d.Spec.Template.Spec.Containers {
+		for _, e := range ct.Env {
+			if e.ValueFrom == nil {
+				env[ct.Name+"."+e.Name] = e.Value
+			}
+		}
+	}
+	return env, nil
+}

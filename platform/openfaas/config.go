@@ -1,0 +1,208 @@
+package openfaas
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Config is the OpenFaaS platform's configuration (platform.options). The
+// kube namespace is the functions' namespace (default openfaas-fn).
+type Config struct {
+	kube.Common
+	// GatewayURL is the OpenFaaS gateway (default http://gateway.openfaas:8080).
+	GatewayURL string
+	// Username for basic auth (default admin); the password comes from
+	// $FB_OPENFAAS_PASSWORD, else from the basic-auth secret in
+	// OpenFaaSNamespace (never from the spec, which results keep).
+	Username string
+	// OpenFaaSNamespace is where the gateway runs (default openfaas).
+	OpenFaaSNamespace string
+}
+
+// PasswordEnv names the environment variable holding the gateway password.
+const PasswordEnv = "FB_OPENFAAS_PASSWORD"
+
+// ParseConfig reads the platform options; errors name the option.
+func ParseConfig(runID string, opts map[string]any) (Config, error) {
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"gateway_url", "username", "openfaas_namespace"})
+	if err != nil {
+		return Config{}, err
+	}
+	if common.Kube.Namespace == "" {
+		common.Kube.Namespace = "openfaas-fn"
+	}
+	c := Config{Common: common, GatewayURL: "http://gateway.openfaas:8080", Username: "admin", OpenFaaSNamespace: "openfaas"}
+	if v := own["gateway_url"]; v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("platform.options.gateway_url: %q is not an http(s) URL", v)
+		}
+		c.GatewayURL = strings.TrimRight(v, "/")
+	}
+	if v := own["username"]; v != "" {
+		c.Username = v
+	}
+	if v := own["openfaas_namespace"]; v != "" {
+		c.OpenFaaSNamespace = v
+	}
+	return c, nil
+}
+
+// password is the gateway password from the environment, if set there.
+func password() string { return os.Getenv(PasswordEnv) }
+
+// The scaling labels OpenFaaS reads (docs.openfaas.com/architecture/autoscaling).
+const (
+	LabelScaleMin  = "com.openfaas.scale.min"
+	LabelScaleMax  = "com.openfaas.scale.max"
+	labelScaleType = "com.openfaas.scale.type"
+)
+
+// Settings is a function's OpenFaaS configuration.
+type Settings struct {
+	Image string
+	// Watchdog: of-http (of-watchdog mode http, the default), of-streaming,
+	// of-serializing, or classic (the fork-per-request watchdog, which runs
+	// FProcess per request, body on stdin, reply on stdout).
+	Watchdog string
+	FProcess string
+	// Async: the endpoint is /async-function/<name> (202, queued).
+	Async bool
+	// Labels are the scaling labels; Autoscaled: replicas follow load.
+	Labels     map[string]string
+	Autoscaled bool
+	// Timeouts for the watchdog (read_timeout, write_timeout, exec_timeout).
+	Timeouts map[string]string
+}
+
+var scaleSettings = map[string]struct {
+	label string
+	check func(string) error
+}{
+	"scale_min":               {LabelScaleMin, wholeGE(0)},
+	"scale_max":               {LabelScaleMax, wholeGE(1)},
+	"scale_target":            {"com.openfaas.scale.target", wholeGE(1)},
+	"scale_type":              {labelScaleType, func(v string) error { return oneOf(v, "rps", "capacity", "cpu") }},
+	"scale_target_proportion": {"com.openfaas.scale.target-proportion", func(v string) error { return floatIn(v, 0.01, 1) }},
+	"scale_zero":              {"com.openfaas.scale.zero", func(v string) error { return oneOf(v, "true", "false") }},
+	"scale_zero_duration":     {"com.openfaas.scale.zero-duration", func(v string) error { return duration(v) }},
+}
+
+func wholeGE(min int) func(string) error {
+	return func(v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < min {
+			return fmt.Errorf("want a whole number ≥ %d", min)
+		}
+		return nil
+	}
+}
+
+func floatIn(v string, lo, hi float64) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < lo || f > hi {
+		return fmt.Errorf("want a number in [%g, %g]", lo, hi)
+	}
+	return nil
+}
+
+func duration(v string) error {
+	if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+		return fmt.Errorf("want a positive duration")
+	}
+	return nil
+}
+
+func oneOf(v string, vs ...string) error {
+	for _, x := range vs {
+		if v == x {
+			return nil
+		}
+	}
+	return fmt.Errorf("want one of %s", strings.Join(vs, ", "))
+}
+
+// SettingNames lists the settings the OpenFaaS platform reads.
+func SettingNames() []string {
+	out := []string{"image", "watchdog", "fprocess", "invoke", "read_timeout", "write_timeout", "exec_timeout"}
+	for k := range scaleSettings {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ParseSettings checks a function against what OpenFaaS takes.
+func ParseSettings(fn platform.Function) (Settings, error) {
+	s := Settings{Watchdog: "of-http", Labels: map[string]string{}, Timeouts: map[string]string{}}
+	if err := kube.ValidateName(fn.Name); err != nil {
+		return s, fmt.Errorf("name: %w", err)
+	}
+	if fn.Mode == "fork" {
+		s.Watchdog = "classic"
+	}
+	keys := make([]string, 0, len(fn.Settings))
+	for k := range fn.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := fn.Settings[k]
+		var err error
+		switch k {
+		case "image":
+			s.Image = v
+		case "watchdog":
+			err = oneOf(v, "of-http", "of-streaming", "of-serializing", "classic")
+			s.Watchdog = v
+		case "fprocess":
+			s.FProcess = v
+		case "invoke":
+			err = oneOf(v, "sync", "async")
+			s.Async = v == "async"
+		case "read_timeout", "write_timeout", "exec_timeout":
+			err = duration(v)
+			s.Timeouts[k] = v
+		default:
+			st, ok := scaleSettings[k]
+			if !ok {
+				return s, fmt.Errorf("settings.%s: unknown setting for the openfaas platform (known: %s)", k, strings.Join(SettingNames(), ", "))
+			}
+			err = st.check(v)
+			s.Labels[st.label] = v
+		}
+		if err != nil {
+			return s, fmt.Errorf("settings.%s: %q: %w", k, v, err)
+		}
+	}
+	_, hasMin := s.Labels[LabelScaleMin]
+	_, hasMax := s.Labels[LabelScaleMax]
+	s.Autoscaled = hasMin || hasMax
+	if !s.Autoscaled {
+		n := strconv.Itoa(max(fn.Replicas, 1))
+		s.Labels[LabelScaleMin], s.Labels[LabelScaleMax] = n, n
+	}
+	mn, _ := strconv.Atoi(s.Labels[LabelScaleMin])
+	if mx, err := strconv.Atoi(s.Labels[LabelScaleMax]); err == nil && mx < mn {
+		return s, fmt.Errorf("settings.scale_max: %d is below scale_min %d", mx, mn)
+	}
+	switch {
+	case fn.Mode != "" && fn.Mode != "http" && fn.Mode != "fork":
+		return s, fmt.Errorf("mode: %q is not http or fork", fn.Mode)
+	case fn.Mode == "fork" && s.Watchdog != "classic":
+		return s, fmt.Errorf("mode: fork needs the classic watchdog, not %s", s.Watchdog)
+	case s.Watchdog != "of-http" && s.FProcess == "":
+		return s, fmt.Errorf("settings.fprocess: the %s watchdog needs the command it runs per request", s.Watchdog)
+	case fn.Replicas < 0:
+		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	}
+	return s, nil
+}

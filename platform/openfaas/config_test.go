@@ -1,0 +1,53 @@
+package openfaas
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+func TestSettingsAndTheDeploymentRequest(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{"gateway_url": "http://127.0.0.1:8080/"})
+	if err != nil || c.GatewayURL != "http://127.0.0.1:8080" || c.Kube.Namespace != "openfaas-fn" || c.Username != "admin" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if _, err := ParseConfig("r1", map[string]any{"gateway_url": "gateway:8080"}); err == nil || !strings.Contains(err.Error(), "platform.options.gateway_url") {
+		t.Errorf("bad gateway url: %v", err)
+	}
+	fn := platform.Function{Name: "reverse-cpp", Workload: "reverse", Language: "cpp", Mode: "fork", Replicas: 3, MemoryMB: 64, CPUs: 0.25,
+		Settings: map[string]string{"fprocess": "/fn/reverse", "invoke": "async"}}
+	s, err := ParseSettings(fn)
+	if err != nil || s.Watchdog != "classic" || !s.Async || s.Labels[LabelScaleMin] != "3" || s.Labels[LabelScaleMax] != "3" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	d := c.Deployment("openfaas-fn", fn, s)
+	raw, _ := json.Marshal(d)
+	for _, want := range []string{`"service":"reverse-cpp"`, `"image":"faasbench/reverse-cpp:latest"`, `"envProcess":"/fn/reverse"`,
+		`"limits":{"memory":"64Mi","cpu":"250m"}`, `"com.openfaas.scale.min":"3"`, `"faasbench.dev/run-id":"r1"`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("request %s lacks %s", raw, want)
+		}
+	}
+	if _, ok := d.EnvVars["mode"]; ok {
+		t.Errorf("the classic watchdog has no mode: %v", d.EnvVars)
+	}
+	auto, _ := ParseSettings(platform.Function{Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "10", "scale_type": "rps", "scale_target": "50"}})
+	if !auto.Autoscaled || auto.Labels["com.openfaas.scale.type"] != "rps" {
+		t.Errorf("autoscaled %+v", auto)
+	}
+	for want, fn := range map[string]platform.Function{
+		"settings.scale_type: \"queue\"":             {Name: "f", Settings: map[string]string{"scale_type": "queue"}},
+		"settings.scale_max: 1 is below scale_min 2": {Name: "f", Settings: map[string]string{"scale_min": "2", "scale_max": "1"}},
+		"settings.fprocess: the classic watchdog":    {Name: "f", Mode: "fork"},
+		"settings.fprocess: the of-streaming":        {Name: "f", Settings: map[string]string{"watchdog": "of-streaming"}},
+		"mode: fork needs the classic watchdog":      {Name: "f", Mode: "fork", Settings: map[string]string{"watchdog": "of-http"}},
+		"settings.invoke: \"later\"":                 {Name: "f", Settings: map[string]string{"invoke": "later"}},
+		"settings.hpa_max: unknown setting":          {Name: "f", Settings: map[string]string{"hpa_max": "3"}},
+	} {
+		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: error %v, want %q", fn, err, want)
+		}
+	}
+}
