@@ -20,13 +20,16 @@ import (
 
 // reply is what one request of a coldstart cell saw.
 type reply struct {
-	latency   time.Duration
-	status    int
-	cold      bool
-	coldKind  string
-	instance  string
-	waitMs    *float64
-	handlerMs *float64
+	latency  time.Duration
+	status   int
+	cold     bool
+	coldKind string
+	instance string
+	// activation is OpenWhisk's activation id of a web action's reply
+	// (its activation records are the platform's evidence there).
+	activation string
+	waitMs     *float64
+	handlerMs  *float64
 }
 
 // call sends one request. A nil client opens a new connection (as the
@@ -47,7 +50,8 @@ func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	r := reply{latency: time.Since(start), status: resp.StatusCode, cold: resp.Header.Get("X-Fb-Cold") == "1",
-		coldKind: resp.Header.Get("X-Fb-Cold-Kind"), instance: resp.Header.Get("X-Fb-Instance")}
+		coldKind: resp.Header.Get("X-Fb-Cold-Kind"), instance: resp.Header.Get("X-Fb-Instance"),
+		activation: resp.Header.Get("X-Openwhisk-Activation-Id")}
 	if ns, err := strconv.ParseInt(resp.Header.Get("X-Fb-Gw-Cold-Wait-Ns"), 10, 64); err == nil {
 		v := float64(ns) / 1e6
 		r.waitMs = &v
@@ -122,8 +126,9 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
 		for _, st := range started {
 			// The instance id is the platform's (a pod name), or "<pod name>-<pid>"
-			// where the platform cannot pass the pod name (Knative).
-			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") {
+			// where the platform cannot pass the pod name (Knative); OpenWhisk
+			// records the activation that started a container.
+			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation) {
 				smp.PlatformStarted = true
 				smp.Kind = st.Kind
 			}

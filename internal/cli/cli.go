@@ -14,6 +14,7 @@ import (
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/local"
+	"github.com/faasbench/faasbench/platform/openwhisk"
 )
 
 // Build information, set with -ldflags -X by the Makefile.
@@ -50,6 +51,11 @@ func (a *app) registry() (*platform.Registry, error) {
 		if err := r.Register(name, kp.factory); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.Register(openwhisk.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+		return openwhisk.New(ctx, cfg)
+	}); err != nil {
+		return nil, err
 	}
 	err := r.Register(local.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
 		opts := localOptions(cfg.Options)

@@ -1,0 +1,212 @@
+package openwhisk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// The OpenWhisk REST API (apache/openwhisk core/controller/src/main/
+// resources/apiv1swagger.json; docs/rest_api.md, docs/annotations.md,
+// docs/webactions.md).
+
+// KeyValue is an annotation or a parameter.
+type KeyValue struct {
+	Key   string `json:"key"`
+	Value any    `json:"value"`
+	// Init: a parameter given to the action's initialisation (as an
+	// environment variable of the container).
+	Init bool `json:"init,omitempty"`
+}
+
+// Exec is an action's code: a Docker image ("blackbox") or a runtime kind
+// with its code.
+type Exec struct {
+	Kind  string `json:"kind"`
+	Image string `json:"image,omitempty"`
+	Code  string `json:"code,omitempty"`
+	Main  string `json:"main,omitempty"`
+}
+
+// Limits are an action's limits.
+type Limits struct {
+	Timeout     int `json:"timeout,omitempty"` // ms
+	Memory      int `json:"memory,omitempty"`  // MB
+	Logs        int `json:"logs,omitempty"`    // MB
+	Concurrency int `json:"concurrency,omitempty"`
+}
+
+// Action is the body of PUT /namespaces/{ns}/actions/{name} and the reply
+// of GET.
+type Action struct {
+	Namespace   string     `json:"namespace,omitempty"`
+	Name        string     `json:"name,omitempty"`
+	Version     string     `json:"version,omitempty"`
+	Exec        *Exec      `json:"exec,omitempty"`
+	Limits      *Limits    `json:"limits,omitempty"`
+	Annotations []KeyValue `json:"annotations,omitempty"`
+	Parameters  []KeyValue `json:"parameters,omitempty"`
+	Publish     bool       `json:"publish,omitempty"`
+}
+
+// Annotation returns the value of an annotation.
+func (a Action) Annotation(key string) any {
+	for _, kv := range a.Annotations {
+		if kv.Key == key {
+			return kv.Value
+		}
+	}
+	return nil
+}
+
+// Activation is an activation record.
+type Activation struct {
+	ActivationID string     `json:"activationId"`
+	Name         string     `json:"name"`
+	Namespace    string     `json:"namespace"`
+	Start        int64      `json:"start"` // ms since the epoch
+	End          int64      `json:"end"`
+	Duration     int64      `json:"duration"`
+	Annotations  []KeyValue `json:"annotations"`
+	Response     *struct {
+		Status     string `json:"status"`
+		StatusCode int    `json:"statusCode"`
+		Success    bool   `json:"success"`
+	} `json:"response,omitempty"`
+}
+
+// Number returns a numeric annotation (waitTime, initTime), 0 if absent.
+func (a Activation) Number(key string) float64 {
+	for _, kv := range a.Annotations {
+		if kv.Key == key {
+			if f, ok := kv.Value.(float64); ok {
+				return f
+			}
+		}
+	}
+	return 0
+}
+
+// Client calls the REST API with an API key ("uuid:key", basic auth).
+type Client struct {
+	APIHost   string // https://openwhisk.example.com
+	Namespace string // "_" is the key's own namespace
+	Auth      string
+	HTTP      *http.Client
+}
+
+// StatusError is a reply outside 2xx.
+type StatusError struct {
+	Method, Path string
+	Code         int
+	Body         string
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("openwhisk: %s %s: HTTP %d: %s", e.Method, e.Path, e.Code, e.Body)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.APIHost+path, body)
+	if err != nil {
+		return fmt.Errorf("openwhisk: %w", err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if user, key, ok := strings.Cut(c.Auth, ":"); ok {
+		req.SetBasicAuth(user, key)
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("openwhisk: %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	if err != nil {
+		return fmt.Errorf("openwhisk: %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode/100 != 2 {
+		msg := strings.TrimSpace(string(raw))
+		if resp.StatusCode == http.StatusUnauthorized {
+			msg = "unauthorized: set " + AuthEnv + " to the API key (uuid:key, wsk property get --auth)"
+		}
+		return &StatusError{Method: method, Path: path, Code: resp.StatusCode, Body: msg}
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("openwhisk: %s %s: reply is not the API's JSON: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+func (c *Client) actionPath(name string) string {
+	return "/api/v1/namespaces/" + url.PathEscape(c.Namespace) + "/actions/" + url.PathEscape(name)
+}
+
+// PutAction creates or overwrites an action (a new revision).
+func (c *Client) PutAction(ctx context.Context, name string, a Action) (Action, error) {
+	var out Action
+	err := c.do(ctx, http.MethodPut, c.actionPath(name)+"?overwrite=true", a, &out)
+	return out, err
+}
+
+// GetAction reads an action.
+func (c *Client) GetAction(ctx context.Context, name string) (Action, error) {
+	var out Action
+	err := c.do(ctx, http.MethodGet, c.actionPath(name), nil, &out)
+	return out, err
+}
+
+// DeleteAction deletes an action.
+func (c *Client) DeleteAction(ctx context.Context, name string) error {
+	return c.do(ctx, http.MethodDelete, c.actionPath(name), nil, nil)
+}
+
+// Actions lists the namespace's actions (with their annotations).
+func (c *Client) Actions(ctx context.Context) ([]Action, error) {
+	var out []Action
+	err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?limit=200", nil, &out)
+	return out, err
+}
+
+// Invoke makes a blocking invocation and returns its activation record.
+func (c *Client) Invoke(ctx context.Context, name string, params map[string]any) (Activation, error) {
+	var out Activation
+	err := c.do(ctx, http.MethodPost, c.actionPath(name)+"?blocking=true", params, &out)
+	return out, err
+}
+
+// Activations lists the activations of an action since a time (ms).
+func (c *Client) Activations(ctx context.Context, name string, sinceMs int64) ([]Activation, error) {
+	var out []Activation
+	q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "docs": {"true"}, "limit": {"200"}}
+	err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out)
+	return out, err
+}
+
+// Info is GET / on the API host: the deployment's limits and runtimes.
+func (c *Client) Info(ctx context.Context) (map[string]any, error) {
+	var out map[string]any
+	err := c.do(ctx, http.MethodGet, "/", nil, &out)
+	return out, err
+}
+
+// WebURL is the URL of a web action in the default package.
+func (c *Client) WebURL(name string) string {
+	return c.APIHost + "/api/v1/web/" + url.PathEscape(c.Namespace) + "/default/" + url.PathEscape(name)
+}

@@ -1,0 +1,296 @@
+package openwhisk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// apiStandIn is a test server with OpenWhisk's REST API shapes (apache/
+// openwhisk core/controller/src/main/resources/apiv1swagger.json: ActionPut,
+// Activation; docs/webactions.md, docs/annotations.md), the action body
+// written out here again and decoded with unknown fields refused. A web
+// invocation makes an activation record; the first one of an action
+// revision "starts a container" and carries initTime. Bodies over 1 MiB
+// (whisk.activation.payload.max's default) are refused with 413, as
+// OpenWhisk does.
+type apiStandIn struct {
+	mu      sync.Mutex
+	actions map[string]*owAction
+	acts    []Activation
+	calls   []string
+}
+
+type owAction struct {
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Publish   bool   `json:"publish,omitempty"`
+	Exec      struct {
+		Kind   string `json:"kind"`
+		Code   string `json:"code,omitempty"`
+		Image  string `json:"image,omitempty"`
+		Main   string `json:"main,omitempty"`
+		Binary bool   `json:"binary,omitempty"`
+	} `json:"exec"`
+	Annotations []struct {
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+	} `json:"annotations,omitempty"`
+	Parameters []struct {
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+		Init  bool   `json:"init,omitempty"`
+	} `json:"parameters,omitempty"`
+	Limits struct {
+		Timeout     int `json:"timeout,omitempty"`
+		Memory      int `json:"memory,omitempty"`
+		Logs        int `json:"logs,omitempty"`
+		Concurrency int `json:"concurrency,omitempty"`
+	} `json:"limits"`
+	rev  int
+	warm int // the revision a warm container exists for
+}
+
+const standInKey = "23bc46b1-71f6-4ed5-8c54-816aa4f8c502:123zO3xZCLrMN6v2BKK1dXYFpXlPkccOFqm12CdAsMgRU4VrNZ9lyGVCGuMDGIwP"
+
+func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls = append(s.calls, r.Method+" "+r.URL.Path)
+	if web, ok := strings.CutPrefix(r.URL.Path, "/api/v1/web/guest/default/"); ok {
+		s.web(w, r, web)
+		return
+	}
+	user, key, _ := r.BasicAuth()
+	if user+":"+key != standInKey {
+		http.Error(w, `{"error":"The supplied authentication is invalid"}`, http.StatusUnauthorized)
+		return
+	}
+	switch {
+	case r.URL.Path == "/":
+		_, _ = w.Write([]byte(`{"description":"OpenWhisk","build":"2026-01-01","limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
+	case r.URL.Path == "/api/v1/namespaces/guest/actions" && r.Method == http.MethodGet:
+		var out []map[string]any
+		for name, a := range s.actions {
+			out = append(out, map[string]any{"name": name, "namespace": "guest", "annotations": a.Annotations, "version": a.Version})
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	case strings.HasPrefix(r.URL.Path, "/api/v1/namespaces/guest/actions/"):
+		name := strings.TrimPrefix(r.URL.Path, "/api/v1/namespaces/guest/actions/")
+		a := s.actions[name]
+		switch r.Method {
+		case http.MethodGet, http.MethodDelete:
+			if a == nil {
+				http.Error(w, `{"error":"The requested resource does not exist."}`, http.StatusNotFound)
+				return
+			}
+			if r.Method == http.MethodDelete {
+				delete(s.actions, name)
+			}
+			_ = json.NewEncoder(w).Encode(a)
+		case http.MethodPut:
+			if a != nil && r.URL.Query().Get("overwrite") != "true" {
+				http.Error(w, `{"error":"resource already exists"}`, http.StatusConflict)
+				return
+			}
+			var in owAction
+			dec := json.NewDecoder(r.Body)
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&in); err != nil {
+				http.Error(w, `{"error":"`+err.Error()+`"}`, http.StatusBadRequest)
+				return
+			}
+			if in.Exec.Kind == "" || (in.Exec.Kind == "blackbox") == (in.Exec.Image == "") {
+				http.Error(w, `{"error":"exec: a blackbox action needs an image, a kind needs code"}`, http.StatusBadRequest)
+				return
+			}
+			in.rev = 1
+			if a != nil {
+				in.rev, in.warm = a.rev+1, a.warm
+			}
+			in.Version = fmt.Sprintf("0.0.%d", in.rev)
+			s.actions[name] = &in
+			_ = json.NewEncoder(w).Encode(&in)
+		}
+	case r.URL.Path == "/api/v1/namespaces/guest/activations":
+		var out []Activation
+		since := r.URL.Query().Get("since")
+		for _, a := range s.acts {
+			if a.Name == r.URL.Query().Get("name") && fmt.Sprint(a.Start) >= since {
+				out = append(out, a)
+			}
+		}
+		_ = json.NewEncoder(w).Encode(out)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func (s *apiStandIn) web(w http.ResponseWriter, r *http.Request, name string) {
+	a := s.actions[name]
+	if a == nil {
+		http.Error(w, `{"error":"The requested resource does not exist."}`, http.StatusNotFound)
+		return
+	}
+	body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20+1))
+	if len(body) > 1<<20 {
+		http.Error(w, `{"error":"The request content was malformed: request entity too large"}`, http.StatusRequestEntityTooLarge)
+		return
+	}
+	id := fmt.Sprintf("act%04d", len(s.acts)+1)
+	act := Activation{ActivationID: id, Name: name, Namespace: "guest", Start: time.Now().UnixMilli(), Duration: 3,
+		Annotations: []KeyValue{{Key: "waitTime", Value: 12.0}}}
+	if a.warm != a.rev {
+		act.Annotations = append(act.Annotations, KeyValue{Key: "initTime", Value: 250.0})
+		a.warm = a.rev
+	}
+	s.acts = append(s.acts, act)
+	w.Header().Set("X-Openwhisk-Activation-Id", id)
+	_, _ = w.Write(body)
+}
+
+func start(t *testing.T) (*Platform, *apiStandIn) {
+	s := &apiStandIn{actions: map[string]*owAction{}}
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	cfg, err := ParseConfig(platform.Config{RunID: "ow:run", Options: map[string]any{"api_host": srv.URL, "cpus": []int{0}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Open(cfg, standInKey), s
+}
+
+func post(t *testing.T, url string, n int) (int, string) {
+	resp, err := http.Post(url, "application/octet-stream", bytes.NewReader(make([]byte, n)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode, resp.Header.Get("X-Openwhisk-Activation-Id")
+}
+
+func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	fn := platform.Function{Name: "prime-java", Workload: "prime", Language: "java", Replicas: 1, MemoryMB: 256, Concurrency: 1,
+		Env: map[string]string{"N": "1000"}, Settings: map[string]string{"timeout": "30s"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	a := s.actions["prime-java"]
+	if a.Exec.Kind != "blackbox" || a.Exec.Image != "faasbench/prime-java:latest" || a.Limits.Memory != 256 || a.Limits.Timeout != 30000 || a.Limits.Concurrency != 1 {
+		t.Errorf("action %+v", a)
+	}
+	raw, _ := json.Marshal(a.Annotations)
+	for _, want := range []string{`{"key":"web-export","value":true}`, `{"key":"raw-http","value":true}`, `{"key":"faasbench-run-id","value":"ow-run"}`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("annotations %s lack %s", raw, want)
+		}
+	}
+	if p0, _ := json.Marshal(a.Parameters); !strings.Contains(string(p0), `{"key":"N","value":"1000","init":true}`) {
+		t.Errorf("parameters %s", p0)
+	}
+	url, _ := p.Endpoint(ctx, "prime-java")
+	since := time.Now().Add(-time.Millisecond)
+	code, id1 := post(t, url, 10)
+	_, id2 := post(t, url, 10)
+	if code != 200 || id1 == "" {
+		t.Fatalf("web action: %d %q", code, id1)
+	}
+	st, err := p.StartedSince(ctx, "prime-java", since)
+	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "container" || st[0].Ready.Sub(st[0].Started) != 250*time.Millisecond {
+		t.Fatalf("started %+v %v (second call %s was warm)", st, err, id2)
+	}
+	how, err := p.MakeCold(ctx, "prime-java")
+	if err != nil || !strings.Contains(how, "new revision (0.0.2)") {
+		t.Fatalf("%q %v", how, err)
+	}
+	_, id3 := post(t, url, 10)
+	if st, _ = p.StartedSince(ctx, "prime-java", since); len(st) != 2 || st[1].ID != id3 {
+		t.Errorf("after make cold: %+v", st)
+	}
+	if code, _ := post(t, url, 1<<20+1); code != http.StatusRequestEntityTooLarge {
+		t.Errorf("oversized payload: HTTP %d, want 413 (a failure, never a success)", code)
+	}
+	// Close deletes this run's actions only.
+	s.actions["theirs"] = &owAction{Version: "0.0.1"}
+	p2, _ := start(t)
+	p2.c = p.c
+	p2.cfg.RunID = "other"
+	if err := p2.Deploy(ctx, platform.Function{Name: "other-run", Workload: "hello", Language: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "theirs", Workload: "hello", Language: "go"}); err == nil || !strings.Contains(err.Error(), "not made by faasbench") {
+		t.Errorf("deploy over a foreign action: %v", err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.actions["prime-java"]; ok || s.actions["theirs"] == nil || s.actions["other-run"] == nil {
+		t.Errorf("after close: %v", s.actions)
+	}
+	f, _ := p.Fingerprint(ctx)
+	if lim, ok := f["limits"].(map[string]any); !ok || lim["concurrent_actions"] != 100.0 {
+		t.Errorf("fingerprint %v", f)
+	}
+}
+
+func TestWhatOpenWhiskCannotDo(t *testing.T) {
+	p, _ := start(t)
+	ctx := context.Background()
+	for want, fn := range map[string]platform.Function{
+		"replicas: OpenWhisk has no replica count": {Name: "f", Replicas: 2},
+		"settings.code_file: kind nodejs:20 needs": {Name: "f", Settings: map[string]string{"kind": "nodejs:20"}},
+		"settings.kind: code_file needs":           {Name: "f", Settings: map[string]string{"code_file": "x.js"}},
+		"settings.timeout: \"1ms\"":                {Name: "f", Settings: map[string]string{"timeout": "1ms"}},
+		"mode: \"fork\"":                           {Name: "f", Mode: "fork"},
+		"settings.hpa_max: unknown setting":        {Name: "f", Settings: map[string]string{"hpa_max": "2"}},
+	} {
+		if err := p.Deploy(ctx, fn); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", fn, err, want)
+		}
+	}
+	if err := p.Scale(ctx, "f", 3); err == nil || !strings.Contains(err.Error(), "no replica count") {
+		t.Errorf("scale: %v", err)
+	}
+	bad := Open(p.cfg, "nobody:wrong")
+	if err := bad.Deploy(ctx, platform.Function{Name: "f", Workload: "hello", Language: "go"}); err == nil || !strings.Contains(err.Error(), AuthEnv) {
+		t.Errorf("wrong key: %v", err)
+	}
+	t.Setenv(AuthEnv, "")
+	if _, err := New(ctx, platform.Config{RunID: "r"}); err == nil || !strings.Contains(err.Error(), AuthEnv) {
+		t.Errorf("no key: %v", err)
+	}
+	if _, err := ParseConfig(platform.Config{Options: map[string]any{"apihost": "x"}}); err == nil || !strings.Contains(err.Error(), "platform.options.apihost: unknown option") {
+		t.Errorf("bad option: %v", err)
+	}
+}
+
+func TestNativeRuntimeCode(t *testing.T) {
+	p, s := start(t)
+	dir := t.TempDir()
+	p.cfg.WorkloadsDir = dir
+	if err := os.WriteFile(dir+"/hello.js", []byte("function main(a){return a}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fn := platform.Function{Name: "hello-js", Workload: "hello", Language: "node", Settings: map[string]string{"kind": "nodejs:20", "code_file": "hello.js", "main": "main"}}
+	if err := p.Deploy(context.Background(), fn); err != nil {
+		t.Fatal(err)
+	}
+	if a := s.actions["hello-js"]; a.Exec.Kind != "nodejs:20" || a.Exec.Code != "function main(a){return a}" || a.Exec.Image != "" {
+		t.Errorf("exec %+v", a.Exec)
+	}
+}

@@ -1,0 +1,341 @@
+// Package openwhisk deploys functions as Apache OpenWhisk actions through
+// its REST API (Docker "blackbox" actions running the workload's image, or
+// a native runtime kind with code), as web actions with raw HTTP, and reads
+// the activation records (initTime, waitTime) as the platform's evidence
+// of cold starts. OpenWhisk has no replica count: its invokers run
+// containers as load needs, within the action's memory and concurrency
+// limits.
+package openwhisk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "openwhisk"
+
+// AuthEnv holds the API key ("uuid:key"); never in the spec.
+const AuthEnv = "FB_OPENWHISK_AUTH"
+
+// Annotations faasbench puts on its actions, so leftovers can be found.
+const (
+	AnnRunID    = "faasbench-run-id"
+	AnnFunction = "faasbench-function"
+)
+
+// Config is the platform's configuration (platform.options).
+type Config struct {
+	RunID       string
+	APIHost     string
+	Namespace   string
+	ImagePrefix string
+	ImageTag    string
+	// WorkloadsDir resolves settings.code_file.
+	WorkloadsDir string
+}
+
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "cpus"}
+
+// ParseConfig reads the options; errors name the option.
+func ParseConfig(pc platform.Config) (Config, error) {
+	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir}
+	keys := make([]string, 0, len(pc.Options))
+	for k := range pc.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "cpus" {
+			continue
+		}
+		s, ok := pc.Options[k].(string)
+		switch {
+		case !contains(optionKeys, k):
+			return c, fmt.Errorf("platform.options.%s: unknown option for the openwhisk platform (known: %s)", k, strings.Join(optionKeys[:len(optionKeys)-1], ", "))
+		case !ok:
+			return c, fmt.Errorf("platform.options.%s: %v is not a string", k, pc.Options[k])
+		}
+		switch k {
+		case "api_host":
+			u, err := url.Parse(s)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return c, fmt.Errorf("platform.options.api_host: %q is not an http(s) URL", s)
+			}
+			c.APIHost = strings.TrimRight(s, "/")
+		case "namespace":
+			c.Namespace = s
+		case "image_prefix":
+			c.ImagePrefix = s
+		case "image_tag":
+			c.ImageTag = s
+		}
+	}
+	return c, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+// Settings is a function's OpenWhisk configuration.
+type Settings struct {
+	Image    string
+	Kind     string // a native runtime (nodejs:20, java:8, python:3); empty: blackbox
+	CodeFile string
+	Main     string
+	Timeout  time.Duration
+}
+
+// ParseSettings checks a function against what OpenWhisk takes.
+func ParseSettings(fn platform.Function) (Settings, error) {
+	s := Settings{Timeout: time.Minute}
+	if fn.Name == "" || strings.ContainsAny(fn.Name, "/ ") {
+		return s, fmt.Errorf("name: %q cannot name an action", fn.Name)
+	}
+	for k, v := range fn.Settings {
+		switch k {
+		case "image":
+			s.Image = v
+		case "kind":
+			s.Kind = v
+		case "code_file":
+			s.CodeFile = v
+		case "main":
+			s.Main = v
+		case "timeout":
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 100*time.Millisecond {
+				return s, fmt.Errorf("settings.timeout: %q: want a duration of at least 100ms", v)
+			}
+			s.Timeout = d
+		default:
+			return s, fmt.Errorf("settings.%s: unknown setting for the openwhisk platform (known: code_file, image, kind, main, timeout)", k)
+		}
+	}
+	switch {
+	case fn.Replicas > 1:
+		return s, fmt.Errorf("replicas: OpenWhisk has no replica count (its invokers start containers as load needs); use concurrency and memory_mb, or another platform for fixed replicas")
+	case fn.Mode != "" && fn.Mode != "http":
+		return s, fmt.Errorf("mode: %q: OpenWhisk runs the action's own runtime (the action proxy)", fn.Mode)
+	case fn.Workers > 1:
+		return s, fmt.Errorf("workers: an OpenWhisk action container runs one action process")
+	case s.Kind != "" && s.CodeFile == "":
+		return s, fmt.Errorf("settings.code_file: kind %s needs the action's code", s.Kind)
+	case s.Kind == "" && s.CodeFile != "":
+		return s, fmt.Errorf("settings.kind: code_file needs the runtime kind (e.g. nodejs:20)")
+	}
+	return s, nil
+}
+
+// Platform deploys OpenWhisk actions.
+type Platform struct {
+	cfg Config
+	c   *Client
+
+	mu      sync.Mutex
+	actions map[string]Action
+}
+
+var (
+	_ platform.Platform      = (*Platform)(nil)
+	_ platform.ColdStarter   = (*Platform)(nil)
+	_ platform.Fingerprinter = (*Platform)(nil)
+)
+
+// New reads the options and the API key from $FB_OPENWHISK_AUTH.
+func New(_ context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc)
+	if err != nil {
+		return nil, err
+	}
+	auth := os.Getenv(AuthEnv)
+	if auth == "" || !strings.Contains(auth, ":") {
+		return nil, fmt.Errorf("openwhisk: %s must hold the API key as uuid:key (wsk property get --auth)", AuthEnv)
+	}
+	return Open(cfg, auth), nil
+}
+
+// Open is New with a parsed configuration and key.
+func Open(cfg Config, auth string) *Platform {
+	return &Platform{cfg: cfg, actions: map[string]Action{},
+		c: &Client{APIHost: cfg.APIHost, Namespace: cfg.Namespace, Auth: auth, HTTP: &http.Client{Timeout: 70 * time.Second}}}
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+// Action is the PUT body for fn: a web action with raw HTTP (the body
+// reaches the action unparsed), final parameters, the limits from the
+// function, env as init parameters, and faasbench's annotations.
+func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
+	a := Action{
+		Limits: &Limits{Timeout: int(s.Timeout / time.Millisecond), Memory: int(fn.MemoryMB), Concurrency: fn.Concurrency},
+		Annotations: []KeyValue{{Key: "web-export", Value: true}, {Key: "raw-http", Value: true}, {Key: "final", Value: true},
+			{Key: AnnRunID, Value: kube.LabelValue(c.RunID)}, {Key: AnnFunction, Value: fn.Name}},
+	}
+	if s.Kind != "" {
+		path := s.CodeFile
+		if !strings.HasPrefix(path, "/") {
+			path = c.WorkloadsDir + "/" + path
+		}
+		code, err := os.ReadFile(path)
+		if err != nil {
+			return a, fmt.Errorf("settings.code_file: %w", err)
+		}
+		a.Exec = &Exec{Kind: s.Kind, Code: string(code), Main: s.Main}
+	} else {
+		img := s.Image
+		if img == "" {
+			img = fmt.Sprintf("%s%s-%s:%s", c.ImagePrefix, fn.Workload, fn.Language, c.ImageTag)
+		}
+		a.Exec = &Exec{Kind: "blackbox", Image: img}
+		a.Annotations = append(a.Annotations, KeyValue{Key: "exec", Value: "blackbox"})
+	}
+	keys := make([]string, 0, len(fn.Env))
+	for k := range fn.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	a.Parameters = append(a.Parameters, KeyValue{Key: "FB_FUNCTION_NAME", Value: fn.Name, Init: true})
+	for _, k := range keys {
+		a.Parameters = append(a.Parameters, KeyValue{Key: k, Value: fn.Env[k], Init: true})
+	}
+	return a, nil
+}
+
+// Deploy implements platform.Platform: PUT the action (overwrite).
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	a, err := p.cfg.Action(fn, s)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	old, err := p.c.GetAction(ctx, fn.Name)
+	var se *StatusError
+	switch {
+	case err == nil && old.Annotation(AnnFunction) != fn.Name:
+		return fmt.Errorf("openwhisk action %s/%s exists and was not made by faasbench: choose another function name or namespace", p.cfg.Namespace, fn.Name)
+	case err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound):
+		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+	}
+	if _, err := p.c.PutAction(ctx, fn.Name, a); err != nil {
+		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+	}
+	p.mu.Lock()
+	p.actions[fn.Name] = a
+	p.mu.Unlock()
+	return nil
+}
+
+// Scale implements platform.Platform: OpenWhisk has no replica count.
+func (p *Platform) Scale(_ context.Context, name string, replicas int) error {
+	if replicas <= 1 {
+		return nil
+	}
+	return fmt.Errorf("scale %s to %d: OpenWhisk has no replica count (its invokers start containers as load needs)", name, replicas)
+}
+
+// Endpoint implements platform.Platform: the web action's URL (no API key
+// needed; blocking invocations need it and are for Invoke).
+func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
+	return p.c.WebURL(name), nil
+}
+
+// MakeCold implements platform.ColdStarter: overwrite the action with
+// itself, a new revision, whose first invocation cannot reuse a warm
+// container of the old one.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	p.mu.Lock()
+	a, ok := p.actions[name]
+	p.mu.Unlock()
+	if !ok {
+		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+	}
+	got, err := p.c.PutAction(ctx, name, a)
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	return "updated the action to a new revision (" + got.Version + "): invokers do not reuse a warm container of an older revision", nil
+}
+
+// StartedSince implements platform.ColdStarter from the activation
+// records: those with an initTime annotation started a container.
+func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
+	acts, err := p.c.Activations(ctx, name, since.UnixMilli())
+	if err != nil {
+		return nil, err
+	}
+	var out []platform.StartedInstance
+	for _, a := range acts {
+		if it := a.Number("initTime"); it > 0 {
+			start := time.UnixMilli(a.Start)
+			out = append(out, platform.StartedInstance{ID: a.ActivationID, Kind: "container", Started: start,
+				Ready: start.Add(time.Duration(it * float64(time.Millisecond)))})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out, nil
+}
+
+// Fingerprint implements platform.Fingerprinter: the deployment's limits
+// and runtimes (GET / on the API host).
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := map[string]any{"platform": Name, "api_host": p.cfg.APIHost, "namespace": p.cfg.Namespace}
+	if info, err := p.c.Info(ctx); err == nil {
+		f["limits"] = info["limits"]
+		f["runtimes"] = info["runtimes"]
+		f["build"] = info["build"]
+	} else {
+		f["info_error"] = err.Error()
+	}
+	return f, nil
+}
+
+// Remove implements platform.Platform.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	var se *StatusError
+	if err := p.c.DeleteAction(ctx, name); err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound) {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	p.mu.Lock()
+	delete(p.actions, name)
+	p.mu.Unlock()
+	return nil
+}
+
+// Close implements platform.Platform: delete every action carrying this
+// run's annotation.
+func (p *Platform) Close(ctx context.Context) error {
+	acts, err := p.c.Actions(ctx)
+	if err != nil {
+		return fmt.Errorf("openwhisk cleanup: %w", err)
+	}
+	var errs []error
+	run := kube.LabelValue(p.cfg.RunID)
+	for _, a := range acts {
+		if v, _ := a.Annotation(AnnRunID).(string); v == run {
+			errs = append(errs, p.Remove(ctx, a.Name))
+		}
+	}
+	return errors.Join(errs...)
+}
