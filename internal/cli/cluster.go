@@ -10,6 +10,7 @@ import (
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/nuclio"
 	"github.com/faasbench/faasbench/platform/openfaas"
 	"github.com/faasbench/faasbench/spec"
 )
@@ -59,6 +60,13 @@ func kubePlatforms() map[string]kubePlatform {
 				return baseline.New(ctx, cfg)
 			},
 			requirements: baseline.Requirements,
+		},
+		nuclio.Name: {
+			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+				return nuclio.New(ctx, cfg)
+			},
+			requirements: nuclio.Requirements,
+			kinds:        nuclio.Kinds(),
 		},
 		openfaas.Name: {
 			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {

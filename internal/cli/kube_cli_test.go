@@ -38,8 +38,8 @@ func TestPlatformCheckOnTheTestControlPlane(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "ok: nothing stops a run") {
 		t.Errorf("knative check with its CRD installed: %d %q", code, out)
 	}
-	code, _, errOut = runCLI(t, "platform", "check", "--platform", "nuclio", "--kubeconfig", kc)
-	if code != ExitUsage || !strings.Contains(errOut, `--platform: "nuclio" is not a Kubernetes platform`) {
+	code, _, errOut = runCLI(t, "platform", "check", "--platform", "openwhisk", "--kubeconfig", kc)
+	if code != ExitUsage || !strings.Contains(errOut, `--platform: "openwhisk" is not a Kubernetes platform`) {
 		t.Errorf("unknown platform: %d %q", code, errOut)
 	}
 	dead := filepath.Join(t.TempDir(), "kubeconfig")

@@ -7,7 +7,6 @@ package baseline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -156,7 +155,7 @@ func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string,
 		}
 		host := p.cfg.EndpointHost
 		if host == "" {
-			h, err := p.nodeAddress(ctx)
+			h, err := p.Cluster.NodeAddress(ctx)
 			if err != nil {
 				return "", err
 			}
@@ -177,26 +176,6 @@ func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string,
 	default:
 		return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d/", svc.Name, svc.Namespace, kube.Port), nil
 	}
-}
-
-// nodeAddress is the InternalIP of the first ready node.
-func (p *Platform) nodeAddress(ctx context.Context) (string, error) {
-	nodes, err := p.Cluster.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", fmt.Errorf("node address for the NodePort service (or set platform.options.endpoint_host): %w", err)
-	}
-	for _, n := range nodes.Items {
-		ready := false
-		for _, c := range n.Status.Conditions {
-			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
-		}
-		for _, a := range n.Status.Addresses {
-			if ready && a.Type == corev1.NodeInternalIP {
-				return a.Address, nil
-			}
-		}
-	}
-	return "", errors.New("no ready node with an InternalIP for the NodePort service: set platform.options.endpoint_host")
 }
 
 // DirectEndpoints implements platform.DirectCaller: every ready pod's

@@ -94,7 +94,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	p.mu.Lock()
 	p.functions[fn.Name] = fn
 	p.mu.Unlock()
-	if _, err := p.services().Create(ctx, svc, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+	if _, err := p.services().Create(ctx, svc, metav1.CreateOptions{FieldValidation: "Strict"}); apierrors.IsAlreadyExists(err) {
 		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			old, gerr := p.services().Get(ctx, fn.Name, metav1.GetOptions{})
 			if gerr != nil {
@@ -104,7 +104,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 				return fmt.Errorf("knative service %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
 			}
 			svc.SetResourceVersion(old.GetResourceVersion())
-			_, uerr := p.services().Update(ctx, svc, metav1.UpdateOptions{})
+			_, uerr := p.services().Update(ctx, svc, metav1.UpdateOptions{FieldValidation: "Strict"})
 			return uerr
 		})
 		if err != nil {

@@ -1,0 +1,31 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodeAddress is the InternalIP of the first ready node: where a NodePort
+// answers when no address is configured.
+func (c *Cluster) NodeAddress(ctx context.Context) (string, error) {
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return "", fmt.Errorf("node address for a NodePort (or set platform.options.endpoint_host): %w", err)
+	}
+	for _, n := range nodes.Items {
+		ready := false
+		for _, c := range n.Status.Conditions {
+			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
+		}
+		for _, a := range n.Status.Addresses {
+			if ready && a.Type == corev1.NodeInternalIP {
+				return a.Address, nil
+			}
+		}
+	}
+	return "", errors.New("no ready node with an InternalIP for a NodePort: set platform.options.endpoint_host")
+}

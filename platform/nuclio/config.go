@@ -1,0 +1,107 @@
+package nuclio
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Config is the Nuclio platform's configuration (platform.options).
+type Config struct {
+	kube.Common
+	// EndpointHost is a node's address for the functions' NodePort
+	// (empty: the first ready node's InternalIP).
+	EndpointHost string
+	// NuclioNamespace is where Nuclio's controller and dashboard run.
+	NuclioNamespace string
+}
+
+// ParseConfig reads the options; errors name the option.
+func ParseConfig(runID string, opts map[string]any) (Config, error) {
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace"})
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio"}
+	if v := own["nuclio_namespace"]; v != "" {
+		c.NuclioNamespace = v
+	}
+	return c, nil
+}
+
+// Settings is a function's Nuclio configuration.
+type Settings struct {
+	Image, Runtime, Handler string
+	// MinReplicas..MaxReplicas with TargetCPU: Nuclio's autoscaling (an
+	// HPA on CPU); otherwise replicas are fixed.
+	MinReplicas, MaxReplicas, TargetCPU int
+	Autoscaled                          bool
+}
+
+// runtimes maps faasbench's languages to Nuclio runtimes.
+var runtimes = map[string]string{"python": "python:3.11", "go": "golang", "node": "nodejs", "java": "java", "cpp": "shell"}
+
+// ParseSettings checks a function against what Nuclio takes.
+func ParseSettings(fn platform.Function) (Settings, error) {
+	s := Settings{Runtime: runtimes[fn.Language], Handler: "main:handler"}
+	if err := kube.ValidateName(fn.Name); err != nil {
+		return s, fmt.Errorf("name: %w", err)
+	}
+	keys := make([]string, 0, len(fn.Settings))
+	for k := range fn.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := fn.Settings[k]
+		num := func(lo, hi int) (int, error) {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < lo || n > hi {
+				return 0, fmt.Errorf("settings.%s: %q: want a whole number in [%d, %d]", k, v, lo, hi)
+			}
+			return n, nil
+		}
+		var err error
+		switch k {
+		case "image":
+			s.Image = v
+		case "runtime":
+			s.Runtime = v
+		case "handler":
+			s.Handler = v
+		case "min_replicas":
+			s.MinReplicas, err = num(0, 1000)
+			s.Autoscaled = true
+		case "max_replicas":
+			s.MaxReplicas, err = num(1, 1000)
+			s.Autoscaled = true
+		case "target_cpu":
+			s.TargetCPU, err = num(1, 100)
+		default:
+			return s, fmt.Errorf("settings.%s: unknown setting for the nuclio platform (known: handler, image, max_replicas, min_replicas, runtime, target_cpu)", k)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	switch {
+	case s.Runtime == "":
+		return s, fmt.Errorf("settings.runtime: no Nuclio runtime for language %q: give one", fn.Language)
+	case s.Autoscaled && s.MaxReplicas == 0:
+		return s, fmt.Errorf("settings.max_replicas: autoscaling needs a maximum")
+	case s.Autoscaled && s.MaxReplicas < s.MinReplicas:
+		return s, fmt.Errorf("settings.max_replicas: %d is below min_replicas %d", s.MaxReplicas, s.MinReplicas)
+	case s.TargetCPU > 0 && !s.Autoscaled:
+		return s, fmt.Errorf("settings.target_cpu: needs min_replicas and max_replicas (fixed replicas do not autoscale)")
+	case fn.Mode != "" && fn.Mode != "http":
+		return s, fmt.Errorf("mode: %q: Nuclio's processor runs the handler in its workers", fn.Mode)
+	case fn.Concurrency > 0:
+		return s, fmt.Errorf("concurrency: Nuclio bounds a pod's concurrency by its workers: set workers (the HTTP trigger's maxWorkers)")
+	case fn.Replicas < 0:
+		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	}
+	return s, nil
+}

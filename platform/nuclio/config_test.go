@@ -1,0 +1,43 @@
+package nuclio
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+func TestSettingsAndFunctionObject(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{"endpoint_host": "192.0.2.1"})
+	if err != nil || c.EndpointHost != "192.0.2.1" || c.NuclioNamespace != "nuclio" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	fn := platform.Function{Name: "image-cpp", Workload: "image", Language: "cpp", Replicas: 3, Workers: 8}
+	s, err := ParseSettings(fn)
+	if err != nil || s.Runtime != "shell" || s.Autoscaled {
+		t.Fatalf("%+v %v", s, err)
+	}
+	u, _ := c.Function("ns", fn, s)
+	spec := u.Object["spec"].(map[string]any)
+	http := spec["triggers"].(map[string]any)["http"].(map[string]any)
+	if spec["replicas"] != int64(3) || http["maxWorkers"] != int64(8) || spec["image"] != "faasbench/image-cpp:latest" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
+		t.Errorf("function %v", u.Object)
+	}
+	auto, _ := ParseSettings(platform.Function{Name: "f", Language: "go", Settings: map[string]string{"min_replicas": "1", "max_replicas": "5", "target_cpu": "70"}})
+	ua, _ := c.Function("ns", platform.Function{Name: "f", Language: "go"}, auto)
+	if sp := ua.Object["spec"].(map[string]any); sp["minReplicas"] != int64(1) || sp["maxReplicas"] != int64(5) || sp["targetCPU"] != int64(70) || sp["replicas"] != nil {
+		t.Errorf("autoscaled spec %v", sp)
+	}
+	for want, fn := range map[string]platform.Function{
+		"concurrency: Nuclio bounds":               {Name: "f", Language: "go", Concurrency: 2},
+		"settings.max_replicas: autoscaling needs": {Name: "f", Language: "go", Settings: map[string]string{"min_replicas": "1"}},
+		"settings.target_cpu: needs min_replicas":  {Name: "f", Language: "go", Settings: map[string]string{"target_cpu": "50"}},
+		"settings.runtime: no Nuclio runtime":      {Name: "f", Language: "rust"},
+		"settings.target_cpu: \"500\"":             {Name: "f", Language: "go", Settings: map[string]string{"target_cpu": "500"}},
+		"settings.maxworkers: unknown setting":     {Name: "f", Language: "go", Settings: map[string]string{"maxworkers": "2"}},
+	} {
+		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", fn, err, want)
+		}
+	}
+}

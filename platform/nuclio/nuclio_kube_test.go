@@ -1,0 +1,122 @@
+//go:build kube
+
+package nuclio_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/nuclio"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+func open(t *testing.T, run string) (*nuclio.Platform, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cfg, err := nuclio.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t), "ready_timeout": "60s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := nuclio.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Apply(t, p.Cluster, "testdata/nucliofunction-crd.yaml")
+	nuclioStandIn(ctx, t, p.Cluster)
+	return p, ctx
+}
+
+// Every workload × language becomes a NuclioFunction the API server
+// accepts under strict field validation; a misspelt field is refused.
+func TestFunctionsPassTheSchema(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	cat, err := workloads.Load("../../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := nuclio.ParseConfig("schema", nil)
+	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	n := 0
+	for _, w := range cat.Names() {
+		wl, _ := cat.Get(w)
+		for _, lang := range wl.Languages {
+			for _, set := range []map[string]string{nil, {"min_replicas": "1", "max_replicas": "4", "target_cpu": "70"}} {
+				fn := platform.Function{Name: w + "-" + lang, Workload: w, Language: lang, Replicas: 2, Workers: 4, MemoryMB: 256, CPUs: 1, Settings: set}
+				s, err := nuclio.ParseSettings(fn)
+				if err != nil {
+					t.Fatal(err)
+				}
+				u, _ := cfg.Function(cl.Namespace, fn, s)
+				if _, err := fns.Create(context.Background(), u, dry); err != nil {
+					t.Errorf("%s: %v", fn.Name, err)
+				}
+				n++
+			}
+		}
+	}
+	fn := platform.Function{Name: "typo", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := nuclio.ParseSettings(fn)
+	u, _ := cfg.Function(cl.Namespace, fn, s)
+	u.Object["spec"].(map[string]any)["triggers"].(map[string]any)["http"].(map[string]any)["maxWorker"] = int64(2)
+	if _, err := fns.Create(context.Background(), u, dry); err == nil || !strings.Contains(err.Error(), "maxWorker") {
+		t.Errorf("a misspelt field was accepted: %v", err)
+	}
+	t.Logf("%d NuclioFunctions validated", n)
+}
+
+func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
+	p, ctx := open(t, "nu-run")
+	cl := p.Cluster
+	start := time.Now()
+	if err := p.Deploy(ctx, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 2, Workers: 4}); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
+	if w, _, _ := unstructured.NestedInt64(u.Object, "spec", "triggers", "http", "maxWorkers"); w != 4 {
+		t.Errorf("maxWorkers %d, want 4", w)
+	}
+	for _, n := range []int{5, 0} {
+		if err := p.Scale(ctx, "reverse-go", n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _ := p.ReplicaEvents(ctx, "reverse-go", start)
+	var desired []int
+	for _, e := range evs {
+		if e.Kind == "scaled" {
+			desired = append(desired, e.Desired)
+		}
+	}
+	if fmt.Sprint(desired) != "[2 5 0]" {
+		t.Errorf("desired %v", desired)
+	}
+	url, err := p.Endpoint(ctx, "reverse-go")
+	svc, _ := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, "nuclio-reverse-go", metav1.GetOptions{})
+	if err != nil || url != fmt.Sprintf("http://10.244.255.1:%d/", svc.Spec.Ports[0].NodePort) {
+		t.Errorf("endpoint %q %v", url, err)
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "sleep-python", Workload: "sleep", Language: "python", CPUs: 0.5,
+		Settings: map[string]string{"min_replicas": "1", "max_replicas": "3", "target_cpu": "60"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("", "")})
+	deps, _ := cl.Client.AppsV1().Deployments(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if len(pods.Items)+len(deps.Items) != 0 {
+		t.Errorf("left: %d pods, %d deployments", len(pods.Items), len(deps.Items))
+	}
+}

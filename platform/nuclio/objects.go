@@ -1,0 +1,65 @@
+package nuclio
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// FunctionGVR is Nuclio's function resource.
+var FunctionGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1beta1", Resource: "nucliofunctions"}
+
+// LabelFunctionName is the label Nuclio's controller puts on a function's
+// Deployment and pods.
+const LabelFunctionName = "nuclio.io/function-name"
+
+// Function is the NuclioFunction of fn: the image with its runtime and
+// handler, the HTTP trigger with maxWorkers = fn.Workers (seed 003's
+// workers per pod) on a NodePort, fixed replicas or min/max with a CPU
+// target, the contract's environment and the resources.
+func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
+	env := []any{}
+	for _, e := range kube.ContractEnv(fn, false) {
+		env = append(env, map[string]any{"name": e.Name, "value": e.Value})
+	}
+	workers := int64(max(fn.Workers, 1))
+	spec := map[string]any{
+		"image":       c.Image(fn.Workload, fn.Language, s.Image),
+		"runtime":     s.Runtime,
+		"handler":     s.Handler,
+		"env":         env,
+		"serviceType": "NodePort",
+		"triggers": map[string]any{"http": map[string]any{"kind": "http", "maxWorkers": workers,
+			"attributes": map[string]any{"serviceType": "NodePort"}}},
+	}
+	if s.Autoscaled {
+		spec["minReplicas"], spec["maxReplicas"] = int64(s.MinReplicas), int64(s.MaxReplicas)
+		if s.TargetCPU > 0 {
+			spec["targetCPU"] = int64(s.TargetCPU)
+		}
+	} else {
+		spec["replicas"] = int64(fn.Replicas)
+	}
+	if res := kube.Resources(fn); len(res.Limits) > 0 {
+		r, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&res)
+		if err != nil {
+			return nil, fmt.Errorf("nuclio function %s: %w", fn.Name, err)
+		}
+		spec["resources"] = r
+	}
+	labels := map[string]any{"nuclio.io/project-name": "default"}
+	for k, v := range kube.FunctionLabels(c.RunLabel(), fn) {
+		labels[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "nuclio.io/v1beta1",
+		"kind":       "NuclioFunction",
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": labels},
+		"spec":       spec,
+	}}, nil
+}

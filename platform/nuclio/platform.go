@@ -1,0 +1,209 @@
+// Package nuclio runs functions as NuclioFunction resources
+// (nuclio.io/v1beta1) through the dynamic client: the HTTP trigger's
+// maxWorkers (workers per pod, seed 003), fixed replicas or min/max with a
+// CPU target, invoked at the function's NodePort from status.httpPort.
+package nuclio
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "nuclio"
+
+// Platform deploys NuclioFunctions.
+type Platform struct {
+	*kube.Session
+	cfg Config
+}
+
+var (
+	_ platform.Platform        = (*Platform)(nil)
+	_ platform.ReplicaWatcher  = (*Platform)(nil)
+	_ platform.ResourceSampler = (*Platform)(nil)
+	_ platform.Fingerprinter   = (*Platform)(nil)
+)
+
+// Kinds are the Nuclio resources a run creates.
+func Kinds() []schema.GroupVersionResource { return []schema.GroupVersionResource{FunctionGVR} }
+
+// New connects and watches the run's functions' Deployments and pods
+// (Nuclio's controller copies a function's labels to them).
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc.RunID, pc.Options)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg)
+}
+
+// Open is New with a parsed configuration.
+func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
+	if err != nil {
+		return nil, fmt.Errorf("nuclio: %w", err)
+	}
+	return &Platform{Session: s, cfg: cfg}, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+func (p *Platform) functions() interface {
+	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
+	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
+	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
+	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
+} {
+	return p.Cluster.Dynamic.Resource(FunctionGVR).Namespace(p.Namespace())
+}
+
+// Deploy implements platform.Platform.
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	u, err := p.cfg.Function(p.Namespace(), fn, s)
+	if err != nil {
+		return err
+	}
+	strict := metav1.CreateOptions{FieldValidation: "Strict"}
+	if _, err := p.functions().Create(ctx, u, strict); apierrors.IsAlreadyExists(err) {
+		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			old, gerr := p.functions().Get(ctx, fn.Name, metav1.GetOptions{})
+			if gerr != nil {
+				return gerr
+			}
+			if old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy {
+				return fmt.Errorf("nuclio function %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
+			}
+			u.SetResourceVersion(old.GetResourceVersion())
+			_, uerr := p.functions().Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
+			return uerr
+		})
+		if err != nil {
+			return fmt.Errorf("update nuclio function %s: %w", fn.Name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("create nuclio function %s: %w", fn.Name, err)
+	}
+	if _, err := p.waitReady(ctx, fn.Name); err != nil {
+		return err
+	}
+	if !s.Autoscaled {
+		return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+	}
+	return nil
+}
+
+type status struct {
+	State    string `json:"state"`
+	Message  string `json:"message"`
+	HTTPPort int    `json:"httpPort"`
+}
+
+// waitReady waits for status.state ready; "error" fails with its message.
+func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
+	ctx, cancel := context.WithTimeout(ctx, p.ReadyTimeout)
+	defer cancel()
+	var st status
+	for {
+		u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			st = status{}
+			if raw, ok := u.Object["status"]; ok {
+				b, _ := json.Marshal(raw)
+				_ = json.Unmarshal(b, &st)
+			}
+			switch st.State {
+			case "ready":
+				return st, nil
+			case "error", "unhealthy":
+				return st, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
+			}
+			return st, ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Scale implements platform.Platform: spec.replicas (fixed replicas).
+func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
+	if replicas < 0 {
+		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	}
+	patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(replicas) + `,"minReplicas":null,"maxReplicas":null}}`)
+	if _, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("scale %s: %w", name, err)
+	}
+	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// Endpoint implements platform.Platform: the HTTP trigger's NodePort
+// (status.httpPort) on a node.
+func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	st, err := p.waitReady(ctx, name)
+	if err != nil {
+		return "", err
+	}
+	if st.HTTPPort == 0 {
+		return "", fmt.Errorf("nuclio function %s has no HTTP port (status.httpPort)", name)
+	}
+	host := p.cfg.EndpointHost
+	if host == "" {
+		if host, err = p.Cluster.NodeAddress(ctx); err != nil {
+			return "", err
+		}
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(st.HTTPPort)) + "/", nil
+}
+
+// Fingerprint implements platform.Fingerprinter: the cluster, Nuclio's
+// component images and its platform configuration.
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := p.Session.Fingerprint(ctx, Name)
+	comps, err := p.Cluster.Components(ctx, p.cfg.NuclioNamespace, "")
+	if err != nil {
+		f["components_error"] = err.Error()
+	}
+	f["components"] = comps
+	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.NuclioNamespace, "nuclio-platform-config"); err == nil {
+		f["platform_config"] = cfg
+	}
+	return f, nil
+}
+
+// Requirements are what a run needs of the cluster.
+func Requirements() kube.Requirements {
+	needs := []kube.Need{
+		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
+		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
+		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
+	}
+	for _, v := range []string{"create", "get", "list", "update", "patch", "delete"} {
+		needs = append(needs, kube.Need{Group: FunctionGVR.Group, Resource: FunctionGVR.Resource, Verb: v})
+	}
+	return kube.Requirements{APIs: Kinds(), Needs: needs}
+}

@@ -1,0 +1,126 @@
+//go:build kube
+
+package nuclio_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/nuclio"
+)
+
+// nuclioStandIn is a small stand-in for Nuclio's controller (which cannot
+// run here): for every NuclioFunction it makes what the controller makes
+// (pkg/platform/kube/functionres/lazy.go in github.com/nuclio/nuclio): a
+// Deployment and a NodePort Service named nuclio-<name>, labelled with the
+// function's labels plus nuclio.io/function-name and nuclio.io/class,
+// owned by the function, replicas from spec.replicas (else minReplicas);
+// and the function's status: state ready once the pods are, httpPort the
+// Service's node port. The real controllers and KWOK make the pods.
+func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
+	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
+	go func() {
+		for ctx.Err() == nil {
+			if list, err := fns.List(ctx, metav1.ListOptions{}); err == nil {
+				for i := range list.Items {
+					if err := reconcile(ctx, cl, &list.Items[i]); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+						t.Errorf("nuclio stand-in: %v", err)
+					}
+				}
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(30 * time.Millisecond):
+			}
+		}
+	}()
+}
+
+func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured) error {
+	if fn.GetDeletionTimestamp() != nil {
+		return nil
+	}
+	name := "nuclio-" + fn.GetName()
+	replicas, found, _ := unstructured.NestedInt64(fn.Object, "spec", "replicas")
+	if !found {
+		replicas, _, _ = unstructured.NestedInt64(fn.Object, "spec", "minReplicas")
+	}
+	n := int32(replicas)
+	labels := map[string]string{}
+	for k, v := range fn.GetLabels() {
+		labels[k] = v
+	}
+	labels[nuclio.LabelFunctionName] = fn.GetName()
+	labels["nuclio.io/class"] = "function"
+	image, _, _ := unstructured.NestedString(fn.Object, "spec", "image")
+	envRaw, _, _ := unstructured.NestedSlice(fn.Object, "spec", "env")
+	var env []corev1.EnvVar
+	for _, e := range envRaw {
+		var ev corev1.EnvVar
+		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(e.(map[string]any), &ev); err != nil {
+			return err
+		}
+		env = append(env, ev)
+	}
+	ctrl := true
+	owner := []metav1.OwnerReference{{APIVersion: "nuclio.io/v1beta1", Kind: "NuclioFunction", Name: fn.GetName(), UID: fn.GetUID(), Controller: &ctrl}}
+	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
+	d, err := deps.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		d = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, OwnerReferences: owner},
+			Spec: appsv1.DeploymentSpec{Replicas: &n, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{nuclio.LabelFunctionName: fn.GetName()}},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nuclio", Image: image, Env: env, Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}}}
+		if d, err = deps.Create(ctx, d, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, OwnerReferences: owner},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeNodePort, Selector: map[string]string{nuclio.LabelFunctionName: fn.GetName()},
+				Ports: []corev1.ServicePort{{Name: "http", Port: 8080, TargetPort: intstr.FromInt32(8080)}}}}
+		if _, err := cl.Client.CoreV1().Services(cl.Namespace).Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	} else if *d.Spec.Replicas != n {
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := deps.Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Spec.Replicas = &n
+			d, err = deps.Update(ctx, cur, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	svc, err := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	state := "configuringResources"
+	if d.Status.ObservedGeneration == d.Generation && d.Status.ReadyReplicas == n && d.Status.Replicas == n {
+		state = "ready"
+	}
+	cur, _, _ := unstructured.NestedString(fn.Object, "status", "state")
+	if cur == state {
+		return nil
+	}
+	fn.Object["status"] = map[string]any{"state": state, "httpPort": int64(svc.Spec.Ports[0].NodePort),
+		"internalInvocationUrls": []any{fmt.Sprintf("%s.%s.svc.cluster.local:8080", name, cl.Namespace)}}
+	_, err = cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).UpdateStatus(ctx, fn, metav1.UpdateOptions{})
+	return err
+}
