@@ -8,6 +8,7 @@ import (
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
+	"github.com/faasbench/faasbench/platform/fission"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/nuclio"
@@ -73,6 +74,13 @@ func kubePlatforms() map[string]kubePlatform {
 				return openfaas.New(ctx, cfg)
 			},
 			requirements: openfaas.Requirements,
+		},
+		fission.Name: {
+			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+				return fission.New(ctx, cfg)
+			},
+			requirements: fission.Requirements,
+			kinds:        fission.Kinds(),
 		},
 		knative.Name: {
 			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {

@@ -1,0 +1,154 @@
+package fission
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Config is the Fission platform's configuration (platform.options).
+type Config struct {
+	kube.Common
+	// RouterURL is Fission's router (default http://router.fission).
+	RouterURL string
+	// FissionNamespace is where Fission's components run.
+	FissionNamespace string
+	// WorkloadsDir resolves settings.code_file.
+	WorkloadsDir string
+}
+
+// ParseConfig reads the options; errors name the option.
+func ParseConfig(pc platform.Config) (Config, error) {
+	common, own, err := kube.ParseCommon(Name, pc.RunID, pc.Options, []string{"router_url", "fission_namespace"})
+	if err != nil {
+		return Config{}, err
+	}
+	c := Config{Common: common, RouterURL: "http://router.fission", FissionNamespace: "fission", WorkloadsDir: pc.WorkloadsDir}
+	if v := own["router_url"]; v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("platform.options.router_url: %q is not an http(s) URL", v)
+		}
+		c.RouterURL = strings.TrimRight(v, "/")
+	}
+	if v := own["fission_namespace"]; v != "" {
+		c.FissionNamespace = v
+	}
+	return c, nil
+}
+
+// Executors Fission offers.
+const (
+	PoolMgr   = "poolmgr"
+	NewDeploy = "newdeploy"
+	Container = "container"
+)
+
+// Settings is a function's Fission configuration.
+type Settings struct {
+	Executor string
+	// EnvImage is the environment's runtime image (poolmgr, newdeploy);
+	// Code is the function's code (a file of the workload catalogue) and
+	// Entrypoint the function in it.
+	EnvImage, Code, Entrypoint string
+	// Image is the function's own image (executor container).
+	Image string
+	// PoolSize: warm pods of a poolmgr environment.
+	PoolSize int
+	// MinScale..MaxScale and TargetCPU for newdeploy and container.
+	MinScale, MaxScale, TargetCPU int
+	Autoscaled                    bool
+	// Timeout (s) and IdleTimeout (s) of the function.
+	Timeout, IdleTimeout int
+}
+
+// ParseSettings checks a function against what Fission takes.
+func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) {
+	s := Settings{Executor: Container, PoolSize: 3, Timeout: 60}
+	if err := kube.ValidateName(fn.Name); err != nil {
+		return s, fmt.Errorf("name: %w", err)
+	}
+	keys := make([]string, 0, len(fn.Settings))
+	for k := range fn.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := fn.Settings[k]
+		num := func(lo int) (int, error) {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < lo {
+				return 0, fmt.Errorf("settings.%s: %q: want a whole number ≥ %d", k, v, lo)
+			}
+			return n, nil
+		}
+		var err error
+		switch k {
+		case "executor":
+			if v != PoolMgr && v != NewDeploy && v != Container {
+				return s, fmt.Errorf("settings.executor: %q: want poolmgr, newdeploy or container", v)
+			}
+			s.Executor = v
+		case "env_image":
+			s.EnvImage = v
+		case "code_file":
+			path := v
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(workloadsDir, v)
+			}
+			b, rerr := os.ReadFile(path)
+			if rerr != nil {
+				return s, fmt.Errorf("settings.code_file: %w", rerr)
+			}
+			s.Code = string(b)
+		case "entrypoint":
+			s.Entrypoint = v
+		case "image":
+			s.Image = v
+		case "pool_size":
+			s.PoolSize, err = num(0)
+		case "min_scale":
+			s.MinScale, err = num(0)
+			s.Autoscaled = true
+		case "max_scale":
+			s.MaxScale, err = num(1)
+			s.Autoscaled = true
+		case "target_cpu":
+			s.TargetCPU, err = num(1)
+		case "timeout":
+			s.Timeout, err = num(1)
+		case "idle_timeout":
+			s.IdleTimeout, err = num(1)
+		default:
+			return s, fmt.Errorf("settings.%s: unknown setting for the fission platform (known: code_file, entrypoint, env_image, executor, idle_timeout, image, max_scale, min_scale, pool_size, target_cpu, timeout)", k)
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	switch {
+	case s.Executor != Container && (s.EnvImage == "" || s.Code == ""):
+		return s, fmt.Errorf("settings.executor: %s runs code in an environment: give env_image (a Fission runtime image) and code_file", s.Executor)
+	case s.Executor == PoolMgr && (s.Autoscaled || fn.Replicas > 1):
+		return s, fmt.Errorf("settings.executor: poolmgr has no replica count (its pool is pool_size warm pods, specialised on demand): use newdeploy or container for replicas and scaling")
+	case s.Autoscaled && s.MaxScale < max(s.MinScale, 1):
+		return s, fmt.Errorf("settings.max_scale: %d is below min_scale %d", s.MaxScale, s.MinScale)
+	case s.TargetCPU > 0 && !s.Autoscaled:
+		return s, fmt.Errorf("settings.target_cpu: needs min_scale and max_scale")
+	case fn.Mode != "" && fn.Mode != "http":
+		return s, fmt.Errorf("mode: %q: Fission runs the environment's server or the image's", fn.Mode)
+	case fn.Replicas < 0:
+		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	}
+	if !s.Autoscaled && s.Executor != PoolMgr {
+		s.MinScale, s.MaxScale = fn.Replicas, max(fn.Replicas, 1)
+	}
+	return s, nil
+}

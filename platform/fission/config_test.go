@@ -1,0 +1,67 @@
+package fission
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+func TestSettingsAndObjects(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "f.py"), []byte("def main(): return 'x'"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ParseConfig(platform.Config{RunID: "r1", WorkloadsDir: dir, Options: map[string]any{"router_url": "http://10.0.0.5/"}})
+	if err != nil || c.RouterURL != "http://10.0.0.5" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	fn := platform.Function{Name: "f", Workload: "hello", Language: "python", Replicas: 2, Concurrency: 3}
+	s, err := ParseSettings(fn, dir)
+	if err != nil || s.Executor != Container || s.MinScale != 2 || s.MaxScale != 2 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	objs, _ := c.Objects("ns", fn, s)
+	if len(objs) != 2 || objs[0].GetKind() != "Function" || objs[1].GetKind() != "HTTPTrigger" {
+		t.Fatalf("container executor objects: %v", objs)
+	}
+	spec := objs[0].Object["spec"].(map[string]any)
+	if spec["requestsPerPod"] != int64(3) || spec["podspec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] != "faasbench/hello-python:latest" {
+		t.Errorf("function spec %v", spec)
+	}
+	nd := platform.Function{Name: "g", Workload: "hello", Language: "python", Settings: map[string]string{"executor": "newdeploy", "env_image": "e", "code_file": "f.py",
+		"min_scale": "1", "max_scale": "5", "target_cpu": "80"}}
+	s, err = ParseSettings(nd, dir)
+	if err != nil || !s.Autoscaled || s.Code != "def main(): return 'x'" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	objs, _ = c.Objects("ns", nd, s)
+	kinds := []string{}
+	for _, o := range objs {
+		kinds = append(kinds, o.GetKind())
+	}
+	if strings.Join(kinds, ",") != "Environment,Package,Function,HTTPTrigger" {
+		t.Errorf("kinds %v", kinds)
+	}
+	if lit := objs[1].Object["spec"].(map[string]any)["deployment"].(map[string]any)["literal"]; lit != "ZGVmIG1haW4oKTogcmV0dXJuICd4Jw==" {
+		t.Errorf("package literal %v", lit)
+	}
+	if pool := objs[0].Object["spec"].(map[string]any)["poolsize"]; pool != int64(0) {
+		t.Errorf("a newdeploy environment keeps no pool: %v", pool)
+	}
+	for want, set := range map[string]map[string]string{
+		"settings.executor: newdeploy runs code in an environment": {"executor": "newdeploy"},
+		"settings.executor: \"lambda\"":                            {"executor": "lambda"},
+		"poolmgr has no replica count":                             {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},
+		"settings.max_scale: 1 is below min_scale 3":               {"min_scale": "3", "max_scale": "1"},
+		"settings.target_cpu: needs min_scale":                     {"target_cpu": "50"},
+		"settings.code_file:":                                      {"executor": "newdeploy", "env_image": "e", "code_file": "missing.py"},
+		"settings.workers: unknown setting":                        {"workers": "2"},
+	} {
+		if _, err := ParseSettings(platform.Function{Name: "f", Settings: set}, dir); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%v: %v, want %q", set, err, want)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+//go:build kube
+
+package fission_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/fission"
+)
+
+func open(t *testing.T, run string) (*fission.Platform, context.Context, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def main():\n    return 'hello'\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := fission.ParseConfig(platform.Config{RunID: run, WorkloadsDir: dir, Options: map[string]any{"kubeconfig": kubetest.Kubeconfig(t),
+		"namespace": kubetest.Namespace(t), "ready_timeout": "60s", "router_url": "http://127.0.0.1:31314"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := fission.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Apply(t, p.Cluster, "testdata/fission-crds.yaml")
+	fissionStandIn(ctx, t, p.Cluster)
+	return p, ctx, dir
+}
+
+// The three executors on the real control plane: objects accepted under
+// strict validation, replicas through MinScale/MaxScale with the watched
+// timeline, the poolmgr's warm pool seen as the function's pods, the
+// router URL, and cleanup of every kind.
+func TestExecutorsScaleAndCleanUp(t *testing.T) {
+	p, ctx, _ := open(t, "fi-run")
+	cl := p.Cluster
+	start := time.Now()
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2, Concurrency: 1, CPUs: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{4, 0} {
+		if err := p.Scale(ctx, "hello-go", n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
+	var desired []int
+	for _, e := range evs {
+		if e.Kind == "scaled" {
+			desired = append(desired, e.Desired)
+		}
+	}
+	if fmt.Sprint(desired) != "[2 4 0]" {
+		t.Errorf("desired %v", desired)
+	}
+	nd := platform.Function{Name: "hello-py", Workload: "hello", Language: "python", Replicas: 3,
+		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
+	if err := p.Deploy(ctx, nd); err != nil {
+		t.Fatal(err)
+	}
+	pool := platform.Function{Name: "hello-pool", Workload: "hello", Language: "python",
+		Settings: map[string]string{"executor": "poolmgr", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "pool_size": "2"}}
+	if err := p.Deploy(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitReplicas(ctx, "hello-pool", 2); err != nil {
+		t.Errorf("the poolmgr's warm pool: %v", err)
+	}
+	if err := p.Scale(ctx, "hello-pool", 3); err == nil || !strings.Contains(err.Error(), "poolmgr executor has no replica count") {
+		t.Errorf("scale poolmgr: %v", err)
+	}
+	pkg, _ := cl.Dynamic.Resource(fission.PackageGVR).Namespace(cl.Namespace).Get(ctx, "hello-py", metav1.GetOptions{})
+	if lit, _, _ := unstructured.NestedString(pkg.Object, "spec", "deployment", "literal"); lit == "" {
+		t.Errorf("package %v", pkg.Object)
+	}
+	if u, _ := p.Endpoint(ctx, "hello-py"); u != "http://127.0.0.1:31314/hello-py" {
+		t.Errorf("endpoint %q", u)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range fission.Kinds() {
+		l, _ := cl.Dynamic.Resource(g).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
+		if len(l.Items) != 0 {
+			t.Errorf("%d %s left", len(l.Items), g.Resource)
+		}
+	}
+	pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if len(pods.Items) != 0 {
+		t.Errorf("%d pods left", len(pods.Items))
+	}
+}
+
+// A misspelt field is refused by the API server (strict validation
+// against the CRDs written from Fission's types).
+func TestStrictValidation(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/fission-crds.yaml")
+	cfg, _ := fission.ParseConfig(platform.Config{RunID: "v"})
+	fn := platform.Function{Name: "f", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := fission.ParseSettings(fn, "")
+	objs, _ := cfg.Objects(cl.Namespace, fn, s)
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	f := objs[0]
+	if _, err := cl.Dynamic.Resource(fission.FunctionGVR).Namespace(cl.Namespace).Create(ctx(t), f, dry); err != nil {
+		t.Fatalf("function: %v", err)
+	}
+	f.Object["spec"].(map[string]any)["InvokeStrategy"].(map[string]any)["ExecutionStrategy"].(map[string]any)["Minscale"] = int64(1)
+	if _, err := cl.Dynamic.Resource(fission.FunctionGVR).Namespace(cl.Namespace).Create(ctx(t), f, dry); err == nil || !strings.Contains(err.Error(), "Minscale") {
+		t.Errorf("misspelt field accepted: %v", err)
+	}
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}

@@ -1,0 +1,105 @@
+package fission
+
+import (
+	"encoding/base64"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// The Fission resources (fission.io/v1).
+var (
+	EnvironmentGVR = schema.GroupVersionResource{Group: "fission.io", Version: "v1", Resource: "environments"}
+	PackageGVR     = schema.GroupVersionResource{Group: "fission.io", Version: "v1", Resource: "packages"}
+	FunctionGVR    = schema.GroupVersionResource{Group: "fission.io", Version: "v1", Resource: "functions"}
+	TriggerGVR     = schema.GroupVersionResource{Group: "fission.io", Version: "v1", Resource: "httptriggers"}
+)
+
+func object(kind, ns, name string, labels map[string]string, spec map[string]any) *unstructured.Unstructured {
+	l := map[string]any{}
+	for k, v := range labels {
+		l[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "fission.io/v1", "kind": kind,
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": l},
+		"spec":     spec,
+	}}
+}
+
+// Objects are what fn needs, in creation order: for poolmgr and newdeploy
+// an Environment (its runtime image; Fission merges its labels into the
+// pods, so faasbench's labels reach them) and a Package with the code as a
+// literal deployment archive; the Function (executor, scale, resources,
+// timeouts; for the container executor the workload's image in a pod spec
+// with the contract's environment); and an HTTPTrigger at /<name> on the
+// router.
+func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstructured.Unstructured, error) {
+	labels := kube.FunctionLabels(c.RunLabel(), fn)
+	var out []*unstructured.Unstructured
+	res, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ptr(kube.Resources(fn)))
+	if err != nil {
+		return nil, err
+	}
+	strategy := map[string]any{"ExecutorType": s.Executor, "SpecializationTimeout": int64(120)}
+	if s.Executor != PoolMgr {
+		strategy["MinScale"], strategy["MaxScale"] = int64(s.MinScale), int64(s.MaxScale)
+		if s.TargetCPU > 0 {
+			strategy["TargetCPUPercent"] = int64(s.TargetCPU)
+		}
+	}
+	spec := map[string]any{
+		"InvokeStrategy":  map[string]any{"StrategyType": "execution", "ExecutionStrategy": strategy},
+		"resources":       res,
+		"functionTimeout": int64(s.Timeout),
+	}
+	if s.IdleTimeout > 0 {
+		spec["idletimeout"] = int64(s.IdleTimeout)
+	}
+	if fn.Concurrency > 0 {
+		spec["requestsPerPod"] = int64(fn.Concurrency)
+	}
+	if s.Executor == Container {
+		pod := corev1.PodSpec{Containers: []corev1.Container{{Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image),
+			ImagePullPolicy: c.PullPolicy, Ports: []corev1.ContainerPort{{Name: "http-env", ContainerPort: kube.Port}}, Env: kube.ContractEnv(fn, true)}}}
+		ps, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
+		if err != nil {
+			return nil, fmt.Errorf("fission function %s: %w", fn.Name, err)
+		}
+		spec["podspec"] = ps
+	} else {
+		// Fission's poolmgr keeps a warm pool for every environment: only
+		// a poolmgr function's environment gets one (newdeploy makes its own
+		// Deployment; a pool beside it would be idle pods).
+		pool := int64(0)
+		if s.Executor == PoolMgr {
+			pool = int64(s.PoolSize)
+		}
+		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": s.EnvImage}, "poolsize": pool, "resources": res}
+		out = append(out, object("Environment", ns, fn.Name, labels, env))
+		out = append(out, object("Package", ns, fn.Name, labels, map[string]any{
+			"environment": map[string]any{"name": fn.Name, "namespace": ns},
+			"deployment":  map[string]any{"type": "literal", "literal": base64.StdEncoding.EncodeToString([]byte(s.Code))},
+		}))
+		spec["environment"] = map[string]any{"name": fn.Name, "namespace": ns}
+		pkg := map[string]any{"packageref": map[string]any{"name": fn.Name, "namespace": ns}}
+		if s.Entrypoint != "" {
+			pkg["functionName"] = s.Entrypoint
+		}
+		spec["package"] = pkg
+	}
+	out = append(out, object("Function", ns, fn.Name, labels, spec))
+	out = append(out, object("HTTPTrigger", ns, fn.Name, labels, map[string]any{
+		"relativeurl": "/" + fn.Name, "methods": []any{"GET", "POST"},
+		"functionref": map[string]any{"type": "name", "name": fn.Name},
+	}))
+	return out, nil
+}
+
+func ptr[T any](v T) *T { return &v }

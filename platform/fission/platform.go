@@ -1,0 +1,174 @@
+// Package fission runs functions on Fission through its CRDs
+// (fission.io/v1: Environment, Package, Function, HTTPTrigger) with the
+// poolmgr, newdeploy or container executor, invoked through Fission's
+// router at /<name>.
+package fission
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "fission"
+
+// Platform deploys Fission functions.
+type Platform struct {
+	*kube.Session
+	cfg Config
+
+	mu        sync.Mutex
+	functions map[string]Settings
+}
+
+var (
+	_ platform.Platform        = (*Platform)(nil)
+	_ platform.ReplicaWatcher  = (*Platform)(nil)
+	_ platform.ResourceSampler = (*Platform)(nil)
+	_ platform.Fingerprinter   = (*Platform)(nil)
+)
+
+// Kinds are the Fission resources a run creates, triggers first.
+func Kinds() []schema.GroupVersionResource {
+	return []schema.GroupVersionResource{TriggerGVR, FunctionGVR, PackageGVR, EnvironmentGVR}
+}
+
+var gvrOf = map[string]schema.GroupVersionResource{"Environment": EnvironmentGVR, "Package": PackageGVR, "Function": FunctionGVR, "HTTPTrigger": TriggerGVR}
+
+// New connects and watches the run's Deployments and pods (Fission merges
+// the function's and the environment's labels into them).
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg)
+}
+
+// Open is New with a parsed configuration.
+func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
+	if err != nil {
+		return nil, fmt.Errorf("fission: %w", err)
+	}
+	return &Platform{Session: s, cfg: cfg, functions: map[string]Settings{}}, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+// Deploy implements platform.Platform: create or update the objects with
+// strict field validation, then wait for MinScale replicas (newdeploy,
+// container) or nothing (poolmgr specialises on the first request).
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn, p.cfg.WorkloadsDir)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	objs, err := p.cfg.Objects(p.Namespace(), fn, s)
+	if err != nil {
+		return err
+	}
+	for _, u := range objs {
+		r := p.Cluster.Dynamic.Resource(gvrOf[u.GetKind()]).Namespace(p.Namespace())
+		_, err := r.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+		if apierrors.IsAlreadyExists(err) {
+			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				old, gerr := r.Get(ctx, u.GetName(), metav1.GetOptions{})
+				if gerr != nil {
+					return gerr
+				}
+				if old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy {
+					return fmt.Errorf("fission %s %s/%s exists and was not made by faasbench: choose another function name or namespace", u.GetKind(), p.Namespace(), u.GetName())
+				}
+				u.SetResourceVersion(old.GetResourceVersion())
+				_, uerr := r.Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
+				return uerr
+			})
+		}
+		if err != nil {
+			return fmt.Errorf("fission %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	p.mu.Lock()
+	p.functions[fn.Name] = s
+	p.mu.Unlock()
+	if s.Executor == PoolMgr || s.MinScale == 0 {
+		return nil
+	}
+	return p.WaitReplicas(ctx, fn.Name, s.MinScale)
+}
+
+// Scale implements platform.Platform: MinScale = MaxScale = replicas
+// (newdeploy and container executors).
+func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
+	p.mu.Lock()
+	s, ok := p.functions[name]
+	p.mu.Unlock()
+	switch {
+	case !ok:
+		return fmt.Errorf("scale %s: not deployed by this run", name)
+	case s.Executor == PoolMgr:
+		return fmt.Errorf("scale %s: the poolmgr executor has no replica count", name)
+	case replicas < 0:
+		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	}
+	patch := fmt.Sprintf(`{"spec":{"InvokeStrategy":{"ExecutionStrategy":{"MinScale":%d,"MaxScale":%d}}}}`, replicas, max(replicas, 1))
+	if _, err := p.Cluster.Dynamic.Resource(FunctionGVR).Namespace(p.Namespace()).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("scale %s: %w", name, err)
+	}
+	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// Endpoint implements platform.Platform: the router and the trigger's URL.
+func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
+	return p.cfg.RouterURL + "/" + name, nil
+}
+
+// Fingerprint implements platform.Fingerprinter: the cluster, Fission's
+// component images and the executor's settings (its Deployment's env).
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := p.Session.Fingerprint(ctx, Name)
+	comps, err := p.Cluster.Components(ctx, p.cfg.FissionNamespace, "")
+	if err != nil {
+		f["components_error"] = err.Error()
+	}
+	f["components"] = comps
+	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.FissionNamespace, "executor"); err == nil {
+		f["executor_settings"] = env
+	}
+	return f, nil
+}
+
+// Remove implements platform.Platform.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	p.mu.Lock()
+	delete(p.functions, name)
+	p.mu.Unlock()
+	return p.Session.Remove(ctx, name)
+}
+
+// Requirements are what a run needs of the cluster.
+func Requirements() kube.Requirements {
+	needs := []kube.Need{
+		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
+		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
+		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
+	}
+	for _, g := range Kinds() {
+		for _, v := range []string{"create", "get", "update", "patch", "delete", "list"} {
+			needs = append(needs, kube.Need{Group: g.Group, Resource: g.Resource, Verb: v})
+		}
+	}
+	return kube.Requirements{APIs: Kinds(), Needs: needs}
+}

@@ -1,0 +1,130 @@
+//go:build kube
+
+package fission_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform/fission"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// fissionStandIn is a small stand-in for Fission's executor (which cannot
+// run here). What it makes follows Fission's executor
+// (pkg/executor/executortype/newdeploy/newdeploymgr.go, getObjName and
+// getDeployLabels; poolmgr/gp.go): for a newdeploy or container Function a
+// Deployment "newdeploy-<fn>-<ns>-<uid tail>" (or "container-...") with
+// MinScale replicas, labelled executorType, environmentName, functionName
+// merged with the environment's and the function's labels; for every
+// Environment a pool Deployment "poolmgr-<env>-<ns>-<rv>" of poolsize pods
+// with the environment's labels. Owned by what made them; the real
+// controllers and KWOK make the pods.
+func fissionStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
+	go func() {
+		for ctx.Err() == nil {
+			err := standInPass(ctx, cl)
+			if err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
+				t.Errorf("fission stand-in: %v", err)
+			}
+			select {
+			case <-ctx.Done():
+			case <-time.After(30 * time.Millisecond):
+			}
+		}
+	}()
+}
+
+func standInPass(ctx context.Context, cl *kube.Cluster) error {
+	envs, err := cl.Dynamic.Resource(fission.EnvironmentGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	envLabels := map[string]map[string]string{}
+	for _, e := range envs.Items {
+		envLabels[e.GetName()] = e.GetLabels()
+		size, _, _ := unstructured.NestedInt64(e.Object, "spec", "poolsize")
+		image, _, _ := unstructured.NestedString(e.Object, "spec", "runtime", "image")
+		l := merge(e.GetLabels(), map[string]string{"executorType": "poolmgr", "environmentName": e.GetName()})
+		name := fmt.Sprintf("poolmgr-%s-%s-%s", e.GetName(), cl.Namespace, e.GetResourceVersion())
+		if err := ensure(ctx, cl, &e, name, l, int32(size), image); err != nil {
+			return err
+		}
+	}
+	fns, err := cl.Dynamic.Resource(fission.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, f := range fns.Items {
+		exec, _, _ := unstructured.NestedString(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "ExecutorType")
+		if exec == fission.PoolMgr {
+			continue
+		}
+		minScale, _, _ := unstructured.NestedInt64(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "MinScale")
+		envName, _, _ := unstructured.NestedString(f.Object, "spec", "environment", "name")
+		image := "fission-env"
+		if cs, ok, _ := unstructured.NestedSlice(f.Object, "spec", "podspec", "containers"); ok && len(cs) > 0 {
+			image, _, _ = unstructured.NestedString(cs[0].(map[string]any), "image")
+		}
+		l := merge(envLabels[envName], f.GetLabels())
+		l = merge(l, map[string]string{"executorType": exec, "functionName": f.GetName(), "environmentName": envName})
+		uid := string(f.GetUID())
+		name := strings.ToLower(fmt.Sprintf("%s-%s-%s-%s", map[string]string{"newdeploy": "newdeploy", "container": "container"}[exec], f.GetName(), cl.Namespace, uid[len(uid)-17:]))
+		if err := ensure(ctx, cl, &f, name, l, int32(minScale), image); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func merge(a, b map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		out[k] = v
+	}
+	return out
+}
+
+func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructured, name string, labels map[string]string, replicas int32, image string) error {
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
+	d, err := deps.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		ctrl := true
+		sel := map[string]string{"faasbench.test/owner": string(owner.GetUID())}
+		pl := merge(labels, sel)
+		d = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "fission.io/v1", Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &ctrl}}},
+			Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: sel},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: pl}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "f", Image: image}}}}}}
+		_, err = deps.Create(ctx, d, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil || *d.Spec.Replicas == replicas {
+		return err
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		cur, err := deps.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		cur.Spec.Replicas = &replicas
+		_, err = deps.Update(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+}
