@@ -116,3 +116,26 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+func TestWorkloadPackage(t *testing.T) {
+	code, out, errOut := runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "go", "--replicas", "3", "--set", "window=60s",
+		"--option", "namespace=bench", "--workloads", "../../workloads")
+	if code != 0 || !strings.Contains(out, "kind: Service") || !strings.Contains(out, "autoscaling.knative.dev/min-scale: \"3\"") ||
+		!strings.Contains(out, "autoscaling.knative.dev/window: 60s") || !strings.Contains(out, "namespace: bench") {
+		t.Fatalf("knative package: %d %q %q", code, out, errOut)
+	}
+	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "rust", "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, `--lang: workload prime has no "rust"`) {
+		t.Errorf("bad language: %d %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "go", "--set", "window=1s", "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, "settings.window") {
+		t.Errorf("bad setting: %d %q", code, errOut)
+	}
+	file := t.TempDir() + "/stack.yml"
+	code, out, _ = runCLI(t, "workload", "package", "hello", "--platform", "openfaas", "--lang", "python", "-O", file, "--workloads", "../../workloads")
+	raw, _ := os.ReadFile(file)
+	if code != 0 || !strings.Contains(out, "wrote") || !strings.Contains(string(raw), "provider:") {
+		t.Errorf("openfaas stack.yml: %d %q %q", code, out, raw)
+	}
+}

@@ -18,7 +18,11 @@ func (c Config) labels(fn platform.Function) map[string]string {
 }
 
 func (c Config) selector(name string) map[string]string {
-	return map[string]string{kube.LabelFunction: name, kube.LabelRunID: c.RunLabel()}
+	sel := map[string]string{kube.LabelFunction: name}
+	if run := c.RunLabel(); run != "" {
+		sel[kube.LabelRunID] = run
+	}
+	return sel
 }
 
 // Deployment is the function's Deployment: the workload's image serving

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,7 +42,7 @@ func ParseCommon(platformName, runID string, opts map[string]any, own []string) 
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if !contains(commonKeys, k) && !contains(own, k) {
+		if !slices.Contains(commonKeys, k) && !slices.Contains(own, k) {
 			known := append(append([]string{}, commonKeys[:len(commonKeys)-1]...), own...)
 			return c, nil, fmt.Errorf("platform.options.%s: unknown option for the %s platform (known: %s)", k, platformName, strings.Join(known, ", "))
 		}
@@ -92,15 +93,6 @@ func ParseCommon(platformName, runID string, opts map[string]any, own []string) 
 		}
 	}
 	return c, rest, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // RunLabel is the run id as a label value.

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		}
 		s, ok := pc.Options[k].(string)
 		switch {
-		case !contains(optionKeys, k):
+		case !slices.Contains(optionKeys, k):
 			return c, fmt.Errorf("platform.options.%s: unknown option for the openwhisk platform (known: %s)", k, strings.Join(optionKeys[:len(optionKeys)-1], ", "))
 		case !ok:
 			return c, fmt.Errorf("platform.options.%s: %v is not a string", k, pc.Options[k])
@@ -83,15 +84,6 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		}
 	}
 	return c, nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if x == y {
-			return true
-		}
-	}
-	return false
 }
 
 // Settings is a function's OpenWhisk configuration.
