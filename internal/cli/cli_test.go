@@ -139,3 +139,22 @@ func TestWorkloadPackage(t *testing.T) {
 		t.Errorf("openfaas stack.yml: %d %q %q", code, out, raw)
 	}
 }
+
+// A Kubernetes platform's function settings are checked before anything
+// starts (exit 2), at every point of the grid.
+func TestKubePlatformSpecCheckedBeforeStart(t *testing.T) {
+	dir := t.TempDir()
+	spec := dir + "/k.yaml"
+	_ = os.WriteFile(spec, []byte(`version: 1
+name: kn
+platform: {name: knative}
+functions:
+  - {workload: hello, language: go, replicas: 1, settings: {window: 2s}}
+load: {model: closed, concurrency: [1], duration: 1s}
+repetitions: 1
+`), 0o644)
+	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, "settings.window") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+}

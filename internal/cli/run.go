@@ -23,6 +23,7 @@ import (
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/local"
+	"github.com/faasbench/faasbench/platform/packaging"
 	"github.com/faasbench/faasbench/report"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/spec"
@@ -98,20 +99,24 @@ func knownOf(reg *platform.Registry, cat *workloads.Catalog) spec.Known {
 			return nil, false
 		}
 		return wl.Languages, true
-	}, Schedule: experiment.CheckSchedule, Function: checkFunction}
+	}, Schedule: experiment.CheckSchedule, Function: func(name string, f spec.FunctionSpec, v spec.Vary) error {
+		return checkFunction(name, f, v, cat.Root)
+	}}
 }
 
 // checkFunction checks a function's settings as the platform will read
 // them, at every point of the vary grid, before anything starts.
-func checkFunction(platformName string, f spec.FunctionSpec, v spec.Vary) error {
-	if platformName != local.Name {
-		return nil
-	}
+func checkFunction(platformName string, f spec.FunctionSpec, v spec.Vary, workloadsDir string) error {
 	for _, pt := range plan.Grid(v) {
 		fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
-		req, err := local.DeployRequestOf(fn)
-		if err == nil {
-			err = local.ValidateDeploy(req)
+		var err error
+		if platformName == local.Name {
+			var req local.DeployRequest
+			if req, err = local.DeployRequestOf(fn); err == nil {
+				err = local.ValidateDeploy(req)
+			}
+		} else {
+			err = packaging.Check(platformName, fn, workloadsDir)
 		}
 		if err != nil {
 			return fmt.Errorf("%s%s: %w", f.Name, pt, err)

@@ -194,3 +194,25 @@ func documents(objs ...any) ([]byte, error) {
 	}
 	return b.Bytes(), nil
 }
+
+// Check checks a function against what platformName can run, as its
+// adapter will when deploying, so that a spec fails before anything
+// starts. Platforms without a package here (local) are not checked.
+func Check(platformName string, fn platform.Function, workloadsDir string) error {
+	var err error
+	switch platformName {
+	case baseline.Name:
+		_, err = baseline.ParseSettings(fn)
+	case knative.Name:
+		_, err = knative.ParseSettings(fn)
+	case nuclio.Name:
+		_, err = nuclio.ParseSettings(fn)
+	case fission.Name:
+		_, err = fission.ParseSettings(fn, workloadsDir)
+	case openfaas.Name:
+		_, err = openfaas.ParseSettings(fn)
+	case openwhisk.Name:
+		_, err = openwhisk.ParseSettings(fn)
+	}
+	return err
+}
