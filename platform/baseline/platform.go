@@ -57,7 +57,7 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+		return nil, err
 	}
 	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
 }

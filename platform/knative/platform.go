@@ -63,7 +63,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	// function label finds them.
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
 	if err != nil {
-		return nil, fmt.Errorf("knative: %w", err)
+		return nil, err
 	}
 	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
 }

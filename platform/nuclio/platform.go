@@ -56,7 +56,7 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
 	if err != nil {
-		return nil, fmt.Errorf("nuclio: %w", err)
+		return nil, err
 	}
 	return &Platform{Session: s, cfg: cfg}, nil
 }

@@ -64,7 +64,7 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, nil)
 	if err != nil {
-		return nil, fmt.Errorf("openfaas: %w", err)
+		return nil, err
 	}
 	p := &Platform{Session: s, cfg: cfg, functions: map[string]fnState{},
 		gw: &Gateway{URL: cfg.GatewayURL, User: cfg.Username, Password: password(), HTTP: &http.Client{Timeout: 60 * time.Second}}}

@@ -159,7 +159,7 @@ func New(_ context.Context, pc platform.Config) (*Platform, error) {
 	}
 	auth := os.Getenv(AuthEnv)
 	if auth == "" || !strings.Contains(auth, ":") {
-		return nil, fmt.Errorf("openwhisk: %s must hold the API key as uuid:key (wsk property get --auth)", AuthEnv)
+		return nil, fmt.Errorf("%s must hold the API key as uuid:key (wsk property get --auth)", AuthEnv)
 	}
 	return Open(cfg, auth), nil
 }
