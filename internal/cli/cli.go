@@ -52,9 +52,7 @@ func (a *app) registry() (*platform.Registry, error) {
 			return nil, err
 		}
 	}
-	if err := r.Register(openwhisk.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-		return openwhisk.New(ctx, cfg)
-	}); err != nil {
+	if err := r.Register(openwhisk.Name, factory(openwhisk.New)); err != nil {
 		return nil, err
 	}
 	err := r.Register(local.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {

@@ -54,38 +54,39 @@ type kubePlatform struct {
 	kinds        []schema.GroupVersionResource
 }
 
+// factory turns an adapter's constructor into a platform.Factory.
+func factory[P platform.Platform](newP func(context.Context, platform.Config) (P, error)) platform.Factory {
+	return func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
+		p, err := newP(ctx, cfg)
+		if err != nil {
+			return nil, err // not a typed nil inside the interface
+		}
+		return p, nil
+	}
+}
+
 func kubePlatforms() map[string]kubePlatform {
 	return map[string]kubePlatform{
 		baseline.Name: {
-			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-				return baseline.New(ctx, cfg)
-			},
+			factory:      factory(baseline.New),
 			requirements: baseline.Requirements,
 		},
 		nuclio.Name: {
-			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-				return nuclio.New(ctx, cfg)
-			},
+			factory:      factory(nuclio.New),
 			requirements: nuclio.Requirements,
 			kinds:        nuclio.Kinds(),
 		},
 		openfaas.Name: {
-			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-				return openfaas.New(ctx, cfg)
-			},
+			factory:      factory(openfaas.New),
 			requirements: openfaas.Requirements,
 		},
 		fission.Name: {
-			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-				return fission.New(ctx, cfg)
-			},
+			factory:      factory(fission.New),
 			requirements: fission.Requirements,
 			kinds:        fission.Kinds(),
 		},
 		knative.Name: {
-			factory: func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-				return knative.New(ctx, cfg)
-			},
+			factory:      factory(knative.New),
 			requirements: knative.Requirements,
 			kinds:        knative.Kinds(),
 		},

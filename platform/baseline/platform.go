@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"sync"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -30,8 +29,7 @@ type Platform struct {
 	*kube.Session
 	cfg Config
 
-	mu        sync.Mutex
-	functions map[string]platform.Function
+	functions kube.Functions[platform.Function]
 }
 
 var (
@@ -59,7 +57,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
+	return &Platform{Session: s, cfg: cfg}, nil
 }
 
 // Name implements platform.Platform.
@@ -73,9 +71,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
 	ns := p.Namespace()
-	p.mu.Lock()
-	p.functions[fn.Name] = fn
-	p.mu.Unlock()
+	p.functions.Put(fn.Name, fn)
 	dep := p.cfg.Deployment(ns, fn, s)
 	deps := p.Cluster.Client.AppsV1().Deployments(ns)
 	if _, err := deps.Create(ctx, dep, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
@@ -122,12 +118,10 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if _, err := deps.UpdateScale(ctx, name, sc, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("scale %s to %d: %w", name, replicas, err)
 	}
-	p.mu.Lock()
-	if fn, ok := p.functions[name]; ok {
+	if fn, ok := p.functions.Get(name); ok {
 		fn.Replicas = replicas
-		p.functions[name] = fn
+		p.functions.Put(name, fn)
 	}
-	p.mu.Unlock()
 	return p.WaitReplicas(ctx, name, replicas)
 }
 
@@ -208,9 +202,7 @@ func podReady(p *corev1.Pod) bool {
 // call is the first request a new pod's process serves (the first-request
 // cost, not a pod start on the request path).
 func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
-	p.mu.Lock()
-	fn, ok := p.functions[name]
-	p.mu.Unlock()
+	fn, ok := p.functions.Get(name)
 	if !ok {
 		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
@@ -226,7 +218,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 
 // Fingerprint implements platform.Fingerprinter.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := p.Session.Fingerprint(ctx, Name)
+	f := p.Session.Fingerprint(ctx, Name, "")
 	f["service_type"] = string(p.cfg.ServiceType)
 	return f, nil
 }
@@ -234,9 +226,7 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 // Remove implements platform.Platform: delete the function's objects and
 // wait for its pods to go.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	p.mu.Lock()
-	delete(p.functions, name)
-	p.mu.Unlock()
+	p.functions.Delete(name)
 	return p.Session.Remove(ctx, name)
 }
 

@@ -2,10 +2,11 @@ package fission
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,11 +76,7 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
-	keys := make([]string, 0, len(fn.Settings))
-	for k := range fn.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Settings))
 	for _, k := range keys {
 		v := fn.Settings[k]
 		num := func(lo int) (int, error) {

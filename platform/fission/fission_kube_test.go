@@ -58,12 +58,7 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 		}
 	}
 	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
-	var desired []int
-	for _, e := range evs {
-		if e.Kind == "scaled" {
-			desired = append(desired, e.Desired)
-		}
-	}
+	desired := kubetest.DesiredSteps(evs)
 	if fmt.Sprint(desired) != "[2 4 0]" {
 		t.Errorf("desired %v", desired)
 	}

@@ -7,7 +7,6 @@ package fission
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,8 +26,7 @@ type Platform struct {
 	*kube.Session
 	cfg Config
 
-	mu        sync.Mutex
-	functions map[string]Settings
+	functions kube.Functions[Settings]
 }
 
 var (
@@ -61,7 +59,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg, functions: map[string]Settings{}}, nil
+	return &Platform{Session: s, cfg: cfg}, nil
 }
 
 // Name implements platform.Platform.
@@ -100,9 +98,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 			return fmt.Errorf("fission %s %s: %w", u.GetKind(), u.GetName(), err)
 		}
 	}
-	p.mu.Lock()
-	p.functions[fn.Name] = s
-	p.mu.Unlock()
+	p.functions.Put(fn.Name, s)
 	if s.Executor == PoolMgr || s.MinScale == 0 {
 		return nil
 	}
@@ -112,9 +108,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 // Scale implements platform.Platform: MinScale = MaxScale = replicas
 // (newdeploy and container executors).
 func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
-	p.mu.Lock()
-	s, ok := p.functions[name]
-	p.mu.Unlock()
+	s, ok := p.functions.Get(name)
 	switch {
 	case !ok:
 		return fmt.Errorf("scale %s: not deployed by this run", name)
@@ -138,12 +132,7 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 // Fingerprint implements platform.Fingerprinter: the cluster, Fission's
 // component images and the executor's settings (its Deployment's env).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := p.Session.Fingerprint(ctx, Name)
-	comps, err := p.Cluster.Components(ctx, p.cfg.FissionNamespace, "")
-	if err != nil {
-		f["components_error"] = err.Error()
-	}
-	f["components"] = comps
+	f := p.Session.Fingerprint(ctx, Name, p.cfg.FissionNamespace)
 	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.FissionNamespace, "executor"); err == nil {
 		f["executor_settings"] = env
 	}
@@ -152,23 +141,9 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 
 // Remove implements platform.Platform.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	p.mu.Lock()
-	delete(p.functions, name)
-	p.mu.Unlock()
+	p.functions.Delete(name)
 	return p.Session.Remove(ctx, name)
 }
 
 // Requirements are what a run needs of the cluster.
-func Requirements() kube.Requirements {
-	needs := []kube.Need{
-		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
-		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
-		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
-	}
-	for _, g := range Kinds() {
-		for _, v := range []string{"create", "get", "update", "patch", "delete", "list"} {
-			needs = append(needs, kube.Need{Group: g.Group, Resource: g.Resource, Verb: v})
-		}
-	}
-	return kube.Requirements{APIs: Kinds(), Needs: needs}
-}
+func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform/fission"
 	"github.com/faasbench/faasbench/platform/kube"
 )
@@ -31,18 +31,7 @@ import (
 // with the environment's labels. Owned by what made them; the real
 // controllers and KWOK make the pods.
 func fissionStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	go func() {
-		for ctx.Err() == nil {
-			err := standInPass(ctx, cl)
-			if err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) && !apierrors.IsAlreadyExists(err) {
-				t.Errorf("fission stand-in: %v", err)
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(30 * time.Millisecond):
-			}
-		}
-	}()
+	kubetest.Every(ctx, t, "fission stand-in", func(ctx context.Context) error { return standInPass(ctx, cl) })
 }
 
 func standInPass(ctx context.Context, cl *kube.Cluster) error {

@@ -2,6 +2,8 @@ package knative
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,11 +149,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
-	keys := make([]string, 0, len(fn.Settings))
-	for k := range fn.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Settings))
 	for _, k := range keys {
 		v := fn.Settings[k]
 		switch k {

@@ -135,12 +135,7 @@ func TestDeployScaleColdAndCleanUp(t *testing.T) {
 		t.Fatalf("make cold: %q %v", how, err)
 	}
 	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
-	var desired []int
-	for _, e := range evs {
-		if e.Kind == "scaled" {
-			desired = append(desired, e.Desired)
-		}
-	}
+	desired := kubetest.DesiredSteps(evs)
 	// Summed over the revisions' Deployments: 3, 3+5 while both exist, 5,
 	// 5+1, 1, then 0 (and the cold revision's 0).
 	if s := fmt.Sprint(desired); s != "[3 8 5 6 1 1 0]" && s != "[3 8 5 6 1 0]" {

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -32,8 +31,7 @@ type Platform struct {
 	*kube.Session
 	cfg Config
 
-	mu        sync.Mutex
-	functions map[string]platform.Function
+	functions kube.Functions[platform.Function]
 }
 
 var (
@@ -65,7 +63,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg, functions: map[string]platform.Function{}}, nil
+	return &Platform{Session: s, cfg: cfg}, nil
 }
 
 // Name implements platform.Platform.
@@ -91,9 +89,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return err
 	}
-	p.mu.Lock()
-	p.functions[fn.Name] = fn
-	p.mu.Unlock()
+	p.functions.Put(fn.Name, fn)
 	if _, err := p.services().Create(ctx, svc, metav1.CreateOptions{FieldValidation: "Strict"}); apierrors.IsAlreadyExists(err) {
 		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			old, gerr := p.services().Get(ctx, fn.Name, metav1.GetOptions{})
@@ -212,12 +208,10 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if err := p.patchScale(ctx, name, n, n); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	if fn, ok := p.functions[name]; ok {
+	if fn, ok := p.functions.Get(name); ok {
 		fn.Replicas = replicas
-		p.functions[name] = fn
+		p.functions.Put(name, fn)
 	}
-	p.mu.Unlock()
 	return p.WaitReplicas(ctx, name, replicas)
 }
 
@@ -245,9 +239,7 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 // with Knative's defaults; platform.options.cold_timeout bounds it). The
 // next request then waits in the activator for a new pod.
 func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
-	p.mu.Lock()
-	fn, ok := p.functions[name]
-	p.mu.Unlock()
+	fn, ok := p.functions.Get(name)
 	if !ok {
 		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
@@ -282,12 +274,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 // Serving's component images and its autoscaler configuration
 // (config-autoscaler; keys not set take Knative's documented defaults).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := p.Session.Fingerprint(ctx, Name)
-	comps, err := p.Cluster.Components(ctx, p.cfg.ServingNamespace, "")
-	if err != nil {
-		f["components_error"] = err.Error()
-	}
-	f["components"] = comps
+	f := p.Session.Fingerprint(ctx, Name, p.cfg.ServingNamespace)
 	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
 	if err != nil {
 		f["autoscaler_error"] = err.Error()
@@ -299,22 +286,9 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 
 // Remove implements platform.Platform.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	p.mu.Lock()
-	delete(p.functions, name)
-	p.mu.Unlock()
+	p.functions.Delete(name)
 	return p.Session.Remove(ctx, name)
 }
 
 // Requirements are what a run needs of the cluster.
-func Requirements() kube.Requirements {
-	needs := []kube.Need{
-		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
-		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
-		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
-		{Resource: "namespaces", Verb: "create", ClusterScoped: true, Optional: true},
-	}
-	for _, v := range []string{"create", "get", "list", "update", "patch", "delete"} {
-		needs = append(needs, kube.Need{Group: ServiceGVR.Group, Resource: ServiceGVR.Resource, Verb: v})
-	}
-	return kube.Requirements{APIs: Kinds(), Needs: needs}
-}
+func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }

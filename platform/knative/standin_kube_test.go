@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
 )
@@ -35,23 +36,18 @@ import (
 // address, latestReadyRevisionName. The real controller manager and KWOK
 // then make the pods.
 func knativeStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	svcs := cl.Dynamic.Resource(knative.ServiceGVR).Namespace(cl.Namespace)
-	go func() {
-		for ctx.Err() == nil {
-			list, err := svcs.List(ctx, metav1.ListOptions{})
-			if err == nil {
-				for i := range list.Items {
-					if err := reconcile(ctx, cl, &list.Items[i]); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-						t.Errorf("knative stand-in: %v", err)
-					}
-				}
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(30 * time.Millisecond):
+	kubetest.Every(ctx, t, "knative stand-in", func(ctx context.Context) error {
+		list, err := cl.Dynamic.Resource(knative.ServiceGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			if err := reconcile(ctx, cl, &list.Items[i]); err != nil {
+				return err
 			}
 		}
-	}()
+		return nil
+	})
 }
 
 func reconcile(ctx context.Context, cl *kube.Cluster, svc *unstructured.Unstructured) error {

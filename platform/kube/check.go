@@ -120,3 +120,30 @@ func WorkloadNeeds() []Need {
 	)
 	return out
 }
+
+// ObserveNeeds are the permissions watching a run's functions needs.
+func ObserveNeeds() []Need {
+	return []Need{
+		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
+		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
+		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
+	}
+}
+
+// ResourceNeeds are verbs on each of a platform's resources.
+func ResourceNeeds(kinds []schema.GroupVersionResource, verbs ...string) []Need {
+	var out []Need
+	for _, k := range kinds {
+		for _, v := range verbs {
+			out = append(out, Need{Group: k.Group, Resource: k.Resource, Verb: v})
+		}
+	}
+	return out
+}
+
+// CRDRequirements are the requirements of a platform whose functions are
+// its own resources: the APIs served, and the verbs a run uses on them.
+func CRDRequirements(kinds []schema.GroupVersionResource) Requirements {
+	needs := append(ObserveNeeds(), ResourceNeeds(kinds, "create", "get", "list", "update", "patch", "delete")...)
+	return Requirements{APIs: kinds, Needs: needs}
+}

@@ -2,8 +2,8 @@ package kube
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -36,11 +36,7 @@ var commonKeys = []string{"kubeconfig", "context", "namespace", "image_prefix", 
 func ParseCommon(platformName, runID string, opts map[string]any, own []string) (Common, map[string]string, error) {
 	c := Common{RunID: runID, ImagePrefix: "faasbench/", ImageTag: "latest", PullPolicy: corev1.PullIfNotPresent, ReadyTimeout: 5 * time.Minute}
 	rest := map[string]string{}
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(opts))
 	for _, k := range keys {
 		if !slices.Contains(commonKeys, k) && !slices.Contains(own, k) {
 			known := append(append([]string{}, commonKeys[:len(commonKeys)-1]...), own...)

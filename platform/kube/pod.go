@@ -2,7 +2,8 @@ package kube
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -43,11 +44,7 @@ func ContractEnv(fn platform.Function, podName bool) []corev1.EnvVar {
 	if fn.Workers > 1 {
 		env = append(env, corev1.EnvVar{Name: "FB_WORKERS", Value: fmt.Sprint(fn.Workers)})
 	}
-	keys := make([]string, 0, len(fn.Env))
-	for k := range fn.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Env))
 	for _, k := range keys {
 		env = append(env, corev1.EnvVar{Name: k, Value: fn.Env[k]})
 	}

@@ -104,9 +104,18 @@ func (s *Session) SampleResources(ctx context.Context, name string) (platform.Fu
 	return s.sampler.SampleResources(ctx, name)
 }
 
-// Fingerprint is the part of a platform's fingerprint every adapter shares.
-func (s *Session) Fingerprint(ctx context.Context, platformName string) map[string]any {
+// Fingerprint is the part of a platform's fingerprint every adapter
+// shares: the cluster's facts, and the images of the platform's components
+// in componentsNamespace (none when empty).
+func (s *Session) Fingerprint(ctx context.Context, platformName, componentsNamespace string) map[string]any {
 	f := map[string]any{"platform": platformName, "image_prefix": s.ImagePrefix, "image_tag": s.ImageTag, "warnings": s.Warnings()}
+	if componentsNamespace != "" {
+		comps, err := s.Cluster.Components(ctx, componentsNamespace, "")
+		if err != nil {
+			f["components_error"] = err.Error()
+		}
+		f["components"] = comps
+	}
 	if s.sampler != nil {
 		f["resource_source"] = s.sampler.Source()
 	}

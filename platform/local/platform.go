@@ -6,7 +6,6 @@ package local
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +24,7 @@ import (
 	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/httpapi"
 )
 
 // Name is the registry name.
@@ -183,36 +183,21 @@ func (p *Platform) PID() int {
 }
 
 func (p *Platform) call(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, p.base+path, body)
-	if err != nil {
-		return err
-	}
-	resp, err := p.hc.Do(req)
-	if err != nil {
-		return fmt.Errorf("local: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return fmt.Errorf("local: %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode >= 300 {
+	// The daemon answers errors with its own sentence (errorBody), which
+	// is returned as it is.
+	var daemonSaid string
+	c := &httpapi.Client{Name: "local", Base: p.base, HTTP: p.hc, Explain: func(_ int, body []byte) string {
 		var e errorBody
-		if json.Unmarshal(b, &e) == nil && e.Error != "" {
-			return errors.New(e.Error)
+		if json.Unmarshal(body, &e) == nil {
+			daemonSaid = e.Error
 		}
-		return fmt.Errorf("local: %s %s: %s", method, path, resp.Status)
-	}
-	if out != nil {
-		return json.Unmarshal(b, out)
+		return daemonSaid
+	}}
+	if err := c.Do(ctx, method, path, in, out); err != nil {
+		if daemonSaid != "" {
+			return errors.New(daemonSaid)
+		}
+		return err
 	}
 	return nil
 }

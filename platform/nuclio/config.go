@@ -2,7 +2,8 @@ package nuclio
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/faasbench/faasbench/platform"
@@ -50,11 +51,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
-	keys := make([]string, 0, len(fn.Settings))
-	for k := range fn.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Settings))
 	for _, k := range keys {
 		v := fn.Settings[k]
 		num := func(lo, hi int) (int, error) {

@@ -93,12 +93,7 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 		}
 	}
 	evs, _ := p.ReplicaEvents(ctx, "reverse-go", start)
-	var desired []int
-	for _, e := range evs {
-		if e.Kind == "scaled" {
-			desired = append(desired, e.Desired)
-		}
-	}
+	desired := kubetest.DesiredSteps(evs)
 	if fmt.Sprint(desired) != "[2 5 0]" {
 		t.Errorf("desired %v", desired)
 	}

@@ -183,12 +183,7 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 // Fingerprint implements platform.Fingerprinter: the cluster, Nuclio's
 // component images and its platform configuration.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := p.Session.Fingerprint(ctx, Name)
-	comps, err := p.Cluster.Components(ctx, p.cfg.NuclioNamespace, "")
-	if err != nil {
-		f["components_error"] = err.Error()
-	}
-	f["components"] = comps
+	f := p.Session.Fingerprint(ctx, Name, p.cfg.NuclioNamespace)
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.NuclioNamespace, "nuclio-platform-config"); err == nil {
 		f["platform_config"] = cfg
 	}
@@ -196,14 +191,4 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 }
 
 // Requirements are what a run needs of the cluster.
-func Requirements() kube.Requirements {
-	needs := []kube.Need{
-		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
-		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
-		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
-	}
-	for _, v := range []string{"create", "get", "list", "update", "patch", "delete"} {
-		needs = append(needs, kube.Need{Group: FunctionGVR.Group, Resource: FunctionGVR.Resource, Verb: v})
-	}
-	return kube.Requirements{APIs: Kinds(), Needs: needs}
-}
+func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }

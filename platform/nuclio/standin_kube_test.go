@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -17,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/nuclio"
 )
@@ -30,22 +30,18 @@ import (
 // and the function's status: state ready once the pods are, httpPort the
 // Service's node port. The real controllers and KWOK make the pods.
 func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
-	go func() {
-		for ctx.Err() == nil {
-			if list, err := fns.List(ctx, metav1.ListOptions{}); err == nil {
-				for i := range list.Items {
-					if err := reconcile(ctx, cl, &list.Items[i]); err != nil && ctx.Err() == nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-						t.Errorf("nuclio stand-in: %v", err)
-					}
-				}
-			}
-			select {
-			case <-ctx.Done():
-			case <-time.After(30 * time.Millisecond):
+	kubetest.Every(ctx, t, "nuclio stand-in", func(ctx context.Context) error {
+		list, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for i := range list.Items {
+			if err := reconcile(ctx, cl, &list.Items[i]); err != nil {
+				return err
 			}
 		}
-	}()
+		return nil
+	})
 }
 
 func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured) error {

@@ -2,8 +2,10 @@ package openfaas
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,11 +151,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	if fn.Mode == "fork" {
 		s.Watchdog = "classic"
 	}
-	keys := make([]string, 0, len(fn.Settings))
-	for k := range fn.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Settings))
 	for _, k := range keys {
 		v := fn.Settings[k]
 		var err error

@@ -1,14 +1,12 @@
 package openfaas
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/faasbench/faasbench/platform/httpapi"
 )
 
 // The gateway's REST API (the faas-provider types, github.com/openfaas/
@@ -86,58 +84,20 @@ type Gateway struct {
 	HTTP                *http.Client
 }
 
-// StatusError is a reply outside 2xx.
-type StatusError struct {
-	Method, Path string
-	Code         int
-	Body         string
-}
-
-func (e *StatusError) Error() string {
-	return fmt.Sprintf("openfaas gateway: %s %s: HTTP %d: %s", e.Method, e.Path, e.Code, e.Body)
-}
-
 func (g *Gateway) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, g.URL+path, body)
-	if err != nil {
-		return fmt.Errorf("openfaas gateway: %w", err)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if g.Password != "" {
-		req.SetBasicAuth(g.User, g.Password)
-	}
-	resp, err := g.HTTP.Do(req)
-	if err != nil {
-		return fmt.Errorf("openfaas gateway: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
-	if err != nil {
-		return fmt.Errorf("openfaas gateway: %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		msg := string(raw)
-		if resp.StatusCode == http.StatusUnauthorized {
-			msg = "unauthorized: set " + PasswordEnv + " or let faasbench read the basic-auth secret"
-		}
-		return &StatusError{Method: method, Path: path, Code: resp.StatusCode, Body: msg}
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("openfaas gateway: %s %s: reply is not the API's JSON: %w", method, path, err)
-		}
-	}
-	return nil
+	c := &httpapi.Client{Name: "openfaas gateway", Base: g.URL, HTTP: g.HTTP,
+		Auth: func(r *http.Request) {
+			if g.Password != "" {
+				r.SetBasicAuth(g.User, g.Password)
+			}
+		},
+		Explain: func(code int, _ []byte) string {
+			if code == http.StatusUnauthorized {
+				return "unauthorized: set " + PasswordEnv + " or let faasbench read the basic-auth secret"
+			}
+			return ""
+		}}
+	return c.Do(ctx, method, path, in, out)
 }
 
 // Deploy creates a function (POST /system/functions).

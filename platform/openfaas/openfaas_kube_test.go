@@ -90,12 +90,7 @@ func TestThroughTheGateway(t *testing.T) {
 		t.Fatalf("%q %v", how, err)
 	}
 	evs, _ := p.ReplicaEvents(ctx, "prime-go", start)
-	var desired []int
-	for _, e := range evs {
-		if e.Kind == "scaled" {
-			desired = append(desired, e.Desired)
-		}
-	}
+	desired := kubetest.DesiredSteps(evs)
 	if fmt.Sprint(desired) != "[2 4 0]" {
 		t.Errorf("desired %v", desired)
 	}

@@ -12,12 +12,12 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/httpapi"
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
@@ -34,8 +34,7 @@ type Platform struct {
 	cfg Config
 	gw  *Gateway
 
-	mu        sync.Mutex
-	functions map[string]fnState
+	functions kube.Functions[fnState]
 }
 
 type fnState struct {
@@ -66,7 +65,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Platform{Session: s, cfg: cfg, functions: map[string]fnState{},
+	p := &Platform{Session: s, cfg: cfg,
 		gw: &Gateway{URL: cfg.GatewayURL, User: cfg.Username, Password: password(), HTTP: &http.Client{Timeout: 60 * time.Second}}}
 	if p.gw.Password == "" {
 		sec, err := s.Cluster.Client.CoreV1().Secrets(cfg.OpenFaaSNamespace).Get(ctx, "basic-auth", metav1.GetOptions{})
@@ -148,18 +147,15 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
 	d := p.cfg.Deployment(p.Namespace(), fn, s)
-	p.mu.Lock()
-	p.functions[fn.Name] = fnState{fn: fn, s: s}
-	p.mu.Unlock()
+	p.functions.Put(fn.Name, fnState{fn: fn, s: s})
 	old, err := p.gw.Function(ctx, fn.Name, p.Namespace())
-	var se *StatusError
 	switch {
 	case err == nil:
 		if old.Labels == nil || (*old.Labels)[kube.LabelManagedBy] != kube.ManagedBy {
 			return fmt.Errorf("openfaas function %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
 		}
 		err = p.gw.Update(ctx, d)
-	case errors.As(err, &se) && se.Code == http.StatusNotFound:
+	case httpapi.IsStatus(err, http.StatusNotFound):
 		err = p.gw.Deploy(ctx, d)
 	}
 	if err != nil {
@@ -182,9 +178,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // Endpoint implements platform.Platform: the gateway's synchronous (or,
 // with settings.invoke async, asynchronous) route for the function.
 func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
-	p.mu.Lock()
-	st, ok := p.functions[name]
-	p.mu.Unlock()
+	st, ok := p.functions.Get(name)
 	route := "/function/"
 	if ok && st.s.Async {
 		route = "/async-function/"
@@ -207,17 +201,12 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 // gateway's /system/info, the OpenFaaS components and the gateway's
 // settings (its environment: timeouts, scale from zero, direct functions).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := p.Session.Fingerprint(ctx, Name)
+	f := p.Session.Fingerprint(ctx, Name, p.cfg.OpenFaaSNamespace)
 	if info, err := p.gw.Info(ctx); err == nil {
 		f["gateway_info"] = info
 	} else {
 		f["gateway_info_error"] = err.Error()
 	}
-	comps, err := p.Cluster.Components(ctx, p.cfg.OpenFaaSNamespace, "")
-	if err != nil {
-		f["components_error"] = err.Error()
-	}
-	f["components"] = comps
 	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.OpenFaaSNamespace, "gateway"); err == nil {
 		f["gateway_settings"] = env
 	} else {
@@ -229,28 +218,18 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 // Remove implements platform.Platform: delete through the gateway, then
 // anything left by label.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	var se *StatusError
-	if err := p.gw.Delete(ctx, name, p.Namespace()); err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound) {
+	if err := p.gw.Delete(ctx, name, p.Namespace()); err != nil && !httpapi.IsStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
-	p.mu.Lock()
-	delete(p.functions, name)
-	p.mu.Unlock()
+	p.functions.Delete(name)
 	return p.Session.Remove(ctx, name)
 }
 
 // Close implements platform.Platform.
 func (p *Platform) Close(ctx context.Context) error {
-	p.mu.Lock()
-	names := make([]string, 0, len(p.functions))
-	for n := range p.functions {
-		names = append(names, n)
-	}
-	p.mu.Unlock()
 	var errs []error
-	var se *StatusError
-	for _, n := range names {
-		if err := p.gw.Delete(ctx, n, p.Namespace()); err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound) {
+	for _, n := range p.functions.Names() {
+		if err := p.gw.Delete(ctx, n, p.Namespace()); err != nil && !httpapi.IsStatus(err, http.StatusNotFound) {
 			errs = append(errs, err)
 		}
 	}
@@ -259,10 +238,4 @@ func (p *Platform) Close(ctx context.Context) error {
 
 // Requirements are what a run needs of the cluster (the gateway itself is
 // reached over HTTP).
-func Requirements() kube.Requirements {
-	return kube.Requirements{Needs: []kube.Need{
-		{Resource: "pods", Verb: "list"}, {Resource: "pods", Verb: "watch"},
-		{Group: "apps", Resource: "deployments", Verb: "list"}, {Group: "apps", Resource: "deployments", Verb: "watch"},
-		{Resource: "nodes", Verb: "list", ClusterScoped: true, Optional: true},
-	}}
-}
+func Requirements() kube.Requirements { return kube.Requirements{Needs: kube.ObserveNeeds()} }

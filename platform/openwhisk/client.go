@@ -1,14 +1,13 @@
 package openwhisk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/faasbench/faasbench/platform/httpapi"
 )
 
 // The OpenWhisk REST API (apache/openwhisk core/controller/src/main/
@@ -100,58 +99,20 @@ type Client struct {
 	HTTP      *http.Client
 }
 
-// StatusError is a reply outside 2xx.
-type StatusError struct {
-	Method, Path string
-	Code         int
-	Body         string
-}
-
-func (e *StatusError) Error() string {
-	return fmt.Sprintf("openwhisk: %s %s: HTTP %d: %s", e.Method, e.Path, e.Code, e.Body)
-}
-
 func (c *Client) do(ctx context.Context, method, path string, in, out any) error {
-	var body io.Reader
-	if in != nil {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return err
-		}
-		body = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, c.APIHost+path, body)
-	if err != nil {
-		return fmt.Errorf("openwhisk: %w", err)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if user, key, ok := strings.Cut(c.Auth, ":"); ok {
-		req.SetBasicAuth(user, key)
-	}
-	resp, err := c.HTTP.Do(req)
-	if err != nil {
-		return fmt.Errorf("openwhisk: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return fmt.Errorf("openwhisk: %s %s: %w", method, path, err)
-	}
-	if resp.StatusCode/100 != 2 {
-		msg := strings.TrimSpace(string(raw))
-		if resp.StatusCode == http.StatusUnauthorized {
-			msg = "unauthorized: set " + AuthEnv + " to the API key (uuid:key, wsk property get --auth)"
-		}
-		return &StatusError{Method: method, Path: path, Code: resp.StatusCode, Body: msg}
-	}
-	if out != nil {
-		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("openwhisk: %s %s: reply is not the API's JSON: %w", method, path, err)
-		}
-	}
-	return nil
+	api := &httpapi.Client{Name: "openwhisk", Base: c.APIHost, HTTP: c.HTTP,
+		Auth: func(r *http.Request) {
+			if user, key, ok := strings.Cut(c.Auth, ":"); ok {
+				r.SetBasicAuth(user, key)
+			}
+		},
+		Explain: func(code int, _ []byte) string {
+			if code == http.StatusUnauthorized {
+				return "unauthorized: set " + AuthEnv + " to the API key (uuid:key, wsk property get --auth)"
+			}
+			return ""
+		}}
+	return api.Do(ctx, method, path, in, out)
 }
 
 func (c *Client) actionPath(name string) string {

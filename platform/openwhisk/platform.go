@@ -11,16 +11,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/httpapi"
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
@@ -52,11 +53,7 @@ var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
 	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir}
-	keys := make([]string, 0, len(pc.Options))
-	for k := range pc.Options {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
 			continue
@@ -141,8 +138,7 @@ type Platform struct {
 	cfg Config
 	c   *Client
 
-	mu      sync.Mutex
-	actions map[string]Action
+	actions kube.Functions[Action]
 }
 
 var (
@@ -166,7 +162,7 @@ func New(_ context.Context, pc platform.Config) (*Platform, error) {
 
 // Open is New with a parsed configuration and key.
 func Open(cfg Config, auth string) *Platform {
-	return &Platform{cfg: cfg, actions: map[string]Action{},
+	return &Platform{cfg: cfg,
 		c: &Client{APIHost: cfg.APIHost, Namespace: cfg.Namespace, Auth: auth, HTTP: &http.Client{Timeout: 70 * time.Second}}}
 }
 
@@ -200,11 +196,7 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 		a.Exec = &Exec{Kind: "blackbox", Image: img}
 		a.Annotations = append(a.Annotations, KeyValue{Key: "exec", Value: "blackbox"})
 	}
-	keys := make([]string, 0, len(fn.Env))
-	for k := range fn.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(fn.Env))
 	a.Parameters = append(a.Parameters, KeyValue{Key: "FB_FUNCTION_NAME", Value: fn.Name, Init: true})
 	for _, k := range keys {
 		a.Parameters = append(a.Parameters, KeyValue{Key: k, Value: fn.Env[k], Init: true})
@@ -223,19 +215,16 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
 	old, err := p.c.GetAction(ctx, fn.Name)
-	var se *StatusError
 	switch {
 	case err == nil && old.Annotation(AnnFunction) != fn.Name:
 		return fmt.Errorf("openwhisk action %s/%s exists and was not made by faasbench: choose another function name or namespace", p.cfg.Namespace, fn.Name)
-	case err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound):
+	case err != nil && !httpapi.IsStatus(err, http.StatusNotFound):
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)
 	}
 	if _, err := p.c.PutAction(ctx, fn.Name, a); err != nil {
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)
 	}
-	p.mu.Lock()
-	p.actions[fn.Name] = a
-	p.mu.Unlock()
+	p.actions.Put(fn.Name, a)
 	return nil
 }
 
@@ -257,9 +246,7 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 // itself, a new revision, whose first invocation cannot reuse a warm
 // container of the old one.
 func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
-	p.mu.Lock()
-	a, ok := p.actions[name]
-	p.mu.Unlock()
+	a, ok := p.actions.Get(name)
 	if !ok {
 		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
@@ -305,13 +292,10 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 
 // Remove implements platform.Platform.
 func (p *Platform) Remove(ctx context.Context, name string) error {
-	var se *StatusError
-	if err := p.c.DeleteAction(ctx, name); err != nil && !(errors.As(err, &se) && se.Code == http.StatusNotFound) {
+	if err := p.c.DeleteAction(ctx, name); err != nil && !httpapi.IsStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
-	p.mu.Lock()
-	delete(p.actions, name)
-	p.mu.Unlock()
+	p.actions.Delete(name)
 	return nil
 }
 
