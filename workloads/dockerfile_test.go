@@ -12,7 +12,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the generated Dockerfiles")
 
-// every workload × language of the catalogue, with its Dockerfile path.
+// every workload × language of the catalogue, with its Dockerfile paths:
+// the plain image and the OpenFaaS one.
 func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 	t.Helper()
 	c, err := Load(".")
@@ -24,6 +25,7 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 		w, _ := c.Get(name)
 		for _, lang := range w.Languages {
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile"))
+			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas"))
 			n++
 		}
 	}
@@ -34,7 +36,11 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 
 func TestDockerfilesAreCurrent(t *testing.T) {
 	eachImage(t, func(w *Workload, lang, path string) {
-		want, err := Dockerfile(w, lang)
+		gen := Dockerfile
+		if strings.HasSuffix(path, ".openfaas") {
+			gen = OpenFaaSDockerfile
+		}
+		want, err := gen(w, lang)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +97,12 @@ func TestDockerfilesBuildContext(t *testing.T) {
 			}
 		}
 		final := strings.Join(lines[lastFrom:], "\n")
-		for _, want := range []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0"} {
+		wants := []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0"}
+		if strings.HasSuffix(path, ".openfaas") {
+			// The of-watchdog answers on 8080; the function listens behind it.
+			wants = []string{"EXPOSE 8080", "FB_PORT=8082", "upstream_url=http://127.0.0.1:8082", "mode=http", "ENV fprocess=", "COPY --from=watchdog /fwatchdog", "ENTRYPOINT [\"/usr/bin/fwatchdog\"]"}
+		}
+		for _, want := range wants {
 			if !strings.Contains(final, want) {
 				t.Errorf("%s: final stage lacks %s", path, want)
 			}

@@ -24,7 +24,7 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 	}
 	d := c.Deployment("openfaas-fn", fn, s)
 	raw, _ := json.Marshal(d)
-	for _, want := range []string{`"service":"reverse-cpp"`, `"image":"faasbench/reverse-cpp:latest"`, `"envProcess":"/fn/reverse"`,
+	for _, want := range []string{`"service":"reverse-cpp"`, `"image":"faasbench/reverse-cpp-openfaas:latest"`, `"envProcess":"/fn/reverse"`,
 		`"limits":{"memory":"64Mi","cpu":"250m"}`, `"com.openfaas.scale.min":"3"`, `"faasbench.dev/run-id":"r1"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("request %s lacks %s", raw, want)

@@ -112,7 +112,9 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 	for k, v := range s.Timeouts {
 		env[k] = v
 	}
-	d := FunctionDeployment{Service: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image), Namespace: ns, EnvVars: env, Labels: &labels}
+	// The OpenFaaS image: the workload's server behind the of-watchdog
+	// (workloads/<w>/<lang>/Dockerfile.openfaas).
+	d := FunctionDeployment{Service: fn.Name, Image: c.Image(fn.Workload, fn.Language+"-openfaas", s.Image), Namespace: ns, EnvVars: env, Labels: &labels}
 	if s.Watchdog != "of-http" {
 		d.EnvProcess = s.FProcess
 	}

@@ -33,7 +33,11 @@ func TestEveryWorkloadRendersOnEveryPlatform(t *testing.T) {
 					t.Errorf("%s %s: %v", p, fn.Name, err)
 					continue
 				}
-				if !bytes.Contains(out, []byte("registry.example/fb/"+w+"-"+lang+":latest")) {
+				image := "registry.example/fb/" + w + "-" + lang + ":latest"
+				if p == "openfaas" {
+					image = "registry.example/fb/" + w + "-" + lang + "-openfaas:latest" // Dockerfile.openfaas
+				}
+				if !bytes.Contains(out, []byte(image)) {
 					t.Errorf("%s %s: no image in\n%s", p, fn.Name, out)
 				}
 				if bytes.Contains(out, []byte("faasbench.dev/run-id")) {
