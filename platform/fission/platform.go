@@ -7,12 +7,11 @@ package fission
 import (
 	"context"
 	"fmt"
+	"strings"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -79,23 +78,8 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	}
 	for _, u := range objs {
 		r := p.Cluster.Dynamic.Resource(gvrOf[u.GetKind()]).Namespace(p.Namespace())
-		_, err := r.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
-		if apierrors.IsAlreadyExists(err) {
-			err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				old, gerr := r.Get(ctx, u.GetName(), metav1.GetOptions{})
-				if gerr != nil {
-					return gerr
-				}
-				if old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy {
-					return fmt.Errorf("fission %s %s/%s exists and was not made by faasbench: choose another function name or namespace", u.GetKind(), p.Namespace(), u.GetName())
-				}
-				u.SetResourceVersion(old.GetResourceVersion())
-				_, uerr := r.Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
-				return uerr
-			})
-		}
-		if err != nil {
-			return fmt.Errorf("fission %s %s: %w", u.GetKind(), u.GetName(), err)
+		if err := kube.Apply(ctx, r, u, "fission "+strings.ToLower(u.GetKind())); err != nil {
+			return err
 		}
 	}
 	p.functions.Put(fn.Name, s)

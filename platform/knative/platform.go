@@ -12,12 +12,11 @@ import (
 	"strconv"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -69,12 +68,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
 
-func (p *Platform) services() interface {
-	Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error)
-	Get(context.Context, string, metav1.GetOptions, ...string) (*unstructured.Unstructured, error)
-	Update(context.Context, *unstructured.Unstructured, metav1.UpdateOptions, ...string) (*unstructured.Unstructured, error)
-	Patch(context.Context, string, types.PatchType, []byte, metav1.PatchOptions, ...string) (*unstructured.Unstructured, error)
-} {
+func (p *Platform) services() dynamic.ResourceInterface {
 	return p.Cluster.Dynamic.Resource(ServiceGVR).Namespace(p.Namespace())
 }
 
@@ -90,24 +84,8 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return err
 	}
 	p.functions.Put(fn.Name, fn)
-	if _, err := p.services().Create(ctx, svc, metav1.CreateOptions{FieldValidation: "Strict"}); apierrors.IsAlreadyExists(err) {
-		err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			old, gerr := p.services().Get(ctx, fn.Name, metav1.GetOptions{})
-			if gerr != nil {
-				return gerr
-			}
-			if old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy {
-				return fmt.Errorf("knative service %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
-			}
-			svc.SetResourceVersion(old.GetResourceVersion())
-			_, uerr := p.services().Update(ctx, svc, metav1.UpdateOptions{FieldValidation: "Strict"})
-			return uerr
-		})
-		if err != nil {
-			return fmt.Errorf("update knative service %s: %w", fn.Name, err)
-		}
-	} else if err != nil {
-		return fmt.Errorf("create knative service %s: %w", fn.Name, err)
+	if err := kube.Apply(ctx, p.services(), svc, "knative service"); err != nil {
+		return err
 	}
 	if err := p.waitReady(ctx, fn.Name); err != nil {
 		return err

@@ -1,0 +1,44 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
+)
+
+// Apply creates u, or updates it in place when it exists and faasbench
+// made it (retrying when a controller changed it meanwhile); an object of
+// the same name that faasbench did not make is refused and left alone.
+// Both go through the API server's strict field validation, so a field the
+// platform's schema does not know is an error, not silently dropped. what
+// names the object in errors ("knative service").
+func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Unstructured, what string) error {
+	_, err := r.Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+	if err == nil {
+		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create %s %s: %w", what, u.GetName(), err)
+	}
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		old, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if old.GetLabels()[LabelManagedBy] != ManagedBy {
+			return fmt.Errorf("%s %s/%s exists and was not made by faasbench: choose another function name or namespace", what, old.GetNamespace(), u.GetName())
+		}
+		u.SetResourceVersion(old.GetResourceVersion())
+		_, err = r.Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("update %s %s: %w", what, u.GetName(), err)
+	}
+	return nil
+}
