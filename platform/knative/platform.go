@@ -8,12 +8,12 @@ package knative
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -109,55 +109,39 @@ type status struct {
 	} `json:"conditions"`
 }
 
-func statusOf(u *unstructured.Unstructured) (status, error) {
-	var st status
-	raw, ok := u.Object["status"]
-	if !ok {
-		return st, nil
-	}
-	b, err := json.Marshal(raw)
-	if err == nil {
-		err = json.Unmarshal(b, &st)
-	}
-	return st, err
-}
-
 // waitReady waits for the Ready condition of the Service's current generation.
 func (p *Platform) waitReady(ctx context.Context, name string) error {
-	ctx, cancel := context.WithTimeout(ctx, p.ReadyTimeout)
-	defer cancel()
 	var last string
-	for {
+	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
 		u, err := p.services().Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			st, serr := statusOf(u)
-			if serr != nil {
-				return fmt.Errorf("knative service %s: status: %w", name, serr)
-			}
-			if st.ObservedGeneration == u.GetGeneration() {
-				for _, c := range st.Conditions {
-					if c.Type != "Ready" {
-						continue
-					}
-					switch c.Status {
-					case "True":
-						return nil
-					case "False":
-						return fmt.Errorf("knative service %s is not ready: %s: %s", name, c.Reason, c.Message)
-					}
-					last = c.Reason + " " + c.Message
-				}
-			}
+		if err != nil {
+			return false, nil
 		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w", name, p.ReadyTimeout, last, kube.ErrTimeout)
-			}
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		var st status
+		if err := kube.StatusOf(u, &st); err != nil {
+			return false, fmt.Errorf("knative service %s: status: %w", name, err)
 		}
+		if st.ObservedGeneration != u.GetGeneration() {
+			return false, nil
+		}
+		for _, c := range st.Conditions {
+			if c.Type != "Ready" {
+				continue
+			}
+			switch c.Status {
+			case "True":
+				return true, nil
+			case "False":
+				return false, fmt.Errorf("knative service %s is not ready: %s: %s", name, c.Reason, c.Message)
+			}
+			last = c.Reason + " " + c.Message
+		}
+		return false, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w", name, p.ReadyTimeout, last, kube.ErrTimeout)
 	}
+	return err
 }
 
 // patchScale sets min-scale and max-scale on the revision template (a new
@@ -201,8 +185,8 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("knative service %s: %w", name, err)
 	}
-	st, err := statusOf(u)
-	if err != nil {
+	var st status
+	if err := kube.StatusOf(u, &st); err != nil {
 		return "", fmt.Errorf("knative service %s: status: %w", name, err)
 	}
 	if st.URL == "" {
@@ -229,23 +213,20 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	if err := p.patchScale(ctx, name, "0", max); err != nil {
 		return "", err
 	}
-	wctx, cancel := context.WithTimeout(ctx, p.cfg.ColdTimeout)
-	defer cancel()
-	for {
+	var left int
+	err := kube.Poll(ctx, p.cfg.ColdTimeout, 50*time.Millisecond, func(context.Context) (bool, error) {
 		c := p.Watch.Counts(name)
-		if c.Ready+c.Pending+c.Terminating == 0 {
-			return fmt.Sprintf("min-scale 0: Knative's autoscaler scaled to zero in %s; the next request starts a pod through the activator", time.Since(t0).Round(time.Millisecond)), nil
-		}
-		select {
-		case <-wctx.Done():
-			if wctx.Err() == context.DeadlineExceeded {
-				return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; the autoscaler's stable window and scale-to-zero grace period come first): %w",
-					name, c.Ready+c.Pending+c.Terminating, p.cfg.ColdTimeout, kube.ErrTimeout)
-			}
-			return "", wctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+		left = c.Ready + c.Pending + c.Terminating
+		return left == 0, nil
+	})
+	switch {
+	case errors.Is(err, kube.ErrTimeout):
+		return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; the autoscaler's stable window and scale-to-zero grace period come first): %w",
+			name, left, p.cfg.ColdTimeout, kube.ErrTimeout)
+	case err != nil:
+		return "", err
 	}
+	return fmt.Sprintf("min-scale 0: Knative's autoscaler scaled to zero in %s; the next request starts a pod through the activator", time.Since(t0).Round(time.Millisecond)), nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Knative

@@ -7,6 +7,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
 )
@@ -41,4 +42,14 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		return fmt.Errorf("update %s %s: %w", what, u.GetName(), err)
 	}
 	return nil
+}
+
+// StatusOf decodes an object's status into st (a platform's status type);
+// an object without status leaves st as it is.
+func StatusOf(u *unstructured.Unstructured, st any) error {
+	raw, ok := u.Object["status"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	return runtime.DefaultUnstructuredConverter.FromUnstructured(raw, st)
 }

@@ -72,23 +72,19 @@ func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra [
 
 // WaitNoPods waits until no pod matching selector is left in namespace.
 func (c *Cluster) WaitNoPods(ctx context.Context, namespace, selector string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	for {
+	left := -1
+	err := Poll(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
-		if err == nil && len(pods.Items) == 0 {
-			return nil
+		if err != nil {
+			return false, nil // a failed list is tried again
 		}
-		select {
-		case <-ctx.Done():
-			n := -1
-			if pods != nil {
-				n = len(pods.Items)
-			}
-			return fmt.Errorf("pods %q in %s still there (%d) after %s: %w", selector, namespace, n, timeout, ErrTimeout)
-		case <-time.After(100 * time.Millisecond):
-		}
+		left = len(pods.Items)
+		return left == 0, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("pods %q in %s still there (%d) after %s: %w", selector, namespace, left, timeout, ErrTimeout)
 	}
+	return err
 }
 
 // DeleteNamespace deletes a namespace faasbench created (only if it carries

@@ -65,25 +65,16 @@ func (s *Session) Warn(w string) { s.warnings = append(s.warnings, w) }
 // WaitReplicas waits until name has n ready pods, none starting or
 // stopping, and a desired count of n, as the watches see it.
 func (s *Session) WaitReplicas(ctx context.Context, name string, n int) error {
-	ctx, cancel := context.WithTimeout(ctx, s.ReadyTimeout)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		c := s.Watch.Counts(name)
-		if c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0 {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w",
-					name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout)
-			}
-			return ctx.Err()
-		case <-tick.C:
-		}
+	var c Counts
+	err := Poll(ctx, s.ReadyTimeout, 20*time.Millisecond, func(context.Context) (bool, error) {
+		c = s.Watch.Counts(name)
+		return c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w",
+			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout)
 	}
+	return err
 }
 
 // ReplicaEvents implements platform.ReplicaWatcher.

@@ -6,7 +6,7 @@ package nuclio
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -96,33 +96,28 @@ type status struct {
 
 // waitReady waits for status.state ready; "error" fails with its message.
 func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
-	ctx, cancel := context.WithTimeout(ctx, p.ReadyTimeout)
-	defer cancel()
 	var st status
-	for {
+	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
 		u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			st = status{}
-			if raw, ok := u.Object["status"]; ok {
-				b, _ := json.Marshal(raw)
-				_ = json.Unmarshal(b, &st)
-			}
-			switch st.State {
-			case "ready":
-				return st, nil
-			case "error", "unhealthy":
-				return st, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
-			}
+		if err != nil {
+			return false, nil
 		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
-			}
-			return st, ctx.Err()
-		case <-time.After(50 * time.Millisecond):
+		st = status{}
+		if err := kube.StatusOf(u, &st); err != nil {
+			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
 		}
+		switch st.State {
+		case "ready":
+			return true, nil
+		case "error", "unhealthy":
+			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
+		}
+		return false, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
 	}
+	return st, err
 }
 
 // Scale implements platform.Platform: spec.replicas (fixed replicas).
