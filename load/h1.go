@@ -29,6 +29,7 @@ type h1 struct {
 	close   bool // Connection: close on every request
 
 	conn net.Conn
+	io   sockIO // reads and writes conn
 	br   *bufio.Reader
 	resp h1resp
 	ctx  context.Context
@@ -98,13 +99,14 @@ func (c *h1) dial() error {
 		return err
 	}
 	c.conn = conn
+	c.io = newSockIO(conn)
 	// An interrupt unblocks a request in flight at once: the deadline moves
 	// to the past. One watch per connection, not per request.
 	c.stop = context.AfterFunc(c.ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	if c.br == nil {
-		c.br = bufio.NewReaderSize(conn, 32<<10)
+		c.br = bufio.NewReaderSize(c.io, 32<<10)
 	} else {
-		c.br.Reset(conn)
+		c.br.Reset(c.io)
 	}
 	return nil
 }
@@ -114,6 +116,7 @@ func (c *h1) drop() {
 		c.stop()
 		c.conn.Close()
 		c.conn = nil
+		c.io = nil
 	}
 }
 
@@ -158,14 +161,7 @@ func isStale(err error) bool {
 }
 
 func (c *h1) write(body []byte) error {
-	head := c.head(len(body))
-	if len(body) == 0 {
-		_, err := c.conn.Write(head)
-		return err
-	}
-	bufs := net.Buffers{head, body}
-	_, err := bufs.WriteTo(c.conn)
-	return err
+	return c.io.writeAll(c.head(len(body)), body)
 }
 
 func (c *h1) readHead(status []byte) error {
