@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -69,7 +70,15 @@ func TestAnnounceWritesPortOnReadyFD(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	t.Setenv("FB_READY_FD", strconv.Itoa(int(w.Fd())))
+	// Announce closes the descriptor it is given, so it gets a copy: the
+	// pipe's own *os.File must not close (or finalise) a number that a
+	// later socket may reuse.
+	fd, err := syscall.Dup(int(w.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Setenv("FB_READY_FD", strconv.Itoa(fd))
 	if err := Announce(ln); err != nil {
 		t.Fatal(err)
 	}
