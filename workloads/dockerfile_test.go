@@ -13,7 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the generated Dockerfiles")
 
 // every workload × language of the catalogue, with its Dockerfile paths:
-// the plain image and the OpenFaaS one.
+// the plain image, the OpenFaaS one and the OpenWhisk one.
 func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 	t.Helper()
 	c, err := Load(".")
@@ -26,6 +26,7 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 		for _, lang := range w.Languages {
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas"))
+			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openwhisk"))
 			n++
 		}
 	}
@@ -37,8 +38,11 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 func TestDockerfilesAreCurrent(t *testing.T) {
 	eachImage(t, func(w *Workload, lang, path string) {
 		gen := Dockerfile
-		if strings.HasSuffix(path, ".openfaas") {
+		switch filepath.Ext(path) {
+		case ".openfaas":
 			gen = OpenFaaSDockerfile
+		case ".openwhisk":
+			gen = OpenWhiskDockerfile
 		}
 		want, err := gen(w, lang)
 		if err != nil {
@@ -98,9 +102,13 @@ func TestDockerfilesBuildContext(t *testing.T) {
 		}
 		final := strings.Join(lines[lastFrom:], "\n")
 		wants := []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0"}
-		if strings.HasSuffix(path, ".openfaas") {
+		switch filepath.Ext(path) {
+		case ".openfaas":
 			// The of-watchdog answers on 8080; the function listens behind it.
 			wants = []string{"EXPOSE 8080", "FB_PORT=8082", "upstream_url=http://127.0.0.1:8082", "mode=http", "ENV fprocess=", "COPY --from=watchdog /fwatchdog", "ENTRYPOINT [\"/usr/bin/fwatchdog\"]"}
+		case ".openwhisk":
+			// The action proxy answers on 8080 (OpenWhisk's port) and starts the function behind it.
+			wants = []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0", "COPY --from=actionproxy /out/actionproxy /usr/local/bin/fb-actionproxy", "ENTRYPOINT [\"/usr/local/bin/fb-actionproxy\","}
 		}
 		for _, want := range wants {
 			if !strings.Contains(final, want) {

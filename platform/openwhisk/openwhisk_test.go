@@ -191,7 +191,7 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := s.actions["prime-java"]
-	if a.Exec.Kind != "blackbox" || a.Exec.Image != "faasbench/prime-java:latest" || a.Limits.Memory != 256 || a.Limits.Timeout != 30000 || a.Limits.Concurrency != 1 {
+	if a.Exec.Kind != "blackbox" || a.Exec.Image != "faasbench/prime-java-openwhisk:latest" || a.Limits.Memory != 256 || a.Limits.Timeout != 30000 || a.Limits.Concurrency != 1 {
 		t.Errorf("action %+v", a)
 	}
 	raw, _ := json.Marshal(a.Annotations)

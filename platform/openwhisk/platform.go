@@ -191,7 +191,7 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 	} else {
 		img := s.Image
 		if img == "" {
-			img = fmt.Sprintf("%s%s-%s:%s", c.ImagePrefix, fn.Workload, fn.Language, c.ImageTag)
+			img = fmt.Sprintf("%s%s-%s-openwhisk:%s", c.ImagePrefix, fn.Workload, fn.Language, c.ImageTag) // workloads/*/*/Dockerfile.openwhisk
 		}
 		a.Exec = &Exec{Kind: "blackbox", Image: img}
 		a.Annotations = append(a.Annotations, KeyValue{Key: "exec", Value: "blackbox"})

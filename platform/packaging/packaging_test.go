@@ -34,8 +34,8 @@ func TestEveryWorkloadRendersOnEveryPlatform(t *testing.T) {
 					continue
 				}
 				image := "registry.example/fb/" + w + "-" + lang + ":latest"
-				if p == "openfaas" {
-					image = "registry.example/fb/" + w + "-" + lang + "-openfaas:latest" // Dockerfile.openfaas
+				if p == "openfaas" || p == "openwhisk" {
+					image = "registry.example/fb/" + w + "-" + lang + "-" + p + ":latest" // Dockerfile.openfaas, Dockerfile.openwhisk
 				}
 				if !bytes.Contains(out, []byte(image)) {
 					t.Errorf("%s %s: no image in\n%s", p, fn.Name, out)
