@@ -13,7 +13,7 @@ import (
 var update = flag.Bool("update", false, "rewrite the generated Dockerfiles")
 
 // every workload × language of the catalogue, with its Dockerfile paths:
-// the plain image, the OpenFaaS one and the OpenWhisk one.
+// the plain image and the OpenFaaS, OpenWhisk and Fission ones.
 func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 	t.Helper()
 	c, err := Load(".")
@@ -27,6 +27,7 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openwhisk"))
+			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.fission"))
 			n++
 		}
 	}
@@ -43,6 +44,8 @@ func TestDockerfilesAreCurrent(t *testing.T) {
 			gen = OpenFaaSDockerfile
 		case ".openwhisk":
 			gen = OpenWhiskDockerfile
+		case ".fission":
+			gen = FissionDockerfile
 		}
 		want, err := gen(w, lang)
 		if err != nil {
@@ -109,6 +112,9 @@ func TestDockerfilesBuildContext(t *testing.T) {
 		case ".openwhisk":
 			// The action proxy answers on 8080 (OpenWhisk's port) and starts the function behind it.
 			wants = []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0", "COPY --from=actionproxy /out/actionproxy /usr/local/bin/fb-actionproxy", "ENTRYPOINT [\"/usr/local/bin/fb-actionproxy\","}
+		case ".fission":
+			// Fission's environment port is 8888.
+			wants = []string{"EXPOSE 8888", "FB_PORT=8888", "FB_HOST=0.0.0.0", "COPY --from=fissionenv /out/fissionenv /usr/local/bin/fb-fissionenv", "ENTRYPOINT [\"/usr/local/bin/fb-fissionenv\","}
 		}
 		for _, want := range wants {
 			if !strings.Contains(final, want) {

@@ -57,7 +57,8 @@ type Settings struct {
 	Executor string
 	// EnvImage is the environment's runtime image (poolmgr, newdeploy);
 	// Code is the function's code (a file of the workload catalogue) and
-	// Entrypoint the function in it.
+	// Entrypoint the function in it. Neither: the workload's own image
+	// behind faasbench's environment server, <prefix><w>-<lang>-fission.
 	EnvImage, Code, Entrypoint string
 	// Image is the function's own image (executor container).
 	Image string
@@ -131,8 +132,10 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		}
 	}
 	switch {
-	case s.Executor != Container && (s.EnvImage == "" || s.Code == ""):
-		return s, fmt.Errorf("settings.executor: %s runs code in an environment: give env_image (a Fission runtime image) and code_file", s.Executor)
+	case (s.EnvImage == "") != (s.Code == ""):
+		return s, fmt.Errorf("settings.env_image and settings.code_file go together (a Fission runtime image and the code it loads); give both, or neither for the workload's own environment image (Dockerfile.fission)")
+	case s.Executor == Container && s.EnvImage != "":
+		return s, fmt.Errorf("settings.env_image: the container executor runs the workload's image (settings.image), not an environment: set executor poolmgr or newdeploy")
 	case s.Executor == PoolMgr && (s.Autoscaled || fn.Replicas > 1):
 		return s, fmt.Errorf("settings.executor: poolmgr has no replica count (its pool is pool_size warm pods, specialised on demand): use newdeploy or container for replicas and scaling")
 	case s.Autoscaled && s.MaxScale < max(s.MinScale, 1):

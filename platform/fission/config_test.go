@@ -1,6 +1,7 @@
 package fission
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,14 +52,37 @@ func TestSettingsAndObjects(t *testing.T) {
 	if pool := objs[0].Object["spec"].(map[string]any)["poolsize"]; pool != int64(0) {
 		t.Errorf("a newdeploy environment keeps no pool: %v", pool)
 	}
+	// Without env_image and code_file: the workload's own environment image
+	// (Dockerfile.fission) and a placeholder package.
+	own := platform.Function{Name: "own", Workload: "hello", Language: "go", Settings: map[string]string{"executor": "poolmgr", "pool_size": "2"}}
+	so, err := ParseSettings(own, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs, err = c.Objects("ns", own, so)
+	if err != nil {
+		t.Fatal(err)
+	}
+	envSpec := objs[0].Object["spec"].(map[string]any)
+	if img := envSpec["runtime"].(map[string]any)["image"]; img != c.Image("hello", "go-fission", "") || !strings.HasSuffix(img.(string), "hello-go-fission:"+c.ImageTag) {
+		t.Errorf("environment image %v, want the workload's Dockerfile.fission image", img)
+	}
+	if envSpec["poolsize"] != int64(2) {
+		t.Errorf("pool %v", envSpec["poolsize"])
+	}
+	lit, _ := base64.StdEncoding.DecodeString(objs[1].Object["spec"].(map[string]any)["deployment"].(map[string]any)["literal"].(string))
+	if !strings.Contains(string(lit), "environment image") {
+		t.Errorf("placeholder package %q", lit)
+	}
 	for want, set := range map[string]map[string]string{
-		"settings.executor: newdeploy runs code in an environment": {"executor": "newdeploy"},
-		"settings.executor: \"lambda\"":                            {"executor": "lambda"},
-		"poolmgr has no replica count":                             {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},
-		"settings.max_scale: 1 is below min_scale 3":               {"min_scale": "3", "max_scale": "1"},
-		"settings.target_cpu: needs min_scale":                     {"target_cpu": "50"},
-		"settings.code_file:":                                      {"executor": "newdeploy", "env_image": "e", "code_file": "missing.py"},
-		"settings.workers: unknown setting":                        {"workers": "2"},
+		"settings.env_image and settings.code_file go together": {"executor": "newdeploy", "env_image": "e"},
+		"the container executor runs the workload's image":      {"env_image": "e", "code_file": "f.py"},
+		"settings.executor: \"lambda\"":                         {"executor": "lambda"},
+		"poolmgr has no replica count":                          {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},
+		"settings.max_scale: 1 is below min_scale 3":            {"min_scale": "3", "max_scale": "1"},
+		"settings.target_cpu: needs min_scale":                  {"target_cpu": "50"},
+		"settings.code_file:":                                   {"executor": "newdeploy", "env_image": "e", "code_file": "missing.py"},
+		"settings.workers: unknown setting":                     {"workers": "2"},
 	} {
 		if _, err := ParseSettings(platform.Function{Name: "f", Settings: set}, dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want %q", set, err, want)

@@ -81,11 +81,19 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 		if s.Executor == PoolMgr {
 			pool = int64(s.PoolSize)
 		}
-		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": s.EnvImage}, "poolsize": pool, "resources": res}
+		// Without env_image, the workload's own image behind faasbench's
+		// environment server (workloads/*/*/Dockerfile.fission): the code
+		// is in the image and the package is a placeholder Fission requires.
+		envImage := c.Image(fn.Workload, fn.Language+"-fission", s.EnvImage)
+		code := s.Code
+		if code == "" {
+			code = placeholderCode
+		}
+		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": envImage}, "poolsize": pool, "resources": res}
 		out = append(out, object("Environment", ns, fn.Name, labels, env))
 		out = append(out, object("Package", ns, fn.Name, labels, map[string]any{
 			"environment": map[string]any{"name": fn.Name, "namespace": ns},
-			"deployment":  map[string]any{"type": "literal", "literal": base64.StdEncoding.EncodeToString([]byte(s.Code))},
+			"deployment":  map[string]any{"type": "literal", "literal": base64.StdEncoding.EncodeToString([]byte(code))},
 		}))
 		spec["environment"] = map[string]any{"name": fn.Name, "namespace": ns}
 		pkg := map[string]any{"packageref": map[string]any{"name": fn.Name, "namespace": ns}}
@@ -103,3 +111,8 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// placeholderCode is the package of a function whose code is in its
+// environment image (the fetcher still loads a package before it
+// specialises the pod).
+const placeholderCode = "faasbench: this function's code is in its environment image (workloads/*/*/Dockerfile.fission)\n"

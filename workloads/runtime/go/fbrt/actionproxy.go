@@ -1,7 +1,6 @@
 package fbrt
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -10,14 +9,10 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 	"unicode/utf8"
 )
@@ -65,49 +60,20 @@ func ActionProxy(ctx context.Context, cfg ActionProxyConfig) error {
 		return err
 	}
 	p := newActionProxy(cfg)
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: time.Minute}
-	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
-	go func() {
-		select {
-		case <-p.exited:
-			errc <- fmt.Errorf("fbrt: action proxy: the function exited: %v", p.exitErr)
-		case <-ctx.Done():
-			errc <- ctx.Err()
-		}
-	}()
-	err = <-errc
-	_ = srv.Close()
-	p.stop()
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return serveFront(ctx, ln, p, p.fn, "action proxy")
 }
 
 type actionProxy struct {
-	cfg     ActionProxyConfig
-	mu      sync.Mutex
-	state   int // 0 new, 1 initialising, 2 ready, 3 failed
-	cmd     *exec.Cmd
-	base    string // http://127.0.0.1:port of the function
-	client  *http.Client
-	logMu   sync.Mutex
-	exited  chan struct{}
-	exitErr error
+	cfg    ActionProxyConfig
+	fn     *child
+	client *http.Client
+	logMu  sync.Mutex
 }
 
 func newActionProxy(cfg ActionProxyConfig) *actionProxy {
-	if cfg.Stdout == nil {
-		cfg.Stdout = os.Stdout
-	}
-	if cfg.Stderr == nil {
-		cfg.Stderr = os.Stderr
-	}
-	if cfg.InitTimeout <= 0 {
-		cfg.InitTimeout = 5 * time.Minute
-	}
-	return &actionProxy{cfg: cfg, exited: make(chan struct{}),
+	fn := newChild(cfg.Argv, cfg.Stdout, cfg.Stderr, cfg.InitTimeout)
+	cfg.Stdout, cfg.Stderr = fn.stdout, fn.stderr
+	return &actionProxy{cfg: cfg, fn: fn,
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true}}}
 }
 
@@ -144,26 +110,19 @@ func (p *actionProxy) init(w http.ResponseWriter, r *http.Request) {
 		owError(w, http.StatusBadRequest, "init: the body is not the init JSON object: "+err.Error())
 		return
 	}
-	p.mu.Lock()
-	if p.state != 0 {
-		p.mu.Unlock()
-		owError(w, http.StatusForbidden, "Cannot initialize the action more than once.")
+	env, err := owEnv(in.Value.Env)
+	if err != nil {
+		owError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	p.state = 1
-	p.mu.Unlock()
-	env, err := owEnv(in.Value.Env)
-	if err == nil {
-		err = p.start(r.Context(), env)
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if err != nil {
-		p.state = 3
+	if err := p.fn.start(r.Context(), env); err != nil {
+		if errors.Is(err, errStartedOnce) {
+			owError(w, http.StatusForbidden, "Cannot initialize the action more than once.")
+			return
+		}
 		owError(w, http.StatusBadGateway, "init: "+err.Error())
 		return
 	}
-	p.state = 2
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write([]byte(`{"ok":true}`))
 }
@@ -185,84 +144,6 @@ func owEnv(m map[string]json.RawMessage) ([]string, error) {
 	return out, nil
 }
 
-// start runs the function with a free loopback port and waits for the port
-// on its ready descriptor.
-func (p *actionProxy) start(ctx context.Context, extra []string) error {
-	rd, wr, err := os.Pipe()
-	if err != nil {
-		return fmt.Errorf("ready pipe: %w", err)
-	}
-	defer rd.Close()
-	cmd := exec.Command(p.cfg.Argv[0], p.cfg.Argv[1:]...)
-	env := make([]string, 0, len(os.Environ())+len(extra)+3)
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if name != "FB_HOST" && name != "FB_PORT" && name != "FB_READY_FD" {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(append(env, extra...), "FB_HOST=127.0.0.1", "FB_PORT=0", "FB_READY_FD=3")
-	cmd.ExtraFiles = []*os.File{wr}
-	cmd.Stdout, cmd.Stderr = p.cfg.Stdout, p.cfg.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		wr.Close()
-		return fmt.Errorf("start %s: %w", p.cfg.Argv[0], err)
-	}
-	wr.Close()
-	p.mu.Lock()
-	p.cmd = cmd
-	p.mu.Unlock()
-	go func() {
-		p.exitErr = cmd.Wait()
-		close(p.exited)
-	}()
-	type portOrErr struct {
-		port int
-		err  error
-	}
-	got := make(chan portOrErr, 1)
-	go func() {
-		line, err := bufio.NewReader(rd).ReadString('\n')
-		if err != nil {
-			got <- portOrErr{err: errors.New("the function exited before it listened")}
-			return
-		}
-		port, err := strconv.Atoi(strings.TrimSpace(line))
-		if err != nil || port <= 0 || port > 65535 {
-			got <- portOrErr{err: fmt.Errorf("the function announced %q, not a port", strings.TrimSpace(line))}
-			return
-		}
-		got <- portOrErr{port: port}
-	}()
-	t := time.NewTimer(p.cfg.InitTimeout)
-	defer t.Stop()
-	select {
-	case g := <-got:
-		if g.err != nil {
-			return g.err
-		}
-		p.base = "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(g.port))
-		return nil
-	case <-t.C:
-		return fmt.Errorf("the function did not listen within %v", p.cfg.InitTimeout)
-	case <-ctx.Done():
-		return fmt.Errorf("init abandoned by the invoker: %w", ctx.Err())
-	}
-}
-
-// stop kills the function's process group and waits for it.
-func (p *actionProxy) stop() {
-	p.mu.Lock()
-	cmd := p.cmd
-	p.mu.Unlock()
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	<-p.exited
-}
-
 type owRun struct {
 	Value        map[string]json.RawMessage `json:"value"`
 	ActivationID string                     `json:"activation_id"`
@@ -277,9 +158,7 @@ type owResult struct {
 }
 
 func (p *actionProxy) run(w http.ResponseWriter, r *http.Request) {
-	p.mu.Lock()
-	ready, base := p.state == 2, p.base
-	p.mu.Unlock()
+	base, ready := p.fn.address()
 	if !ready {
 		owError(w, http.StatusInternalServerError, "run: the action is not initialised (no successful /init)")
 		return

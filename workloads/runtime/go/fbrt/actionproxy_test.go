@@ -73,7 +73,7 @@ func proxyUnderTest(t *testing.T, mode string) (*httptest.Server, *actionProxy, 
 	out := &syncBuf{}
 	p := newActionProxy(ActionProxyConfig{Argv: []string{exe}, Stdout: out, Stderr: out, InitTimeout: 20 * time.Second})
 	srv := httptest.NewServer(p)
-	t.Cleanup(func() { srv.Close(); p.stop() })
+	t.Cleanup(func() { srv.Close(); p.fn.stop() })
 	return srv, p, out
 }
 
@@ -213,7 +213,7 @@ func TestActionProxyInitFailsWhenTheFunctionDies(t *testing.T) {
 		t.Fatalf("/init = %d %v; want 502 'exited before it listened'", code, out)
 	}
 	select {
-	case <-p.exited:
+	case <-p.fn.exited:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the proxy did not see the function exit")
 	}
@@ -236,8 +236,8 @@ func TestActionProxyStopsTheFunction(t *testing.T) {
 	if code, out := post(t, srv.URL+"/init", initBody(nil)); code != 200 {
 		t.Fatalf("/init = %d %v", code, out)
 	}
-	pid := p.cmd.Process.Pid
-	p.stop()
+	pid := p.fn.cmd.Process.Pid
+	p.fn.stop()
 	if err := syscall.Kill(pid, 0); err == nil {
 		t.Fatalf("function process %d still alive after stop", pid)
 	}
