@@ -27,7 +27,7 @@ func TestVersionAndPlatformList(t *testing.T) {
 		t.Fatalf("version: %d %q", code, out)
 	}
 	code, out, _ = runCLI(t, "platform", "list")
-	if code != 0 || strings.Join(strings.Fields(out), " ") != "baseline fission knative local nuclio openfaas openwhisk" {
+	if code != 0 || strings.Join(strings.Fields(out), " ") != "baseline fission knative kubeless local nuclio openfaas openwhisk" {
 		t.Fatalf("platform list: %d %q", code, out)
 	}
 }

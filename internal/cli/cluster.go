@@ -11,6 +11,7 @@ import (
 	"github.com/faasbench/faasbench/platform/fission"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/kubeless"
 	"github.com/faasbench/faasbench/platform/nuclio"
 	"github.com/faasbench/faasbench/platform/openfaas"
 	"github.com/faasbench/faasbench/spec"
@@ -89,6 +90,11 @@ func kubePlatforms() map[string]kubePlatform {
 			factory:      factory(knative.New),
 			requirements: knative.Requirements,
 			kinds:        knative.Kinds(),
+		},
+		kubeless.Name: {
+			factory:      factory(kubeless.New),
+			requirements: kubeless.Requirements,
+			kinds:        kubeless.Kinds(),
 		},
 	}
 }

@@ -144,18 +144,11 @@ func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string,
 		for _, sp := range svc.Spec.Ports {
 			port = sp.NodePort
 		}
-		if port == 0 {
-			return "", fmt.Errorf("service %s: no node port assigned", svc.Name)
+		url, err := p.Cluster.NodePortURL(ctx, p.cfg.EndpointHost, port)
+		if err != nil {
+			return "", fmt.Errorf("service %s: %w", svc.Name, err)
 		}
-		host := p.cfg.EndpointHost
-		if host == "" {
-			h, err := p.Cluster.NodeAddress(ctx)
-			if err != nil {
-				return "", err
-			}
-			host = h
-		}
-		return "http://" + net.JoinHostPort(host, strconv.Itoa(int(port))) + "/", nil
+		return url, nil
 	case corev1.ServiceTypeLoadBalancer:
 		for _, in := range svc.Status.LoadBalancer.Ingress {
 			h := in.IP

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,4 +30,20 @@ func (c *Cluster) NodeAddress(ctx context.Context) (string, error) {
 		}
 	}
 	return "", errors.New("no ready node with an InternalIP for a NodePort: set platform.options.endpoint_host")
+}
+
+// NodePortURL is the base URL of a NodePort: host (a configured
+// endpoint_host) or NodeAddress, and the port.
+func (c *Cluster) NodePortURL(ctx context.Context, host string, port int32) (string, error) {
+	if port == 0 {
+		return "", errors.New("no node port assigned")
+	}
+	if host == "" {
+		h, err := c.NodeAddress(ctx)
+		if err != nil {
+			return "", err
+		}
+		host = h
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(int(port))) + "/", nil
 }

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"time"
 
@@ -139,16 +138,11 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if st.HTTPPort == 0 {
-		return "", fmt.Errorf("nuclio function %s has no HTTP port (status.httpPort)", name)
+	url, err := p.Cluster.NodePortURL(ctx, p.cfg.EndpointHost, int32(st.HTTPPort))
+	if err != nil {
+		return "", fmt.Errorf("nuclio function %s (status.httpPort): %w", name, err)
 	}
-	host := p.cfg.EndpointHost
-	if host == "" {
-		if host, err = p.Cluster.NodeAddress(ctx); err != nil {
-			return "", err
-		}
-	}
-	return "http://" + net.JoinHostPort(host, strconv.Itoa(st.HTTPPort)) + "/", nil
+	return url, nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Nuclio's

@@ -19,6 +19,7 @@ import (
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/fission"
 	"github.com/faasbench/faasbench/platform/knative"
+	"github.com/faasbench/faasbench/platform/kubeless"
 	"github.com/faasbench/faasbench/platform/nuclio"
 	"github.com/faasbench/faasbench/platform/openfaas"
 	"github.com/faasbench/faasbench/platform/openwhisk"
@@ -26,7 +27,7 @@ import (
 
 // Platforms lists what Render knows.
 func Platforms() []string {
-	return []string{baseline.Name, fission.Name, knative.Name, nuclio.Name, openfaas.Name, openwhisk.Name}
+	return []string{baseline.Name, fission.Name, knative.Name, kubeless.Name, nuclio.Name, openfaas.Name, openwhisk.Name}
 }
 
 // Options are the platform options a package is rendered with (namespace,
@@ -34,7 +35,7 @@ func Platforms() []string {
 type Options map[string]any
 
 // Render returns the package of fn for platformName: Kubernetes YAML for
-// baseline, knative, nuclio and fission; a faas-cli stack.yml for openfaas;
+// baseline, knative, kubeless, nuclio and fission; a faas-cli stack.yml for openfaas;
 // the action's JSON body (for wsk or the REST API) for openwhisk. The
 // objects carry no run label (they are not a run's).
 func Render(platformName string, fn platform.Function, opts Options, workloadsDir string) ([]byte, error) {
@@ -65,6 +66,20 @@ func Render(platformName string, fn platform.Function, opts Options, workloadsDi
 			return nil, err
 		}
 		u, err := c.Service(orDefault(c.Kube.Namespace, "default"), fn, s)
+		if err != nil {
+			return nil, err
+		}
+		return documents(u.Object)
+	case kubeless.Name:
+		c, err := kubeless.ParseConfig("", pc.Options)
+		if err != nil {
+			return nil, err
+		}
+		s, err := kubeless.ParseSettings(fn)
+		if err != nil {
+			return nil, err
+		}
+		u, err := c.Function(orDefault(c.Kube.Namespace, "default"), fn, s)
 		if err != nil {
 			return nil, err
 		}
@@ -205,6 +220,8 @@ func Check(platformName string, fn platform.Function, workloadsDir string) error
 		_, err = baseline.ParseSettings(fn)
 	case knative.Name:
 		_, err = knative.ParseSettings(fn)
+	case kubeless.Name:
+		_, err = kubeless.ParseSettings(fn)
 	case nuclio.Name:
 		_, err = nuclio.ParseSettings(fn)
 	case fission.Name:

@@ -22,12 +22,12 @@ import (
 // Every Kubernetes package of every workload × language passes the real
 // API server's strict validation (a server-side dry run): core kinds
 // against Kubernetes' own schema, Knative's Service against Knative's CRD
-// from its module, Nuclio's and Fission's against the CRDs written from
-// their types.
+// from its module, Nuclio's, Fission's and Kubeless's against the CRDs
+// written from their types.
 func TestPackagesPassTheAPIServer(t *testing.T) {
 	cl := kubetest.Cluster(t)
 	kubetest.Apply(t, cl, filepath.Join(kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0"), "config/core/300-resources/service.yaml"),
-		"../nuclio/testdata/nucliofunction-crd.yaml", "../fission/testdata/fission-crds.yaml")
+		"../nuclio/testdata/nucliofunction-crd.yaml", "../fission/testdata/fission-crds.yaml", "../kubeless/testdata/kubeless-function-crd.yaml")
 	cat, err := workloads.Load("../../workloads")
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestPackagesPassTheAPIServer(t *testing.T) {
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(cl.Client.Discovery()))
 	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
 	n := 0
-	for _, p := range []string{"baseline", "knative", "nuclio", "fission"} {
+	for _, p := range []string{"baseline", "knative", "kubeless", "nuclio", "fission"} {
 		for _, w := range cat.Names() {
 			wl, _ := cat.Get(w)
 			for _, lang := range wl.Languages {

@@ -72,7 +72,7 @@ func TestEveryWorkloadRendersOnEveryPlatform(t *testing.T) {
 }
 
 func TestPackagesNameWhatTheyCannotDo(t *testing.T) {
-	if _, err := Render("kubeless", platform.Function{Name: "f"}, nil, ""); err == nil || !strings.Contains(err.Error(), `--platform: "kubeless" has no package`) {
+	if _, err := Render("lambda", platform.Function{Name: "f"}, nil, ""); err == nil || !strings.Contains(err.Error(), `--platform: "lambda" has no package`) {
 		t.Errorf("unknown platform: %v", err)
 	}
 	if _, err := Render("openwhisk", platform.Function{Name: "f", Workload: "hello", Language: "go", Replicas: 3}, nil, ""); err == nil || !strings.Contains(err.Error(), "replicas") {

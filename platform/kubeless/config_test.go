@@ -1,0 +1,67 @@
+package kubeless
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+func TestSettingsAndFunctionObject(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{"endpoint_host": "192.0.2.1"})
+	if err != nil || c.EndpointHost != "192.0.2.1" || c.KubelessNamespace != "kubeless" {
+		t.Fatalf("%+v %v", c, err)
+	}
+	fn := platform.Function{Name: "hello-node", Workload: "hello", Language: "node", Replicas: 3, MemoryMB: 128,
+		Env: map[string]string{"N": "7"}, Settings: map[string]string{"timeout": "30"}}
+	s, err := ParseSettings(fn)
+	if err != nil || s.Timeout != 30 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	u, err := c.Function("ns", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.GetLabels()["function"] != "hello-node" || u.GetLabels()["created-by"] != "kubeless" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
+		t.Errorf("labels %v", u.GetLabels())
+	}
+	str := func(path ...string) string { v, _, _ := unstructured.NestedString(u.Object, path...); return v }
+	if str("spec", "timeout") != "30" || str("spec", "handler") != "faasbench.main" || str("spec", "function") != "" {
+		t.Errorf("spec %v", u.Object["spec"])
+	}
+	if r, _, _ := unstructured.NestedInt64(u.Object, "spec", "deployment", "spec", "replicas"); r != 3 {
+		t.Errorf("replicas %d", r)
+	}
+	cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "deployment", "spec", "template", "spec", "containers")
+	if len(cs) != 1 {
+		t.Fatalf("containers %v", cs)
+	}
+	ctr := cs[0].(map[string]any)
+	if ctr["image"] != "faasbench/hello-node:latest" || ctr["name"] != "hello-node" {
+		t.Errorf("container %v", ctr)
+	}
+	if p, _, _ := unstructured.NestedString(ctr, "livenessProbe", "httpGet", "path"); p != "/_fb/health" {
+		t.Errorf("liveness probe path %q: Kubeless would add its /healthz probe, which faasbench's servers do not serve", p)
+	}
+	if lim, _, _ := unstructured.NestedString(ctr, "resources", "limits", "memory"); lim != "128Mi" {
+		t.Errorf("memory limit %q", lim)
+	}
+	if typ, _, _ := unstructured.NestedString(u.Object, "spec", "service", "type"); typ != "NodePort" {
+		t.Errorf("service type %q", typ)
+	}
+	for want, fn := range map[string]platform.Function{
+		"autoscaling/v2beta1":               {Name: "f", Settings: map[string]string{"max_replicas": "4"}},
+		"mode: \"fork\"":                    {Name: "f", Mode: "fork"},
+		"concurrency: Kubeless has no":      {Name: "f", Concurrency: 2},
+		"workers: Kubeless runs one server": {Name: "f", Workers: 2},
+		"settings.timeout: \"0\"":           {Name: "f", Settings: map[string]string{"timeout": "0"}},
+		"settings.runtime: unknown setting": {Name: "f", Settings: map[string]string{"runtime": "python3.7"}},
+		"name:":                             {Name: "Bad_Name"},
+	} {
+		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: %v, want %q", fn, err, want)
+		}
+	}
+}

@@ -1,0 +1,109 @@
+//go:build kube
+
+package kubeless_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/kubeless"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+func open(t *testing.T, run string) (*kubeless.Platform, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cfg, err := kubeless.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t), "ready_timeout": "60s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := kubeless.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kubetest.Apply(t, p.Cluster, "testdata/kubeless-function-crd.yaml")
+	kubelessStandIn(ctx, t, p.Cluster)
+	return p, ctx
+}
+
+// Every workload × language becomes a Function the API server accepts
+// under strict field validation; a misspelt field is refused.
+func TestFunctionsPassTheSchema(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/kubeless-function-crd.yaml")
+	cat, err := workloads.Load("../../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := kubeless.ParseConfig("schema", nil)
+	fns := cl.Dynamic.Resource(kubeless.FunctionGVR).Namespace(cl.Namespace)
+	dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldValidation: "Strict"}
+	n := 0
+	for _, w := range cat.Names() {
+		wl, _ := cat.Get(w)
+		for _, lang := range wl.Languages {
+			fn := platform.Function{Name: w + "-" + lang, Workload: w, Language: lang, Replicas: 2, MemoryMB: 256, CPUs: 1}
+			s, err := kubeless.ParseSettings(fn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u, _ := cfg.Function(cl.Namespace, fn, s)
+			if _, err := fns.Create(context.Background(), u, dry); err != nil {
+				t.Errorf("%s: %v", fn.Name, err)
+			}
+			n++
+		}
+	}
+	fn := platform.Function{Name: "typo", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := kubeless.ParseSettings(fn)
+	u, _ := cfg.Function(cl.Namespace, fn, s)
+	u.Object["spec"].(map[string]any)["runtme"] = "go1.14"
+	if _, err := fns.Create(context.Background(), u, dry); err == nil || !strings.Contains(err.Error(), "runtme") {
+		t.Errorf("a misspelt field was accepted: %v", err)
+	}
+	t.Logf("%d Kubeless Functions validated", n)
+}
+
+func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
+	p, ctx := open(t, "kl-run")
+	cl := p.Cluster
+	start := time.Now()
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 2}); err != nil {
+		t.Fatal(err)
+	}
+	d, err := cl.Client.AppsV1().Deployments(cl.Namespace).Get(ctx, "hello-python", metav1.GetOptions{})
+	if err != nil || d.Spec.Template.Spec.Containers[0].Image != "faasbench/hello-python:latest" || d.Spec.Template.Labels["faasbench.dev/run-id"] != "kl-run" {
+		t.Fatalf("deployment %v %v", d, err)
+	}
+	for _, n := range []int{4, 0, 1} {
+		if err := p.Scale(ctx, "hello-python", n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	evs, _ := p.ReplicaEvents(ctx, "hello-python", start)
+	if desired := kubetest.DesiredSteps(evs); fmt.Sprint(desired) != "[2 4 0 1]" {
+		t.Errorf("desired %v", desired)
+	}
+	url, err := p.Endpoint(ctx, "hello-python")
+	svc, _ := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, "hello-python", metav1.GetOptions{})
+	if err != nil || url != fmt.Sprintf("http://10.244.255.1:%d/", svc.Spec.Ports[0].NodePort) {
+		t.Errorf("endpoint %q %v", url, err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("", "")})
+	deps, _ := cl.Client.AppsV1().Deployments(cl.Namespace).List(ctx, metav1.ListOptions{})
+	if len(pods.Items)+len(deps.Items) != 0 {
+		t.Errorf("left: %d pods, %d deployments", len(pods.Items), len(deps.Items))
+	}
+}

@@ -1,0 +1,90 @@
+package kubeless
+
+import (
+	"fmt"
+	"strconv"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// FunctionGVR is Kubeless's function resource.
+var FunctionGVR = schema.GroupVersionResource{Group: "kubeless.io", Version: "v1beta1", Resource: "functions"}
+
+// Labels Kubeless's controller selects a function's pods by
+// (pkg/utils/kubelessutil.go: EnsureFuncDeployment's selector).
+const (
+	LabelFunction  = "function"
+	LabelCreatedBy = "created-by"
+)
+
+// Function is the Kubeless Function of fn as `kubeless function deploy
+// --runtime-image` makes it: no code (the image is the function: the
+// controller then skips its build and runtime setup), a Deployment template
+// whose first container is the workload's image with the function
+// contract's environment, resources, replicas and a probe on the contract's
+// health path (the controller only adds its /healthz probe when there is
+// none), and a NodePort Service on 8080.
+func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
+	labels := map[string]string{LabelFunction: fn.Name, LabelCreatedBy: "kubeless"}
+	for k, v := range kube.FunctionLabels(c.RunLabel(), fn) {
+		labels[k] = v
+	}
+	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: kube.HealthPath, Port: intstr.FromInt32(kube.Port)}},
+		PeriodSeconds: 2}
+	replicas := int32(fn.Replicas)
+	dep := appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Template: corev1.PodTemplateSpec{
+			ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{
+				Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image), ImagePullPolicy: c.PullPolicy,
+				Env: kube.ContractEnv(fn, true), Resources: kube.Resources(fn), ReadinessProbe: probe, LivenessProbe: probe,
+			}}},
+		}},
+	}
+	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&dep)
+	if err != nil {
+		return nil, fmt.Errorf("kubeless function %s: %w", fn.Name, err)
+	}
+	// What the API server fills in is left out, so that the object is
+	// the same as the one read back.
+	unstructured.RemoveNestedField(d, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(d, "spec", "template", "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(d, "spec", "selector")
+	unstructured.RemoveNestedField(d, "spec", "strategy")
+	unstructured.RemoveNestedField(d, "status")
+	sel := map[string]any{LabelFunction: fn.Name, LabelCreatedBy: "kubeless"}
+	spec := map[string]any{
+		"handler":               "faasbench.main", // module.function, as Kubeless requires; the image serves it
+		"function":              "",
+		"function-content-type": "text",
+		"runtime":               "",
+		"deps":                  "",
+		"checksum":              "",
+		"deployment":            d,
+		"service": map[string]any{"type": "NodePort", "selector": sel, "ports": []any{map[string]any{
+			"name": "http-function-port", "protocol": "TCP", "port": int64(kube.Port), "targetPort": int64(kube.Port)}}},
+	}
+	if s.Timeout > 0 {
+		spec["timeout"] = strconv.Itoa(s.Timeout)
+	}
+	ul := map[string]any{}
+	for k, v := range labels {
+		ul[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kubeless.io/v1beta1",
+		"kind":       "Function",
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": ul},
+		"spec":       spec,
+	}}, nil
+}

@@ -1,0 +1,126 @@
+// Package kubeless runs functions as Kubeless Function resources
+// (kubeless.io/v1beta1; Kubeless is archived upstream, supported here as a
+// legacy platform for seed 003's comparison) through the dynamic client:
+// the workload's image as a custom runtime image, fixed replicas, invoked
+// at the function Service's NodePort.
+package kubeless
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// Name is the registry name.
+const Name = "kubeless"
+
+// Platform deploys Kubeless Functions.
+type Platform struct {
+	*kube.Session
+	cfg Config
+}
+
+var (
+	_ platform.Platform        = (*Platform)(nil)
+	_ platform.ReplicaWatcher  = (*Platform)(nil)
+	_ platform.ResourceSampler = (*Platform)(nil)
+	_ platform.Fingerprinter   = (*Platform)(nil)
+)
+
+// Kinds are the Kubeless resources a run creates.
+func Kinds() []schema.GroupVersionResource { return []schema.GroupVersionResource{FunctionGVR} }
+
+// New connects and watches the run's functions' Deployments and pods
+// (Kubeless's controller copies a function's labels to them).
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
+	cfg, err := ParseConfig(pc.RunID, pc.Options)
+	if err != nil {
+		return nil, err
+	}
+	return Open(ctx, cfg)
+}
+
+// Open is New with a parsed configuration.
+func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
+	if err != nil {
+		return nil, err
+	}
+	return &Platform{Session: s, cfg: cfg}, nil
+}
+
+// Name implements platform.Platform.
+func (p *Platform) Name() string { return Name }
+
+func (p *Platform) functions() dynamic.ResourceInterface {
+	return p.Cluster.Dynamic.Resource(FunctionGVR).Namespace(p.Namespace())
+}
+
+// Deploy implements platform.Platform. A Kubeless Function has no status:
+// it is ready when its Deployment's pods are.
+func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	u, err := p.cfg.Function(p.Namespace(), fn, s)
+	if err != nil {
+		return err
+	}
+	if err := kube.Apply(ctx, p.functions(), u, "kubeless function"); err != nil {
+		return err
+	}
+	return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+}
+
+// Scale implements platform.Platform: the Deployment template's replicas,
+// which the controller copies to the function's Deployment.
+func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
+	if replicas < 0 {
+		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	}
+	patch := []byte(`{"spec":{"deployment":{"spec":{"replicas":` + strconv.Itoa(replicas) + `}}}}`)
+	if _, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return fmt.Errorf("scale %s: %w", name, err)
+	}
+	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// Endpoint implements platform.Platform: the function Service's NodePort
+// (the Service has the function's name) on a node.
+func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	svc, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("kubeless function %s: its Service: %w", name, err)
+	}
+	var port int32
+	for _, sp := range svc.Spec.Ports {
+		port = sp.NodePort
+	}
+	url, err := p.Cluster.NodePortURL(ctx, p.cfg.EndpointHost, port)
+	if err != nil {
+		return "", fmt.Errorf("kubeless function %s: %w", name, err)
+	}
+	return url, nil
+}
+
+// Fingerprint implements platform.Fingerprinter: the cluster, Kubeless's
+// component images and its controller configuration.
+func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
+	f := p.Session.Fingerprint(ctx, Name, p.cfg.KubelessNamespace)
+	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.KubelessNamespace, "kubeless-config"); err == nil {
+		f["kubeless_config"] = cfg
+	}
+	return f, nil
+}
+
+// Requirements are what a run needs of the cluster.
+func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }
