@@ -111,10 +111,10 @@ func TestDockerfilesBuildContext(t *testing.T) {
 			wants = []string{"EXPOSE 8080", "FB_PORT=8082", "upstream_url=http://127.0.0.1:8082", "mode=http", "ENV fprocess=", "COPY --from=watchdog /fwatchdog", "ENTRYPOINT [\"/usr/bin/fwatchdog\"]"}
 		case ".openwhisk":
 			// The action proxy answers on 8080 (OpenWhisk's port) and starts the function behind it.
-			wants = []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0", "COPY --from=actionproxy /out/actionproxy /usr/local/bin/fb-actionproxy", "ENTRYPOINT [\"/usr/local/bin/fb-actionproxy\","}
+			wants = []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0", "COPY --from=front /out/front /usr/local/bin/fb-front", "ENTRYPOINT [\"/usr/local/bin/fb-front\",\"openwhisk\","}
 		case ".fission":
 			// Fission's environment port is 8888.
-			wants = []string{"EXPOSE 8888", "FB_PORT=8888", "FB_HOST=0.0.0.0", "COPY --from=fissionenv /out/fissionenv /usr/local/bin/fb-fissionenv", "ENTRYPOINT [\"/usr/local/bin/fb-fissionenv\","}
+			wants = []string{"EXPOSE 8888", "FB_PORT=8888", "FB_HOST=0.0.0.0", "COPY --from=front /out/front /usr/local/bin/fb-front", "ENTRYPOINT [\"/usr/local/bin/fb-front\",\"fission\","}
 		}
 		for _, want := range wants {
 			if !strings.Contains(final, want) {
