@@ -93,6 +93,14 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	if desired := kubetest.DesiredSteps(evs); fmt.Sprint(desired) != "[2 4 0 1]" {
 		t.Errorf("desired %v", desired)
 	}
+	before := time.Now()
+	how, err := p.MakeCold(ctx, "hello-python")
+	if err != nil || !strings.Contains(how, "back to 1") {
+		t.Fatalf("MakeCold: %q %v", how, err)
+	}
+	if started, _ := p.StartedSince(ctx, "hello-python", before); len(started) != 1 {
+		t.Errorf("pods started by MakeCold: %v, want 1 new pod", started)
+	}
 	url, err := p.Endpoint(ctx, "hello-python")
 	svc, _ := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, "hello-python", metav1.GetOptions{})
 	if err != nil || url != fmt.Sprintf("http://10.244.255.1:%d/", svc.Spec.Ports[0].NodePort) {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -33,6 +34,7 @@ var (
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
+	_ platform.ColdStarter     = (*Platform)(nil)
 )
 
 // Kinds are the Kubeless resources a run creates.
@@ -92,6 +94,27 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
 	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// MakeCold implements platform.ColdStarter: scale to 0, wait until no pod
+// is left, and back to the Function's replicas (Kubeless has no scale to
+// zero on demand: the next call reaches new pods that are already
+// running, and is their process's first). StartedSince (from the Session)
+// names the new pods.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	n, _, _ := unstructured.NestedInt64(u.Object, "spec", "deployment", "spec", "replicas")
+	n = max(n, 1)
+	if err := p.Scale(ctx, name, 0); err != nil { // waits until no pod is left
+		return "", err
+	}
+	if err := p.Scale(ctx, name, int(n)); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("scaled to 0 (no pod left) and back to %d: new pods, the next call is a process's first", n), nil
 }
 
 // Endpoint implements platform.Platform: the function Service's NodePort
