@@ -158,8 +158,8 @@ type owResult struct {
 }
 
 func (p *actionProxy) run(w http.ResponseWriter, r *http.Request) {
-	base, ready := p.fn.address()
-	if !ready {
+	base := p.fn.address()
+	if base == nil {
 		owError(w, http.StatusInternalServerError, "run: the action is not initialised (no successful /init)")
 		return
 	}
@@ -174,7 +174,7 @@ func (p *actionProxy) run(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 	}
-	res, err := p.forward(ctx, base, in.Value)
+	res, err := p.forward(ctx, base.String(), in.Value)
 	p.logEnd()
 	if err != nil {
 		owError(w, http.StatusBadGateway, "run: "+err.Error())

@@ -8,11 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -28,7 +30,7 @@ type child struct {
 	mu    sync.Mutex
 	state int // 0 new, 1 starting, 2 ready, 3 failed
 	cmd   *exec.Cmd
-	base  string // http://127.0.0.1:port
+	addr  atomic.Pointer[url.URL] // http://127.0.0.1:port once it listens
 
 	exited  chan struct{}
 	exitErr error
@@ -51,12 +53,8 @@ func newChild(argv []string, stdout, stderr io.Writer, timeout time.Duration) *c
 	return &child{argv: argv, stdout: stdout, stderr: stderr, timeout: timeout, exited: make(chan struct{})}
 }
 
-// address is the function's base URL once it listens.
-func (c *child) address() (string, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.base, c.state == 2
-}
+// address is the function's base URL once it listens, else nil.
+func (c *child) address() *url.URL { return c.addr.Load() }
 
 // start runs the function with extra environment and waits until it listens
 // (or exits, or the timeout or ctx ends). Only the first call starts it.
@@ -75,14 +73,15 @@ func (c *child) start(ctx context.Context, extra []string) error {
 		c.state = 3
 		return err
 	}
-	c.base, c.state = base, 2
+	c.addr.Store(base)
+	c.state = 2
 	return nil
 }
 
-func (c *child) run(ctx context.Context, extra []string) (string, error) {
+func (c *child) run(ctx context.Context, extra []string) (*url.URL, error) {
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		return "", fmt.Errorf("ready pipe: %w", err)
+		return nil, fmt.Errorf("ready pipe: %w", err)
 	}
 	defer rd.Close()
 	cmd := exec.Command(c.argv[0], c.argv[1:]...)
@@ -99,7 +98,7 @@ func (c *child) run(ctx context.Context, extra []string) (string, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		wr.Close()
-		return "", fmt.Errorf("start %s: %w", c.argv[0], err)
+		return nil, fmt.Errorf("start %s: %w", c.argv[0], err)
 	}
 	wr.Close()
 	c.mu.Lock()
@@ -132,13 +131,13 @@ func (c *child) run(ctx context.Context, extra []string) (string, error) {
 	select {
 	case g := <-got:
 		if g.err != nil {
-			return "", g.err
+			return nil, g.err
 		}
-		return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(g.port)), nil
+		return &url.URL{Scheme: "http", Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(g.port))}, nil
 	case <-t.C:
-		return "", fmt.Errorf("the function did not listen within %v", c.timeout)
+		return nil, fmt.Errorf("the function did not listen within %v", c.timeout)
 	case <-ctx.Done():
-		return "", fmt.Errorf("start abandoned by the platform: %w", ctx.Err())
+		return nil, fmt.Errorf("start abandoned by the platform: %w", ctx.Err())
 	}
 }
 

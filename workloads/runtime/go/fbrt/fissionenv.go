@@ -7,8 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
-	"sync/atomic"
 	"time"
 )
 
@@ -53,14 +51,13 @@ func FissionEnv(ctx context.Context, cfg FissionEnvConfig) error {
 type fissionEnv struct {
 	fn    *child
 	proxy *httputil.ReverseProxy
-	base  atomic.Pointer[url.URL] // set once the function listens
 }
 
 func newFissionEnv(cfg FissionEnvConfig) *fissionEnv {
 	e := &fissionEnv{fn: newChild(cfg.Argv, cfg.Stdout, cfg.Stderr, cfg.SpecializeTimeout)}
 	e.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(e.base.Load())
+			r.SetURL(e.fn.address())
 			r.Out.Host = r.In.Host
 		},
 		Transport: &http.Transport{MaxIdleConnsPerHost: 256, DisableCompression: true},
@@ -82,7 +79,7 @@ func (e *fissionEnv) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if e.base.Load() == nil {
+	if e.fn.address() == nil {
 		http.Error(w, "Generic container: no requests supported", http.StatusInternalServerError)
 		return
 	}
@@ -110,12 +107,5 @@ func (e *fissionEnv) specialize(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "error specializing function: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	base, _ := e.fn.address()
-	u, err := url.Parse(base)
-	if err != nil {
-		http.Error(w, "error specializing function: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	e.base.Store(u)
 	w.WriteHeader(http.StatusOK)
 }
