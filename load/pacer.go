@@ -95,10 +95,7 @@ func (p *pacer) wait(ctx context.Context, off time.Duration) bool {
 // readTick consumes the timerfd's expiry count; false (not ready) until the
 // timer has fired.
 func (p *pacer) readTick(fd uintptr) bool {
-	_, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p.buf[0])), uintptr(len(p.buf)))
-	if e == syscall.EAGAIN || e == syscall.EINTR {
-		return false
-	}
-	p.errno = e
-	return true
+	var done bool
+	_, p.errno, done = rawRead(fd, p.buf[:])
+	return done
 }

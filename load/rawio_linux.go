@@ -52,13 +52,24 @@ func newSockIO(conn net.Conn) sockIO {
 	return s
 }
 
-func (s *rawSock) doRead(fd uintptr) bool {
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(s.p))), uintptr(len(s.p)))
-	if e == syscall.EAGAIN || e == syscall.EINTR {
-		return false
+// rawRead reads fd into p with a raw system call; done is false when fd
+// had nothing yet (wait for readiness and call again).
+func rawRead(fd uintptr, p []byte) (n int, errno syscall.Errno, done bool) {
+	r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(p))), uintptr(len(p)))
+	if notYet(e) {
+		return 0, 0, false
 	}
-	s.n, s.errno = int(n), e
-	return true
+	return int(r), e, true
+}
+
+// notYet is true for the errors after which a non-blocking call is made
+// again once the descriptor is ready.
+func notYet(e syscall.Errno) bool { return e == syscall.EAGAIN || e == syscall.EINTR }
+
+func (s *rawSock) doRead(fd uintptr) bool {
+	var done bool
+	s.n, s.errno, done = rawRead(fd, s.p)
+	return done
 }
 
 // Read implements io.Reader: 0 bytes and no error from the kernel is the end
@@ -84,7 +95,7 @@ func (s *rawSock) Read(p []byte) (int, error) {
 func (s *rawSock) doWrite(fd uintptr) bool {
 	for s.niov > 0 {
 		n, _, e := syscall.RawSyscall(syscall.SYS_WRITEV, fd, uintptr(unsafe.Pointer(&s.iov[2-s.niov])), uintptr(s.niov))
-		if e == syscall.EAGAIN || e == syscall.EINTR {
+		if notYet(e) {
 			return false
 		}
 		if e != 0 {

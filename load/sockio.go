@@ -12,7 +12,8 @@ type sockIO interface {
 	writeAll(head, body []byte) error
 }
 
-// connIO is the portable sockIO: the net.Conn's own Read and Write.
+// connIO is the sockIO of connections that are not TCP: the net.Conn's own
+// Read and Write. (The package is Linux only: the pacer needs timerfd.)
 type connIO struct{ net.Conn }
 
 func (c connIO) writeAll(head, body []byte) error {
