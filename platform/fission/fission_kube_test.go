@@ -100,6 +100,45 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 	}
 }
 
+// A forced cold start leaves the newdeploy function's Deployment at zero
+// with no pod; what the executor then does for a request starts a new pod,
+// which StartedSince names; poolmgr is refused with the reason.
+func TestMakeColdNewdeploy(t *testing.T) {
+	p, ctx, _ := open(t, "fi-cold")
+	defer p.Close(ctx)
+	nd := platform.Function{Name: "hello-nd", Workload: "hello", Language: "python", Replicas: 2,
+		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
+	if err := p.Deploy(ctx, nd); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	how, err := p.MakeCold(ctx, "hello-nd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.Watch.Counts("hello-nd"); c.Desired+c.Ready+c.Pending+c.Terminating != 0 {
+		t.Fatalf("after MakeCold: %+v", c)
+	}
+	time.Sleep(300 * time.Millisecond) // stand-in passes: the executor leaves a reaped Deployment alone
+	if c := p.Watch.Counts("hello-nd"); c.Desired != 0 {
+		t.Fatalf("scaled back up without a request: %+v", c)
+	}
+	executorServes(ctx, t, p, "hello-nd", 2)
+	started, err := p.StartedSince(ctx, "hello-nd", since)
+	if err != nil || len(started) != 2 || started[0].Ready.IsZero() {
+		t.Fatalf("started %+v %v", started, err)
+	}
+	pool := platform.Function{Name: "hello-pool", Workload: "hello", Language: "python",
+		Settings: map[string]string{"executor": "poolmgr", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py"}}
+	if err := p.Deploy(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MakeCold(ctx, "hello-pool"); err == nil || !strings.Contains(err.Error(), "specialisation of a pool pod") {
+		t.Errorf("poolmgr: %v", err)
+	}
+	t.Log(how)
+}
+
 // A misspelt field is refused by the API server (strict validation
 // against the CRDs written from Fission's types).
 func TestStrictValidation(t *testing.T) {

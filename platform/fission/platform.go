@@ -33,6 +33,7 @@ var (
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
+	_ platform.ColdStarter     = (*Platform)(nil)
 )
 
 // Kinds are the Fission resources a run creates, triggers first.
@@ -106,6 +107,48 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
 	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// MakeCold implements platform.ColdStarter (newdeploy and container
+// executors): scale the function's Deployment (labels executorType and
+// functionName, as Fission's executor makes it) to zero and wait until no
+// pod is left. That is the state Fission's idle reaper leaves a function in
+// after its idle timeout (pkg/executor/reaper/idle: ScaleDownStrategy); the
+// next request then finds no available replica (the executor's IsValid),
+// and the executor scales the Deployment up and waits for it
+// (createOrGetDeployment) while the router holds the request: Fission's
+// cold start. The HorizontalPodAutoscaler leaves a Deployment at zero alone.
+// StartedSince (from the Session) names the new pod.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	s, ok := p.functions.Get(name)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+	case s.Executor == PoolMgr:
+		return "", fmt.Errorf("make %s cold: a poolmgr cold start is the specialisation of a pool pod, which only Fission's executor does; use settings.executor newdeploy (or container), whose Deployment faasbench scales to zero", name)
+	}
+	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
+	list, err := deps.List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if len(list.Items) == 0 {
+		return "", fmt.Errorf("make %s cold: no %s Deployment with label functionName=%s in namespace %s (has Fission's executor made it?)", name, s.Executor, name, p.Namespace())
+	}
+	for _, d := range list.Items {
+		sc, err := deps.GetScale(ctx, d.Name, metav1.GetOptions{})
+		if err != nil {
+			return "", fmt.Errorf("make %s cold: %w", name, err)
+		}
+		sc.Spec.Replicas = 0
+		if _, err := deps.UpdateScale(ctx, d.Name, sc, metav1.UpdateOptions{}); err != nil {
+			return "", fmt.Errorf("make %s cold: scale %s to 0: %w", name, d.Name, err)
+		}
+	}
+	if err := p.WaitReplicas(ctx, name, 0); err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	return "the function's Deployment scaled to 0 (as Fission's idle reaper does); the next request makes the executor start a pod", nil
 }
 
 // Endpoint implements platform.Platform: the router and the trigger's URL.

@@ -5,6 +5,7 @@ package fission_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,24 +88,30 @@ func merge(a, b map[string]string) map[string]string {
 	return out
 }
 
+// annScale is where the stand-in remembers the count it last set (the real
+// executor compares the old and new Function: updateFunction), so that it
+// leaves a Deployment scaled by someone else, as the idle reaper does, alone.
+const annScale = "faasbench.test/scale"
+
 func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructured, name string, labels map[string]string, replicas int32, image string) error {
 	if len(name) > 63 {
 		name = strings.TrimRight(name[:63], "-")
 	}
 	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
 	d, err := deps.Get(ctx, name, metav1.GetOptions{})
+	want := strconv.Itoa(int(replicas))
 	if apierrors.IsNotFound(err) {
 		ctrl := true
 		sel := map[string]string{"faasbench.test/owner": string(owner.GetUID())}
 		pl := merge(labels, sel)
-		d = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels,
+		d = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{annScale: want},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "fission.io/v1", Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &ctrl}}},
 			Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: sel},
 				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: pl}, Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "f", Image: image}}}}}}
 		_, err = deps.Create(ctx, d, metav1.CreateOptions{})
 		return err
 	}
-	if err != nil || *d.Spec.Replicas == replicas {
+	if err != nil || d.Annotations[annScale] == want {
 		return err
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -113,7 +120,37 @@ func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructu
 			return err
 		}
 		cur.Spec.Replicas = &replicas
+		cur.Annotations[annScale] = want
 		_, err = deps.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
+}
+
+// executorServes is what Fission's executor does when the router asks it
+// for a newdeploy function whose Deployment has no available replica
+// (IsValid false, then createOrGetDeployment): scale it to MinScale, at
+// least 1, and wait for it. A test calls it where a request would arrive.
+func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name string, minScale int) {
+	t.Helper()
+	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
+	list, err := deps.List(ctx, metav1.ListOptions{LabelSelector: "functionName=" + name})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("the function's Deployment: %d, %v", len(list.Items), err)
+	}
+	d := list.Items[0]
+	n := int32(max(minScale, 1))
+	if d.Status.AvailableReplicas >= 1 {
+		t.Fatalf("deployment %s has %d available replicas: not cold", d.Name, d.Status.AvailableReplicas)
+	}
+	sc, err := deps.GetScale(ctx, d.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Spec.Replicas = n
+	if _, err := deps.UpdateScale(ctx, d.Name, sc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
+		t.Fatal(err)
+	}
 }

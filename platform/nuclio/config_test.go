@@ -23,6 +23,10 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	if spec["replicas"] != int64(3) || http["maxWorkers"] != int64(8) || spec["image"] != "faasbench/image-cpp:latest" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
 		t.Errorf("function %v", u.Object)
 	}
+	// Nuclio's controller ignores a function in any other state.
+	if st := u.Object["status"].(map[string]any); st["state"] != "waitingForResourceConfiguration" {
+		t.Errorf("status %v", st)
+	}
 	auto, _ := ParseSettings(platform.Function{Name: "f", Language: "go", Settings: map[string]string{"min_replicas": "1", "max_replicas": "5", "target_cpu": "70"}})
 	ua, _ := c.Function("ns", platform.Function{Name: "f", Language: "go"}, auto)
 	if sp := ua.Object["spec"].(map[string]any); sp["minReplicas"] != int64(1) || sp["maxReplicas"] != int64(5) || sp["targetCPU"] != int64(70) || sp["replicas"] != nil {

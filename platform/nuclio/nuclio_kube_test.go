@@ -115,3 +115,56 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 		t.Errorf("left: %d pods, %d deployments", len(pods.Items), len(deps.Items))
 	}
 }
+
+// A forced cold start disables the function until no pod is left and
+// enables it again: every pod serving afterwards started after the call,
+// and none of the old ones is left.
+func TestMakeColdReplacesEveryPod(t *testing.T) {
+	p, ctx := open(t, "nu-cold")
+	defer p.Close(ctx)
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := podNames(ctx, t, p)
+	since := time.Now()
+	how, err := p.MakeCold(ctx, "hello-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := p.StartedSince(ctx, "hello-go", since)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := podNames(ctx, t, p)
+	if len(started) != 2 || len(after) != 2 {
+		t.Fatalf("%d pods started, %d now (want 2, 2): %q", len(started), len(after), how)
+	}
+	for _, s := range started {
+		if before[s.ID] || !after[s.ID] || s.Ready.IsZero() {
+			t.Errorf("started %+v: old %v, serving %v", s, before[s.ID], after[s.ID])
+		}
+	}
+	u, _ := p.Cluster.Dynamic.Resource(nuclio.FunctionGVR).Namespace(p.Namespace()).Get(ctx, "hello-go", metav1.GetOptions{})
+	if _, disabled, _ := unstructured.NestedBool(u.Object, "spec", "disable"); disabled {
+		t.Error("spec.disable left set")
+	}
+	if r, _, _ := unstructured.NestedInt64(u.Object, "spec", "replicas"); r != 2 {
+		t.Errorf("spec.replicas %d, want 2", r)
+	}
+	t.Log(how)
+}
+
+func podNames(ctx context.Context, t *testing.T, p *nuclio.Platform) map[string]bool {
+	t.Helper()
+	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: nuclio.LabelFunctionName + "=hello-go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp == nil {
+			out[pod.Name] = true
+		}
+	}
+	return out
+}

@@ -14,6 +14,14 @@ import (
 // FunctionGVR is Nuclio's function resource.
 var FunctionGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1beta1", Resource: "nucliofunctions"}
 
+// StateWaitingForResources is the state nuctl and the dashboard give a
+// function they create or update (pkg/platform/kube/client/deployer.go):
+// Nuclio's controller only (re)configures a function's resources in this
+// state (or in its scale-to-zero states), and moves it to "ready" when done
+// (pkg/platform/kube/controller/nucliofunction.go). Nuclio's CRD has no
+// status subresource: the state is written with the object.
+const StateWaitingForResources = "waitingForResourceConfiguration"
+
 // LabelFunctionName is the label Nuclio's controller puts on a function's
 // Deployment and pods.
 const LabelFunctionName = "nuclio.io/function-name"
@@ -61,5 +69,6 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"kind":       "NuclioFunction",
 		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": labels},
 		"spec":       spec,
+		"status":     map[string]any{"state": StateWaitingForResources},
 	}}, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -34,6 +35,7 @@ var (
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
+	_ platform.ColdStarter     = (*Platform)(nil)
 )
 
 // Kinds are the Nuclio resources a run creates.
@@ -119,16 +121,62 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 	return st, err
 }
 
-// Scale implements platform.Platform: spec.replicas (fixed replicas).
+// Scale implements platform.Platform: spec.replicas (fixed replicas), with
+// the state that makes Nuclio's controller apply it.
 func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if replicas < 0 {
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
 	}
-	patch := []byte(`{"spec":{"replicas":` + strconv.Itoa(replicas) + `,"minReplicas":null,"maxReplicas":null}}`)
-	if _, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+	if err := p.reconfigure(ctx, name, `"replicas":`+strconv.Itoa(replicas)+`,"minReplicas":null,"maxReplicas":null`); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
 	return p.WaitReplicas(ctx, name, replicas)
+}
+
+// reconfigure merges spec into the function's spec and sets the state in
+// which Nuclio's controller applies it (what nuctl's redeploy does).
+func (p *Platform) reconfigure(ctx context.Context, name, spec string) error {
+	patch := []byte(`{"spec":{` + spec + `},"status":{"state":"` + StateWaitingForResources + `"}}`)
+	_, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// MakeCold implements platform.ColdStarter: disable the function
+// (spec.disable, Nuclio's pause: the controller computes 0 replicas), wait
+// until no pod is left, enable it again and wait for its replicas (fixed:
+// spec.replicas; autoscaled: minReplicas, at least 1, as the controller
+// starts them). The next call reaches new pods, and is their processor's
+// first; StartedSince (from the Session) names them. Nuclio's own scale to
+// zero goes through its autoscaler and DLX, which a cluster may not run.
+func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+	u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	n, fixed, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
+	if !fixed {
+		n, _, _ = unstructured.NestedInt64(u.Object, "spec", "minReplicas")
+	}
+	n = max(n, 1)
+	if err := p.reconfigure(ctx, name, `"disable":true`); err != nil {
+		return "", fmt.Errorf("make %s cold: disable: %w", name, err)
+	}
+	if _, err := p.waitReady(ctx, name); err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if err := p.WaitReplicas(ctx, name, 0); err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if err := p.reconfigure(ctx, name, `"disable":null`); err != nil {
+		return "", fmt.Errorf("make %s cold: enable: %w", name, err)
+	}
+	if _, err := p.waitReady(ctx, name); err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	return fmt.Sprintf("disabled (spec.disable: no pod left) and enabled again with %d replica(s): new pods, the next call is a processor's first", n), nil
 }
 
 // Endpoint implements platform.Platform: the HTTP trigger's NodePort

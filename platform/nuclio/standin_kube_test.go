@@ -26,9 +26,15 @@ import (
 // (pkg/platform/kube/functionres/lazy.go in github.com/nuclio/nuclio): a
 // Deployment and a NodePort Service named nuclio-<name>, labelled with the
 // function's labels plus nuclio.io/function-name and nuclio.io/class,
-// owned by the function, replicas from spec.replicas (else minReplicas);
-// and the function's status: state ready once the pods are, httpPort the
-// Service's node port. The real controllers and KWOK make the pods.
+// owned by the function, with the replicas the controller computes
+// (pkg/platform/kube/apis/nuclio.io/v1beta1/types.go GetComputedReplicas:
+// 0 when spec.disable, else spec.replicas, else minReplicas or 1 while
+// the function waits for its resources); like the controller
+// (pkg/platform/kube/controller/nucliofunction.go) it acts only on a
+// function in state waitingForResourceConfiguration or ready, and moves a
+// waiting one to ready once its pods are, with httpPort the Service's node
+// port, written with the object (Nuclio's CRD has no status subresource).
+// The real controllers and KWOK make the pods.
 func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 	kubetest.Every(ctx, t, "nuclio stand-in", func(ctx context.Context) error {
 		list, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
@@ -44,16 +50,28 @@ func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 	})
 }
 
+// computedReplicas is GetComputedReplicas; found false: leave as is.
+func computedReplicas(fn *unstructured.Unstructured, state string) (int32, bool) {
+	if disabled, _, _ := unstructured.NestedBool(fn.Object, "spec", "disable"); disabled {
+		return 0, true
+	}
+	if n, found, _ := unstructured.NestedInt64(fn.Object, "spec", "replicas"); found {
+		return int32(max(n, 0)), true
+	}
+	if state == nuclio.StateWaitingForResources {
+		n, _, _ := unstructured.NestedInt64(fn.Object, "spec", "minReplicas")
+		return int32(max(n, 1)), true
+	}
+	return 0, false
+}
+
 func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured) error {
-	if fn.GetDeletionTimestamp() != nil {
+	state, _, _ := unstructured.NestedString(fn.Object, "status", "state")
+	if fn.GetDeletionTimestamp() != nil || (state != nuclio.StateWaitingForResources && state != "ready") {
 		return nil
 	}
 	name := "nuclio-" + fn.GetName()
-	replicas, found, _ := unstructured.NestedInt64(fn.Object, "spec", "replicas")
-	if !found {
-		replicas, _, _ = unstructured.NestedInt64(fn.Object, "spec", "minReplicas")
-	}
-	n := int32(replicas)
+	n, set := computedReplicas(fn, state)
 	labels := map[string]string{}
 	for k, v := range fn.GetLabels() {
 		labels[k] = v
@@ -90,7 +108,7 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 		}
 	} else if err != nil {
 		return err
-	} else if *d.Spec.Replicas != n {
+	} else if set && *d.Spec.Replicas != n {
 		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			cur, err := deps.Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
@@ -103,20 +121,21 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 			return err
 		}
 	}
+	if state == "ready" {
+		return nil
+	}
 	svc, err := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return err
 	}
-	state := "configuringResources"
-	if d.Status.ObservedGeneration == d.Generation && d.Status.ReadyReplicas == n && d.Status.Replicas == n {
-		state = "ready"
-	}
-	cur, _, _ := unstructured.NestedString(fn.Object, "status", "state")
-	if cur == state {
+	if d.Status.ObservedGeneration != d.Generation || d.Status.ReadyReplicas != n || d.Status.Replicas != n {
 		return nil
 	}
-	fn.Object["status"] = map[string]any{"state": state, "httpPort": int64(svc.Spec.Ports[0].NodePort),
+	fn.Object["status"] = map[string]any{"state": "ready", "httpPort": int64(svc.Spec.Ports[0].NodePort),
 		"internalInvocationUrls": []any{fmt.Sprintf("%s.%s.svc.cluster.local:8080", name, cl.Namespace)}}
-	_, err = cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).UpdateStatus(ctx, fn, metav1.UpdateOptions{})
+	_, err = cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Update(ctx, fn, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return nil // changed meanwhile: the next pass sees the new version
+	}
 	return err
 }
