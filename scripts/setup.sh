@@ -35,6 +35,12 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
   echo "setup: installing duckdb"
   python3 -m pip install -q 'duckdb>=1.1,<2'
 fi
+# Nuclio's Python SDK and msgpack: the tests of faasbench's Nuclio handler decode events and encode
+# replies as Nuclio's Python wrapper does.
+if ! python3 -c 'import nuclio_sdk, msgpack' 2>/dev/null; then
+  echo "setup: installing nuclio-sdk and msgpack"
+  python3 -m pip install -q 'nuclio-sdk>=0.6,<0.7' 'msgpack>=1,<2'
+fi
 
 # The Python and Node.js functions' own dependencies.
 if ! python3 -c 'import wand.image, pymysql' 2>/dev/null; then

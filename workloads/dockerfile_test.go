@@ -13,7 +13,8 @@ import (
 var update = flag.Bool("update", false, "rewrite the generated Dockerfiles")
 
 // every workload × language of the catalogue, with its Dockerfile paths:
-// the plain image and the OpenFaaS, OpenWhisk and Fission ones.
+// the plain image and the OpenFaaS, OpenWhisk and Fission ones, and the
+// Nuclio one where faasbench ships it (NuclioRuntimes).
 func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 	t.Helper()
 	c, err := Load(".")
@@ -28,6 +29,9 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openwhisk"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.fission"))
+			if _, ok := NuclioRuntimes[lang]; ok {
+				fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.nuclio"))
+			}
 			n++
 		}
 	}
@@ -46,6 +50,8 @@ func TestDockerfilesAreCurrent(t *testing.T) {
 			gen = OpenWhiskDockerfile
 		case ".fission":
 			gen = FissionDockerfile
+		case ".nuclio":
+			gen = NuclioDockerfile
 		}
 		want, err := gen(w, lang)
 		if err != nil {
@@ -115,6 +121,20 @@ func TestDockerfilesBuildContext(t *testing.T) {
 		case ".fission":
 			// Fission's environment port is 8888.
 			wants = []string{"EXPOSE 8888", "FB_PORT=8888", "FB_HOST=0.0.0.0", "COPY --from=front /out/front /usr/local/bin/fb-front", "ENTRYPOINT [\"/usr/local/bin/fb-front\",\"fission\","}
+		case ".nuclio":
+			// Nuclio's processor serves the HTTP trigger on 8080 and runs the handler.
+			wants = []string{"EXPOSE 8080", "COPY --from=processor /home/nuclio/bin/processor /usr/local/bin/processor", "CMD [\"processor\"]"}
+			switch lang {
+			case "python":
+				wants = append(wants, "COPY workloads/runtime/python/fbrt.py workloads/runtime/python/fb_nuclio.py /opt/nuclio/", "ENV FB_MAIN=/app/workloads/"+w.Name+"/python/main.py")
+			case "node":
+				wants = append(wants, "COPY workloads/runtime/node/fb_nuclio.js /opt/nuclio/handler.js", "ENV FB_MAIN=/app/workloads/"+w.Name+"/node/main.js")
+			case "cpp":
+				wants = append(wants, "COPY --from=cpp /out-fn /usr/local/bin/fn")
+				if strings.Contains(final, "watchdog") {
+					t.Errorf("%s: the shell runtime forks the program itself; no watchdog wanted", path)
+				}
+			}
 		}
 		for _, want := range wants {
 			if !strings.Contains(final, want) {

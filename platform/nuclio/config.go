@@ -8,6 +8,7 @@ import (
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/workloads"
 )
 
 // Config is the Nuclio platform's configuration (platform.options).
@@ -40,14 +41,25 @@ type Settings struct {
 	// HPA on CPU); otherwise replicas are fixed.
 	MinReplicas, MaxReplicas, TargetCPU int
 	Autoscaled                          bool
+	// MaxBody is the HTTP trigger's maxRequestBodySize in bytes (Nuclio's
+	// default, 4 MiB, answers larger bodies 413: seed 000's payload sweep
+	// goes to 16 MiB); 0 leaves Nuclio's default.
+	MaxBody int
 }
 
-// runtimes maps faasbench's languages to Nuclio runtimes.
-var runtimes = map[string]string{"python": "python:3.11", "go": "golang", "node": "nodejs", "java": "java", "cpp": "shell"}
+// compiled are the Nuclio runtimes and handlers of the languages faasbench
+// ships no Nuclio image for (workloads.NuclioRuntimes has the others): a
+// function in them needs settings.image.
+var compiled = map[string]struct{ Runtime, Handler string }{"go": {"golang", "main:Handler"}, "java": {"java", "Handler"}}
 
 // ParseSettings checks a function against what Nuclio takes.
 func ParseSettings(fn platform.Function) (Settings, error) {
-	s := Settings{Runtime: runtimes[fn.Language], Handler: "main:handler"}
+	var s Settings
+	rt, shipped := workloads.NuclioRuntimes[fn.Language]
+	if !shipped {
+		rt = compiled[fn.Language]
+	}
+	s.Runtime, s.Handler = rt.Runtime, rt.Handler
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
@@ -77,8 +89,10 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 			s.Autoscaled = true
 		case "target_cpu":
 			s.TargetCPU, err = num(1, 100)
+		case "max_request_body_size":
+			s.MaxBody, err = num(1, 1<<30)
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the nuclio platform (known: handler, image, max_replicas, min_replicas, runtime, target_cpu)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the nuclio platform (known: handler, image, max_replicas, max_request_body_size, min_replicas, runtime, target_cpu)", k)
 		}
 		if err != nil {
 			return s, err
@@ -99,6 +113,8 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("concurrency: Nuclio bounds a pod's concurrency by its workers: set workers (the HTTP trigger's maxWorkers)")
 	case fn.Replicas < 0:
 		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	case !shipped && s.Image == "":
+		return s, fmt.Errorf("settings.image: faasbench ships Nuclio images (Dockerfile.nuclio) for cpp, node and python, not for %s: Nuclio's %s runtime builds the handler inside Nuclio's onbuild image against Nuclio's SDK; give an image built so (and settings.handler if not %q)", fn.Language, s.Runtime, s.Handler)
 	}
 	return s, nil
 }

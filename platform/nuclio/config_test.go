@@ -20,20 +20,33 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	u, _ := c.Function("ns", fn, s)
 	spec := u.Object["spec"].(map[string]any)
 	http := spec["triggers"].(map[string]any)["http"].(map[string]any)
-	if spec["replicas"] != int64(3) || http["maxWorkers"] != int64(8) || spec["image"] != "faasbench/image-cpp:latest" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
+	if spec["replicas"] != int64(3) || http["maxWorkers"] != int64(8) || spec["image"] != "faasbench/image-cpp-nuclio:latest" || spec["handler"] != "fn" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
 		t.Errorf("function %v", u.Object)
 	}
 	// Nuclio's controller ignores a function in any other state.
 	if st := u.Object["status"].(map[string]any); st["state"] != "waitingForResourceConfiguration" {
 		t.Errorf("status %v", st)
 	}
-	auto, _ := ParseSettings(platform.Function{Name: "f", Language: "go", Settings: map[string]string{"min_replicas": "1", "max_replicas": "5", "target_cpu": "70"}})
+	py, err := ParseSettings(platform.Function{Name: "f", Language: "python", Settings: map[string]string{"max_request_body_size": "16777216"}})
+	if err != nil || py.Runtime != "python:3.11" || py.Handler != "fb_nuclio:handler" || py.MaxBody != 16<<20 {
+		t.Errorf("python: %+v %v", py, err)
+	}
+	up, _ := c.Function("ns", platform.Function{Name: "f", Language: "python"}, py)
+	if a := up.Object["spec"].(map[string]any)["triggers"].(map[string]any)["http"].(map[string]any)["attributes"].(map[string]any); a["maxRequestBodySize"] != int64(16<<20) {
+		t.Errorf("attributes %v", a)
+	}
+	gs, err := ParseSettings(platform.Function{Name: "f", Language: "go", Settings: map[string]string{"image": "r/reverse-go-nuclio:1"}})
+	if err != nil || gs.Runtime != "golang" || gs.Handler != "main:Handler" || gs.Image != "r/reverse-go-nuclio:1" {
+		t.Errorf("go with an image: %+v %v", gs, err)
+	}
+	auto, _ := ParseSettings(platform.Function{Name: "f", Language: "node", Settings: map[string]string{"min_replicas": "1", "max_replicas": "5", "target_cpu": "70"}})
 	ua, _ := c.Function("ns", platform.Function{Name: "f", Language: "go"}, auto)
 	if sp := ua.Object["spec"].(map[string]any); sp["minReplicas"] != int64(1) || sp["maxReplicas"] != int64(5) || sp["targetCPU"] != int64(70) || sp["replicas"] != nil {
 		t.Errorf("autoscaled spec %v", sp)
 	}
 	for want, fn := range map[string]platform.Function{
-		"concurrency: Nuclio bounds":               {Name: "f", Language: "go", Concurrency: 2},
+		"concurrency: Nuclio bounds": {Name: "f", Language: "go", Concurrency: 2},
+		"settings.image: faasbench ships Nuclio images (Dockerfile.nuclio) for cpp, node and python, not for java": {Name: "f", Language: "java"},
 		"settings.max_replicas: autoscaling needs": {Name: "f", Language: "go", Settings: map[string]string{"min_replicas": "1"}},
 		"settings.target_cpu: needs min_replicas":  {Name: "f", Language: "go", Settings: map[string]string{"target_cpu": "50"}},
 		"settings.runtime: no Nuclio runtime":      {Name: "f", Language: "rust"},

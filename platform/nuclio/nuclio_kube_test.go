@@ -52,7 +52,10 @@ func TestFunctionsPassTheSchema(t *testing.T) {
 	for _, w := range cat.Names() {
 		wl, _ := cat.Get(w)
 		for _, lang := range wl.Languages {
-			for _, set := range []map[string]string{nil, {"min_replicas": "1", "max_replicas": "4", "target_cpu": "70"}} {
+			for _, set := range []map[string]string{{}, {"min_replicas": "1", "max_replicas": "4", "target_cpu": "70", "max_request_body_size": "16777216"}} {
+				if lang == "go" || lang == "java" { // no faasbench image: the user's own
+					set["image"] = "registry.example.com/" + w + "-" + lang + "-nuclio:1"
+				}
 				fn := platform.Function{Name: w + "-" + lang, Workload: w, Language: lang, Replicas: 2, Workers: 4, MemoryMB: 256, CPUs: 1, Settings: set}
 				s, err := nuclio.ParseSettings(fn)
 				if err != nil {
@@ -66,7 +69,7 @@ func TestFunctionsPassTheSchema(t *testing.T) {
 			}
 		}
 	}
-	fn := platform.Function{Name: "typo", Workload: "hello", Language: "go", Replicas: 1}
+	fn := platform.Function{Name: "typo", Workload: "hello", Language: "python", Replicas: 1}
 	s, _ := nuclio.ParseSettings(fn)
 	u, _ := cfg.Function(cl.Namespace, fn, s)
 	u.Object["spec"].(map[string]any)["triggers"].(map[string]any)["http"].(map[string]any)["maxWorker"] = int64(2)
@@ -80,7 +83,7 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	p, ctx := open(t, "nu-run")
 	cl := p.Cluster
 	start := time.Now()
-	if err := p.Deploy(ctx, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 2, Workers: 4}); err != nil {
+	if err := p.Deploy(ctx, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 2, Workers: 4, Settings: map[string]string{"image": "r/reverse-go-nuclio:1"}}); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
@@ -122,7 +125,7 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 func TestMakeColdReplacesEveryPod(t *testing.T) {
 	p, ctx := open(t, "nu-cold")
 	defer p.Close(ctx)
-	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2}); err != nil {
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "node", Replicas: 2}); err != nil {
 		t.Fatal(err)
 	}
 	before := podNames(ctx, t, p)

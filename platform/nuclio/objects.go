@@ -36,14 +36,18 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		env = append(env, map[string]any{"name": e.Name, "value": e.Value})
 	}
 	workers := int64(max(fn.Workers, 1))
+	attrs := map[string]any{"serviceType": "NodePort"}
+	if s.MaxBody > 0 {
+		attrs["maxRequestBodySize"] = int64(s.MaxBody)
+	}
 	spec := map[string]any{
-		"image":       c.Image(fn.Workload, fn.Language, s.Image),
+		"image":       c.Image(fn.Workload, fn.Language+"-nuclio", s.Image), // Dockerfile.nuclio
 		"runtime":     s.Runtime,
 		"handler":     s.Handler,
 		"env":         env,
 		"serviceType": "NodePort",
 		"triggers": map[string]any{"http": map[string]any{"kind": "http", "maxWorkers": workers,
-			"attributes": map[string]any{"serviceType": "NodePort"}}},
+			"attributes": attrs}},
 	}
 	if s.Autoscaled {
 		spec["minReplicas"], spec["maxReplicas"] = int64(s.MinReplicas), int64(s.MaxReplicas)

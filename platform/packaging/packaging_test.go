@@ -28,14 +28,17 @@ func TestEveryWorkloadRendersOnEveryPlatform(t *testing.T) {
 				if p == "openfaas" && lang == "cpp" {
 					fn.Mode, fn.Settings = "fork", map[string]string{"fprocess": "/home/app/" + w}
 				}
+				if p == "nuclio" && (lang == "go" || lang == "java") { // no faasbench Nuclio image: the user's own
+					fn.Settings = map[string]string{"image": "registry.example/fb/" + w + "-" + lang + "-nuclio:latest"}
+				}
 				out, err := Render(p, fn, Options{"image_prefix": "registry.example/fb/"}, "../../workloads")
 				if err != nil {
 					t.Errorf("%s %s: %v", p, fn.Name, err)
 					continue
 				}
 				image := "registry.example/fb/" + w + "-" + lang + ":latest"
-				if p == "openfaas" || p == "openwhisk" {
-					image = "registry.example/fb/" + w + "-" + lang + "-" + p + ":latest" // Dockerfile.openfaas, Dockerfile.openwhisk
+				if p == "openfaas" || p == "openwhisk" || p == "nuclio" {
+					image = "registry.example/fb/" + w + "-" + lang + "-" + p + ":latest" // Dockerfile.openfaas, .openwhisk, .nuclio
 				}
 				if !bytes.Contains(out, []byte(image)) {
 					t.Errorf("%s %s: no image in\n%s", p, fn.Name, out)
@@ -77,6 +80,9 @@ func TestPackagesNameWhatTheyCannotDo(t *testing.T) {
 	}
 	if _, err := Render("openwhisk", platform.Function{Name: "f", Workload: "hello", Language: "go", Replicas: 3}, nil, ""); err == nil || !strings.Contains(err.Error(), "replicas") {
 		t.Errorf("openwhisk replicas: %v", err)
+	}
+	if _, err := Render("nuclio", platform.Function{Name: "f", Workload: "prime", Language: "java"}, nil, ""); err == nil || !strings.Contains(err.Error(), "settings.image") {
+		t.Errorf("nuclio java without an image: %v", err)
 	}
 	out, err := Render("openfaas", platform.Function{Name: "prime-go", Workload: "prime", Language: "go", Replicas: 2, Concurrency: 4}, Options{"gateway_url": "http://127.0.0.1:8080"}, "")
 	if err != nil {

@@ -33,6 +33,41 @@ function parseQuery(search) {
   return out;
 }
 
+// invoke runs handler on req under the contract: its normalised reply (500 with the error when it
+// threw) and the contract's headers (instance, cold flag and kind, handler begin/end, error).
+async function invoke(handler, req, cold, inst) {
+  const begin = process.hrtime.bigint();
+  let out;
+  let error = '';
+  try {
+    out = normalise(await handler(req));
+  } catch (e) {
+    error = `${e && e.name ? e.name : 'Error'}: ${e && e.message ? e.message : e}`;
+    out = { status: 500, headers: {}, body: Buffer.from(error) };
+  }
+  const end = process.hrtime.bigint();
+  const extra = { 'X-Fb-Instance': inst, 'X-Fb-Cold': cold ? '1' : '0',
+    'X-Fb-Handler-Begin-Ns': begin.toString(), 'X-Fb-Handler-End-Ns': end.toString() };
+  if (cold) extra['X-Fb-Cold-Kind'] = 'process';
+  if (error) extra['X-Fb-Error'] = error.replace(/\n/g, ' ').slice(0, 200);
+  return { out, extra };
+}
+
+// load requires a workload's main.js without serving and returns the handler it gives serve: for
+// hosts that call handlers themselves (Nuclio's Node.js runtime, fb_nuclio.js).
+function load(mainPath) {
+  let handler;
+  const serve = module.exports.serve;
+  module.exports.serve = (h) => { handler = h; };
+  try {
+    require(mainPath);
+  } finally {
+    module.exports.serve = serve;
+  }
+  if (typeof handler !== 'function') throw new Error(`FB_MAIN=${mainPath}: it gave fbrt.serve no handler`);
+  return handler;
+}
+
 // makeServer returns an http.Server for handler (not yet listening).
 function makeServer(handler) {
   const inst = instanceId();
@@ -49,22 +84,9 @@ function makeServer(handler) {
       }
       const cold = !served;
       served = true;
-      const begin = process.hrtime.bigint();
-      let out;
-      let error = '';
-      try {
-        out = normalise(await handler({ method: req.method, path: url.pathname, query: parseQuery(url.search),
-          headers: req.headers, body: Buffer.concat(chunks) }));
-      } catch (e) {
-        error = `${e && e.name ? e.name : 'Error'}: ${e && e.message ? e.message : e}`;
-        out = { status: 500, headers: {}, body: Buffer.from(error) };
-      }
-      const end = process.hrtime.bigint();
-      const headers = { ...out.headers, 'X-Fb-Instance': inst, 'X-Fb-Cold': cold ? '1' : '0',
-        'X-Fb-Handler-Begin-Ns': begin.toString(), 'X-Fb-Handler-End-Ns': end.toString(),
-        'Content-Length': out.body.length };
-      if (cold) headers['X-Fb-Cold-Kind'] = 'process';
-      if (error) headers['X-Fb-Error'] = error.replace(/\n/g, ' ').slice(0, 200);
+      const { out, extra } = await invoke(handler, { method: req.method, path: url.pathname, query: parseQuery(url.search),
+        headers: req.headers, body: Buffer.concat(chunks) }, cold, inst);
+      const headers = { ...out.headers, ...extra, 'Content-Length': out.body.length };
       res.writeHead(out.status, headers);
       res.end(out.body);
     });
@@ -108,4 +130,4 @@ function serve(handler) {
   });
 }
 
-module.exports = { serve, makeServer, normalise, HEALTH_PATH };
+module.exports = { serve, makeServer, normalise, invoke, load, instanceId, HEALTH_PATH };

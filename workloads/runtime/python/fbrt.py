@@ -61,7 +61,7 @@ def instance_id() -> str:
     return os.environ.get("FB_INSTANCE_ID") or f"{socket.gethostname()}-{os.getpid()}"
 
 
-class _ColdFlag:
+class ColdFlag:
     """True exactly once per process: for the first counted request."""
 
     def __init__(self) -> None:
@@ -84,6 +84,30 @@ def _normalise(result: Union[Response, bytes, str]) -> Response:
     raise TypeError(f"handler returned {type(result).__name__}, want Response, bytes or str")
 
 
+def invoke(handler: Handler, req: Request, is_cold: bool, inst: str) -> tuple[Response, dict[str, str]]:
+    """Runs handler on req under the contract: its reply (500 with the error when it raised) and the
+    contract's headers (instance, cold flag and kind, handler begin/end, error)."""
+    begin = time.monotonic_ns()
+    error = ""
+    try:
+        resp = _normalise(handler(req))
+    except Exception as exc:  # noqa: BLE001 - any failure is the function's error
+        error = f"{type(exc).__name__}: {exc}"
+        resp = Response(body=error.encode(), status=500)
+    end = time.monotonic_ns()
+    extra = {
+        "X-Fb-Instance": inst,
+        "X-Fb-Cold": "1" if is_cold else "0",
+        "X-Fb-Handler-Begin-Ns": str(begin),
+        "X-Fb-Handler-End-Ns": str(end),
+    }
+    if is_cold:
+        extra["X-Fb-Cold-Kind"] = "process"
+    if error:
+        extra["X-Fb-Error"] = error.replace("\n", " ")[:200]
+    return resp, extra
+
+
 def make_server(handler: Handler, host: str | None = None, port: int | None = None, sync_worker: bool = False) -> HTTPServer:
     """Returns a bound server for handler (not yet serving).
 
@@ -93,7 +117,7 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
     host = host if host is not None else os.environ.get("FB_HOST", "127.0.0.1")
     port = port if port is not None else int(os.environ.get("FB_PORT", "8080"))
     inst = instance_id()
-    cold = _ColdFlag()
+    cold = ColdFlag()
 
     class _H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -107,34 +131,16 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
             if self.path == HEALTH_PATH:
                 self._reply(Response(b"ok"), {})
                 return
-            is_cold = cold.take()
-            begin = time.monotonic_ns()
-            error = ""
-            try:
-                parts = urlsplit(self.path)
-                req = Request(
-                    method=self.command,
-                    path=parts.path,
-                    query={k: v[0] for k, v in parse_qs(parts.query).items()},
-                    headers={k: v for k, v in self.headers.items()},
-                    body=body,
-                )
-                resp = _normalise(handler(req))
-            except Exception as exc:  # noqa: BLE001 - any failure is the function's error
-                error = f"{type(exc).__name__}: {exc}"
-                resp = Response(body=error.encode(), status=500)
-            end = time.monotonic_ns()
-            extra = {
-                "X-Fb-Instance": inst,
-                "X-Fb-Worker": str(os.getpid()),
-                "X-Fb-Cold": "1" if is_cold else "0",
-                "X-Fb-Handler-Begin-Ns": str(begin),
-                "X-Fb-Handler-End-Ns": str(end),
-            }
-            if is_cold:
-                extra["X-Fb-Cold-Kind"] = "process"
-            if error:
-                extra["X-Fb-Error"] = error.replace("\n", " ")[:200]
+            parts = urlsplit(self.path)
+            req = Request(
+                method=self.command,
+                path=parts.path,
+                query={k: v[0] for k, v in parse_qs(parts.query).items()},
+                headers={k: v for k, v in self.headers.items()},
+                body=body,
+            )
+            resp, extra = invoke(handler, req, cold.take(), inst)
+            extra["X-Fb-Worker"] = str(os.getpid())
             self._reply(resp, extra)
 
         def _reply(self, resp: Response, extra: dict[str, str]) -> None:
