@@ -3,6 +3,7 @@ package nuclio
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 
@@ -19,15 +20,24 @@ type Config struct {
 	EndpointHost string
 	// NuclioNamespace is where Nuclio's controller and dashboard run.
 	NuclioNamespace string
+	// DashboardURL, when set, is Nuclio's dashboard: functions are
+	// created, changed and deleted through its HTTP API instead of the API
+	// server.
+	DashboardURL string
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url"})
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio"}
+	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio", DashboardURL: own["dashboard_url"]}
+	if c.DashboardURL != "" {
+		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Config{}, fmt.Errorf("platform.options.dashboard_url: %q is not an http(s) URL", c.DashboardURL)
+		}
+	}
 	if v := own["nuclio_namespace"]; v != "" {
 		c.NuclioNamespace = v
 	}

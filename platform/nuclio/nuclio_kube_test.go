@@ -9,8 +9,11 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
@@ -170,4 +173,122 @@ func podNames(ctx context.Context, t *testing.T, p *nuclio.Platform) map[string]
 		}
 	}
 	return out
+}
+
+// kubeStore keeps the dashboard stand-in's functions as NuclioFunctions in
+// the API server, as Nuclio's dashboard does through its platform
+// (pkg/platform/kube/client/deployer.go: the spec and labels given, state
+// waitingForResourceConfiguration); the controller stand-in does the rest.
+type kubeStore struct {
+	r dynamic.NamespaceableResourceInterface
+}
+
+func (s kubeStore) get(ctx context.Context, ns, name string) (map[string]any, bool, error) {
+	u, err := s.r.Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return map[string]any{"metadata": map[string]any{"name": u.GetName(), "namespace": ns, "labels": u.GetLabels()},
+		"spec": u.Object["spec"], "status": u.Object["status"]}, true, nil
+}
+
+func (s kubeStore) put(ctx context.Context, ns string, fn map[string]any) error {
+	md := fn["metadata"].(map[string]any)
+	labels := map[string]string{}
+	if l, ok := md["labels"].(map[string]any); ok {
+		for k, v := range l {
+			labels[k] = v.(string)
+		}
+	}
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u, err := s.r.Namespace(ns).Get(ctx, md["name"].(string), metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			u = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "nuclio.io/v1beta1", "kind": "NuclioFunction",
+				"metadata": map[string]any{"name": md["name"], "namespace": ns}}}
+		} else if err != nil {
+			return err
+		}
+		u.SetLabels(labels)
+		u.Object["spec"] = fn["spec"]
+		u.Object["status"] = map[string]any{"state": nuclio.StateWaitingForResources}
+		if u.GetResourceVersion() == "" {
+			_, err = s.r.Namespace(ns).Create(ctx, u, metav1.CreateOptions{FieldValidation: "Strict"})
+		} else {
+			_, err = s.r.Namespace(ns).Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})
+		}
+		return err
+	})
+}
+
+func (s kubeStore) del(ctx context.Context, ns, name string) (bool, error) {
+	err := s.r.Namespace(ns).Delete(ctx, name, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Through the dashboard: deploy, scale, a forced cold start and cleanup,
+// with the functions the dashboard made in the API server and pods from
+// the controller stand-in, the real controllers and KWOK.
+func TestThroughTheDashboard(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	srv, log := dashboardStandIn(t, kubeStore{cl.Dynamic.Resource(nuclio.FunctionGVR)})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, err := nuclio.ParseConfig("nu-dash", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace,
+		"ready_timeout": "60s", "dashboard_url": srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := nuclio.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nuclioStandIn(ctx, t, p.Cluster)
+	start := time.Now()
+	fn := platform.Function{Name: "prime-python", Workload: "prime", Language: "python", Replicas: 1, Workers: 2}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Deploy(ctx, fn); err != nil { // again: replaced through PUT
+		t.Fatal(err)
+	}
+	if err := p.Scale(ctx, "prime-python", 3); err != nil {
+		t.Fatal(err)
+	}
+	since := time.Now()
+	if _, err := p.MakeCold(ctx, "prime-python"); err != nil {
+		t.Fatal(err)
+	}
+	started, _ := p.StartedSince(ctx, "prime-python", since)
+	if len(started) != 3 {
+		t.Errorf("%d pods started by the cold start, want 3", len(started))
+	}
+	evs, _ := p.ReplicaEvents(ctx, "prime-python", start)
+	if d := fmt.Sprint(kubetest.DesiredSteps(evs)); d != "[1 3 0 3]" {
+		t.Errorf("desired %s", d)
+	}
+	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "prime-python", metav1.GetOptions{})
+	if img, _, _ := unstructured.NestedString(u.Object, "spec", "image"); img != "faasbench/prime-python-nuclio:latest" {
+		t.Errorf("image %q", img)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{}); len(l.Items) != 0 {
+		t.Errorf("%d functions left", len(l.Items))
+	}
+	var puts, deletes int
+	for _, r := range *log {
+		puts += strings.Count(r, "PUT ")
+		deletes += strings.Count(r, "DELETE ")
+	}
+	if puts != 4 || deletes != 1 { // deploy again, scale, disable, enable; close
+		t.Errorf("requests: %v", *log)
+	}
 }

@@ -6,9 +6,10 @@ package nuclio
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
+	"net/http"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,6 +29,11 @@ const Name = "nuclio"
 type Platform struct {
 	*kube.Session
 	cfg Config
+	// dash, when platform.options.dashboard_url is set, is Nuclio's
+	// dashboard: functions are created, changed and deleted through it;
+	// otherwise through the API server. Watching is the Session's either way.
+	dash     *Dashboard
+	deployed kube.Functions[Settings]
 }
 
 var (
@@ -57,7 +63,11 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg}, nil
+	p := &Platform{Session: s, cfg: cfg}
+	if cfg.DashboardURL != "" {
+		p.dash = &Dashboard{URL: cfg.DashboardURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
+	}
+	return p, nil
 }
 
 // Name implements platform.Platform.
@@ -77,9 +87,10 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return err
 	}
-	if err := kube.Apply(ctx, p.functions(), u, "nuclio function"); err != nil {
+	if err := p.apply(ctx, u); err != nil {
 		return err
 	}
+	p.deployed.Put(fn.Name, s)
 	if _, err := p.waitReady(ctx, fn.Name); err != nil {
 		return err
 	}
@@ -99,7 +110,7 @@ type status struct {
 func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 	var st status
 	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
-		u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
+		u, err := p.get(ctx, name)
 		if err != nil {
 			return false, nil
 		}
@@ -127,18 +138,96 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if replicas < 0 {
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
 	}
-	if err := p.reconfigure(ctx, name, `"replicas":`+strconv.Itoa(replicas)+`,"minReplicas":null,"maxReplicas":null`); err != nil {
+	if err := p.reconfigure(ctx, name, map[string]any{"replicas": int64(replicas), "minReplicas": nil, "maxReplicas": nil}); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
 	return p.WaitReplicas(ctx, name, replicas)
 }
 
-// reconfigure merges spec into the function's spec and sets the state in
-// which Nuclio's controller applies it (what nuctl's redeploy does).
-func (p *Platform) reconfigure(ctx context.Context, name, spec string) error {
-	patch := []byte(`{"spec":{` + spec + `},"status":{"state":"` + StateWaitingForResources + `"}}`)
-	_, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
-	return err
+// get reads the function from the dashboard or the API server.
+func (p *Platform) get(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	if p.dash != nil {
+		return p.dash.Get(ctx, p.Namespace(), name)
+	}
+	return p.functions().Get(ctx, name, metav1.GetOptions{})
+}
+
+// apply creates or replaces the function: through the API server with
+// strict field validation, or through the dashboard (which sets the state
+// itself, so the status is not sent).
+func (p *Platform) apply(ctx context.Context, u *unstructured.Unstructured) error {
+	if p.dash == nil {
+		return kube.Apply(ctx, p.functions(), u, "nuclio function")
+	}
+	old, err := p.dash.Get(ctx, u.GetNamespace(), u.GetName())
+	switch {
+	case errors.Is(err, ErrNoFunction):
+		return p.dash.Create(ctx, u)
+	case err != nil:
+		return err
+	case old.GetLabels()[kube.LabelManagedBy] != kube.ManagedBy:
+		return fmt.Errorf("nuclio function %s/%s exists and was not made by faasbench: choose another function name or namespace", u.GetNamespace(), u.GetName())
+	}
+	return p.dash.Update(ctx, u)
+}
+
+// reconfigure merges spec into the function's spec (nil deletes a field)
+// so that Nuclio's controller applies it: through the API server with the
+// state that makes the controller act (what nuctl's redeploy does), or
+// through the dashboard, which replaces the whole spec and sets the state.
+func (p *Platform) reconfigure(ctx context.Context, name string, spec map[string]any) error {
+	if p.dash == nil {
+		patch, err := json.Marshal(map[string]any{"spec": spec, "status": map[string]any{"state": StateWaitingForResources}})
+		if err != nil {
+			return err
+		}
+		_, err = p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+		return err
+	}
+	u, err := p.dash.Get(ctx, p.Namespace(), name)
+	if err != nil {
+		return err
+	}
+	cur, _ := u.Object["spec"].(map[string]any)
+	if cur == nil {
+		cur = map[string]any{}
+	}
+	for k, v := range spec {
+		if v == nil {
+			delete(cur, k)
+		} else {
+			cur[k] = v
+		}
+	}
+	u.Object["spec"] = cur
+	u.SetNamespace(p.Namespace())
+	return p.dash.Update(ctx, u)
+}
+
+// Remove implements platform.Platform: through the dashboard when there is
+// one, then whatever is left by label.
+func (p *Platform) Remove(ctx context.Context, name string) error {
+	p.deployed.Delete(name)
+	if p.dash != nil {
+		if err := p.dash.Delete(ctx, p.Namespace(), name); err != nil && !errors.Is(err, ErrNoFunction) {
+			return fmt.Errorf("remove %s: %w", name, err)
+		}
+	}
+	return p.Session.Remove(ctx, name)
+}
+
+// Close deletes the run's functions (through the dashboard when there is
+// one) and everything else the run made.
+func (p *Platform) Close(ctx context.Context) error {
+	var errs []error
+	if p.dash != nil {
+		for _, name := range p.deployed.Names() {
+			if err := p.dash.Delete(ctx, p.Namespace(), name); err != nil && !errors.Is(err, ErrNoFunction) {
+				errs = append(errs, fmt.Errorf("remove %s: %w", name, err))
+			}
+		}
+	}
+	return errors.Join(append(errs, p.Session.Close(ctx))...)
 }
 
 // MakeCold implements platform.ColdStarter: disable the function
@@ -149,7 +238,7 @@ func (p *Platform) reconfigure(ctx context.Context, name, spec string) error {
 // first; StartedSince (from the Session) names them. Nuclio's own scale to
 // zero goes through its autoscaler and DLX, which a cluster may not run.
 func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
-	u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
+	u, err := p.get(ctx, name)
 	if err != nil {
 		return "", fmt.Errorf("make %s cold: %w", name, err)
 	}
@@ -158,7 +247,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 		n, _, _ = unstructured.NestedInt64(u.Object, "spec", "minReplicas")
 	}
 	n = max(n, 1)
-	if err := p.reconfigure(ctx, name, `"disable":true`); err != nil {
+	if err := p.reconfigure(ctx, name, map[string]any{"disable": true}); err != nil {
 		return "", fmt.Errorf("make %s cold: disable: %w", name, err)
 	}
 	if _, err := p.waitReady(ctx, name); err != nil {
@@ -167,7 +256,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {
 		return "", fmt.Errorf("make %s cold: %w", name, err)
 	}
-	if err := p.reconfigure(ctx, name, `"disable":null`); err != nil {
+	if err := p.reconfigure(ctx, name, map[string]any{"disable": nil}); err != nil {
 		return "", fmt.Errorf("make %s cold: enable: %w", name, err)
 	}
 	if _, err := p.waitReady(ctx, name); err != nil {

@@ -1,0 +1,64 @@
+package nuclio_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/nuclio"
+)
+
+// The client against the documented shapes: create, read back with the
+// status the dashboard set, replace, delete; 404 is ErrNoFunction; a
+// refusal carries the dashboard's message.
+func TestDashboardClient(t *testing.T) {
+	srv, log := dashboardStandIn(t, &memStore{})
+	d := nuclio.Dashboard{URL: srv.URL + "/"}
+	ctx := context.Background()
+	cfg, _ := nuclio.ParseConfig("r1", nil)
+	fn := platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 2, Workers: 3}
+	s, _ := nuclio.ParseSettings(fn)
+	u, err := cfg.Function("fb", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Get(ctx, "fb", "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
+		t.Fatalf("get before create: %v", err)
+	}
+	if err := d.Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	got, err := d.Get(ctx, "fb", "hello-python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := got.Object["spec"].(map[string]any)
+	if st := got.Object["status"].(map[string]any); st["state"] != "ready" || spec["replicas"] != int64(2) || got.GetLabels()["faasbench.dev/run-id"] != "r1" {
+		t.Errorf("read back %v", got.Object)
+	}
+	if err := d.Create(ctx, u); err == nil || !strings.Contains(err.Error(), "409 Conflict: function already exists") {
+		t.Errorf("second create: %v", err)
+	}
+	delete(spec, "image")
+	if err := d.Update(ctx, got); err == nil || !strings.Contains(err.Error(), "spec.image") {
+		t.Errorf("update without the image: %v", err)
+	}
+	if err := d.Update(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, "fb", "hello-python"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, "fb", "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
+		t.Errorf("second delete: %v", err)
+	}
+	want := "GET /api/functions/hello-python POST /api/functions GET /api/functions/hello-python POST /api/functions PUT /api/functions/hello-python PUT /api/functions/hello-python DELETE /api/functions DELETE /api/functions"
+	if strings.Join(*log, " ") != want {
+		t.Errorf("requests\n%s\nwant\n%s", strings.Join(*log, " "), want)
+	}
+	if _, err := nuclio.ParseConfig("r", map[string]any{"dashboard_url": "nuclio-dashboard:8070"}); err == nil || !strings.Contains(err.Error(), "platform.options.dashboard_url") {
+		t.Errorf("bad dashboard_url: %v", err)
+	}
+}
