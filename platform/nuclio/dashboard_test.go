@@ -15,7 +15,7 @@ import (
 // refusal carries the dashboard's message.
 func TestDashboardClient(t *testing.T) {
 	srv, log := dashboardStandIn(t, &memStore{})
-	d := nuclio.Dashboard{URL: srv.URL + "/"}
+	d := nuclio.NewDashboard(srv.URL+"/", "fb", srv.Client())
 	ctx := context.Background()
 	cfg, _ := nuclio.ParseConfig("r1", nil)
 	fn := platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 2, Workers: 3}
@@ -24,13 +24,13 @@ func TestDashboardClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Get(ctx, "fb", "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
+	if _, err := d.Get(ctx, "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
 		t.Fatalf("get before create: %v", err)
 	}
 	if err := d.Create(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Get(ctx, "fb", "hello-python")
+	got, err := d.Get(ctx, "hello-python")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestDashboardClient(t *testing.T) {
 	if st := got.Object["status"].(map[string]any); st["state"] != "ready" || spec["replicas"] != int64(2) || got.GetLabels()["faasbench.dev/run-id"] != "r1" {
 		t.Errorf("read back %v", got.Object)
 	}
-	if err := d.Create(ctx, u); err == nil || !strings.Contains(err.Error(), "409 Conflict: function already exists") {
+	if err := d.Create(ctx, u); err == nil || !strings.Contains(err.Error(), "HTTP 409: function already exists") {
 		t.Errorf("second create: %v", err)
 	}
 	delete(spec, "image")
@@ -48,10 +48,10 @@ func TestDashboardClient(t *testing.T) {
 	if err := d.Update(ctx, u); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Delete(ctx, "fb", "hello-python"); err != nil {
+	if err := d.Delete(ctx, "hello-python"); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Delete(ctx, "fb", "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
+	if err := d.Delete(ctx, "hello-python"); !errors.Is(err, nuclio.ErrNoFunction) {
 		t.Errorf("second delete: %v", err)
 	}
 	want := "GET /api/functions/hello-python POST /api/functions GET /api/functions/hello-python POST /api/functions PUT /api/functions/hello-python PUT /api/functions/hello-python DELETE /api/functions DELETE /api/functions"

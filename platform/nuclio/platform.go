@@ -65,7 +65,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	p := &Platform{Session: s, cfg: cfg}
 	if cfg.DashboardURL != "" {
-		p.dash = &Dashboard{URL: cfg.DashboardURL, HTTP: &http.Client{Timeout: 30 * time.Second}}
+		p.dash = NewDashboard(cfg.DashboardURL, s.Namespace(), &http.Client{Timeout: 30 * time.Second})
 	}
 	return p, nil
 }
@@ -147,7 +147,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // get reads the function from the dashboard or the API server.
 func (p *Platform) get(ctx context.Context, name string) (*unstructured.Unstructured, error) {
 	if p.dash != nil {
-		return p.dash.Get(ctx, p.Namespace(), name)
+		return p.dash.Get(ctx, name)
 	}
 	return p.functions().Get(ctx, name, metav1.GetOptions{})
 }
@@ -159,7 +159,7 @@ func (p *Platform) apply(ctx context.Context, u *unstructured.Unstructured) erro
 	if p.dash == nil {
 		return kube.Apply(ctx, p.functions(), u, "nuclio function")
 	}
-	old, err := p.dash.Get(ctx, u.GetNamespace(), u.GetName())
+	old, err := p.dash.Get(ctx, u.GetName())
 	switch {
 	case errors.Is(err, ErrNoFunction):
 		return p.dash.Create(ctx, u)
@@ -184,7 +184,7 @@ func (p *Platform) reconfigure(ctx context.Context, name string, spec map[string
 		_, err = p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
 		return err
 	}
-	u, err := p.dash.Get(ctx, p.Namespace(), name)
+	u, err := p.dash.Get(ctx, name)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,6 @@ func (p *Platform) reconfigure(ctx context.Context, name string, spec map[string
 		}
 	}
 	u.Object["spec"] = cur
-	u.SetNamespace(p.Namespace())
 	return p.dash.Update(ctx, u)
 }
 
@@ -209,7 +208,7 @@ func (p *Platform) reconfigure(ctx context.Context, name string, spec map[string
 func (p *Platform) Remove(ctx context.Context, name string) error {
 	p.deployed.Delete(name)
 	if p.dash != nil {
-		if err := p.dash.Delete(ctx, p.Namespace(), name); err != nil && !errors.Is(err, ErrNoFunction) {
+		if err := p.dash.Delete(ctx, name); err != nil && !errors.Is(err, ErrNoFunction) {
 			return fmt.Errorf("remove %s: %w", name, err)
 		}
 	}
@@ -222,7 +221,7 @@ func (p *Platform) Close(ctx context.Context) error {
 	var errs []error
 	if p.dash != nil {
 		for _, name := range p.deployed.Names() {
-			if err := p.dash.Delete(ctx, p.Namespace(), name); err != nil && !errors.Is(err, ErrNoFunction) {
+			if err := p.dash.Delete(ctx, name); err != nil && !errors.Is(err, ErrNoFunction) {
 				errs = append(errs, fmt.Errorf("remove %s: %w", name, err))
 			}
 		}
