@@ -11,7 +11,6 @@ import (
 	"net"
 	"strconv"
 
-	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -113,10 +112,8 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if replicas < 0 {
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
 	}
-	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
-	sc := &autoscalingv1.Scale{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: p.Namespace()}, Spec: autoscalingv1.ScaleSpec{Replicas: int32(replicas)}}
-	if _, err := deps.UpdateScale(ctx, name, sc, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("scale %s to %d: %w", name, replicas, err)
+	if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), name, replicas); err != nil {
+		return err
 	}
 	if fn, ok := p.functions.Get(name); ok {
 		fn.Replicas = replicas

@@ -127,8 +127,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	case s.Executor == PoolMgr:
 		return "", fmt.Errorf("make %s cold: a poolmgr cold start is the specialisation of a pool pod, which only Fission's executor does; use settings.executor newdeploy (or container), whose Deployment faasbench scales to zero", name)
 	}
-	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
-	list, err := deps.List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
+	list, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
 	if err != nil {
 		return "", fmt.Errorf("make %s cold: %w", name, err)
 	}
@@ -136,13 +135,8 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("make %s cold: no %s Deployment with label functionName=%s in namespace %s (has Fission's executor made it?)", name, s.Executor, name, p.Namespace())
 	}
 	for _, d := range list.Items {
-		sc, err := deps.GetScale(ctx, d.Name, metav1.GetOptions{})
-		if err != nil {
+		if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), d.Name, 0); err != nil {
 			return "", fmt.Errorf("make %s cold: %w", name, err)
-		}
-		sc.Spec.Replicas = 0
-		if _, err := deps.UpdateScale(ctx, d.Name, sc, metav1.UpdateOptions{}); err != nil {
-			return "", fmt.Errorf("make %s cold: scale %s to 0: %w", name, d.Name, err)
 		}
 	}
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {

@@ -142,12 +142,7 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 	if d.Status.AvailableReplicas >= 1 {
 		t.Fatalf("deployment %s has %d available replicas: not cold", d.Name, d.Status.AvailableReplicas)
 	}
-	sc, err := deps.GetScale(ctx, d.Name, metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc.Spec.Replicas = n
-	if _, err := deps.UpdateScale(ctx, d.Name, sc, metav1.UpdateOptions{}); err != nil {
+	if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), d.Name, int(n)); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
