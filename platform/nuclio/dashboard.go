@@ -47,12 +47,8 @@ type function struct {
 
 func (d *Dashboard) bodyOf(u *unstructured.Unstructured) function {
 	f := function{Metadata: map[string]any{"name": u.GetName(), "namespace": d.namespace}, Spec: map[string]any{}}
-	if l := u.GetLabels(); len(l) > 0 {
-		labels := map[string]any{}
-		for k, v := range l {
-			labels[k] = v
-		}
-		f.Metadata["labels"] = labels
+	if md, ok := u.Object["metadata"].(map[string]any); ok && md["labels"] != nil {
+		f.Metadata["labels"] = md["labels"]
 	}
 	if spec, ok := u.Object["spec"].(map[string]any); ok {
 		f.Spec = spec

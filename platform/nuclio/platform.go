@@ -32,8 +32,10 @@ type Platform struct {
 	// dash, when platform.options.dashboard_url is set, is Nuclio's
 	// dashboard: functions are created, changed and deleted through it;
 	// otherwise through the API server. Watching is the Session's either way.
-	dash     *Dashboard
-	deployed kube.Functions[Settings]
+	dash *Dashboard
+	// deployed names the run's functions (for deleting them through the
+	// dashboard on Close).
+	deployed kube.Functions[struct{}]
 }
 
 var (
@@ -90,7 +92,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err := p.apply(ctx, u); err != nil {
 		return err
 	}
-	p.deployed.Put(fn.Name, s)
+	p.deployed.Put(fn.Name, struct{}{})
 	if _, err := p.waitReady(ctx, fn.Name); err != nil {
 		return err
 	}
