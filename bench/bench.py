@@ -7,7 +7,8 @@ a noisy machine spreads over all tools. Figures: median and [min-max] over the r
 
   closed     64 connections against nginx: req/s and CPU seconds per 100k requests
   open       constant rate (default 10k req/s, and half of wrk's max): achieved rate, p50/p99,
-             faasbench's generator lag, CPU seconds per 100k requests
+             generator lag, CPU seconds per 100k requests; beside it bench/c/pacefloor.c, a minimal C
+             loop with the same wake-ups (what pacing alone costs here), and faasbench's CPU over it
   stall      1,000 req/s for --stall-seconds against a server that stalls 500 ms every second:
              p50/p90/p99/max, corrected and not (a tool that corrects shows p90 near 400 ms)
   memory     (only with --only memory) peak RSS of a 10k req/s open loop for 60 s and 600 s
@@ -223,9 +224,31 @@ def fb_coarse_cmd(url: str, secs: int, conns: int, rate: float = 0, correct: boo
     return fb_cmd(url, secs, conns, rate, correct) + ["--pacing-resolution", "1ms"]
 
 
+def floor_cmd(binary: str, resolution_us: int = 0):
+    """bench/c/pacefloor.c: the same wake-ups as faasbench's open loop and nothing else."""
+    def cmd(url: str, secs: int, conns: int, rate: float = 0, correct: bool = True) -> list[str]:
+        port = url.rsplit(":", 1)[1].strip("/")
+        return [binary, "--port", port, "--rate", str(rate), "--seconds", str(secs), "--conns", str(conns),
+                "--resolution-us", str(resolution_us)]
+    return cmd
+
+
+def floor_parse(out: str) -> dict:
+    d = json.loads(out)
+    if d["errors"] or d["unanswered"]:
+        raise RuntimeError(f"pacefloor: {d['errors']} errors, {d['unanswered']} unanswered")
+    return d
+
+
 def bench_open(args, rate: float) -> str:
     tools = {"faasbench": (fb_cmd, fb_parse, "faasbench"),
              "faasbench --pacing-resolution 1ms": (fb_coarse_cmd, fb_parse, "faasbench")}
+    floors = {}
+    if args.floor:
+        floors = {"faasbench": "floor (C, a wake-up per request)",
+                  "faasbench --pacing-resolution 1ms": "floor (C, 1 ms grid)"}
+        tools[floors["faasbench"]] = (floor_cmd(args.floor), floor_parse, "pacefloor")
+        tools[floors["faasbench --pacing-resolution 1ms"]] = (floor_cmd(args.floor, 1000), floor_parse, "pacefloor")
     if find("oha"):
         tools["oha --latency-correction"] = (oha_cmd, oha_parse, "oha")
 
@@ -238,8 +261,13 @@ def bench_open(args, rate: float) -> str:
         return f
 
     res = rounds(args.runs, tools, one)
-    return table(f"Open loop at {rate:,.0f} req/s, nginx (sent/offered; ms; faasbench lag p99 ms; CPU s per 100k)",
-                 ["achieved_share", "p50", "p99", "lag_p99", "cpu_per_100k"], res)
+    for fb, fl in floors.items():
+        a, b = res[fb].get("cpu_per_100k", []), res[fl].get("cpu_per_100k", [])
+        if a and len(a) == len(b):  # paired by round (no failed run in either)
+            res[fb]["cpu_vs_floor"] = [x / y for x, y in zip(a, b)]
+    return table(f"Open loop at {rate:,.0f} req/s, nginx (sent/offered; ms; lag p99 ms; CPU s per 100k; "
+                 "faasbench's CPU / the C floor's with the same pacing, per round)",
+                 ["achieved_share", "p50", "p99", "lag_p99", "cpu_per_100k", "cpu_vs_floor"], res)
 
 
 def bench_stall(args) -> str:
@@ -308,6 +336,13 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="faasbench-bench-"))
     stall_bin = tmp / "stallserver"
     subprocess.run(["go", "build", "-o", str(stall_bin), "./bench/stallserver"], cwd=ROOT, check=True)
+    args.floor = ""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc:
+        args.floor = str(tmp / "pacefloor")
+        subprocess.run([cc, "-O2", "-o", args.floor, str(ROOT / "bench" / "c" / "pacefloor.c")], check=True)
+    else:
+        print("no C compiler: the open-loop floor rows are left out")
     shutil.copy(ROOT / "bench" / "nginx.conf", tmp / "nginx.conf")
     nginx = find("nginx") or "/usr/sbin/nginx"
     servers = [
