@@ -11,7 +11,7 @@ COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test setup build lint unit python-test integration kube-test fmt clean
+.PHONY: run test setup build lint unit python-test integration kube-test bench fmt clean
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -50,6 +50,11 @@ kube-test:
 python-test:
 	@scripts/phase.sh "python function tests" python3 -m pytest -q workloads
 	@scripts/phase.sh "node function tests" node --test workloads/runtime/node/
+
+## bench: the load engine's Go benchmarks (ns, allocations and req/s per request, printed, never asserted);
+## bench/bench.py compares the engine with wrk, oha, hey, vegeta and a C floor
+bench: setup
+	@scripts/phase.sh "go benchmarks" bash -c 'GOMAXPROCS=$${GOMAXPROCS:-1} $(GO) test -run "^$$" -bench . -benchmem ./load/ ./hist/'
 
 fmt:
 	gofmt -w .

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 	"time"
 )
 
@@ -207,7 +208,10 @@ func (p *Poisson) Offset(i int64) (time.Duration, bool) {
 	k := i - p.prefix[w] // 0-based rank within the window
 	// The (k+1)-th of n sorted uniforms is S_{k+1}/S_{n+1}, S partial sums of
 	// unit exponentials.
-	r := rand.New(rand.NewPCG(p.Seed, uint64(w)<<1|1))
+	g := windowRands.Get().(*windowRand)
+	defer windowRands.Put(g)
+	g.pcg.Seed(p.Seed, uint64(w)<<1|1) // as rand.New(rand.NewPCG(Seed, w<<1|1)), without allocating
+	r := g.r
 	var s, sk float64
 	for j := int64(0); j <= n; j++ {
 		s += r.ExpFloat64()
@@ -217,6 +221,21 @@ func (p *Poisson) Offset(i int64) (time.Duration, bool) {
 	}
 	return time.Duration((float64(w) + sk/s) * p.window * 1e9), true
 }
+
+// windowRand is the generator Poisson.Offset re-seeds for each call: pooled,
+// so that the pacer's per-request call allocates nothing (a generator made
+// per call escaped to the heap: 16 B a request, and so garbage collections
+// during long runs) while Offset stays safe for concurrent use.
+type windowRand struct {
+	pcg rand.PCG
+	r   *rand.Rand
+}
+
+var windowRands = sync.Pool{New: func() any {
+	g := &windowRand{}
+	g.r = rand.New(&g.pcg)
+	return g
+}}
 
 // Limit stops a schedule at a duration and/or a request count (0: no limit).
 type Limit struct {
