@@ -2,7 +2,6 @@ package load
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -13,42 +12,51 @@ import (
 	"time"
 )
 
-// rawServer answers every request on a connection with reply(n), n counting
-// requests on that connection from 1; if reply ends with "CLOSE" the
-// connection is closed after writing the rest.
-func rawServer(t *testing.T, reply func(n int) string) string {
-	t.Helper()
+// loopbackServer accepts connections on a loopback port until the test ends
+// and serves each with serve (closing it after); it returns the address.
+func loopbackServer(tb testing.TB, serve func(c net.Conn)) string {
+	tb.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	t.Cleanup(func() { ln.Close() })
+	tb.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
+			go func() {
 				defer c.Close()
-				br := bufio.NewReader(c)
-				for n := 1; ; n++ {
-					req, err := http.ReadRequest(br)
-					if err != nil {
-						return
-					}
-					req.Body.Close()
-					out := reply(n)
-					closeAfter := strings.HasSuffix(out, "CLOSE")
-					c.Write([]byte(strings.TrimSuffix(out, "CLOSE")))
-					if closeAfter {
-						return
-					}
-				}
-			}(c)
+				serve(c)
+			}()
 		}
 	}()
-	return "http://" + ln.Addr().String() + "/f"
+	return ln.Addr().String()
+}
+
+// rawServer answers every request on a connection with reply(n), n counting
+// requests on that connection from 1; if reply ends with "CLOSE" the
+// connection is closed after writing the rest.
+func rawServer(t *testing.T, reply func(n int) string) string {
+	t.Helper()
+	return "http://" + loopbackServer(t, func(c net.Conn) {
+		br := bufio.NewReader(c)
+		for n := 1; ; n++ {
+			req, err := http.ReadRequest(br)
+			if err != nil {
+				return
+			}
+			req.Body.Close()
+			out := reply(n)
+			closeAfter := strings.HasSuffix(out, "CLOSE")
+			c.Write([]byte(strings.TrimSuffix(out, "CLOSE")))
+			if closeAfter {
+				return
+			}
+		}
+	}) + "/f"
 }
 
 func runN(t *testing.T, url string, n int64, opts Options) *Result {
@@ -132,61 +140,5 @@ func TestNetHTTPPath(t *testing.T) {
 	res := runN(t, s.URL, 50, Options{NetHTTP: true})
 	if res.Succeeded() != 50 || res.Instances["n1"] != 50 {
 		t.Fatalf("net/http path: %v %v", res.Counts, res.Instances)
-	}
-}
-
-// In the steady state a request through faasbench's client allocates
-// nothing on the generator's side; the bound leaves room for the runtime.
-// AllocsPerRun counts the whole process, so the server here is one that
-// allocates nothing itself: it reads a request head into a fixed buffer and
-// writes a fixed reply.
-func TestH1SteadyStateAllocations(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	reply := []byte("HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-Fb-Instance: a1\r\nX-Fb-Handler-Begin-Ns: 1\r\nX-Fb-Handler-End-Ns: 2\r\n\r\npong")
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		buf := make([]byte, 4096)
-		have := 0
-		for {
-			n, err := c.Read(buf[have:])
-			if err != nil {
-				return
-			}
-			have += n
-			for {
-				i := bytes.Index(buf[:have], []byte("\r\n\r\n"))
-				if i < 0 {
-					break
-				}
-				c.Write(reply)
-				copy(buf, buf[i+4:have])
-				have -= i + 4
-			}
-		}
-	}()
-	cl := NewClient(Options{})
-	defer cl.Close()
-	tg := Target{URL: "http://" + ln.Addr().String() + "/"}
-	w, err := newWorker(context.Background(), cl, &tg, time.Now(), time.Minute, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 100; i++ {
-		w.hit(-1, 1)
-	}
-	allocs := testing.AllocsPerRun(500, func() { w.hit(-1, 1) })
-	if allocs > 0.5 {
-		t.Fatalf("%.2f allocations per request, want 0", allocs)
-	}
-	if w.rec.Counts[ClassOK] != 600+1 {
-		t.Fatalf("ok %d", w.rec.Counts[ClassOK])
 	}
 }

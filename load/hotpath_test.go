@@ -20,47 +20,29 @@ const cannedReply = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n" +
 // count of the process is the client's.
 func cannedServer(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ln.Close() })
 	reply := []byte(cannedReply)
 	end := []byte("\r\n\r\n")
-	go func() {
-		for {
-			c, err := ln.Accept()
+	return "http://" + loopbackServer(tb, func(c net.Conn) {
+		buf := make([]byte, 4096)
+		have := 0
+		for have < len(buf) { // a request head this big is not what this server serves
+			n, err := c.Read(buf[have:])
 			if err != nil {
 				return
 			}
-			go func(c net.Conn) {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				have := 0
-				for {
-					n, err := c.Read(buf[have:])
-					if err != nil {
-						return
-					}
-					have += n
-					for {
-						i := bytes.Index(buf[:have], end)
-						if i < 0 {
-							break
-						}
-						if _, err := c.Write(reply); err != nil {
-							return
-						}
-						have = copy(buf, buf[i+len(end):have])
-					}
-					if have == len(buf) {
-						return // a request head this big is not what this server serves
-					}
+			have += n
+			for {
+				i := bytes.Index(buf[:have], end)
+				if i < 0 {
+					break
 				}
-			}(c)
+				if _, err := c.Write(reply); err != nil {
+					return
+				}
+				have = copy(buf, buf[i+len(end):have])
+			}
 		}
-	}()
-	return "http://" + ln.Addr().String() + "/f"
+	}) + "/f"
 }
 
 // hotWorker is a worker on faasbench's own HTTP/1.1 client, warmed up (its
