@@ -36,17 +36,8 @@ import (
 // address, latestReadyRevisionName. The real controller manager and KWOK
 // then make the pods.
 func knativeStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	kubetest.Every(ctx, t, "knative stand-in", func(ctx context.Context) error {
-		list, err := cl.Dynamic.Resource(knative.ServiceGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			if err := reconcile(ctx, cl, &list.Items[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+	kubetest.EveryObject(ctx, t, "knative stand-in", cl, knative.ServiceGVR, func(ctx context.Context, o *unstructured.Unstructured) error {
+		return reconcile(ctx, cl, o)
 	})
 }
 

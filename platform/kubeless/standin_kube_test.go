@@ -29,17 +29,8 @@ import (
 // Updates copy the template's replicas. The real controllers and KWOK make
 // the pods.
 func kubelessStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	kubetest.Every(ctx, t, "kubeless stand-in", func(ctx context.Context) error {
-		list, err := cl.Dynamic.Resource(kubeless.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			if err := reconcile(ctx, cl, &list.Items[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+	kubetest.EveryObject(ctx, t, "kubeless stand-in", cl, kubeless.FunctionGVR, func(ctx context.Context, o *unstructured.Unstructured) error {
+		return reconcile(ctx, cl, o)
 	})
 }
 

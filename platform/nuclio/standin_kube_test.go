@@ -36,17 +36,8 @@ import (
 // port, written with the object (Nuclio's CRD has no status subresource).
 // The real controllers and KWOK make the pods.
 func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
-	kubetest.Every(ctx, t, "nuclio stand-in", func(ctx context.Context) error {
-		list, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).List(ctx, metav1.ListOptions{})
-		if err != nil {
-			return err
-		}
-		for i := range list.Items {
-			if err := reconcile(ctx, cl, &list.Items[i]); err != nil {
-				return err
-			}
-		}
-		return nil
+	kubetest.EveryObject(ctx, t, "nuclio stand-in", cl, nuclio.FunctionGVR, func(ctx context.Context, o *unstructured.Unstructured) error {
+		return reconcile(ctx, cl, o)
 	})
 }
 
