@@ -22,13 +22,9 @@ var (
 )
 
 func object(kind, ns, name string, labels map[string]string, spec map[string]any) *unstructured.Unstructured {
-	l := map[string]any{}
-	for k, v := range labels {
-		l[k] = v
-	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "fission.io/v1", "kind": kind,
-		"metadata": map[string]any{"name": name, "namespace": ns, "labels": l},
+		"metadata": map[string]any{"name": name, "namespace": ns, "labels": kube.StringMap(labels)},
 		"spec":     spec,
 	}}
 }

@@ -66,23 +66,12 @@ func (c Config) Service(ns string, fn platform.Function, s Settings) (*unstructu
 	if s.TimeoutSeconds > 0 {
 		spec["timeoutSeconds"] = int64(s.TimeoutSeconds)
 	}
-	anns := map[string]any{}
-	for k, v := range s.Annotations {
-		anns[k] = v
-	}
-	tl := func() map[string]any {
-		m := map[string]any{}
-		for k, v := range labels {
-			m[k] = v
-		}
-		return m
-	}
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "serving.knative.dev/v1",
 		"kind":       "Service",
-		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": tl()},
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": kube.StringMap(labels)},
 		"spec": map[string]any{"template": map[string]any{
-			"metadata": map[string]any{"labels": tl(), "annotations": anns},
+			"metadata": map[string]any{"labels": kube.StringMap(labels), "annotations": kube.StringMap(s.Annotations)},
 			"spec":     spec,
 		}},
 	}}

@@ -27,6 +27,16 @@ func FunctionLabels(runLabel string, fn platform.Function) map[string]string {
 	return l
 }
 
+// StringMap is m as an unstructured object's map (labels, annotations): a
+// fresh copy each call, so that two places in one object never share it.
+func StringMap(m map[string]string) map[string]any {
+	u := make(map[string]any, len(m))
+	for k, v := range m {
+		u[k] = v
+	}
+	return u
+}
+
 // ContractEnv is the function contract's environment for a container
 // (docs/function-contract.md), then the function's own env, sorted.
 // podName sets FB_INSTANCE_ID from the pod's name through the downward

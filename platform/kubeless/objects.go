@@ -2,6 +2,7 @@ package kubeless
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -35,9 +36,7 @@ const (
 // none), and a NodePort Service on 8080.
 func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
 	labels := map[string]string{LabelFunction: fn.Name, LabelCreatedBy: "kubeless"}
-	for k, v := range kube.FunctionLabels(c.RunLabel(), fn) {
-		labels[k] = v
-	}
+	maps.Copy(labels, kube.FunctionLabels(c.RunLabel(), fn))
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: kube.HealthPath, Port: intstr.FromInt32(kube.Port)}},
 		PeriodSeconds: 2}
 	replicas := int32(fn.Replicas)
@@ -77,14 +76,10 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	if s.Timeout > 0 {
 		spec["timeout"] = strconv.Itoa(s.Timeout)
 	}
-	ul := map[string]any{}
-	for k, v := range labels {
-		ul[k] = v
-	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kubeless.io/v1beta1",
 		"kind":       "Function",
-		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": ul},
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": kube.StringMap(labels)},
 		"spec":       spec,
 	}}, nil
 }

@@ -64,14 +64,12 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		}
 		spec["resources"] = r
 	}
-	labels := map[string]any{"nuclio.io/project-name": "default"}
-	for k, v := range kube.FunctionLabels(c.RunLabel(), fn) {
-		labels[k] = v
-	}
+	labels := kube.FunctionLabels(c.RunLabel(), fn)
+	labels["nuclio.io/project-name"] = "default"
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "nuclio.io/v1beta1",
 		"kind":       "NuclioFunction",
-		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": labels},
+		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": kube.StringMap(labels)},
 		"spec":       spec,
 		"status":     map[string]any{"state": StateWaitingForResources},
 	}}, nil

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,9 +90,7 @@ func (p *Platform) Name() string { return Name }
 // settings, and the resources.
 func (c Config) Deployment(ns string, fn platform.Function, s Settings) FunctionDeployment {
 	labels := kube.FunctionLabels(c.RunLabel(), fn)
-	for k, v := range s.Labels {
-		labels[k] = v
-	}
+	maps.Copy(labels, s.Labels)
 	env := map[string]string{}
 	for _, e := range kube.ContractEnv(fn, false) {
 		env[e.Name] = e.Value
