@@ -2,7 +2,7 @@
 # kube-down.sh [DIR]: stops the control plane kube-up.sh started in DIR (by its PIDs), and nothing else.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-DIR=$(realpath -m "${1:-.cache/kube/run}")
+DIR=$(realpath -m "${1:?usage: kube-down.sh DIR}")
 [ -f "$DIR/pids" ] || exit 0
 mapfile -t pids < "$DIR/pids"
 for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done

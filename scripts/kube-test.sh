@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 GO=${GO:-go}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-kube.XXXXXX")
 trap 'scripts/kube-down.sh "$DIR"; rm -rf "$DIR"' EXIT
-scripts/phase.sh "control plane build (skipped when built)" scripts/kube-build.sh
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
 if ! scripts/phase.sh "control plane start" scripts/kube-up.sh "$DIR"; then
   echo "kube-test: the test control plane did not start (see above): the Kubernetes tests cannot run" >&2
   exit 1

@@ -3,15 +3,16 @@
 # kube-apiserver, kube-controller-manager, kube-scheduler and KWOK with one simulated node (pods get
 # scheduled and become Running; nothing runs inside them). Builds the binaries first if missing
 # (scripts/kube-build.sh). Writes DIR/kubeconfig and DIR/pids; scripts/kube-down.sh DIR stops it all.
-# DIR defaults to .cache/kube/run. Ports are picked free on 127.0.0.1.
+# Ports are picked free on 127.0.0.1. This is the many-node tier (KWOK's simulated nodes, never a real
+# one); the real node is scripts/node-up.sh, a cluster of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-CACHE="$ROOT/.cache/kube"
-BIN="$CACHE/bin"
-DIR=$(realpath -m "${1:-$CACHE/run}")
-for b in etcd kube-apiserver kube-controller-manager kube-scheduler kwok; do
-  [ -x "$BIN/$b" ] || { "$ROOT/scripts/kube-build.sh" >&2; break; }
+. scripts/kube-paths.sh
+BIN="$KUBE_BIN"
+DIR=$(realpath -m "${1:?usage: kube-up.sh DIR}")
+for b in etcd kube kwok; do
+  [ -x "$BIN/$b" ] || { "$ROOT/scripts/kube-build.sh" control-plane >&2; break; }
 done
 if [ -f "$DIR/pids" ]; then "$ROOT/scripts/kube-down.sh" "$DIR" >/dev/null 2>&1 || true; fi
 rm -rf "$DIR" && mkdir -p "$DIR/pki" "$DIR/logs"
@@ -72,9 +73,9 @@ run kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$DIR/ku
   --bind-address=127.0.0.1 --secure-port=0 --service-account-private-key-file "$P/sa.key" --root-ca-file "$P/ca.crt" \
   --use-service-account-credentials=true --cluster-signing-cert-file "$P/ca.crt" --cluster-signing-key-file "$P/ca.key"
 run kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$DIR/kubeconfig" --leader-elect=false --bind-address=127.0.0.1 --secure-port=0
-run kwok "$BIN/kwok" --kubeconfig "$DIR/kubeconfig" --config "$CACHE/kwok-stages.yaml" --manage-all-nodes=true \
+run kwok "$BIN/kwok" --kubeconfig "$DIR/kubeconfig" --config "$KUBE_DIR/kwok-stages.yaml" --manage-all-nodes=true \
   --cidr=10.244.0.1/16 --node-ip=10.244.255.1 --server-address "127.0.0.1:$(free_port)"
-K() { KUBECONFIG="$DIR/kubeconfig" kubectl "$@"; }
+K() { KUBECONFIG="$DIR/kubeconfig" "$BIN/kubectl" "$@"; }
 cat <<NODE | K apply -f - >/dev/null || fail "cannot create the simulated node"
 apiVersion: v1
 kind: Node

@@ -94,6 +94,6 @@ faas-cli stack.yml for openfaas, the action's JSON body for openwhisk. Function 
 	f.StringVar(&dir, "workloads", "", "workload catalogue directory")
 	_ = pkg.MarkFlagRequired("platform")
 	_ = pkg.MarkFlagRequired("lang")
-	cmd.AddCommand(pkg)
+	cmd.AddCommand(pkg, a.workloadImageCmd())
 	return cmd
 }

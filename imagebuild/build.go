@@ -1,0 +1,388 @@
+package imagebuild
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Builder builds images from Dockerfiles. It runs as root (RUN needs mounts and chroot).
+type Builder struct {
+	// Context is the build context: COPY sources are resolved in it and may not leave it.
+	Context string
+	// Cache holds the bases' root file systems (made once) and each build's scratch space.
+	Cache string
+	// Log receives what RUN steps and mmdebstrap print.
+	Log io.Writer
+}
+
+// Image is a built image: its layers (directories, bottom first) and its configuration.
+type Image struct {
+	From   string
+	Base   Base
+	Layers []Layer
+	Config ImageConfig
+	// Stages is the number of stages built; the image is the last one's.
+	Stages int
+	work   string
+}
+
+// Layer is a directory whose tree is one image layer. Upper layers hold overlay whiteouts.
+type Layer struct {
+	Dir   string
+	Upper bool   // an overlay upper directory (whiteouts to convert)
+	Note  string // what it is, for the image's history
+}
+
+// ImageConfig is the part of the OCI image configuration a Dockerfile sets.
+type ImageConfig struct {
+	User         string              `json:"User,omitempty"`
+	ExposedPorts map[string]struct{} `json:"ExposedPorts,omitempty"`
+	Env          []string            `json:"Env,omitempty"`
+	Entrypoint   []string            `json:"Entrypoint,omitempty"`
+	Cmd          []string            `json:"Cmd,omitempty"`
+	WorkingDir   string              `json:"WorkingDir,omitempty"`
+	Labels       map[string]string   `json:"Labels,omitempty"`
+}
+
+// Close removes the build's scratch space (the image's upper layer lives there).
+func (im *Image) Close() error {
+	if im == nil || im.work == "" {
+		return nil
+	}
+	return os.RemoveAll(im.work)
+}
+
+const defaultPath = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+type stage struct {
+	Stage
+	base  Base
+	lower string
+	dir   string // upper, work, merged live here
+	cfg   ImageConfig
+}
+
+func (s *stage) upper() string { return filepath.Join(s.dir, "upper") }
+
+// Build builds the Dockerfile's last stage. The caller closes the image.
+func (b *Builder) Build(ctx context.Context, dockerfile string) (*Image, error) {
+	stages, err := Parse(dockerfile)
+	if err != nil {
+		return nil, err
+	}
+	if b.Log == nil {
+		b.Log = io.Discard
+	}
+	ctxDir, err := filepath.Abs(b.Context)
+	if err != nil {
+		return nil, err
+	}
+	b.Context = ctxDir
+	if err := os.MkdirAll(b.Cache, 0o700); err != nil {
+		return nil, fmt.Errorf("cache %s: %w", b.Cache, err)
+	}
+	work, err := os.MkdirTemp(b.Cache, "build-")
+	if err != nil {
+		return nil, err
+	}
+	im := &Image{work: work, Stages: len(stages)}
+	built := map[string]*stage{}
+	var last *stage
+	for i, st := range stages {
+		s, err := b.stage(ctx, st, work, built)
+		if err != nil {
+			_ = im.Close()
+			return nil, fmt.Errorf("stage %d (FROM %s, line %d): %w", i, st.From, st.Line, err)
+		}
+		built[fmt.Sprint(i)] = s
+		if st.Name != "" {
+			built[st.Name] = s
+		}
+		last = s
+	}
+	if last.base.Kind == BaseHost {
+		_ = im.Close()
+		return nil, fmt.Errorf("line %d: the last stage is FROM %s, which stands for the build machine itself (build stages only): it cannot be an image", last.Line, last.From)
+	}
+	im.From, im.Base, im.Config = last.From, last.base, last.cfg
+	if last.base.Kind != BaseScratch {
+		im.Layers = append(im.Layers, Layer{Dir: last.lower, Note: "FROM " + last.From + " (" + string(last.base.Kind) + ")"})
+	}
+	im.Layers = append(im.Layers, Layer{Dir: last.upper(), Upper: true, Note: "the Dockerfile's instructions"})
+	return im, nil
+}
+
+func (b *Builder) stage(ctx context.Context, st Stage, work string, built map[string]*stage) (*stage, error) {
+	if _, ok := built[strings.ToLower(st.From)]; ok {
+		return nil, fmt.Errorf("FROM an earlier stage is not supported yet; copy from it with COPY --from instead")
+	}
+	base, ok := Bases[st.From]
+	if !ok {
+		known := make([]string, 0, len(Bases))
+		for k := range Bases {
+			known = append(known, k)
+		}
+		slices.Sort(known)
+		return nil, fmt.Errorf("FROM %s: no local base stands for this image (known: %s; see imagebuild/base.go)", st.From, strings.Join(known, ", "))
+	}
+	lower, err := base.rootfs(ctx, b.Cache, b.Log)
+	if err != nil {
+		return nil, err
+	}
+	s := &stage{Stage: st, base: base, lower: lower, dir: filepath.Join(work, fmt.Sprintf("stage-%d", st.Index))}
+	for _, d := range []string{"upper", "work", "merged"} {
+		if err := os.MkdirAll(filepath.Join(s.dir, d), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	s.cfg = ImageConfig{User: base.User, WorkingDir: base.WorkDir, Env: append([]string{defaultPath}, base.Env...)}
+	if base.Kind == BaseHost {
+		s.cfg.Env = setEnv(s.cfg.Env, hostGoPath())
+	}
+	for _, in := range st.Steps {
+		if err := b.apply(ctx, s, in, built); err != nil {
+			return nil, fmt.Errorf("line %d: %s: %w", in.Line, in.Cmd, err)
+		}
+	}
+	return s, nil
+}
+
+func (b *Builder) apply(ctx context.Context, s *stage, in Instruction, built map[string]*stage) error {
+	switch in.Cmd {
+	case "WORKDIR":
+		s.cfg.WorkingDir = s.resolve(in.Shell)
+		return os.MkdirAll(filepath.Join(s.upper(), s.cfg.WorkingDir), 0o755)
+	case "ENV":
+		pairs, err := envPairs(in)
+		if err != nil {
+			return err
+		}
+		for _, kv := range pairs {
+			s.cfg.Env = setEnv(s.cfg.Env, kv[0]+"="+kv[1])
+		}
+	case "USER":
+		s.cfg.User = in.Args[0]
+	case "EXPOSE":
+		if s.cfg.ExposedPorts == nil {
+			s.cfg.ExposedPorts = map[string]struct{}{}
+		}
+		for _, p := range in.Args {
+			if !strings.Contains(p, "/") {
+				p += "/tcp"
+			}
+			s.cfg.ExposedPorts[p] = struct{}{}
+		}
+	case "LABEL":
+		if s.cfg.Labels == nil {
+			s.cfg.Labels = map[string]string{}
+		}
+		for _, w := range shellWords(in.Shell) {
+			k, v, _ := strings.Cut(w, "=")
+			s.cfg.Labels[k] = v
+		}
+	case "CMD":
+		s.cfg.Cmd = execForm(in)
+	case "ENTRYPOINT":
+		s.cfg.Entrypoint = execForm(in)
+	case "COPY":
+		return b.copy(s, in, built)
+	case "RUN":
+		return b.run(ctx, s, execForm(in))
+	}
+	return nil
+}
+
+// resolve makes p absolute against the stage's working directory.
+func (s *stage) resolve(p string) string {
+	if path.IsAbs(p) {
+		return path.Clean(p)
+	}
+	wd := s.cfg.WorkingDir
+	if wd == "" {
+		wd = "/"
+	}
+	return path.Join(wd, p)
+}
+
+func execForm(in Instruction) []string {
+	if in.JSON {
+		return in.Args
+	}
+	return []string{"/bin/sh", "-c", in.Shell}
+}
+
+func setEnv(env []string, kv string) []string {
+	k, _, _ := strings.Cut(kv, "=")
+	for i, e := range env {
+		if strings.HasPrefix(e, k+"=") {
+			env[i] = kv
+			return env
+		}
+	}
+	return append(env, kv)
+}
+
+// hostGoPath puts the build machine's Go toolchain first on PATH, as golang images do.
+func hostGoPath() string {
+	p := strings.TrimPrefix(defaultPath, "PATH=")
+	if g, err := exec.LookPath("go"); err == nil {
+		if r, err := filepath.EvalSymlinks(g); err == nil {
+			g = r
+		}
+		p = filepath.Dir(g) + ":" + p
+	}
+	return "PATH=" + p
+}
+
+// copy applies COPY [--from=stage] SRC... DST. Sources from the context may not leave it (symlinks
+// included); files are owned by root as Docker's COPY makes them; --chown is refused.
+func (b *Builder) copy(s *stage, in Instruction, built map[string]*stage) error {
+	if _, ok := in.Flags["chown"]; ok {
+		return fmt.Errorf("--chown is not supported")
+	}
+	args := in.Args
+	if len(args) < 2 {
+		return fmt.Errorf("needs a source and a destination")
+	}
+	srcs, dst := args[:len(args)-1], args[len(args)-1]
+	dstDir := strings.HasSuffix(dst, "/") || len(srcs) > 1
+	dst = s.resolve(dst)
+	var from *stage
+	if name, ok := in.Flags["from"]; ok {
+		if from = built[strings.ToLower(name)]; from == nil {
+			return fmt.Errorf("--from=%s: no earlier stage of that name", name)
+		}
+	}
+	for _, src := range srcs {
+		var abs string
+		var err error
+		if from != nil {
+			abs, err = from.lookup(src)
+		} else {
+			abs, err = within(b.Context, src)
+		}
+		if err != nil {
+			return err
+		}
+		st, err := os.Stat(abs)
+		if err != nil {
+			return fmt.Errorf("source %s: %w", src, err)
+		}
+		target := dst
+		if !st.IsDir() && dstDir {
+			target = path.Join(dst, path.Base(src))
+		}
+		root := b.Context
+		if from != nil {
+			root = ""
+		}
+		if err := copyTree(abs, filepath.Join(s.upper(), target), root); err != nil {
+			return fmt.Errorf("%s -> %s: %w", src, target, err)
+		}
+	}
+	return nil
+}
+
+// within resolves rel inside root and refuses what leaves it, following symlinks.
+func within(root, rel string) (string, error) {
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("source %s: %w", rel, err)
+	}
+	r, err := filepath.Rel(root, real)
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("source %s: leaves the build context %s", rel, root)
+	}
+	return real, nil
+}
+
+// lookup finds p in a built stage: its changes first, then its base.
+func (s *stage) lookup(p string) (string, error) {
+	p = s.resolve(p)
+	for _, d := range []string{s.upper(), s.lower} {
+		c := filepath.Join(d, filepath.FromSlash(p))
+		if st, err := os.Lstat(c); err == nil && st.Mode()&fs.ModeCharDevice == 0 {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("%s: not in stage %d", p, s.Index)
+}
+
+// copyTree copies a file or a directory's contents to dst, owned by root, modes kept. A symlink in
+// the context that points outside root (when root is set) is refused.
+func copyTree(src, dst, root string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			if err := os.MkdirAll(out, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(out, info.Mode().Perm())
+		case info.Mode()&fs.ModeSymlink != 0:
+			t, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if root != "" {
+				if _, err := within(root, mustRel(root, p)); err != nil {
+					return err
+				}
+			}
+			return os.Symlink(t, out)
+		case info.Mode().IsRegular():
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			return copyFile(p, out, info.Mode().Perm())
+		default:
+			return fmt.Errorf("%s: not a file, directory or symlink", p)
+		}
+	})
+}
+
+func mustRel(root, p string) string {
+	r, err := filepath.Rel(root, p)
+	if err != nil {
+		return p
+	}
+	return r
+}
+
+func copyFile(src, dst string, mode fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_ = os.Remove(dst)
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(dst, mode)
+}

@@ -1,0 +1,68 @@
+package imagebuild
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// runScript mounts the stage's overlay (its base below, its changes above) in a private mount
+// namespace, gives it /proc, /dev and the machine's resolv.conf (RUN steps reach the package
+// registries), and for a host base the machine's Go caches (as BuildKit's cache mounts: they never
+// enter the image), then runs the command chrooted in it. Everything mounted ends with the process.
+const runScript = `set -e
+L=$1 U=$2 W=$3 M=$4 WD=$5 USERSPEC=$6 HOSTBASE=$7; shift 7
+mount -t overlay overlay -o "lowerdir=$L,upperdir=$U,workdir=$W" "$M"
+[ -d "$M/proc" ] && mount -t proc proc "$M/proc"
+[ -d "$M/dev" ] && mount --rbind /dev "$M/dev"
+[ -f "$M/etc/resolv.conf" ] && mount --bind /etc/resolv.conf "$M/etc/resolv.conf"
+if [ "$HOSTBASE" = 1 ]; then
+  for d in "$GOCACHE" "$GOMODCACHE"; do [ -n "$d" ] && [ -d "$d" ] && mount --bind "$d" "$M$d"; done
+fi
+[ -d "$M$WD" ] || mkdir -p "$M$WD"
+exec chroot ${USERSPEC:+--userspec="$USERSPEC"} "$M" /bin/sh -c 'cd "$0" && exec "$@"' "$WD" "$@"
+`
+
+// run executes a RUN step in the stage.
+func (b *Builder) run(ctx context.Context, s *stage, argv []string) error {
+	wd := s.cfg.WorkingDir
+	if wd == "" {
+		wd = "/"
+	}
+	user := s.cfg.User
+	if user == "root" || user == "0" {
+		user = ""
+	}
+	if s.base.Kind == BaseScratch || s.base.Kind == BaseStatic {
+		return fmt.Errorf("FROM %s has no shell to run %q in", s.From, strings.Join(argv, " "))
+	}
+	hostBase := "0"
+	env := append([]string{"HOME=/root"}, s.cfg.Env...)
+	if s.base.Kind == BaseHost {
+		hostBase = "1"
+		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
+			out, err := exec.CommandContext(ctx, "go", "env", k).Output()
+			if err == nil {
+				env = append(env, k+"="+strings.TrimSpace(string(out)))
+			}
+		}
+		env = append(env, "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
+		if p := os.Getenv("GOPROXY"); p != "" {
+			env = append(env, "GOPROXY="+p)
+		}
+	}
+	args := append([]string{"--mount", "--propagation", "private", "/bin/sh", "-c", runScript, "run",
+		s.lower, s.upper(), filepath.Join(s.dir, "work"), filepath.Join(s.dir, "merged"), wd, user, hostBase}, argv...)
+	cmd := exec.CommandContext(ctx, "unshare", args...)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = b.Log, b.Log
+	fmt.Fprintf(b.Log, "imagebuild: RUN %s\n", strings.Join(argv, " "))
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%q: %w", strings.Join(argv, " "), err)
+	}
+	// Mount points RUN needed but the base lacks may not land in the image as empty directories.
+	return nil
+}

@@ -1,0 +1,14 @@
+# kube-paths.sh: sourced by the cluster scripts; says where the built Kubernetes parts live.
+# They are kept outside the clone (CI always runs in a fresh clone, so a cache inside it is always
+# cold): ${FAASBENCH_CACHE:-/var/cache/faasbench}/<component>-<version>-<hash of what builds it>, so a
+# change to a build script or pinned version builds anew and an unchanged one is reused.
+K8S_VERSION=1.34.4
+ETCD_VERSION=3.6.16
+KWOK_VERSION=0.8.0
+COREDNS_VERSION=1.14.6
+FB_ROOT=${FB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
+_fb_hash() { cat "$@" | sha256sum | cut -c1-12; }
+KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/kubebuild/main.go")"
+KUBE_BIN="$KUBE_DIR/bin"
+COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/corednsbuild/main.go")/coredns"

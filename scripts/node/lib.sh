@@ -1,0 +1,47 @@
+# scripts/node/lib.sh: sourced by node-up.sh, node-down.sh and node-test.sh. The real node's fixed
+# names (one real node per machine), its addresses (they exist only inside the node's network
+# namespace), and the host snapshot that down compares with what up saw.
+NODE_NAME=fb-node
+NODE_NETNS=faasbench-node                  # ip netns name: /run/netns/faasbench-node
+NODE_CGROUP=faasbench-node                 # in every cgroup v1 hierarchy; the kubelet's cgroupRoot
+NODE_STATE=/run/faasbench-node             # where up records its DIR, so a later up can clean a killed run
+NODE_IP=10.250.0.1                         # the bridge's address inside the namespace: node IP, DNS
+POD_CIDR=10.250.0.0/24
+SERVICE_CIDR=10.251.0.0/24
+KUBERNETES_SVC_IP=10.251.0.1
+BRIDGE=fbbr0
+# Directories the node's processes write to whatever their configuration says (containerd's shims
+# under /run/containerd, libcni's cache under /var/lib/cni, the kubelet's log links): each gets a
+# tmpfs inside the node's mount namespace; up creates a missing mount point and down removes it.
+NODE_MOUNTPOINTS=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods /var/lib/kubelet)
+# The kernel settings the kubelet forces (pkg/kubelet/cm/container_manager_linux.go,
+# setupKernelTunables): inside the node's mount namespace each is a file holding the value the
+# kubelet wants, so the kubelet finds it set and the machine's own value never changes.
+KUBELET_SYSCTLS=(vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_on_oops=1 kernel/keys/root_maxkeys=1000000 kernel/keys/root_maxbytes=25000000)
+
+node_cgroup_dirs() { # every hierarchy's node cgroup: each v1 controller's and the hybrid unified one
+  local h
+  for h in /sys/fs/cgroup/*/; do
+    [ -e "$h/cgroup.procs" ] && echo "${h%/}/$NODE_CGROUP"
+  done
+}
+
+# host_snapshot: what must be the same before up and after down (and, for sysctls and the
+# firewall, during the run). One line per fact, sorted, no counters.
+host_snapshot() {
+  local - k
+  set +e +o pipefail
+  for k in "${KUBELET_SYSCTLS[@]}" net/ipv4/ip_forward net/bridge/bridge-nf-call-iptables; do
+    k=${k%%=*}; echo "sysctl $k=$(cat "/proc/sys/$k" 2>/dev/null)"
+  done
+  iptables-save 2>/dev/null | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//' | sed 's/^/iptables /'
+  ip6tables-save 2>/dev/null | grep -v '^#' | sed 's/\[[0-9]*:[0-9]*\]//' | sed 's/^/ip6tables /'
+  ip -o link show | awk -F': ' '{print "link " $2}' | sed 's/@.*//'
+  ip netns list 2>/dev/null | awk '{print "netns " $1}'
+  awk '{print "mount " $5}' /proc/self/mountinfo
+  for k in /sys/fs/cgroup/*/; do ls -d "$k"* 2>/dev/null | grep -E 'faasbench-node|kubepods|k8s.io' | sed 's/^/cgroup /'; done
+  for k in "${NODE_MOUNTPOINTS[@]}" /etc/cni /opt/cni /usr/libexec/kubernetes /var/lib/containerd /run/netns "$NODE_STATE"; do
+    [ -e "$k" ] && echo "path $k"
+  done
+  return 0
+}
