@@ -103,7 +103,29 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 			return fmt.Errorf("create autoscaler %s: %w", fn.Name, err)
 		}
 	}
-	return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+	return p.waitServing(ctx, fn.Name, fn.Replicas)
+}
+
+// waitServing waits for the replicas, then for the Service to route to them: its EndpointSlices
+// list them and, on a cluster whose nodes are real, the health path answers through the endpoint.
+func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
+	if err := p.WaitReplicas(ctx, name, n); err != nil {
+		return err
+	}
+	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), name, n, p.cfg.ReadyTimeout); err != nil {
+		return err
+	}
+	if n == 0 {
+		return nil
+	}
+	if sim, err := p.Cluster.Simulated(ctx); err != nil || sim {
+		return err
+	}
+	ep, err := p.Endpoint(ctx, name)
+	if err != nil {
+		return err
+	}
+	return kube.WaitHealthy(ctx, ep, n, p.cfg.ReadyTimeout)
 }
 
 // Scale implements platform.Platform through the Deployment's scale
@@ -119,7 +141,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		fn.Replicas = replicas
 		p.functions.Put(name, fn)
 	}
-	return p.WaitReplicas(ctx, name, replicas)
+	return p.waitServing(ctx, name, replicas)
 }
 
 // Endpoint implements platform.Platform: the Service's address as a client

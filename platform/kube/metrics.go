@@ -32,7 +32,9 @@ const (
 
 // Sampler reads per-pod CPU and memory: from Prometheus (cAdvisor's
 // cumulative counters, as fine as its scrape interval) when given its
-// address, otherwise from the metrics.k8s.io API (a rate over the metrics
+// address, otherwise from the kubelets' Summary API (cumulative counters,
+// summary.go) where the API server's node proxy reaches them, otherwise from
+// the metrics.k8s.io API (a rate over the metrics
 // server's window, 15 s or more), integrated into cumulative CPU time so
 // that consumers see the same contract as from cgroup accounting.
 type Sampler struct {
@@ -75,6 +77,12 @@ func (c *Cluster) NewSampler(o SamplerOptions) (*Sampler, []string, error) {
 		s.source, s.prom = SourcePrometheus, strings.TrimRight(o.PrometheusURL, "/")
 		return s, nil, nil
 	}
+	probe, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if c.kubeletReachable(probe) {
+		s.source = SourceKubelet
+		return s, nil, nil
+	}
 	if _, err := c.Client.Discovery().ServerResourcesForGroupVersion(podMetricsGVR.GroupVersion().String()); err == nil {
 		s.source = SourceMetricsAPI
 		return s, []string{"resource usage comes from the metrics.k8s.io API, whose resolution is the metrics server's window (15 s or more): too coarse for 2 s timelines; give the platform option prometheus_url to read cAdvisor's counters instead"}, nil
@@ -87,8 +95,11 @@ func (s *Sampler) Source() string { return s.source }
 
 // SampleResources implements platform.ResourceSampler.
 func (s *Sampler) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
-	if s.source == SourcePrometheus {
+	switch s.source {
+	case SourcePrometheus:
 		return s.fromPrometheus(ctx, name)
+	case SourceKubelet:
+		return s.fromKubelet(ctx, name)
 	}
 	return s.fromMetricsAPI(ctx, name)
 }

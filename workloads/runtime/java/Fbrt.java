@@ -76,6 +76,7 @@ public final class Fbrt {
         server.createContext("/", (HttpExchange ex) -> {
             byte[] body = readAll(ex.getRequestBody());
             if ("/_fb/health".equals(ex.getRequestURI().getPath())) {
+                ex.getResponseHeaders().set("X-Fb-Instance", inst);
                 ex.sendResponseHeaders(200, 2);
                 try (OutputStream o = ex.getResponseBody()) { o.write("ok".getBytes(StandardCharsets.UTF_8)); }
                 return;

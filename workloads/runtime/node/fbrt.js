@@ -78,7 +78,7 @@ function makeServer(handler) {
     req.on('end', async () => {
       const url = new URL(req.url, 'http://x');
       if (url.pathname === HEALTH_PATH) {
-        res.writeHead(200, { 'Content-Length': 2 });
+        res.writeHead(200, { 'Content-Length': 2, 'X-Fb-Instance': inst });
         res.end('ok');
         return;
       }
@@ -123,6 +123,9 @@ function serve(handler) {
     serveStdio(handler).then((code) => { process.exitCode = code; });
     return;
   }
+  // As a container's PID 1, Node.js has no default action for SIGTERM: without a handler every pod
+  // deletion waits out the grace period (30 s) before SIGKILL.
+  process.on('SIGTERM', () => process.exit(0));
   const server = makeServer(handler);
   server.keepAliveTimeout = 90_000;
   server.listen(Number(process.env.FB_PORT || 8080), process.env.FB_HOST || '127.0.0.1', () => {

@@ -32,6 +32,7 @@ test('contract headers, cold flag once, health not counted, errors', async () =>
     const health = await request(port, fbrt.HEALTH_PATH, '', agent);
     assert.strictEqual(health.res.statusCode, 200);
     assert.strictEqual(health.res.headers['x-fb-cold'], undefined);
+    assert.ok(health.res.headers['x-fb-instance'], 'the health answer names the instance (deploys count replicas through a Service with it)');
     const first = await request(port, '/', '', agent);
     assert.strictEqual(first.body, 'pong');
     assert.strictEqual(first.res.headers['x-fb-cold'], '1');

@@ -62,6 +62,7 @@ func Wrap(h Handler) http.Handler {
 			return
 		}
 		if r.URL.Path == HealthPath {
+			w.Header().Set("X-Fb-Instance", inst)
 			w.Write([]byte("ok"))
 			return
 		}

@@ -33,7 +33,7 @@ func TestWrapHonoursContract(t *testing.T) {
 		return resp
 	}
 	// The health probe comes first and must not take the cold flag.
-	if h := get(HealthPath, ""); h.StatusCode != 200 || h.Header.Get("X-Fb-Cold") != "" {
+	if h := get(HealthPath, ""); h.StatusCode != 200 || h.Header.Get("X-Fb-Cold") != "" || h.Header.Get("X-Fb-Instance") == "" {
 		t.Fatalf("health: %d cold=%q", h.StatusCode, h.Header.Get("X-Fb-Cold"))
 	}
 	first := get("/", "")

@@ -46,6 +46,7 @@ def test_cold_flag_only_on_first_counted_request(server):
     health, _ = call(server, fbrt.HEALTH_PATH, conn=conn)
     assert health.status == 200
     assert health.getheader("X-Fb-Cold") is None
+    assert health.getheader("X-Fb-Instance"), "the health answer names the instance"
     first, body = call(server, conn=conn)
     assert body == b"pong"
     assert first.getheader("X-Fb-Cold") == "1"

@@ -1,0 +1,221 @@
+//go:build realnode
+
+package baseline_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/baseline"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// These tests run on the real node (scripts/node-test.sh): real pods of images built by
+// faasbench's image builder and imported into the node's containerd, a real Service through
+// kube-proxy's iptables rules, and the kubelet's own stats. They run inside the node's network
+// namespace, where the pod and service addresses exist.
+
+func openReal(t *testing.T, run string) (*baseline.Platform, context.Context) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	cfg, err := baseline.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
+		"ready_timeout": "90s", "image_tag": "local", "pull_policy": "Never", "service_type": "ClusterIP"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := baseline.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p, ctx
+}
+
+type reply struct {
+	instance, cold, body string
+	status               int
+}
+
+func get(t *testing.T, c *http.Client, url string) reply {
+	t.Helper()
+	resp, err := c.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return reply{instance: resp.Header.Get("X-Fb-Instance"), cold: resp.Header.Get("X-Fb-Cold"), body: string(b), status: resp.StatusCode}
+}
+
+func podNames(ctx context.Context, t *testing.T, p *baseline.Platform, fn string) []string {
+	t.Helper()
+	pods, err := p.Cluster.Client.CoreV1().Pods(p.Cluster.Namespace).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(fn)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, pod := range pods.Items {
+		if pod.DeletionTimestamp == nil {
+			names = append(names, pod.Name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// A Deployment of the Go image scaled 0→3→0 on the real node: every pod serves, the Service spreads
+// connections (not requests) over the pods, the kubelet reports each pod's CPU and memory, a forced
+// cold start lands on a pod the watcher saw start, and scaling to zero leaves no pod.
+func TestRealNodeScaleServeAndSample(t *testing.T) {
+	p, ctx := openReal(t, "realnode:1")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	var figures []string
+	step := func(n int) time.Duration {
+		t0 := time.Now()
+		if err := p.Scale(ctx, fn.Name, n); err != nil {
+			t.Fatalf("scale to %d: %v", n, err)
+		}
+		d := time.Since(t0)
+		figures = append(figures, fmt.Sprintf("→%d %.2f s", n, d.Seconds()))
+		return d
+	}
+	step(1)
+	step(0)
+	step(3)
+	pods := podNames(ctx, t, p, fn.Name)
+	if len(pods) != 3 {
+		t.Fatalf("after scaling to 3: pods %v", pods)
+	}
+
+	// Every pod serves, called directly; the contract's instance header is the pod's name.
+	direct, err := p.DirectEndpoints(ctx, fn.Name)
+	if err != nil || len(direct) != 3 {
+		t.Fatalf("direct endpoints %v %v", direct, err)
+	}
+	plain := &http.Client{Timeout: 5 * time.Second}
+	var served []string
+	for _, u := range direct {
+		r := get(t, plain, u)
+		if r.status != 200 || r.body != "pong" {
+			t.Errorf("direct %s: %d %q", u, r.status, r.body)
+		}
+		served = append(served, r.instance)
+	}
+	sort.Strings(served)
+	if !slices.Equal(served, pods) {
+		t.Errorf("pods answering directly %v, want every pod %v", served, pods)
+	}
+
+	// Through the ClusterIP Service: kube-proxy picks a pod per connection.
+	ep, err := p.Endpoint(ctx, fn.Name)
+	if err != nil || !strings.HasPrefix(ep, "http://"+fn.Name+"."+p.Cluster.Namespace+".svc.cluster.local:") {
+		t.Fatalf("endpoint %q %v: want the Service's cluster DNS name", ep, err)
+	}
+	if addrs, err := net.LookupHost(fn.Name + "." + p.Cluster.Namespace + ".svc.cluster.local"); err != nil || len(addrs) != 1 || !strings.HasPrefix(addrs[0], "10.251.") {
+		t.Fatalf("the cluster's DNS gives %v %v: want the Service's ClusterIP in 10.251.0.0/24", addrs, err)
+	}
+	fresh := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	share := map[string]int{}
+	const conns = 90
+	for range conns {
+		share[get(t, fresh, ep).instance]++
+	}
+	t.Logf("share of %d new connections through the Service: %v", conns, share)
+	for _, pod := range pods {
+		if share[pod] == 0 {
+			t.Errorf("pod %s got none of %d connections through the Service: %v", pod, conns, share)
+		}
+	}
+	kept := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	one := map[string]int{}
+	for range 30 {
+		one[get(t, kept, ep).instance]++
+	}
+	if len(one) != 1 {
+		t.Errorf("30 requests on one kept-alive connection reached %d pods (%v): a ClusterIP balances per connection", len(one), one)
+	}
+
+	// The kubelet's Summary API: cumulative CPU and working set of each pod.
+	sampler, warns, err := p.Cluster.NewSampler(kube.SamplerOptions{SelectorOf: p.Selector})
+	if err != nil || sampler == nil || sampler.Source() != kube.SourceKubelet {
+		t.Fatalf("sampler %v %v %v: want the kubelet's summary on a real node", sampler, warns, err)
+	}
+	var fu platform.FunctionUsage
+	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if fu, err = sampler.SampleResources(ctx, fn.Name); err == nil && len(fu.Instances) == 3 && fu.Instances[0].MemoryBytes > 0 {
+			break
+		}
+	}
+	if err != nil || len(fu.Instances) != 3 {
+		t.Fatalf("usage %+v %v", fu, err)
+	}
+	for _, iu := range fu.Instances {
+		if iu.CPUNs <= 0 || iu.MemoryBytes <= 0 || !slices.Contains(pods, iu.Instance) {
+			t.Errorf("usage of %+v: want a pod's CPU time and memory", iu)
+		}
+	}
+	t.Logf("kubelet usage: %+v", fu.Instances)
+
+	// A forced cold start: new pods, and the first request lands on one the watcher saw start.
+	t0 := time.Now()
+	how, err := p.MakeCold(ctx, fn.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started, err := p.StartedSince(ctx, fn.Name, t0)
+	if err != nil || len(started) < 1 {
+		t.Fatalf("started since the cold start: %v %v", started, err)
+	}
+	r := get(t, fresh, ep)
+	var ids []string
+	for _, s := range started {
+		ids = append(ids, s.ID)
+		if !s.Started.After(t0) || (s.Ready.IsZero() || s.Ready.Before(s.Started)) {
+			t.Errorf("started %+v: want started after %v and ready after that", s, t0)
+		}
+	}
+	if !slices.Contains(ids, r.instance) || slices.Contains(pods, r.instance) || r.cold != "1" {
+		t.Errorf("first call after %q answered by %q (cold %q); new pods %v, old %v", how, r.instance, r.cold, ids, pods)
+	}
+
+	d := step(0)
+	if left := podNames(ctx, t, p, fn.Name); len(left) != 0 {
+		t.Errorf("after scaling to 0 (%v): pods %v", d, left)
+	}
+	t.Logf("pod start figures (Scale returns when the pods are Ready or gone): %s", strings.Join(figures, ", "))
+}
+
+// The Python image (a Debian root file system from mmdebstrap) runs and serves on the real node.
+func TestRealNodePython(t *testing.T) {
+	p, ctx := openReal(t, "realnode:2")
+	t0 := time.Now()
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ready := time.Since(t0)
+	ep, err := p.Endpoint(ctx, "hello-python")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, &http.Client{Timeout: 5 * time.Second}, ep)
+	if r.status != 200 || r.body != "pong" || r.instance != podNames(ctx, t, p, "hello-python")[0] || r.cold != "1" {
+		t.Errorf("hello-python: %+v", r)
+	}
+	t.Logf("hello-python deployed and Ready in %.2f s", ready.Seconds())
+}

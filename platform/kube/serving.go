@@ -1,0 +1,96 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Ready pods are not yet a served Service: the EndpointSlice controller has to list them, and every
+// node's kube-proxy has to program them (on the real node, requests sent right after a Deployment's
+// pods were Ready were refused by kube-proxy's reject rule for a Service without endpoints). A
+// deploy or scale is done when both hold.
+
+// WaitServiceEndpoints waits until the Service's EndpointSlices list exactly n ready endpoints.
+func (c *Cluster) WaitServiceEndpoints(ctx context.Context, ns, service string, n int, timeout time.Duration) error {
+	var have int
+	err := Poll(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+		list, err := c.Client.DiscoveryV1().EndpointSlices(ns).List(ctx, metav1.ListOptions{LabelSelector: discoveryv1.LabelServiceName + "=" + service})
+		if err != nil {
+			return false, err
+		}
+		have = 0
+		for _, s := range list.Items {
+			for _, e := range s.Endpoints {
+				if e.Conditions.Ready == nil || *e.Conditions.Ready {
+					have++
+				}
+			}
+		}
+		return have == n, nil
+	})
+	if err != nil {
+		return fmt.Errorf("service %s/%s: %d ready endpoints, want %d: %w", ns, service, have, n, err)
+	}
+	return nil
+}
+
+// WaitHealthy calls the contract's health path at base, a new connection each time, until n
+// different instances (X-Fb-Instance) have answered 200 through it: the data path (Service,
+// kube-proxy, every pod) is programmed. A Service picks a pod per connection at random, so n
+// instances take about n·H(n) calls. An image whose health answer names no instance is done at its
+// first 200. The health path never counts as a function's first request.
+func WaitHealthy(ctx context.Context, base string, n int, timeout time.Duration) error {
+	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	url := strings.TrimSuffix(base, "/") + HealthPath
+	var last string
+	seen := map[string]bool{}
+	err := Poll(ctx, timeout, 20*time.Millisecond, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		resp.Body.Close()
+		last = resp.Status
+		if resp.StatusCode != http.StatusOK {
+			return false, nil
+		}
+		inst := resp.Header.Get("X-Fb-Instance")
+		if inst == "" {
+			return true, nil
+		}
+		seen[inst] = true
+		last = fmt.Sprintf("%d of %d instances answered", len(seen), n)
+		return len(seen) >= n, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s does not answer (last: %s): %w", url, last, err)
+	}
+	return nil
+}
+
+// Simulated says whether every node of the cluster is simulated (KWOK's, annotated
+// kwok.x-k8s.io/node): no pod runs there, no kubelet answers, and node addresses lead nowhere, so
+// nothing may be sent to them.
+func (c *Cluster) Simulated(ctx context.Context) (bool, error) {
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return false, fmt.Errorf("nodes: %w", err)
+	}
+	for _, n := range nodes.Items {
+		if _, fake := n.Annotations["kwok.x-k8s.io/node"]; !fake {
+			return false, nil
+		}
+	}
+	return len(nodes.Items) > 0, nil
+}

@@ -1,0 +1,99 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// SourceKubelet reads each node's kubelet Summary API (/stats/summary, through the API server's
+// node proxy): cumulative CPU time and working-set memory per pod, as fresh as the kubelet's own
+// stats (what metrics-server itself reads, without its 15 s window).
+const SourceKubelet = "kubelet /stats/summary"
+
+// summary is the part of the kubelet's Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1) used here.
+type summary struct {
+	Pods []struct {
+		PodRef struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"podRef"`
+		CPU *struct {
+			Time                 time.Time `json:"time"`
+			UsageCoreNanoSeconds *uint64   `json:"usageCoreNanoSeconds"`
+		} `json:"cpu"`
+		Memory *struct {
+			WorkingSetBytes *uint64 `json:"workingSetBytes"`
+		} `json:"memory"`
+	} `json:"pods"`
+}
+
+// nodeSummary fetches one node's summary.
+func (c *Cluster) nodeSummary(ctx context.Context, node string) (summary, error) {
+	var s summary
+	raw, err := c.Client.CoreV1().RESTClient().Get().AbsPath("/api/v1/nodes", node, "proxy", "stats", "summary").DoRaw(ctx)
+	if err != nil {
+		return s, fmt.Errorf("kubelet summary of node %s: %w", node, err)
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return s, fmt.Errorf("kubelet summary of node %s: %w", node, err)
+	}
+	return s, nil
+}
+
+// kubeletReachable says whether the kubelets can be asked: it asks one node. Simulated nodes (KWOK's,
+// annotated kwok.x-k8s.io/node) have no kubelet, and their addresses lead nowhere: never asked.
+func (c *Cluster) kubeletReachable(ctx context.Context) bool {
+	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil || len(nodes.Items) == 0 {
+		return false
+	}
+	if sim, err := c.Simulated(ctx); err != nil || sim {
+		return false
+	}
+	s, err := c.nodeSummary(ctx, nodes.Items[0].Name)
+	return err == nil && s.Pods != nil
+}
+
+func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.FunctionUsage, error) {
+	now := time.Now()
+	pods, err := s.c.Client.CoreV1().Pods(s.c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: s.selectorOf(name)})
+	if err != nil {
+		return platform.FunctionUsage{}, fmt.Errorf("pods of %s: %w", name, err)
+	}
+	want := map[string]bool{}
+	nodes := map[string]bool{}
+	for _, p := range pods.Items {
+		if p.Spec.NodeName != "" {
+			want[p.Name], nodes[p.Spec.NodeName] = true, true
+		}
+	}
+	fu := platform.FunctionUsage{At: now}
+	for node := range nodes {
+		sum, err := s.c.nodeSummary(ctx, node)
+		if err != nil {
+			return platform.FunctionUsage{}, err
+		}
+		for _, p := range sum.Pods {
+			if p.PodRef.Namespace != s.c.Namespace || !want[p.PodRef.Name] {
+				continue
+			}
+			iu := platform.InstanceUsage{Instance: p.PodRef.Name}
+			if p.CPU != nil && p.CPU.UsageCoreNanoSeconds != nil {
+				iu.CPUNs = int64(*p.CPU.UsageCoreNanoSeconds)
+			}
+			if p.Memory != nil && p.Memory.WorkingSetBytes != nil {
+				iu.MemoryBytes = int64(*p.Memory.WorkingSetBytes)
+			}
+			fu.Instances = append(fu.Instances, iu)
+		}
+	}
+	sort.Slice(fu.Instances, func(i, j int) bool { return fu.Instances[i].Instance < fu.Instances[j].Instance })
+	return fu, nil
+}

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# node-test.sh: the real-node tier of make test. Builds what is missing (scripts/kube-build.sh), starts
+# a real one-node cluster (scripts/node-up.sh), imports the hello images in Go and Python, runs the
+# Go tests tagged realnode and a `faasbench run` of examples/realnode/baseline-hello.yaml inside the
+# node's network namespace (the release binary, pinned to the CPU the node does not use), stops the
+# node and checks that the host is as it was (node-down.sh fails otherwise), then checks that a node
+# left running by a killed test run is cleaned up by the next node-up. Never skips: a node that cannot
+# start fails the tier with the reason.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+. scripts/kube-paths.sh
+. scripts/node/lib.sh
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-node.XXXXXX")
+trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+NODE_CPUS=${NODE_CPUS:-0}
+GEN_CPUS=${GEN_CPUS:-$(( NODE_CPUS == 0 ? 1 : 0 ))}
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
+scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python
+. "$DIR/node/node.env"
+IN=(scripts/node-exec.sh)
+"$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
+FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" "${IN[@]}" "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
+# The load comes from the release binary (never a -race build), on its own CPU.
+scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" "${IN[@]}" taskset -c "$GEN_CPUS" \
+  bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"
+run=$(ls -d "$DIR"/runs/*/)
+grep -q '"status": *"complete"' "$run/manifest.json" || { echo "node-test: the run did not end complete: $run/manifest.json" >&2; exit 1; }
+[ -s "$run/report.html" ] || { echo "node-test: no report in $run" >&2; exit 1; }
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh
+# A test run killed with SIGKILL leaves its node running: the next node-up cleans it first.
+scripts/phase.sh "real node start (for the killed-run check)" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/killed"
+old=$(cat "$DIR/killed/supervisor.pid")
+scripts/phase.sh "real node start over a killed run's node" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/again"
+if kill -0 "$old" 2>/dev/null; then echo "node-test: the killed run's node (supervisor $old) survived the next node-up" >&2; exit 1; fi
+[ ! -e "$DIR/killed" ] || { echo "node-test: the killed run's node directory $DIR/killed is still there" >&2; exit 1; }
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh
+echo "node-test: real node tier passed"
