@@ -24,7 +24,10 @@ IN=(scripts/node-exec.sh)
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" "${IN[@]}" "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
-scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" "${IN[@]}" taskset -c "$GEN_CPUS" \
+cp "$DIR/node/node.env" "$DIR/node.env.kept"
+# The spec pins the generator to CPU 1 (platform.generator_cpus) and the manifest records it.
+[ "$GEN_CPUS" = 1 ] || { echo "node-test: examples/realnode/baseline-hello.yaml pins the generator to CPU 1; NODE_CPUS must be 0" >&2; exit 2; }
+scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" "${IN[@]}" \
   bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
 grep -q '"status": *"complete"' "$run/manifest.json" || { echo "node-test: the run did not end complete: $run/manifest.json" >&2; exit 1; }

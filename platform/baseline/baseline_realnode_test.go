@@ -158,7 +158,7 @@ func TestRealNodeScaleServeAndSample(t *testing.T) {
 	}
 	var fu platform.FunctionUsage
 	for deadline := time.Now().Add(40 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
-		if fu, err = sampler.SampleResources(ctx, fn.Name); err == nil && len(fu.Instances) == 3 && fu.Instances[0].MemoryBytes > 0 {
+		if fu, err = sampler.SampleResources(ctx, fn.Name); err == nil && len(fu.Instances) == 3 {
 			break
 		}
 	}

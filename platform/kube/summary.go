@@ -84,14 +84,14 @@ func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.Functi
 			if p.PodRef.Namespace != s.c.Namespace || !want[p.PodRef.Name] {
 				continue
 			}
-			iu := platform.InstanceUsage{Instance: p.PodRef.Name}
-			if p.CPU != nil && p.CPU.UsageCoreNanoSeconds != nil {
-				iu.CPUNs = int64(*p.CPU.UsageCoreNanoSeconds)
+			// A pod the kubelet has not measured yet (its first stats come with cAdvisor's next
+			// housekeeping, up to 10 s; until then the summary has the pod with zeros, seen on the real
+			// node) is left out rather than reported as using nothing: a running pod has a working set.
+			if p.CPU == nil || p.CPU.UsageCoreNanoSeconds == nil || p.Memory == nil || p.Memory.WorkingSetBytes == nil || *p.Memory.WorkingSetBytes == 0 {
+				continue
 			}
-			if p.Memory != nil && p.Memory.WorkingSetBytes != nil {
-				iu.MemoryBytes = int64(*p.Memory.WorkingSetBytes)
-			}
-			fu.Instances = append(fu.Instances, iu)
+			fu.Instances = append(fu.Instances, platform.InstanceUsage{Instance: p.PodRef.Name,
+				CPUNs: int64(*p.CPU.UsageCoreNanoSeconds), MemoryBytes: int64(*p.Memory.WorkingSetBytes)})
 		}
 	}
 	sort.Slice(fu.Instances, func(i, j int) bool { return fu.Instances[i].Instance < fu.Instances[j].Instance })

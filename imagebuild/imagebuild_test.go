@@ -1,0 +1,241 @@
+package imagebuild
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestParse(t *testing.T) {
+	st, err := Parse("# c\nFROM golang:1.26-bookworm AS build\nWORKDIR /src\nRUN a \\\n  # dropped\n  && b\nFROM scratch\nCOPY --from=build /out/fn /fn\nENV A=1 B=\"two words\"\nENTRYPOINT [\"/fn\", \"-x\"]\nCMD python main.py\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 2 || st[0].Name != "build" || st[1].From != "scratch" || st[0].Steps[1].Shell != "a  && b" {
+		t.Fatalf("stages %+v", st)
+	}
+	cp := st[1].Steps[0]
+	if cp.Flags["from"] != "build" || !slices.Equal(cp.Args, []string{"/out/fn", "/fn"}) {
+		t.Errorf("COPY %+v", cp)
+	}
+	env, err := envPairs(st[1].Steps[1])
+	if err != nil || len(env) != 2 || env[1] != [2]string{"B", "two words"} {
+		t.Errorf("ENV %v %v", env, err)
+	}
+	if ep := execForm(st[1].Steps[2]); !slices.Equal(ep, []string{"/fn", "-x"}) {
+		t.Errorf("ENTRYPOINT %v", ep)
+	}
+	if cmd := execForm(st[1].Steps[3]); !slices.Equal(cmd, []string{"/bin/sh", "-c", "python main.py"}) {
+		t.Errorf("CMD %v", cmd)
+	}
+	for text, want := range map[string]string{
+		"RUN x\n":                    "line 1: RUN before the first FROM",
+		"FROM a\nADD x y\n":          "line 2: instruction ADD is not supported",
+		"FROM a\nCMD [\"x\"\n":       "line 2: CMD: the exec form is not a JSON array",
+		"FROM a b\n":                 "line 1: FROM takes an image and an optional AS name",
+		"FROM a\nCOPY --chown x y\n": "line 2: flag --chown needs a value",
+		"# nothing\n":                "no FROM",
+	} {
+		if _, err := Parse(text); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", text, err, want)
+		}
+	}
+}
+
+// Every Dockerfile faasbench generates parses, and each FROM is in the table of bases.
+func TestEveryGeneratedDockerfileHasItsBases(t *testing.T) {
+	files, err := filepath.Glob("../workloads/*/*/Dockerfile")
+	if err != nil || len(files) < 20 {
+		t.Fatalf("%d Dockerfiles %v", len(files), err)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stages, err := Parse(string(b))
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		for _, st := range stages {
+			if _, ok := Bases[st.From]; !ok {
+				t.Errorf("%s line %d: FROM %s has no base", f, st.Line, st.From)
+			}
+		}
+		if last := stages[len(stages)-1]; Bases[last.From].Kind == BaseHost {
+			t.Errorf("%s: the image's own stage is FROM %s, a build-only base", f, last.From)
+		}
+	}
+	if !strings.Contains(BaseTable(), "| `python:3.11-slim-bookworm` | debian | python3, python-is-python3, python3-pip |") {
+		t.Errorf("base table:\n%s", BaseTable())
+	}
+}
+
+func TestName(t *testing.T) {
+	for in, want := range map[string]string{
+		"faasbench/hello-go:local": "docker.io/faasbench/hello-go:local",
+		"pause":                    "docker.io/library/pause:latest",
+		"faasbench.local/pause:1":  "faasbench.local/pause:1",
+		"localhost:5000/x/y:2":     "localhost:5000/x/y:2",
+	} {
+		if got := Name(in); got != want {
+			t.Errorf("Name(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A context with a symlink out of it: COPY refuses what leaves the context, directly or by a link.
+func TestCopyStaysInsideTheContext(t *testing.T) {
+	dir := t.TempDir()
+	ctxDir := filepath.Join(dir, "ctx")
+	if err := os.MkdirAll(filepath.Join(ctxDir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "secret"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../secret", filepath.Join(ctxDir, "d", "link")); err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"../secret", "d/link", "d/../../secret"} {
+		if _, err := within(ctxDir, rel); err == nil || !strings.Contains(err.Error(), "leaves the build context") {
+			t.Errorf("within(%q) = %v", rel, err)
+		}
+	}
+	if err := copyTree(filepath.Join(ctxDir, "d"), filepath.Join(dir, "out"), ctxDir); err == nil || !strings.Contains(err.Error(), "leaves the build context") {
+		t.Errorf("copying a directory holding a link out of the context: %v", err)
+	}
+}
+
+// A scratch image built from a Dockerfile: its configuration is what the Dockerfile says, its
+// files are what it copied (owned by root, modes kept), and the same inputs give the same digest.
+func TestBuildScratchImage(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "app", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app", "run.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "app", "sub", "data"), []byte("d"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	df := "FROM scratch\nWORKDIR /srv\nCOPY app/ ./\nCOPY app/sub/data /etc/x/\nENV A=1\nENV A=2 B=3\nEXPOSE 8080\nUSER 65534\nENTRYPOINT [\"/srv/run.sh\"]\n"
+	b := &Builder{Context: dir, Cache: filepath.Join(dir, "cache")}
+	archive := func() (Written, []byte) {
+		im, err := b.Build(context.Background(), df)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer im.Close()
+		var buf bytes.Buffer
+		w, err := WriteArchive(&buf, im, "faasbench/t:1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, buf.Bytes()
+	}
+	w, raw := archive()
+	var cfg struct {
+		Config ImageConfig `json:"config"`
+		RootFS struct {
+			DiffIDs []string `json:"diff_ids"`
+		} `json:"rootfs"`
+	}
+	if err := json.Unmarshal(w.Config, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Config
+	if c.User != "65534" || c.WorkingDir != "/srv" || !slices.Equal(c.Entrypoint, []string{"/srv/run.sh"}) ||
+		!slices.Equal(c.Env, []string{defaultPath, "A=2", "B=3"}) || len(c.ExposedPorts) != 1 || len(cfg.RootFS.DiffIDs) != 1 {
+		t.Errorf("config %+v %+v", c, cfg.RootFS)
+	}
+	if w.Name != "docker.io/faasbench/t:1" || len(w.Layers) != 1 {
+		t.Errorf("written %+v", w)
+	}
+	files := layerFiles(t, raw, w.Layers[0].Digest)
+	for name, want := range map[string]int64{"srv/run.sh": 0o755, "srv/sub/data": 0o640, "etc/x/data": 0o640} {
+		h, ok := files[name]
+		if !ok || h.Mode&0o777 != want || h.Uid != 0 || h.Gid != 0 || !h.ModTime.Equal(epoch) {
+			t.Errorf("%s: %+v (want mode %o, root, epoch)", name, h, want)
+		}
+	}
+	if w2, _ := archive(); w2.Manifest.Digest != w.Manifest.Digest {
+		t.Errorf("two builds of the same inputs: %s and %s", w.Manifest.Digest, w2.Manifest.Digest)
+	}
+	if _, err := b.Build(context.Background(), "FROM golang:1.26-bookworm\nRUN true\n"); err == nil || !strings.Contains(err.Error(), "build stages only") {
+		t.Errorf("a final stage on the build machine: %v", err)
+	}
+	if _, err := b.Build(context.Background(), "FROM scratch\nRUN true\n"); err == nil || !strings.Contains(err.Error(), "has no shell") {
+		t.Errorf("RUN on scratch: %v", err)
+	}
+	if _, err := b.Build(context.Background(), "FROM example.org/other:1\n"); err == nil || !strings.Contains(err.Error(), "no local base stands for this image") {
+		t.Errorf("unknown base: %v", err)
+	}
+}
+
+// An overlay upper directory's deletions become OCI whiteouts.
+func TestWhiteouts(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making a 0/0 character device (an overlay deletion) needs root")
+	}
+	dir := t.TempDir()
+	up := filepath.Join(dir, "upper")
+	if err := os.MkdirAll(filepath.Join(up, "var", "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mknod(filepath.Join(up, "var", "lib", "gone"), syscall.S_IFCHR|0o600, 0); err != nil {
+		t.Fatal(err)
+	}
+	d, err := writeLayer(filepath.Join(dir, "l.tar"), Layer{Dir: up, Upper: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(filepath.Join(dir, "l.tar"))
+	defer f.Close()
+	var names []string
+	tr := tar.NewReader(f)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		names = append(names, h.Name)
+	}
+	if !slices.Contains(names, "var/lib/.wh.gone") || d.Size == 0 {
+		t.Errorf("layer entries %v", names)
+	}
+}
+
+func layerFiles(t *testing.T, archive []byte, digest string) map[string]*tar.Header {
+	t.Helper()
+	tr := tar.NewReader(bytes.NewReader(archive))
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("layer %s not in the archive: %v", digest, err)
+		}
+		if h.Name != "blobs/sha256/"+strings.TrimPrefix(digest, "sha256:") {
+			continue
+		}
+		b, _ := io.ReadAll(tr)
+		out := map[string]*tar.Header{}
+		lr := tar.NewReader(bytes.NewReader(b))
+		for {
+			lh, err := lr.Next()
+			if err != nil {
+				return out
+			}
+			out[lh.Name] = lh
+		}
+	}
+}
