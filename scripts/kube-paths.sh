@@ -9,6 +9,26 @@ COREDNS_VERSION=1.14.6
 FB_ROOT=${FB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
 _fb_hash() { cat "$@" | sha256sum | cut -c1-12; }
+# fb_kubeconfig FILE NAME SERVER PKI: an admin kubeconfig for a test cluster (PKI holds ca.crt, admin.crt, admin.key).
+fb_kubeconfig() {
+  local b64ca b64crt b64key
+  b64ca=$(base64 -w0 < "$4/ca.crt") b64crt=$(base64 -w0 < "$4/admin.crt") b64key=$(base64 -w0 < "$4/admin.key")
+  cat > "$1" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: $2
+  cluster: {server: "$3", certificate-authority-data: "$b64ca"}
+users:
+- name: admin
+  user: {client-certificate-data: "$b64crt", client-key-data: "$b64key"}
+contexts:
+- name: $2
+  context: {cluster: $2, user: admin}
+current-context: $2
+KC
+  chmod 0600 "$1"
+}
 KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/kubebuild/main.go")"
 KUBE_BIN="$KUBE_DIR/bin"
 COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/corednsbuild/main.go")/coredns"

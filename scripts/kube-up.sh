@@ -32,21 +32,7 @@ P="$DIR/pki"
   openssl genrsa -out "$P/sa.key" 2048
   openssl rsa -in "$P/sa.key" -pubout -out "$P/sa.pub"
 } >"$DIR/logs/openssl.log" 2>&1
-b64() { base64 -w0 < "$1"; }
-cat > "$DIR/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: faasbench-test
-  cluster: {server: "https://127.0.0.1:$API", certificate-authority-data: "$(b64 "$P/ca.crt")"}
-users:
-- name: admin
-  user: {client-certificate-data: "$(b64 "$P/admin.crt")", client-key-data: "$(b64 "$P/admin.key")"}
-contexts:
-- name: faasbench-test
-  context: {cluster: faasbench-test, user: admin}
-current-context: faasbench-test
-KC
+fb_kubeconfig "$DIR/kubeconfig" faasbench-test "https://127.0.0.1:$API" "$P"
 
 pids=()
 run() { local name=$1; shift; setsid "$@" >"$DIR/logs/$name.log" 2>&1 & pids+=("$!"); echo "$!" >> "$DIR/pids"; }

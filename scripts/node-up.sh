@@ -105,21 +105,7 @@ P="$DIR/pki"
   openssl rsa -in "$P/sa.key" -pubout -out "$P/sa.pub"
 } >"$DIR/logs/openssl.log" 2>&1 || fail "openssl could not make the certificates"
 chmod 0700 "$DIR" "$P"
-b64() { base64 -w0 < "$1"; }
-cat > "$DIR/kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: faasbench-node
-  cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: "$(b64 "$P/ca.crt")"}
-users:
-- name: admin
-  user: {client-certificate-data: "$(b64 "$P/admin.crt")", client-key-data: "$(b64 "$P/admin.key")"}
-contexts:
-- name: faasbench-node
-  context: {cluster: faasbench-node, user: admin}
-current-context: faasbench-node
-KC
+fb_kubeconfig "$DIR/kubeconfig" faasbench-node https://127.0.0.1:6443 "$P"
 
 # --- configuration files ---
 cat > "$DIR/etc/containerd.toml" <<EOF

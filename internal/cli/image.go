@@ -4,14 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/imagebuild"
-	"github.com/faasbench/faasbench/workloads"
 )
 
 // defaultImageCache is where base root file systems are kept between builds (outside any clone).
@@ -31,11 +28,13 @@ func (f *imageFlags) add(cmd *cobra.Command, tagHelp string) {
 	fl.StringVarP(&f.tag, "tag", "t", "", tagHelp)
 	fl.StringVarP(&f.out, "output-file", "O", "", "the OCI image archive to write (ctr images import reads it)")
 	fl.StringVar(&f.cache, "cache", defaultImageCache(), "where base root file systems are kept between builds ($FAASBENCH_CACHE/images)")
-	_ = cmd.MarkFlagRequired("output-file")
 }
 
 // build builds dockerfile in contextDir and writes the archive; it prints what it made.
 func (a *app) buildImage(cmd *cobra.Command, f imageFlags, dockerfile, contextDir string) error {
+	if f.out == "" {
+		return usageErr("--output-file: required (the OCI image archive to write)")
+	}
 	text, err := os.ReadFile(dockerfile)
 	if err != nil {
 		return usageErr("dockerfile: %v", err)
@@ -120,20 +119,9 @@ func (a *app) workloadImageCmd() *cobra.Command {
 		Short: "Build a workload's image from its generated Dockerfile into an OCI archive (no Docker, no registry)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := workloads.FindRoot(dir)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			cat, err := workloads.Load(root)
+			root, err := lookupWorkload(dir, args[0], lang)
 			if err != nil {
 				return err
-			}
-			wl, ok := cat.Get(args[0])
-			if !ok {
-				return usageErr("workload %q: unknown (one of %s)", args[0], strings.Join(cat.Names(), ", "))
-			}
-			if !slices.Contains(wl.Languages, lang) {
-				return usageErr("--lang: workload %s has no %q (one of %s)", args[0], lang, strings.Join(wl.Languages, ", "))
 			}
 			file := "Dockerfile"
 			if flavor != "" && flavor != "plain" {

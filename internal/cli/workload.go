@@ -14,6 +14,27 @@ import (
 	"github.com/faasbench/faasbench/workloads"
 )
 
+// lookupWorkload finds the catalogue (dir, or the default places) and checks that it has the
+// workload in lang; it returns the catalogue's directory. Errors name the argument or flag.
+func lookupWorkload(dir, name, lang string) (string, error) {
+	root, err := workloads.FindRoot(dir)
+	if err != nil {
+		return "", withCode(ExitUsage, err)
+	}
+	cat, err := workloads.Load(root)
+	if err != nil {
+		return "", err
+	}
+	wl, ok := cat.Get(name)
+	if !ok {
+		return "", usageErr("workload %q: unknown (one of %s)", name, strings.Join(cat.Names(), ", "))
+	}
+	if !slices.Contains(wl.Languages, lang) {
+		return "", usageErr("--lang: workload %s has no %q (one of %s)", name, lang, strings.Join(wl.Languages, ", "))
+	}
+	return root, nil
+}
+
 func (a *app) workloadCmd() *cobra.Command {
 	cmd := &cobra.Command{Use: "workload", Short: "Workloads: render what deploys one on a platform by hand"}
 	var plat, lang, name, out, dir string
@@ -29,20 +50,9 @@ faas-cli stack.yml for openfaas, the action's JSON body for openwhisk. Function 
 --option key=value (namespace, image_prefix, image_tag, ...).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := workloads.FindRoot(dir)
-			if err != nil {
-				return withCode(ExitUsage, err)
-			}
-			cat, err := workloads.Load(root)
+			root, err := lookupWorkload(dir, args[0], lang)
 			if err != nil {
 				return err
-			}
-			wl, ok := cat.Get(args[0])
-			if !ok {
-				return usageErr("workload %q: unknown (one of %s)", args[0], strings.Join(cat.Names(), ", "))
-			}
-			if !slices.Contains(wl.Languages, lang) {
-				return usageErr("--lang: workload %s has no %q (one of %s)", args[0], lang, strings.Join(wl.Languages, ", "))
 			}
 			fn := platform.Function{Name: name, Workload: args[0], Language: lang, Replicas: replicas, Workers: workers, Concurrency: concurrency, Settings: map[string]string{}}
 			if fn.Name == "" {
