@@ -219,3 +219,26 @@ func TestRealNodePython(t *testing.T) {
 	}
 	t.Logf("hello-python deployed and Ready in %.2f s", ready.Seconds())
 }
+
+// A pod that never becomes ready fails the deploy with the pod's own reason and events, not a bare
+// timeout: here an image the node does not have, with pull policy Never.
+func TestRealNodeNeverReadySaysWhy(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cfg, err := baseline.ParseConfig("realnode:3", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
+		"ready_timeout": "8s", "image_tag": "local", "pull_policy": "Never", "service_type": "ClusterIP"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := baseline.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	err = p.Deploy(ctx, platform.Function{Name: "absent", Workload: "hello", Language: "go", Replicas: 1,
+		Settings: map[string]string{"image": "faasbench/not-built:local"}})
+	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") || !strings.Contains(err.Error(), "event Warning") {
+		t.Fatalf("deploy of an image the node lacks: %v", err)
+	}
+	t.Logf("the deploy's error: %v", err)
+}

@@ -193,20 +193,11 @@ func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, 
 	}
 	var out []string
 	for _, pod := range pods.Items {
-		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && podReady(&pod) {
+		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && kube.PodReady(&pod) {
 			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(kube.Port))+"/")
 		}
 	}
 	return out, nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // MakeCold implements platform.ColdStarter. A baseline never starts a pod

@@ -71,8 +71,10 @@ func (s *Session) WaitReplicas(ctx context.Context, name string, n int) error {
 		return c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0, nil
 	})
 	if errors.Is(err, ErrTimeout) {
-		return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w",
-			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w%s",
+			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout, s.Cluster.Diagnose(dctx, s.Selector(name)))
 	}
 	return err
 }

@@ -1,0 +1,74 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+)
+
+// Diagnose says why a function's pods are not ready, in the pods' own words: for each pod not
+// ready (at most three), its phase, each container's waiting or terminated reason and message, the
+// pod's last events, and the last log lines of a container that has run. A deploy that times out
+// reports this, not a bare timeout.
+func (c *Cluster) Diagnose(ctx context.Context, selector string) string {
+	pods, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return "pods: " + err.Error()
+	}
+	var b strings.Builder
+	shown := 0
+	for _, p := range pods.Items {
+		if PodReady(&p) || shown == 3 {
+			continue
+		}
+		shown++
+		fmt.Fprintf(&b, "\n  pod %s: %s", p.Name, p.Status.Phase)
+		for _, cs := range append(p.Status.InitContainerStatuses, p.Status.ContainerStatuses...) {
+			switch {
+			case cs.State.Waiting != nil:
+				fmt.Fprintf(&b, "; container %s waiting: %s %s", cs.Name, cs.State.Waiting.Reason, cs.State.Waiting.Message)
+			case cs.State.Terminated != nil:
+				fmt.Fprintf(&b, "; container %s terminated: %s (exit %d) %s", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode, cs.State.Terminated.Message)
+			}
+			if t := cs.LastTerminationState.Terminated; t != nil {
+				fmt.Fprintf(&b, "; last exit %d (%s), %d restarts", t.ExitCode, t.Reason, cs.RestartCount)
+			}
+		}
+		evs, err := c.Client.CoreV1().Events(c.Namespace).List(ctx, metav1.ListOptions{
+			FieldSelector: fields.AndSelectors(fields.OneTermEqualSelector("involvedObject.name", p.Name), fields.OneTermEqualSelector("involvedObject.kind", "Pod")).String()})
+		if err == nil {
+			items := evs.Items
+			sort.Slice(items, func(i, j int) bool { return items[i].LastTimestamp.Before(&items[j].LastTimestamp) })
+			for _, e := range items[max(0, len(items)-5):] {
+				fmt.Fprintf(&b, "\n    event %s %s: %s", e.Type, e.Reason, strings.TrimSpace(e.Message))
+			}
+		}
+		for _, cs := range p.Status.ContainerStatuses {
+			if cs.State.Running == nil && cs.State.Terminated == nil && cs.LastTerminationState.Terminated == nil {
+				continue
+			}
+			lines := int64(10)
+			raw, err := c.Client.CoreV1().Pods(c.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: cs.Name, TailLines: &lines,
+				Previous: cs.State.Terminated == nil && cs.LastTerminationState.Terminated != nil}).DoRaw(ctx)
+			if err == nil && len(raw) > 0 {
+				fmt.Fprintf(&b, "\n    last log lines of %s:\n      %s", cs.Name, strings.ReplaceAll(strings.TrimSpace(string(raw)), "\n", "\n      "))
+			}
+		}
+	}
+	return b.String()
+}
+
+// PodReady says whether the pod's Ready condition is true.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
