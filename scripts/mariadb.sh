@@ -7,7 +7,10 @@
 #   scripts/mariadb.sh stop  [DIR]          stop it (the server, nothing else)
 #   scripts/mariadb.sh env   [DIR]          print the FB_DB_* lines of a started server
 #
-# DIR defaults to .cache/mariadb, PORT to 33306. The password is generated at initialisation and kept
+# DIR defaults to .cache/mariadb, PORT to 33306. FB_DB_BIND (default 127.0.0.1) is the address it
+# listens on and FB_DB_CLIENTS (default the same) the client host pattern the user may connect from:
+# the real node's tier starts it inside the node's namespace on the node's address for the pods
+# (FB_DB_BIND=10.250.0.1 FB_DB_CLIENTS=10.250.0.%). The password is generated at initialisation and kept
 # in DIR/credentials (mode 600); it never appears in a spec or a result, only in the environment the
 # functions get (FB_DB_PASSWORD).
 set -euo pipefail
@@ -15,6 +18,8 @@ cd "$(dirname "$0")/.."
 cmd=${1:-}
 dir=$(realpath -m "${2:-.cache/mariadb}")
 port=${3:-33306}
+bind=${FB_DB_BIND:-127.0.0.1}
+clients=${FB_DB_CLIENTS:-$bind}
 sock="$dir/run/mysqld.sock"
 pidf="$dir/run/mysqld.pid"
 
@@ -50,7 +55,7 @@ start)
     print_env; exit 0
   fi
   /usr/sbin/mariadbd --no-defaults "${as_root[@]}" --datadir="$dir/data" --socket="$sock" --pid-file="$pidf" \
-    --port="$port" --bind-address=127.0.0.1 --skip-name-resolve --log-error="$dir/error.log" \
+    --port="$port" --bind-address="$bind" --skip-name-resolve --log-error="$dir/error.log" \
     --innodb-buffer-pool-size=64M --max-connections=2000 >/dev/null 2>&1 &
   for _ in $(seq 1 300); do
     mariadb-admin --no-defaults --socket="$sock" ping >/dev/null 2>&1 && break
@@ -60,11 +65,11 @@ start)
   if [ ! -f "$dir/credentials" ]; then
     pw=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
     mariadb --no-defaults --socket="$sock" -e "CREATE DATABASE IF NOT EXISTS faasbench;
-      CREATE USER IF NOT EXISTS 'faasbench'@'127.0.0.1' IDENTIFIED BY '$pw';
-      ALTER USER 'faasbench'@'127.0.0.1' IDENTIFIED BY '$pw';
-      GRANT ALL ON faasbench.* TO 'faasbench'@'127.0.0.1';"
+      CREATE USER IF NOT EXISTS 'faasbench'@'$clients' IDENTIFIED BY '$pw';
+      ALTER USER 'faasbench'@'$clients' IDENTIFIED BY '$pw';
+      GRANT ALL ON faasbench.* TO 'faasbench'@'$clients';"
     umask 077
-    printf 'FB_DB_HOST=127.0.0.1\nFB_DB_PORT=%s\nFB_DB_USER=faasbench\nFB_DB_PASSWORD=%s\nFB_DB_NAME=faasbench\n' "$port" "$pw" >"$dir/credentials"
+    printf "FB_DB_HOST=$bind\nFB_DB_PORT=%s\nFB_DB_USER=faasbench\nFB_DB_PASSWORD=%s\nFB_DB_NAME=faasbench\n" "$port" "$pw" >"$dir/credentials"
   else
     sed -i "s/^FB_DB_PORT=.*/FB_DB_PORT=$port/" "$dir/credentials"
   fi

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # node-test.sh: the real-node tier of make test. Builds what is missing (scripts/kube-build.sh), starts
-# a real one-node cluster (scripts/node-up.sh), imports the hello images in Go and Python, runs the
-# Go tests tagged realnode and a `faasbench run` of examples/realnode/baseline-hello.yaml inside the
-# node's network namespace (the release binary, pinned to the CPU the node does not use), stops the
-# node and checks that the host is as it was (node-down.sh fails otherwise), then checks that a node
-# left running by a killed test run is cleaned up by the next node-up. Never skips: a node that cannot
-# start fails the tier with the reason.
+# a real one-node cluster (scripts/node-up.sh), imports the hello images in Go and Python and the query
+# and fetch images in Python, starts the services those call (scripts/node-services.sh: MariaDB and
+# faasbench upstream on the node's address), runs the Go tests tagged realnode and a `faasbench run` of
+# examples/realnode/baseline-hello.yaml inside the node's network namespace (the release binary,
+# pinned to the CPU the node does not use), stops the node and checks that the host is as it was
+# (node-down.sh fails otherwise), then checks that a node left running by a killed test run is cleaned
+# up by the next node-up. Never skips: a node that cannot start fails the tier with the reason.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
@@ -18,10 +19,12 @@ GEN_CPUS=${GEN_CPUS:-$(( NODE_CPUS == 0 ? 1 : 0 ))}
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
-scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python
+scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python
+scripts/phase.sh "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
 . "$DIR/node/node.env"
 IN=(scripts/node-exec.sh)
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
+set -a; . "$DIR/node/services.env"; set +a
 FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" "${IN[@]}" "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
 cp "$DIR/node/node.env" "$DIR/node.env.kept"
@@ -32,6 +35,8 @@ scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" "
 run=$(ls -d "$DIR"/runs/*/)
 grep -q '"status": *"complete"' "$run/manifest.json" || { echo "node-test: the run did not end complete: $run/manifest.json" >&2; exit 1; }
 [ -s "$run/report.html" ] || { echo "node-test: no report in $run" >&2; exit 1; }
+# NODE_TEST_KEEP=DIR keeps the run directory (the evidence under docs/evidence/ comes from it).
+if [ -n "${NODE_TEST_KEEP:-}" ]; then mkdir -p "$NODE_TEST_KEEP" && cp -r "$run" "$NODE_TEST_KEEP/" && cp "$DIR/node/logs/"*.log "$NODE_TEST_KEEP/" 2>/dev/null || true; fi
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh
 # A test run killed with SIGKILL leaves its node running: the next node-up cleans it first.
 scripts/phase.sh "real node start (for the killed-run check)" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/killed"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -241,4 +242,41 @@ func TestRealNodeNeverReadySaysWhy(t *testing.T) {
 		t.Fatalf("deploy of an image the node lacks: %v", err)
 	}
 	t.Logf("the deploy's error: %v", err)
+}
+
+// The workloads that call a service work from real pods: query (seed 004's database function) against
+// the project's MariaDB and fetch against faasbench upstream, both listening on the node's address
+// inside its namespace (scripts/node-services.sh; their settings come from the environment).
+func TestRealNodeQueryAndFetch(t *testing.T) {
+	env := map[string]string{}
+	for _, k := range []string{"FB_DB_HOST", "FB_DB_PORT", "FB_DB_USER", "FB_DB_PASSWORD", "FB_DB_NAME", "FB_UPSTREAM_URL"} {
+		if env[k] = os.Getenv(k); env[k] == "" {
+			t.Fatalf("%s is not set: run these tests with scripts/node-test.sh, which starts the node's services (scripts/node-services.sh)", k)
+		}
+	}
+	p, ctx := openReal(t, "realnode:4")
+	cases := []struct {
+		fn   platform.Function
+		path string
+		want string
+	}{
+		{platform.Function{Name: "query-python", Workload: "query", Language: "python", Replicas: 1, Env: map[string]string{
+			"FB_DB_HOST": env["FB_DB_HOST"], "FB_DB_PORT": env["FB_DB_PORT"], "FB_DB_USER": env["FB_DB_USER"], "FB_DB_PASSWORD": env["FB_DB_PASSWORD"], "FB_DB_NAME": env["FB_DB_NAME"]}},
+			"?delay=0.01", "slept 0.01"},
+		{platform.Function{Name: "fetch-python", Workload: "fetch", Language: "python", Replicas: 1, Env: map[string]string{"FB_UPSTREAM_URL": env["FB_UPSTREAM_URL"]}},
+			"?size=1024", "fetched 1024 bytes"},
+	}
+	for _, c := range cases {
+		if err := p.Deploy(ctx, c.fn); err != nil {
+			t.Fatal(err)
+		}
+		ep, err := p.Endpoint(ctx, c.fn.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := get(t, &http.Client{Timeout: 10 * time.Second}, ep+c.path)
+		if r.status != 200 || r.body != c.want {
+			t.Errorf("%s: %d %q, want %q", c.fn.Name, r.status, r.body, c.want)
+		}
+	}
 }
