@@ -13,7 +13,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -21,17 +20,7 @@ import (
 
 func open(t *testing.T, run string) (*baseline.Platform, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	t.Cleanup(cancel)
-	cfg, err := baseline.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t), "ready_timeout": "60s"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := baseline.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, ctx
+	return openOn(t, run, 3*time.Minute, nil)
 }
 
 // Deploy, scale 0→3→5→0 through the scale subresource with the replica

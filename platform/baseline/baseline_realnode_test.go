@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -17,7 +18,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -28,19 +28,13 @@ import (
 // kube-proxy's iptables rules, and the kubelet's own stats. They run inside the node's network
 // namespace, where the pod and service addresses exist.
 
-func openReal(t *testing.T, run string) (*baseline.Platform, context.Context) {
+// openReal opens the baseline for the node's local images (image_tag local, pull_policy Never) behind
+// ClusterIP Services; extra options override.
+func openReal(t *testing.T, run string, extra map[string]any) (*baseline.Platform, context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	t.Cleanup(cancel)
-	cfg, err := baseline.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
-		"ready_timeout": "90s", "image_tag": "local", "pull_policy": "Never", "service_type": "ClusterIP"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := baseline.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := map[string]any{"ready_timeout": "90s", "image_tag": "local", "pull_policy": "Never", "service_type": "ClusterIP"}
+	maps.Copy(o, extra)
+	p, ctx := openOn(t, run, 4*time.Minute, o)
 	t.Cleanup(func() { _ = p.Close(context.Background()) })
 	return p, ctx
 }
@@ -81,7 +75,7 @@ func podNames(ctx context.Context, t *testing.T, p *baseline.Platform, fn string
 // connections (not requests) over the pods, the kubelet reports each pod's CPU and memory, a forced
 // cold start lands on a pod the watcher saw start, and scaling to zero leaves no pod.
 func TestRealNodeScaleServeAndSample(t *testing.T) {
-	p, ctx := openReal(t, "realnode:1")
+	p, ctx := openReal(t, "realnode:1", nil)
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0}
 	if err := p.Deploy(ctx, fn); err != nil {
 		t.Fatal(err)
@@ -204,7 +198,7 @@ func TestRealNodeScaleServeAndSample(t *testing.T) {
 
 // The Python image (a Debian root file system from mmdebstrap) runs and serves on the real node.
 func TestRealNodePython(t *testing.T) {
-	p, ctx := openReal(t, "realnode:2")
+	p, ctx := openReal(t, "realnode:2", nil)
 	t0 := time.Now()
 	if err := p.Deploy(ctx, platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 1}); err != nil {
 		t.Fatal(err)
@@ -224,19 +218,8 @@ func TestRealNodePython(t *testing.T) {
 // A pod that never becomes ready fails the deploy with the pod's own reason and events, not a bare
 // timeout: here an image the node does not have, with pull policy Never.
 func TestRealNodeNeverReadySaysWhy(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cfg, err := baseline.ParseConfig("realnode:3", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
-		"ready_timeout": "8s", "image_tag": "local", "pull_policy": "Never", "service_type": "ClusterIP"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := baseline.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
-	err = p.Deploy(ctx, platform.Function{Name: "absent", Workload: "hello", Language: "go", Replicas: 1,
+	p, ctx := openReal(t, "realnode:3", map[string]any{"ready_timeout": "8s"})
+	err := p.Deploy(ctx, platform.Function{Name: "absent", Workload: "hello", Language: "go", Replicas: 1,
 		Settings: map[string]string{"image": "faasbench/not-built:local"}})
 	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") || !strings.Contains(err.Error(), "event Warning") {
 		t.Fatalf("deploy of an image the node lacks: %v", err)
@@ -254,7 +237,7 @@ func TestRealNodeQueryAndFetch(t *testing.T) {
 			t.Fatalf("%s is not set: run these tests with scripts/node-test.sh, which starts the node's services (scripts/node-services.sh)", k)
 		}
 	}
-	p, ctx := openReal(t, "realnode:4")
+	p, ctx := openReal(t, "realnode:4", nil)
 	cases := []struct {
 		fn   platform.Function
 		path string
