@@ -6,10 +6,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -66,14 +67,9 @@ var Bases = map[string]Base{
 
 // BaseTable renders Bases as the Markdown table docs/images.md shows.
 func BaseTable() string {
-	refs := make([]string, 0, len(Bases))
-	for r := range Bases {
-		refs = append(refs, r)
-	}
-	sort.Strings(refs)
 	var b strings.Builder
 	b.WriteString("| FROM | built as | Debian packages | differs from the original |\n|---|---|---|---|\n")
-	for _, r := range refs {
+	for _, r := range slices.Sorted(maps.Keys(Bases)) {
 		bs := Bases[r]
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r, bs.Kind, strings.Join(bs.Packages, ", "), bs.Differs)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path"
@@ -29,8 +30,6 @@ type Image struct {
 	Base   Base
 	Layers []Layer
 	Config ImageConfig
-	// Stages is the number of stages built; the image is the last one's.
-	Stages int
 	work   string
 }
 
@@ -93,7 +92,7 @@ func (b *Builder) Build(ctx context.Context, dockerfile string) (*Image, error) 
 	if err != nil {
 		return nil, err
 	}
-	im := &Image{work: work, Stages: len(stages)}
+	im := &Image{work: work}
 	built := map[string]*stage{}
 	var last *stage
 	for i, st := range stages {
@@ -126,11 +125,7 @@ func (b *Builder) stage(ctx context.Context, st Stage, work string, built map[st
 	}
 	base, ok := Bases[st.From]
 	if !ok {
-		known := make([]string, 0, len(Bases))
-		for k := range Bases {
-			known = append(known, k)
-		}
-		slices.Sort(known)
+		known := slices.Sorted(maps.Keys(Bases))
 		return nil, fmt.Errorf("FROM %s: no local base stands for this image (known: %s; see imagebuild/base.go)", st.From, strings.Join(known, ", "))
 	}
 	lower, err := base.rootfs(ctx, b.Cache, b.Log)

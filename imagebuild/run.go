@@ -59,10 +59,9 @@ func (b *Builder) run(ctx context.Context, s *stage, argv []string) error {
 	env := append([]string{"HOME=/root"}, s.cfg.Env...)
 	if s.base.Kind == BaseHost {
 		hostBase = "1"
-		for _, k := range []string{"GOCACHE", "GOMODCACHE"} {
-			out, err := exec.CommandContext(ctx, "go", "env", k).Output()
-			if err == nil {
-				env = append(env, k+"="+strings.TrimSpace(string(out)))
+		if out, err := exec.CommandContext(ctx, "go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
+			if dirs := strings.Split(strings.TrimSpace(string(out)), "\n"); len(dirs) == 2 {
+				env = append(env, "GOCACHE="+dirs[0], "GOMODCACHE="+dirs[1])
 			}
 		}
 		env = append(env, "GOTOOLCHAIN=local", "GOFLAGS=-mod=mod")
@@ -86,6 +85,5 @@ func (b *Builder) run(ctx context.Context, s *stage, argv []string) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("%q: %w", strings.Join(argv, " "), err)
 	}
-	// Mount points RUN needed but the base lacks may not land in the image as empty directories.
 	return nil
 }

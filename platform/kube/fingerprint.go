@@ -48,7 +48,7 @@ func (c *Cluster) Facts(ctx context.Context) (ClusterFacts, error) {
 		mem := n.Status.Allocatable.Memory()
 		f.Nodes = append(f.Nodes, NodeFacts{Name: n.Name, Kernel: ni.KernelVersion, OSImage: ni.OSImage, ContainerRuntime: ni.ContainerRuntimeVersion,
 			Kubelet: ni.KubeletVersion, Arch: ni.Architecture, AllocatableCPU: cpu.String(), AllocatableMemoryBytes: mem.Value(),
-			Simulated: n.Annotations["kwok.x-k8s.io/node"] == "fake"})
+			Simulated: simulatedNode(&n)})
 	}
 	sort.Slice(f.Nodes, func(i, j int) bool { return f.Nodes[i].Name < f.Nodes[j].Name })
 	return f, nil

@@ -44,8 +44,9 @@ type Sampler struct {
 	prom       string
 	http       *http.Client
 
-	mu  sync.Mutex
-	cum map[string]cumCPU // metrics API: integrated CPU per pod
+	mu        sync.Mutex
+	cum       map[string]cumCPU // metrics API: integrated CPU per pod
+	simulated map[string]bool   // kubelet summary: which nodes are simulated (never asked)
 }
 
 type cumCPU struct {
@@ -68,7 +69,7 @@ func (c *Cluster) NewSampler(o SamplerOptions) (*Sampler, []string, error) {
 	if o.SelectorOf == nil {
 		return nil, nil, fmt.Errorf("kube sampler: no pod selector")
 	}
-	s := &Sampler{c: c, selectorOf: o.SelectorOf, http: &http.Client{Timeout: 10 * time.Second}, cum: map[string]cumCPU{}}
+	s := &Sampler{c: c, selectorOf: o.SelectorOf, http: &http.Client{Timeout: 10 * time.Second}, cum: map[string]cumCPU{}, simulated: map[string]bool{}}
 	if o.PrometheusURL != "" {
 		u, err := url.Parse(o.PrometheusURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -87,10 +88,16 @@ func (c *Cluster) Simulated(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("nodes: %w", err)
 	}
-	for _, n := range nodes.Items {
-		if _, fake := n.Annotations["kwok.x-k8s.io/node"]; !fake {
+	for i := range nodes.Items {
+		if !simulatedNode(&nodes.Items[i]) {
 			return false, nil
 		}
 	}
 	return len(nodes.Items) > 0, nil
+}
+
+// simulatedNode says whether n is one of KWOK's simulated nodes (annotated kwok.x-k8s.io/node).
+func simulatedNode(n *corev1.Node) bool {
+	_, fake := n.Annotations["kwok.x-k8s.io/node"]
+	return fake
 }

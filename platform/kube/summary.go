@@ -25,8 +25,7 @@ type summary struct {
 			Namespace string `json:"namespace"`
 		} `json:"podRef"`
 		CPU *struct {
-			Time                 time.Time `json:"time"`
-			UsageCoreNanoSeconds *uint64   `json:"usageCoreNanoSeconds"`
+			UsageCoreNanoSeconds *uint64 `json:"usageCoreNanoSeconds"`
 		} `json:"cpu"`
 		Memory *struct {
 			WorkingSetBytes *uint64 `json:"workingSetBytes"`
@@ -47,18 +46,40 @@ func (c *Cluster) nodeSummary(ctx context.Context, node string) (summary, error)
 	return s, nil
 }
 
-// kubeletReachable says whether the kubelets can be asked: it asks one node. Simulated nodes (KWOK's,
-// annotated kwok.x-k8s.io/node) have no kubelet, and their addresses lead nowhere: never asked.
+// kubeletReachable says whether the kubelets can be asked: it asks the first real node. Simulated
+// nodes (simulatedNode) are never asked.
 func (c *Cluster) kubeletReachable(ctx context.Context) bool {
 	nodes, err := c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
-	if err != nil || len(nodes.Items) == 0 {
+	if err != nil {
 		return false
 	}
-	if sim, err := c.Simulated(ctx); err != nil || sim {
-		return false
+	for i := range nodes.Items {
+		if !simulatedNode(&nodes.Items[i]) {
+			s, err := c.nodeSummary(ctx, nodes.Items[i].Name)
+			return err == nil && s.Pods != nil
+		}
 	}
-	s, err := c.nodeSummary(ctx, nodes.Items[0].Name)
-	return err == nil && s.Pods != nil
+	return false
+}
+
+// simulatedOnce says whether the node is simulated, asking the API server once per node (a node's
+// annotations do not change what it is).
+func (s *Sampler) simulatedOnce(ctx context.Context, name string) (bool, error) {
+	s.mu.Lock()
+	sim, known := s.simulated[name]
+	s.mu.Unlock()
+	if known {
+		return sim, nil
+	}
+	n, err := s.c.Client.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return false, fmt.Errorf("node %s: %w", name, err)
+	}
+	sim = simulatedNode(n)
+	s.mu.Lock()
+	s.simulated[name] = sim
+	s.mu.Unlock()
+	return sim, nil
 }
 
 func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.FunctionUsage, error) {
@@ -76,6 +97,13 @@ func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.Functi
 	}
 	fu := platform.FunctionUsage{At: now}
 	for node := range nodes {
+		// A pod on a simulated node uses nothing, and its node's address leads nowhere: not asked.
+		if sim, err := s.simulatedOnce(ctx, node); err != nil || sim {
+			if err != nil {
+				return platform.FunctionUsage{}, err
+			}
+			continue
+		}
 		sum, err := s.c.nodeSummary(ctx, node)
 		if err != nil {
 			return platform.FunctionUsage{}, err
