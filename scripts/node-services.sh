@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 DIR=$(realpath -m "${1:?usage: node-services.sh DIR}")
 [ -f "$DIR/node.env" ] || { echo "node-services: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
-cgs=$(node_cgroup_dirs | sed 's|$|/daemons/cgroup.procs|' | tr '\n' ' ')
+cgs=$(node_daemon_procs)
 # in_node CMD...: CMD in the node's namespace (cluster DNS) and cgroup.
 in_node() { bash -c "for f in $cgs; do echo \$\$ > \"\$f\"; done; exec scripts/node-exec.sh \"\$@\"" in_node "$@"; }
 umask 077

@@ -10,27 +10,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
+NODE_CPUS=${NODE_CPUS:-0}
+# examples/realnode/baseline-hello.yaml pins the generator to CPU 1 (platform.generator_cpus; the
+# manifest records it), so the node takes CPU 0.
+[ "$NODE_CPUS" = 0 ] || { echo "node-test: the real-node spec pins the generator to CPU 1: NODE_CPUS must be 0" >&2; exit 2; }
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-node.XXXXXX")
 trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
-NODE_CPUS=${NODE_CPUS:-0}
-GEN_CPUS=${GEN_CPUS:-$(( NODE_CPUS == 0 ? 1 : 0 ))}
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
 scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python
 scripts/phase.sh "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
 . "$DIR/node/node.env"
-IN=(scripts/node-exec.sh)
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 set -a; . "$DIR/node/services.env"; set +a
-FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" "${IN[@]}" "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
+FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" scripts/node-exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
-cp "$DIR/node/node.env" "$DIR/node.env.kept"
-# The spec pins the generator to CPU 1 (platform.generator_cpus) and the manifest records it.
-[ "$GEN_CPUS" = 1 ] || { echo "node-test: examples/realnode/baseline-hello.yaml pins the generator to CPU 1; NODE_CPUS must be 0" >&2; exit 2; }
-scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" "${IN[@]}" \
+scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
   bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
 grep -q '"status": *"complete"' "$run/manifest.json" || { echo "node-test: the run did not end complete: $run/manifest.json" >&2; exit 1; }

@@ -70,10 +70,8 @@ NS=(nsenter "--net=/run/netns/$NODE_NETNS")
 "${NS[@]}" ip route add "$SERVICE_CIDR" dev "$BRIDGE" src "$NODE_IP"
 "${NS[@]}" sysctl -qw net.ipv4.ip_forward=1   # per namespace: pod -> service -> pod through the node
 # The audit: everything leaving for a destination that is not the namespace's own is counted and dropped.
-for chain in OUTPUT FORWARD; do
-  "${NS[@]}" iptables -N FB-AUDIT 2>/dev/null || true
-  "${NS[@]}" iptables -I "$chain" 1 -j FB-AUDIT
-done
+"${NS[@]}" iptables -N FB-AUDIT
+for chain in OUTPUT FORWARD; do "${NS[@]}" iptables -I "$chain" 1 -j FB-AUDIT; done
 for d in 127.0.0.0/8 "$POD_CIDR" "$SERVICE_CIDR"; do "${NS[@]}" iptables -A FB-AUDIT -d "$d" -j RETURN; done
 # Local, broadcast and multicast destinations (the bridge's IGMP reports) stay on the namespace's links.
 for t in LOCAL BROADCAST MULTICAST; do "${NS[@]}" iptables -A FB-AUDIT -m addrtype --dst-type $t -j RETURN; done
@@ -214,7 +212,7 @@ POD_CIDR=$POD_CIDR
 NODE_CPUS=$NODE_CPUS
 EOF
 { echo "MOUNTPOINTS=(${NODE_MOUNTPOINTS[*]})"; echo "SYSCTLS=(${KUBELET_SYSCTLS[*]})"; } >> "$DIR/etc/env"
-cgs=$(node_cgroup_dirs | sed 's|$|/daemons/cgroup.procs|' | tr '\n' ' ')
+cgs=$(node_daemon_procs)
 # The supervisor puts itself in the cgroup before it starts anything, so every process of the node
 # (and every process those start) is in it from its first instruction.
 setsid bash -c "for f in $cgs; do echo \$\$ > \"\$f\"; done; exec nsenter --net=/run/netns/$NODE_NETNS unshare --mount --propagation slave bash '$ROOT/scripts/node/run.sh' '$DIR/etc/env'" \

@@ -26,6 +26,10 @@ node_cgroup_dirs() { # every hierarchy's node cgroup: each v1 controller's and t
   done
 }
 
+# node_daemon_procs: the cgroup.procs files of the node's daemons cgroup, one line; a shell that
+# writes its PID to each joins the node (node-down.sh ends it with the node).
+node_daemon_procs() { node_cgroup_dirs | sed 's|$|/daemons/cgroup.procs|' | tr '\n' ' '; }
+
 # host_snapshot: what must be the same before up and after down (and, for sysctls and the
 # firewall, during the run). One line per fact, sorted, no counters.
 host_snapshot() {
