@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -80,6 +81,24 @@ func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
 	return e, nil
 }
 
+// DataCacheDir is where generated data sets are kept: $FAASBENCH_CACHE/data,
+// or, for root, /var/cache/faasbench/data (beside the Kubernetes builds):
+// not under /root, which the local platform's instances, running as a user
+// of their own, could not read; for another user, the user cache directory.
+// Data sets are not secret: they are generated from a seed.
+func DataCacheDir() string {
+	if c := os.Getenv("FAASBENCH_CACHE"); c != "" {
+		return filepath.Join(c, "data")
+	}
+	if os.Geteuid() == 0 {
+		return "/var/cache/faasbench/data"
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(c, "faasbench", "data")
+	}
+	return filepath.Join(os.TempDir(), "faasbench-data")
+}
+
 // prepareData generates one data set into cacheDir/<kind>-<hash>, unless a
 // complete one is there already.
 func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
@@ -113,6 +132,19 @@ func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) 
 	default:
 		err = fmt.Errorf("unknown kind %q", d.Kind)
 	}
+	if err != nil {
+		return "", err
+	}
+	// Readable by the local platform's instances whatever the umask.
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.Chmod(p, 0o755)
+		}
+		return os.Chmod(p, 0o644)
+	})
 	if err != nil {
 		return "", err
 	}

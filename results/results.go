@@ -7,6 +7,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,16 +149,21 @@ type Cell struct {
 // Dir is a run directory.
 type Dir struct {
 	Path string
+	// Redact, when set, masks known secret values in everything WriteFile
+	// writes (a platform's error body may echo a password).
+	Redact *redact.Set
 }
 
-// Create makes root/<name>-<UTC timestamp>/ (with a suffix if it exists).
+// Create makes root/<name>-<UTC timestamp>/ (with a suffix if it exists),
+// closed to other users (mode 0700): error bodies, logs and settings of a
+// run are its owner's; share a report by copying it.
 func Create(root, name string, now time.Time) (*Dir, error) {
 	base := filepath.Join(root, name+"-"+now.UTC().Format("20060102-150405"))
 	path := base
 	for i := 2; ; i++ {
 		err := os.MkdirAll(filepath.Dir(path), 0o755)
 		if err == nil {
-			err = os.Mkdir(path, 0o755)
+			err = os.Mkdir(path, 0o700)
 		}
 		if err == nil {
 			return &Dir{Path: path}, nil
@@ -200,7 +206,7 @@ func (d *Dir) WriteFile(name string, b []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
-	if _, err := tmp.Write(b); err != nil {
+	if _, err := tmp.Write(d.Redact.Bytes(b)); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {

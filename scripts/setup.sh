@@ -17,6 +17,12 @@ command -v python3 >/dev/null || need_apt+=(python3)
 ls /usr/lib/*/ImageMagick-*/bin-q16/Magick++-config >/dev/null 2>&1 || need_apt+=(libmagick++-dev)
 [ -x /usr/sbin/mariadbd ] || need_apt+=(mariadb-server)
 command -v mariadb >/dev/null || need_apt+=(mariadb-client)
+# The local platform runs instances as a user of their own (issue 21), who cannot reach a Python under
+# /root (pyenv): it runs Debian's /usr/bin/python3 then, with Debian's Wand and PyMySQL.
+if [ "$(id -u)" = 0 ] && [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 -c 'import wand' 2>/dev/null || need_apt+=(python3-wand)
+  /usr/bin/python3 -c 'import pymysql' 2>/dev/null || need_apt+=(python3-pymysql)
+fi
 # The report: figures as PNG (rsvg-convert) and the report's browser test (headless Chromium).
 command -v rsvg-convert >/dev/null || need_apt+=(librsvg2-bin)
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -123,6 +124,28 @@ func ExpandEnv(env map[string]string, lookup func(string) (string, bool)) (map[s
 	}
 	sort.Strings(missing)
 	return out, missing
+}
+
+// EnvRefs lists the variables of faasbench's own environment the spec's
+// functions[].env values refer to (${NAME}; data.* and upstream.* are the
+// run's own): what a user passes this way is treated as a secret (redacted
+// from everything written).
+func (s Spec) EnvRefs() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range s.Functions {
+		for _, v := range f.Env {
+			os.Expand(v, func(name string) string {
+				if !seen[name] && !strings.HasPrefix(name, "data.") && !strings.HasPrefix(name, "upstream.") {
+					seen[name] = true
+					out = append(out, name)
+				}
+				return ""
+			})
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // LoadSpec is the load each cell drives.

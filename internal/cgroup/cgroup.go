@@ -172,6 +172,18 @@ func Join(procsFiles []string) error {
 	return nil
 }
 
+// Add moves process pid into the group (the parent side: the child waits,
+// gated, until it is in, then execs, so nothing it starts escapes).
+func (g *Group) Add(pid int) error {
+	b := []byte(strconv.Itoa(pid))
+	for _, f := range g.ProcsFiles() {
+		if err := os.WriteFile(f, b, 0o644); err != nil {
+			return fmt.Errorf("cgroup: add %d to %s: %w", pid, f, err)
+		}
+	}
+	return nil
+}
+
 // Pids lists the processes in the group.
 func (g *Group) Pids() []int {
 	s, err := g.read("freezer", "cgroup.procs")

@@ -5,6 +5,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
 	"io"
 	"os"
 	"runtime/pprof"
@@ -132,7 +133,8 @@ func Main(ctx context.Context, env Env, args []string) int {
 	if code == ExitFailed && isCobraUsage(err) {
 		code = ExitUsage
 	}
-	fmt.Fprintf(env.Stderr, "faasbench: %v\n", err)
+	// An error may quote a platform's answer, which may echo a credential.
+	fmt.Fprintf(env.Stderr, "faasbench: %s\n", redact.FromEnv(os.Environ()).String(err.Error()))
 	return code
 }
 

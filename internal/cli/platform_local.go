@@ -81,11 +81,11 @@ func (a *app) localCmds(parent *cobra.Command) {
 				return err
 			}
 			st := p.State()
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return err
 			}
 			b, _ := json.MarshalIndent(st, "", "  ")
-			if err := os.WriteFile(path, b, 0o644); err != nil {
+			if err := os.WriteFile(path, b, 0o600); err != nil {
 				return err
 			}
 			return a.emit(st, fmt.Sprintf("local platform up: gateway %s (pid %d)\ninvoke: %s/function/<name>\n", st.Gateway, st.PID, st.Gateway))

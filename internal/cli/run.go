@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
 	"io"
 	"os"
 	"os/signal"
@@ -189,7 +191,7 @@ func cpuSplit(ps spec.PlatformSpec, noPin bool) (plat, gen []int, err error) {
 	return plat, gen, nil
 }
 
-func (a *app) run(parent context.Context, specPath string, o runOpts) error {
+func (a *app) run(parent context.Context, specPath string, o runOpts) (err error) {
 	reg, err := a.registry()
 	if err != nil {
 		return err
@@ -217,6 +219,14 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	if o.smoke {
 		sp.Smoke()
 	}
+	// What the user gave as secrets (${VAR} in functions[].env), and what
+	// looks like one in faasbench's environment, never reaches a file of the
+	// run, its output or its error.
+	secrets := redact.FromEnv(os.Environ(), sp.EnvRefs()...)
+	defer func() { err = secrets.Err(err) }()
+	ra := *a
+	ra.env.Stdout, ra.env.Stderr = secrets.Writer(a.env.Stdout), secrets.Writer(a.env.Stderr)
+	a = &ra
 	platCPUs, genCPUs, err := cpuSplit(sp.Platform, o.noPin)
 	if err != nil {
 		return err
@@ -236,6 +246,7 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	} else if dir, err = results.Create(o.resultsDir, sp.Name, start); err != nil {
 		return err
 	}
+	dir.Redact = secrets
 	stderr := a.env.Stderr
 	fmt.Fprintf(stderr, "run %s: %d cells (%d done before), results in %s\n", runID, len(cells), len(done), dir.Path)
 
@@ -330,11 +341,7 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 	if err != nil {
 		return err
 	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		cache = os.TempDir()
-	}
-	env, err := experiment.Prepare(ctx, sp, filepath.Join(cache, "faasbench", "data"))
+	env, err := experiment.Prepare(ctx, sp, experiment.DataCacheDir())
 	if err != nil {
 		return err
 	}
@@ -395,21 +402,19 @@ func writeReport(dir *results.Dir) error {
 	}
 	for _, out := range []struct {
 		name   string
-		render func(f *os.File) error
+		render func(w io.Writer) error
 	}{
-		{"report.html", func(f *os.File) error { return report.HTML(f, []report.Run{run}) }},
-		{"summary.md", func(f *os.File) error { return report.Markdown(f, []report.Run{run}) }},
+		{"report.html", func(w io.Writer) error { return report.HTML(w, []report.Run{run}) }},
+		{"summary.md", func(w io.Writer) error { return report.Markdown(w, []report.Run{run}) }},
 	} {
-		f, err := os.Create(dir.File(out.name))
-		if err != nil {
+		// Rendered whole, then written atomically (and redacted): a full disk
+		// leaves the previous file, never a truncated one.
+		var buf bytes.Buffer
+		if err := out.render(&buf); err != nil {
+			return fmt.Errorf("report: %s: %w", out.name, err)
+		}
+		if err := dir.WriteFile(out.name, buf.Bytes()); err != nil {
 			return fmt.Errorf("report: %w", err)
-		}
-		rerr := out.render(f)
-		if cerr := f.Close(); rerr == nil {
-			rerr = cerr
-		}
-		if rerr != nil {
-			return fmt.Errorf("report: %s: %w", out.name, rerr)
 		}
 	}
 	_, _, err = report.WriteFigures(dir.File("figures"), []report.Run{run})
@@ -419,6 +424,9 @@ func writeReport(dir *results.Dir) error {
 // isTerminal reports whether w is a terminal (the progress line is drawn
 // only there: logs and pipes get the table alone).
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

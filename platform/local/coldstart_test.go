@@ -99,10 +99,11 @@ func TestMakeColdAndColdStartTimeout(t *testing.T) {
 	if started, _ := p.StartedSince(ctx, "g", since); len(started) != 1 {
 		t.Fatalf("started since MakeCold: %+v", started)
 	}
-	// A function whose instance never signals readiness (its ready
-	// descriptor is blanked) answers 503 once the cold-start timeout passed.
-	if err := p.Deploy(ctx, platform.Function{Name: "never", Workload: "sleep", Language: "python", Replicas: 0,
-		Env: map[string]string{"FB_READY_FD": ""}, Settings: map[string]string{"cold_start_timeout": "300ms"}}); err != nil {
+	// A function whose instance never signals readiness answers 503 once
+	// the cold-start timeout passed.
+	p = startWith(t, testCatalogue(t))
+	if err := p.Deploy(ctx, platform.Function{Name: "never", Workload: "stall", Language: "python", Replicas: 0,
+		Settings: map[string]string{"cold_start_timeout": "300ms"}}); err != nil {
 		t.Fatal(err)
 	}
 	nurl, _ := p.Endpoint(ctx, "never")

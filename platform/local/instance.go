@@ -39,12 +39,12 @@ type instance struct {
 	group    *cgroup.Group // nil without cgroups
 }
 
-// joinScript writes the shell's pid (which exec keeps) to every cgroup.procs
-// listed in FB_CGROUP_PROCS, then execs the instance's command.
-const (
-	cgroupEnv  = "FB_CGROUP_PROCS"
-	joinScript = `for f in $FB_CGROUP_PROCS; do echo $$ > "$f" || exit 97; done; exec "$@"`
-)
+// gateScript holds an instance's first process (already the instance user)
+// until the platform has put it in its cgroups and says go on descriptor 4;
+// then it execs the function: nothing the function starts escapes the group,
+// and no process of the platform's own user ever runs with the function's
+// environment.
+const gateScript = `read -r go <&4 && [ "$go" = go ] || exit 97; exec 4<&-; exec "$@"`
 
 type instanceSpec struct {
 	id      string
@@ -53,6 +53,13 @@ type instanceSpec struct {
 	logPath string
 	// group, when set, is joined before the function starts.
 	group *cgroup.Group
+	// home is the instance's HOME; cred the user it runs as (nil: the
+	// platform's own); noNewPrivs, when set, is setpriv, which execs the
+	// function with no_new_privs (no setuid binary or file capability can
+	// give it privileges).
+	home       string
+	cred       *syscall.Credential
+	noNewPrivs string
 }
 
 // startInstance starts the process and returns once it has signalled
@@ -70,26 +77,60 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 		return nil, fmt.Errorf("instance %s: pipe: %w", s.id, err)
 	}
 	defer r.Close()
-	argv, env := s.argv, s.env
+	if s.cred != nil {
+		// The JVM opens its readiness descriptor as /proc/self/fd/3, which
+		// checks the pipe's owner: give it to the instance user.
+		if err := w.Chown(int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("instance %s: pipe: %w", s.id, err)
+		}
+	}
+	argv := s.argv
+	if s.noNewPrivs != "" {
+		argv = append([]string{s.noNewPrivs, "--no-new-privs", "--"}, argv...)
+	}
+	var gateR, gateW *os.File
 	if s.group != nil {
-		// Join the cgroup, then exec the function: nothing it starts can
-		// escape. A POSIX shell does it in under a millisecond (re-executing
-		// faasbench's own binary for it added ~10 ms to every cold start).
-		argv = append([]string{"/bin/sh", "-c", joinScript, "fb-join"}, argv...)
-		env = append(append([]string{}, s.env...), cgroupEnv+"="+strings.Join(s.group.ProcsFiles(), " "))
+		if gateR, gateW, err = os.Pipe(); err != nil {
+			w.Close()
+			return nil, fmt.Errorf("instance %s: pipe: %w", s.id, err)
+		}
+		defer gateW.Close()
+		argv = append([]string{"/bin/sh", "-c", gateScript, "fb-gate"}, argv...)
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "FB_READY_FD=3", "FB_PORT=0", "FB_HOST=127.0.0.1", "FB_INSTANCE_ID="+s.id)
-	cmd.Env = append(cmd.Env, env...)
+	// Built, never inherited (env.go).
+	cmd.Env = append(baseEnv(s.home), "FB_READY_FD=3", "FB_PORT=0", "FB_HOST=127.0.0.1", "FB_INSTANCE_ID="+s.id)
+	cmd.Env = append(cmd.Env, s.env...)
+	cmd.Dir = s.home
 	cmd.ExtraFiles = []*os.File{w}
+	if gateR != nil {
+		cmd.ExtraFiles = append(cmd.ExtraFiles, gateR)
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// Own process group (so a stop kills the whole tree), and killed if
-	// the platform dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// Own process group (so a stop kills the whole tree), killed if the
+	// platform dies, and the instance user's identity.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
 	started := time.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if gateR != nil {
+		gateR.Close()
+	}
+	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("instance %s: start %v: %w", s.id, s.argv, err)
+	}
+	if s.group != nil {
+		err := s.group.Add(cmd.Process.Pid)
+		if err == nil {
+			_, err = gateW.WriteString("go\n")
+		}
+		if err != nil {
+			w.Close()
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+			return nil, fmt.Errorf("instance %s: %w", s.id, err)
+		}
 	}
 	w.Close()
 	in := &instance{id: s.id, pid: cmd.Process.Pid, cmd: cmd, logPath: s.logPath, started: started, exited: make(chan struct{}), group: s.group}

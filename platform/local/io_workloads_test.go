@@ -163,7 +163,7 @@ func TestQueryWorkloadOnMariaDB(t *testing.T) {
 // coordinates mappers and reducers through the gateway, re-invoking
 // failed tasks.
 func TestWordcountAndMapreduce(t *testing.T) {
-	dir := t.TempDir()
+	dir := sharedDir(t)
 	const docs = 12
 	if _, err := dataset.Corpus(dir, dataset.CorpusSpec{Docs: docs, Words: 500, Vocabulary: 300, Seed: 5}); err != nil {
 		t.Fatal(err)

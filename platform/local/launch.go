@@ -7,28 +7,42 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 )
 
 // launcher turns a workload and language into the argv of an instance.
+// Everything an instance reads is in the stage: interpreted code is copied
+// there, compiled code is built there.
 type launcher struct {
 	workloads string // catalogue root
-	cacheDir  string // build products
+	stage     *stage
+	id        identity
 	mu        sync.Mutex
 	python    string // resolved interpreter (not a pyenv shim: it would add to every cold start)
 }
 
+var workloadNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
 // command returns the argv (and extra environment) that runs one instance.
 func (l *launcher) command(ctx context.Context, workload, lang string) ([]string, []string, error) {
-	dir := filepath.Join(l.workloads, workload, lang)
+	switch lang {
+	case "python", "node", "go", "cpp", "java":
+	default:
+		return nil, nil, fmt.Errorf("language %q is not supported by the local platform (python, go, node, java, cpp)", lang)
+	}
+	if !workloadNameRE.MatchString(workload) {
+		return nil, nil, fmt.Errorf("workload %q: a workload is a catalogue directory's name (lower-case letters, digits, '-', '_')", workload)
+	}
+	// Resolved, symbolic links included, and never outside the catalogue.
+	dir, err := within(l.workloads, filepath.Join(workload, lang))
+	if err != nil {
+		return nil, nil, fmt.Errorf("workload %q has no %s implementation: %w", workload, lang, err)
+	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, nil, fmt.Errorf("workload %q has no %s implementation (%s)", workload, lang, dir)
-	}
-	// A catalogue may link to workloads elsewhere; Go builds need the real path.
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
 	}
 	switch lang {
 	case "python":
@@ -36,9 +50,22 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 		if err != nil {
 			return nil, nil, err
 		}
-		return []string{py, "-u", filepath.Join(dir, "main.py")}, nil, nil
+		code, err := l.copyCode(workload, lang)
+		if err != nil {
+			return nil, nil, err
+		}
+		return []string{py, "-u", filepath.Join(code, "main.py")}, nil, nil
 	case "node":
-		return []string{"node", filepath.Join(dir, "main.js")}, nil, nil
+		code, err := l.copyCode(workload, lang)
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, err := os.Stat(filepath.Join(l.workloads, "node_modules")); err == nil {
+			if _, err := l.stage.copyTree(l.workloads, "node_modules"); err != nil {
+				return nil, nil, err
+			}
+		}
+		return []string{"node", filepath.Join(code, "main.js")}, nil, nil
 	case "go":
 		bin, err := l.buildGo(ctx, workload, dir)
 		if err != nil {
@@ -51,7 +78,7 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 			return nil, nil, err
 		}
 		return []string{bin}, nil, nil
-	case "java":
+	default: // java
 		classes, err := l.buildJava(ctx, workload, dir)
 		if err != nil {
 			return nil, nil, err
@@ -60,9 +87,17 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 		// flag that shortens start-up (e.g. C1 only) would slow the compute
 		// the benchmarks measure.
 		return []string{"java", "-cp", classes, "Main"}, nil, nil
-	default:
-		return nil, nil, fmt.Errorf("language %q is not supported by the local platform (python, go, node, java, cpp)", lang)
 	}
+}
+
+// copyCode copies an interpreted implementation and its language runtime
+// into the stage (keeping the catalogue's layout, which main.py and
+// main.js use to find the runtime) and returns the implementation's copy.
+func (l *launcher) copyCode(workload, lang string) (string, error) {
+	if _, err := l.stage.copyTree(l.workloads, filepath.Join("runtime", lang)); err != nil {
+		return "", err
+	}
+	return l.stage.copyTree(l.workloads, filepath.Join(workload, lang))
 }
 
 // buildCpp compiles main.cpp with g++ -O2 (and Magick++ when the source
@@ -70,10 +105,7 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 func (l *launcher) buildCpp(ctx context.Context, workload, dir string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if err := os.MkdirAll(l.cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("build cache: %w", err)
-	}
-	bin := filepath.Join(l.cacheDir, workload+"-cpp")
+	bin := filepath.Join(l.stage.bin(), workload+"-cpp")
 	src := filepath.Join(dir, "main.cpp")
 	args := []string{"-O2", "-std=c++17", "-o", bin, src}
 	if b, err := os.ReadFile(src); err == nil && strings.Contains(string(b), "<Magick++.h>") {
@@ -114,11 +146,14 @@ func magickConfig() (string, error) {
 func (l *launcher) buildJava(ctx context.Context, workload, dir string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := filepath.Join(l.cacheDir, workload+"-java")
+	out := filepath.Join(l.stage.bin(), workload+"-java")
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return "", fmt.Errorf("build cache: %w", err)
+		return "", fmt.Errorf("build: %w", err)
 	}
-	rt := filepath.Join(l.workloads, "runtime", "java", "Fbrt.java")
+	rt, err := within(l.workloads, filepath.Join("runtime", "java", "Fbrt.java"))
+	if err != nil {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "javac", "-d", out, rt, filepath.Join(dir, "Main.java"))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("javac %s: %w\n%s", dir, err, b)
@@ -126,18 +161,35 @@ func (l *launcher) buildJava(ctx context.Context, workload, dir string) (string,
 	return out, nil
 }
 
+// pythonPath finds the interpreter instances run: python3 on the PATH (its
+// real executable), or, when the instance user cannot reach that one (a
+// pyenv under /root, say), Debian's /usr/bin/python3.
 func (l *launcher) pythonPath(ctx context.Context) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.python != "" {
 		return l.python, nil
 	}
-	out, err := exec.CommandContext(ctx, "python3", "-c", "import sys; print(sys.executable)").Output()
-	if err != nil {
-		return "", fmt.Errorf("python3 not usable: %w", err)
+	var tried []string
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		out, err := exec.CommandContext(ctx, py, "-c", "import sys; print(sys.executable)").Output()
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", py, err))
+			continue
+		}
+		exe := strings.TrimSpace(string(out))
+		real, err := filepath.EvalSymlinks(exe)
+		if err == nil {
+			err = l.id.canRead(real, true)
+		}
+		if err != nil {
+			tried = append(tried, err.Error())
+			continue
+		}
+		l.python = exe
+		return exe, nil
 	}
-	l.python = strings.TrimSpace(string(out))
-	return l.python, nil
+	return "", fmt.Errorf("no python3 the instance user can run: %s", strings.Join(tried, "; "))
 }
 
 // buildGo builds the Go implementation inside the module that holds the
@@ -149,10 +201,7 @@ func (l *launcher) buildGo(ctx context.Context, workload, dir string) (string, e
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(l.cacheDir, 0o755); err != nil {
-		return "", fmt.Errorf("build cache: %w", err)
-	}
-	bin := filepath.Join(l.cacheDir, workload+"-go")
+	bin := filepath.Join(l.stage.bin(), workload+"-go")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {

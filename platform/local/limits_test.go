@@ -12,18 +12,22 @@ import (
 	"github.com/faasbench/faasbench/platform"
 )
 
-// testCatalogue is the real catalogue plus two functions that only tests
-// need: memhog (holds ?mb=N MB) and burn (spins for ?ms=N ms of CPU).
+// testCatalogue is part of the real catalogue plus functions that only
+// tests need: memhog (holds ?mb=N MB), burn (spins for ?ms=N ms of CPU) and
+// stall (never signals readiness).
 func testCatalogue(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	real := workloadsRoot(t)
-	entries, _ := os.ReadDir(real)
-	for _, e := range entries {
-		os.Symlink(filepath.Join(real, e.Name()), filepath.Join(root, e.Name()))
+	// A copy, not links: the platform refuses a path that leaves its catalogue.
+	for _, d := range []string{"runtime", "hello", "sleep"} {
+		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join(real, d))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fn := map[string]string{
 		"memhog": "hold = []\ndef handle(req):\n    hold.append(bytearray(int(req.query.get('mb', '1')) << 20))\n    hold[-1][::4096] = b'x' * len(hold[-1][::4096])\n    return b'held'\n",
+		"stall":  "import time\ntime.sleep(3600)\ndef handle(req):\n    return b''\n",
 		"burn":   "import time\ndef handle(req):\n    end = time.process_time() + int(req.query.get('ms', '100')) / 1000\n    while time.process_time() < end:\n        pass\n    return b'burnt'\n",
 	}
 	for name, body := range fn {

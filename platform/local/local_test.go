@@ -41,6 +41,20 @@ func workloadsRoot(t *testing.T) string {
 	return root
 }
 
+// sharedDir is a temporary directory the instance user can read (as a data
+// directory must be: instances never run as the test's own user when it is
+// root).
+func sharedDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
 func startTestPlatform(t *testing.T) (*Platform, string) {
 	t.Helper()
 	t.Setenv("FB_TEST_LOCAL_SERVE", "1")
@@ -170,7 +184,7 @@ func TestDeployErrors(t *testing.T) {
 	}{
 		{platform.Function{Name: "x", Workload: "nope", Language: "python", Replicas: 1}, "has no python implementation"},
 		{platform.Function{Name: "Bad_Name", Workload: "hello", Language: "python", Replicas: 1}, "name"},
-		{platform.Function{Name: "y", Workload: "hello", Language: "cobol", Replicas: 1}, "no cobol implementation"},
+		{platform.Function{Name: "y", Workload: "hello", Language: "cobol", Replicas: 1}, "language \"cobol\" is not supported"},
 		{platform.Function{Name: "z", Workload: "hello", Language: "python", Replicas: 1000}, "replicas"},
 	} {
 		err := p.Deploy(ctx, tc.fn)

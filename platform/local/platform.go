@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -50,12 +51,17 @@ type Platform struct {
 	cmd    *exec.Cmd
 	parent io.WriteCloser
 	exited chan struct{}
-	base   string
+	base   string // the gateway (invocation path)
+	ctl    string // the control API's Unix socket
 	hc     *http.Client
-	runID  string
-	cpus   []int
-	wdir   string
-	pid    int // of a connected daemon (cmd is nil then)
+	ctlHC  struct {
+		once sync.Once
+		c    *http.Client
+	}
+	runID string
+	cpus  []int
+	wdir  string
+	pid   int // of a connected daemon (cmd is nil then)
 }
 
 var _ platform.Platform = (*Platform)(nil)
@@ -99,7 +105,9 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	}
 	defer rd.Close()
 	cmd := exec.Command(cfg.Command[0], args...)
-	cmd.Env = append(os.Environ(), reaper.Marker(cfg.RunID))
+	// The daemon sees only what it needs of faasbench's environment (no
+	// credentials: env.go), and its instances less still.
+	cmd.Env = append(DaemonEnv(os.Environ()), reaper.Marker(cfg.RunID))
 	cmd.ExtraFiles = []*os.File{wr}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	var parent io.WriteCloser = nopCloser{}
@@ -124,16 +132,20 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	p := &Platform{cmd: cmd, parent: parent, exited: make(chan struct{}), runID: cfg.RunID, cpus: cfg.CPUs, wdir: cfg.WorkDir,
 		hc: &http.Client{Timeout: 5 * time.Minute}}
 	go func() { _ = cmd.Wait(); close(p.exited) }()
-	line := make(chan string, 1)
-	go func() { l, _ := bufio.NewReader(rd).ReadString('\n'); line <- l }()
+	line := make(chan [2]string, 1)
+	go func() {
+		br := bufio.NewReader(rd)
+		addr, _ := br.ReadString('\n')
+		ctl, _ := br.ReadString('\n')
+		line <- [2]string{strings.TrimSpace(addr), strings.TrimSpace(ctl)}
+	}()
 	select {
 	case l := <-line:
-		addr := strings.TrimSpace(l)
-		if addr == "" {
+		if l[0] == "" || l[1] == "" {
 			p.kill()
 			return nil, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
 		}
-		p.base = "http://" + addr
+		p.base, p.ctl = "http://"+l[0], l[1]
 	case <-time.After(30 * time.Second):
 		p.kill()
 		return nil, errors.New("local: daemon not ready after 30 s")
@@ -152,6 +164,8 @@ func (nopCloser) Close() error                { return nil }
 // State is what platform local up leaves behind for the other commands.
 type State struct {
 	Gateway string `json:"gateway"`
+	// Control is the control API's Unix socket (owner only).
+	Control string `json:"control"`
 	PID     int    `json:"pid"`
 	RunID   string `json:"run_id"`
 	WorkDir string `json:"work_dir"`
@@ -159,13 +173,13 @@ type State struct {
 
 // State returns the daemon's state (for platform local up).
 func (p *Platform) State() State {
-	return State{Gateway: p.base, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
+	return State{Gateway: p.base, Control: p.ctl, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
 }
 
 // Connect returns a client of a daemon started earlier (not owned: Close
 // shuts it down through its API).
 func Connect(st State) *Platform {
-	return &Platform{base: st.Gateway, runID: st.RunID, wdir: st.WorkDir, pid: st.PID, hc: &http.Client{Timeout: 5 * time.Minute}}
+	return &Platform{base: st.Gateway, ctl: st.Control, runID: st.RunID, wdir: st.WorkDir, pid: st.PID, hc: &http.Client{Timeout: 5 * time.Minute}}
 }
 
 // Name implements platform.Platform.
@@ -182,11 +196,18 @@ func (p *Platform) PID() int {
 	return p.cmd.Process.Pid
 }
 
+// controlHTTP is the client of the control socket (one transport, so its
+// connections are reused).
+func (p *Platform) controlHTTP() *http.Client {
+	p.ctlHC.once.Do(func() { p.ctlHC.c = controlClient(p.ctl, p.hc) })
+	return p.ctlHC.c
+}
+
 func (p *Platform) call(ctx context.Context, method, path string, in, out any) error {
 	// The daemon answers errors with its own sentence (errorBody), which
 	// is returned as it is.
 	var daemonSaid string
-	c := &httpapi.Client{Name: "local", Base: p.base, HTTP: p.hc, Explain: func(_ int, body []byte) string {
+	c := &httpapi.Client{Name: "local", Base: controlHost, HTTP: p.controlHTTP(), Explain: func(_ int, body []byte) string {
 		var e errorBody
 		if json.Unmarshal(body, &e) == nil {
 			daemonSaid = e.Error
@@ -410,7 +431,7 @@ func (p *Platform) Close(ctx context.Context) error {
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}
-	return nil
+	return removeStage(p.wdir)
 }
 
 func (p *Platform) kill() {
@@ -429,7 +450,7 @@ func (p *Platform) shutdownConnected(ctx context.Context) error {
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: down: %w", err)
 	}
-	return nil
+	return removeStage(p.wdir)
 }
 
 // parseBytes reads 1048576, 1MB (10^6), 1MiB (2^20), 512KB, 4KiB.

@@ -21,10 +21,12 @@ func ServeMain(ctx context.Context, args []string, stdin io.Reader, stderr io.Wr
 	readyFD := fs.Int("ready-fd", -1, "descriptor on which to write the gateway address once listening")
 	cpus := fs.String("cpus", "", "CPU list to pin the platform and its instances to")
 	watchStdin := fs.Bool("watch-stdin", true, "shut down when stdin reaches EOF")
+	user := fs.String("instance-user", os.Getenv(InstanceUserEnv), "uid:gid instances run as when the platform is root (default "+DefaultInstanceUser+")")
+	control := fs.String("control", "", "the control API's Unix socket (default: control.sock in the work dir)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := ServeConfig{Listen: *listen, Workloads: *workloads, WorkDir: *workDir}
+	cfg := ServeConfig{Listen: *listen, Workloads: *workloads, WorkDir: *workDir, InstanceUser: *user, Control: *control}
 	if *cpus != "" {
 		c, err := affinity.Parse(*cpus)
 		if err != nil {

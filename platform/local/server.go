@@ -2,16 +2,15 @@ package local
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -36,7 +35,13 @@ type ServeConfig struct {
 	Listen    string // default 127.0.0.1:0
 	Workloads string // catalogue root
 	WorkDir   string // logs/ and bin/ go here
-	CPUs      []int  // pin the platform and its instances (empty: no pinning)
+	// InstanceUser is uid:gid for instances when the daemon is root
+	// (default DefaultInstanceUser).
+	InstanceUser string
+	// Control is the control API's Unix socket (default: control.sock in
+	// WorkDir, or a private temporary directory when that path is too long).
+	Control string
+	CPUs    []int // pin the platform and its instances (empty: no pinning)
 	// Ready, if set, receives the gateway's address once it listens.
 	Ready io.Writer
 	// Parent, if set, is watched: when it reaches EOF (the process that
@@ -59,7 +64,10 @@ type Server struct {
 	gatewayURL string
 	stop       chan struct{}
 	once       sync.Once
-	self       string          // this executable: it is also the fork-mode watchdog and the cgroup joiner
+	self       string          // this executable: it is also the fork-mode watchdog
+	id         identity        // who instances run as
+	stage      *stage          // what instances may read
+	setpriv    string          // setpriv, which sets no_new_privs ("" when missing)
 	cg         *cgroup.Manager // nil: cgroups unusable (cgErr says why)
 	cgErr      error
 	evMu       sync.Mutex
@@ -80,20 +88,6 @@ func (s *Server) event(f *function, in *instance, kind, reason string) {
 		s.events = s.events[len(s.events)-maxEvents:]
 	}
 	s.evMu.Unlock()
-}
-
-func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
-	since, _ := strconv.ParseInt(r.URL.Query().Get("since_unix_ns"), 10, 64)
-	name := r.URL.Query().Get("function")
-	s.evMu.Lock()
-	out := []Event{}
-	for _, e := range s.events {
-		if e.UnixNs > since && (name == "" || e.Function == name) {
-			out = append(out, e)
-		}
-	}
-	s.evMu.Unlock()
-	writeJSON(w, 200, out)
 }
 
 type function struct {
@@ -190,7 +184,7 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 		}
 		*p = abs
 	}
-	for _, d := range []string{"logs", "bin"} {
+	for _, d := range []string{"logs"} {
 		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("local: %w", err)
 		}
@@ -199,7 +193,28 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
 	}
-	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, cacheDir: filepath.Join(cfg.WorkDir, "bin")}, stop: make(chan struct{}), self: self}
+	id, err := instanceIdentity(cfg.InstanceUser)
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	st, err := newStage(id)
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, stage: st, id: id}, stop: make(chan struct{}), self: self, id: id, stage: st}
+	if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
+		s.setpriv = ""
+		fmt.Fprintf(os.Stderr, "local: WARNING: no setpriv (Debian: util-linux): instances run without no_new_privs, so a setuid program can still raise their privileges\n")
+	}
+	// Recorded for the client, which removes the stage if the daemon dies
+	// without doing so.
+	if err := os.WriteFile(filepath.Join(cfg.WorkDir, stageRecord), []byte(st.root), 0o600); err != nil {
+		_ = st.close()
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	if !id.drop {
+		fmt.Fprintf(os.Stderr, "local: instances run as the platform's own user %s: only a platform started as root runs them as a user of their own\n", id)
+	}
 	empty := map[string]*function{}
 	s.fns.Store(&empty)
 	run := os.Getenv(reaper.EnvVar)
@@ -227,14 +242,37 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("local: listen: %w", err)
 	}
+	if w := exposure(ln.Addr()); w != "" {
+		fmt.Fprintf(os.Stderr, "local: WARNING: %s\n", w)
+	}
+	ctlPath, private := s.cfg.Control, false
+	if ctlPath == "" {
+		if ctlPath, private, err = controlSocketPath(s.cfg.WorkDir); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("local: %w", err)
+		}
+	}
+	ctl, err := listenControl(ctlPath)
+	if err != nil {
+		_ = ln.Close()
+		return fmt.Errorf("local: %w", err)
+	}
+	defer func() {
+		_ = os.Remove(ctlPath)
+		if private {
+			_ = os.Remove(filepath.Dir(ctlPath))
+		}
+	}()
 	// Set before the first request can arrive: deploys read it unlocked.
 	s.gatewayURL = "http://" + ln.Addr().String()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	srv := &http.Server{Handler: s.routes(), ReadHeaderTimeout: time.Minute}
-	errc := make(chan error, 1)
+	srv := &http.Server{Handler: s.gatewayRoutes(), ReadHeaderTimeout: time.Minute}
+	ctlSrv := &http.Server{Handler: s.controlRoutes(), ReadHeaderTimeout: time.Minute}
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- ctlSrv.Serve(ctl) }()
 	go s.idleLoop(ctx)
 	if s.cfg.Parent != nil {
 		go func() {
@@ -243,8 +281,10 @@ func (s *Server) Serve(ctx context.Context) error {
 		}()
 	}
 	if s.cfg.Ready != nil {
-		if _, err := fmt.Fprintf(s.cfg.Ready, "%s\n", ln.Addr()); err != nil {
+		// The gateway's address, then the control socket's path.
+		if _, err := fmt.Fprintf(s.cfg.Ready, "%s\n%s\n", ln.Addr(), ctlPath); err != nil {
 			_ = srv.Close()
+			_ = ctlSrv.Close()
 			return fmt.Errorf("local: announce: %w", err)
 		}
 	}
@@ -256,6 +296,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	cancel()
 	s.removeAll()
+	if err := s.stage.close(); err != nil {
+		fmt.Fprintf(os.Stderr, "local: %v\n", err)
+	}
 	if s.cg != nil {
 		if err := s.cg.Close(); err != nil {
 			fmt.Fprintf(os.Stderr, "local: %v\n", err)
@@ -264,6 +307,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	shutCtx, done := context.WithTimeout(context.Background(), 2*time.Second)
 	defer done()
 	_ = srv.Shutdown(shutCtx)
+	_ = ctlSrv.Shutdown(shutCtx)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("local: serve: %w", serveErr)
 	}
@@ -273,58 +317,6 @@ func (s *Server) Serve(ctx context.Context) error {
 func (s *Server) shutdown() { s.once.Do(func() { close(s.stop) }) }
 
 func (s *Server) lookup(name string) *function { return (*s.fns.Load())[name] }
-
-func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/function/", s.serveFunction)
-	mux.HandleFunc("GET /system/health", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, map[string]string{"status": "ok"}) })
-	mux.HandleFunc("GET /system/functions", s.handleList)
-	mux.HandleFunc("POST /system/functions", s.handleDeploy)
-	mux.HandleFunc("DELETE /system/functions/{name}", s.handleRemove)
-	mux.HandleFunc("POST /system/scale-function/{name}", s.handleScale)
-	mux.HandleFunc("GET /system/events", s.handleEvents)
-	mux.HandleFunc("POST /system/shutdown", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, 200, map[string]string{"status": "shutting down"})
-		s.shutdown()
-	})
-	return mux
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-func writeErr(w http.ResponseWriter, status int, err error) {
-	writeJSON(w, status, errorBody{Error: err.Error()})
-}
-
-func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {
-	fns := *s.fns.Load()
-	out := make([]FunctionStatus, 0, len(fns))
-	for _, f := range fns {
-		out = append(out, f.status())
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	writeJSON(w, 200, out)
-}
-
-func (s *Server) handleDeploy(w http.ResponseWriter, r *http.Request) {
-	var req DeployRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		writeErr(w, http.StatusBadRequest, fmt.Errorf("deploy: body: %w", err))
-		return
-	}
-	st, code, err := s.Deploy(r.Context(), req)
-	if err != nil {
-		writeErr(w, code, err)
-		return
-	}
-	writeJSON(w, 200, st)
-}
 
 // Deploy starts a function's instances and returns once they are ready.
 func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus, int, error) {
@@ -384,6 +376,12 @@ func (s *Server) validate(req DeployRequest) error {
 // ValidateDeploy checks a deploy request's values (what does not depend
 // on the machine): a spec is checked with it before anything starts.
 func ValidateDeploy(req DeployRequest) error {
+	if !workloadNameRE.MatchString(req.Workload) {
+		return fmt.Errorf("workload %q: a workload is a catalogue directory's name (lower-case letters, digits, '-', '_')", req.Workload)
+	}
+	if err := CheckEnv(req.Env); err != nil {
+		return err
+	}
 	switch {
 	case req.Concurrency < 0 || req.Concurrency > 10000:
 		return fmt.Errorf("concurrency %d: want 0 (no limit) to 10000", req.Concurrency)
@@ -446,7 +444,11 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 		req.Mode = "http"
 	}
 	if req.Mode == "fork" {
-		wd := append([]string{s.self}, "--")
+		self, err := s.stage.copyExecutable(s.self, "faasbench-watchdog")
+		if err != nil {
+			return nil, err
+		}
+		wd := []string{self, "--"}
 		argv = append(wd, argv...)
 		env = append(env, RoleEnv+"="+RoleWatchdog)
 	}
@@ -493,29 +495,6 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 		f.limit = newLimiter(req.Concurrency, qs, qt)
 	}
 	return f, nil
-}
-
-func (s *Server) handleScale(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	var req ScaleRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		writeErr(w, 400, fmt.Errorf("scale: body: %w", err))
-		return
-	}
-	f := s.lookup(name)
-	if f == nil {
-		writeErr(w, 404, fmt.Errorf("scale: %s is not deployed", name))
-		return
-	}
-	if req.Replicas < 0 || req.Replicas > MaxReplicas {
-		writeErr(w, 400, fmt.Errorf("scale: replicas %d: want 0..%d", req.Replicas, MaxReplicas))
-		return
-	}
-	if err := s.scale(r.Context(), f, req.Replicas, "scale"); err != nil {
-		writeErr(w, 500, err)
-		return
-	}
-	writeJSON(w, 200, f.status())
 }
 
 // scale starts or stops instances until n run; reason goes in the start
@@ -581,7 +560,8 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
 	id := f.req.Name + "-" + strconv.FormatInt(s.seq.Add(1), 10)
 	spec := instanceSpec{id: id, argv: f.argv, env: f.env,
-		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log")}
+		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log"),
+		home:    s.stage.home(), cred: s.id.credential(), noNewPrivs: s.setpriv}
 	if s.cg != nil {
 		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs})
 		if err != nil {
@@ -702,15 +682,6 @@ func (s *Server) scaleDown(f *function, n int) error {
 	f.req.Replicas = want
 	f.mu.Unlock()
 	return err
-}
-
-func (s *Server) handleRemove(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if !s.remove(name) {
-		writeErr(w, 404, fmt.Errorf("remove: %s is not deployed", name))
-		return
-	}
-	writeJSON(w, 200, map[string]string{"removed": name})
 }
 
 // remove stops a function's instances and forgets it.

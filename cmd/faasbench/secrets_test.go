@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// leakyCatalogue holds one workload whose instance prints its environment
+// and exits before it is ready: the platform quotes the instance's output in
+// its deploy error, which the run records and prints.
+func leakyCatalogue(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for _, d := range []string{"runtime", "hello"} {
+		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(filepath.Join(workloadsDir(t), d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(root, "leak", "python")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		filepath.Join(root, "leak", "workload.yaml"): "name: leak\ndescription: prints its environment and dies\nlanguages: [python]\nrequest:\n  method: GET\n",
+		filepath.Join(dir, "main.py"):                "import os, sys\nprint('env:', dict(os.environ), file=sys.stderr)\nsys.exit(3)\n",
+	}
+	for p, body := range files {
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// A secret the spec passes to a function (${VAR}) and a secret-looking
+// variable of faasbench's own environment reach neither the run's files,
+// nor its output, nor another function; the run directory is its owner's.
+func TestSecretsNeverReachResultsOrOutput(t *testing.T) {
+	const given, ambient = "given-7f3a9c1e", "ambient-d41d8cd9"
+	spec := writeSpec(t, `version: 1
+name: e2e
+platform: {name: local}
+functions:
+  - {workload: leak, language: python, env: {API_KEY_FOR_FN: "${FBTEST_GIVEN}"}}
+load:
+  concurrency: [1]
+  duration: 200ms
+repetitions: 1
+`)
+	res := t.TempDir()
+	cmd := exec.Command(binary, "run", spec, "--results", res, "--workloads", leakyCatalogue(t))
+	cmd.Env = append(os.Environ(), "FBTEST_GIVEN="+given, "OPENWHISK_AUTH="+ambient)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if err == nil {
+		t.Fatalf("a function that dies at start: the run succeeded\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "[redacted]") {
+		t.Errorf("the deploy error (with the instance's output) is not in the output:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), given) || strings.Contains(out.String(), ambient) {
+		t.Errorf("a secret reached the output:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "OPENWHISK_AUTH") {
+		t.Errorf("faasbench's environment reached the function:\n%s", out.String())
+	}
+	run := runDirOf(t, res)
+	st, err := os.Stat(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("run directory mode %v, want 0700", st.Mode().Perm())
+	}
+	err = filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(b, []byte(given)) || bytes.Contains(b, []byte(ambient)) {
+			rel, _ := filepath.Rel(run, p)
+			if !strings.HasPrefix(rel, "platform/logs/") {
+				t.Errorf("a secret reached %s", rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

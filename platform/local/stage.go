@@ -1,0 +1,218 @@
+package local
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+)
+
+// stage is the directory instances read their code from: copies of the
+// workloads' implementations and language runtimes, build products, the
+// fork-mode watchdog and the instances' HOME. It is the only part of the
+// file system the platform opens to the instance user (mode 0750, group the
+// instance group): the catalogue, the run directory and the owner's files
+// stay closed to functions. Removed when the daemon stops.
+type stage struct {
+	root string
+	id   identity
+	mu   sync.Mutex
+	done map[string]bool // what was copied, by path under root
+}
+
+// stageRecord names the file in the work directory that holds the stage's path.
+const stageRecord = "stage"
+
+// removeStage removes the stage recorded in workDir, if the daemon left it
+// (it was killed): only a directory named as newStage names them.
+func removeStage(workDir string) error {
+	b, err := os.ReadFile(filepath.Join(workDir, stageRecord))
+	if err != nil {
+		return nil
+	}
+	dir := filepath.Clean(string(b))
+	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(dir), "faasbench-fn-") {
+		return fmt.Errorf("stage record %q is not a stage", dir)
+	}
+	return os.RemoveAll(dir)
+}
+
+func newStage(id identity) (*stage, error) {
+	dir, err := os.MkdirTemp("", "faasbench-fn-")
+	if err != nil {
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	st := &stage{root: dir, id: id, done: map[string]bool{}}
+	if err := st.open(dir, 0o750); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	for _, d := range []string{"bin", "code"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("stage: %w", err)
+		}
+	}
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("stage: %w", err)
+	}
+	if id.drop {
+		if err := os.Chown(home, int(id.uid), int(id.gid)); err != nil {
+			_ = os.RemoveAll(dir)
+			return nil, fmt.Errorf("stage: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// open gives the instance group access to dir (when instances run as a
+// user of their own).
+func (st *stage) open(dir string, mode os.FileMode) error {
+	if st.id.drop {
+		if err := os.Chown(dir, 0, int(st.id.gid)); err != nil {
+			return fmt.Errorf("stage: %w", err)
+		}
+	}
+	if err := os.Chmod(dir, mode); err != nil {
+		return fmt.Errorf("stage: %w", err)
+	}
+	return nil
+}
+
+func (st *stage) home() string { return filepath.Join(st.root, "home") }
+func (st *stage) bin() string  { return filepath.Join(st.root, "bin") }
+
+// close removes the stage.
+func (st *stage) close() error { return os.RemoveAll(st.root) }
+
+// copyTree copies root/rel into the stage's code/rel once and returns the
+// copy's path. Only regular files and directories are copied; a symbolic
+// link is copied as a link when what it points to stays inside root/rel,
+// and refused otherwise, as is anything else (devices, sockets, FIFOs).
+func (st *stage) copyTree(root, rel string) (string, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	dst := filepath.Join(st.root, "code", rel)
+	if st.done[rel] {
+		return dst, nil
+	}
+	src, err := within(root, rel)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", fmt.Errorf("stage: %w", err)
+	}
+	err = filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, r)
+		switch t := d.Type(); {
+		case t.IsDir():
+			return os.MkdirAll(out, 0o755)
+		case t&fs.ModeSymlink != 0:
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, err)
+			}
+			if !inside(src, target) {
+				return fmt.Errorf("%s links to %s, outside %s", p, target, src)
+			}
+			link, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			if filepath.IsAbs(link) {
+				rt, _ := filepath.Rel(src, target)
+				link, _ = filepath.Rel(filepath.Dir(out), filepath.Join(dst, rt))
+			}
+			return os.Symlink(link, out)
+		case t.IsRegular():
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			return copyFile(p, out, 0o644|(info.Mode().Perm()&0o111))
+		default:
+			return fmt.Errorf("%s is not a regular file or directory", p)
+		}
+	})
+	if err != nil {
+		_ = os.RemoveAll(dst)
+		return "", fmt.Errorf("stage %s: %w", rel, err)
+	}
+	st.done[rel] = true
+	return dst, nil
+}
+
+// copyExecutable copies an executable into the stage's bin once.
+func (st *stage) copyExecutable(path, name string) (string, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	dst := filepath.Join(st.bin(), name)
+	if st.done["bin/"+name] {
+		return dst, nil
+	}
+	if err := copyFile(path, dst, 0o755); err != nil {
+		return "", fmt.Errorf("stage: %w", err)
+	}
+	st.done["bin/"+name] = true
+	return dst, nil
+}
+
+func copyFile(src, dst string, mode os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(dst, mode) // the umask may have narrowed it
+}
+
+// within resolves root/rel (symbolic links included) and refuses a result
+// outside root: a workload or file path from a request never leaves its root.
+func within(root, rel string) (string, error) {
+	if rel == "" || filepath.IsAbs(rel) {
+		return "", fmt.Errorf("path %q: want a path relative to %s", rel, root)
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", err
+	}
+	p, err := filepath.EvalSymlinks(filepath.Join(realRoot, rel))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s does not exist under %s", rel, root)
+		}
+		return "", err
+	}
+	if !inside(realRoot, p) {
+		return "", fmt.Errorf("path %q leaves %s (it resolves to %s)", rel, root, p)
+	}
+	return p, nil
+}
+
+// inside says whether p is root or below it (both resolved).
+func inside(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	return err == nil && r != ".." && !strings.HasPrefix(r, "../") && !filepath.IsAbs(r)
+}
