@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,7 @@ func FunctionOf(f spec.FunctionSpec, ps plan.Params, env *Env) (platform.Functio
 		return fn, fmt.Errorf("deploy %s: env refers to %s, not set in faasbench's environment", f.Name, strings.Join(missing, ", "))
 	}
 	fn.Env = vars
+	fn.SecretEnv = secretEnv(f.Env)
 	for _, p := range ps {
 		switch p.Name {
 		case "replicas":
@@ -105,4 +107,18 @@ func contentionWarning(pc plan.Cell, cores int) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%d instances on %d platform core(s): beyond %d instances this measures contention for the cores, not scaling", pc.Replicas, cores, cores)}
+}
+
+// secretEnv names the entries of env whose values take something from
+// faasbench's own environment (${VAR}, not the run's own data.* and
+// upstream.*): what a user passes that way is treated as a secret.
+func secretEnv(env map[string]string) []string {
+	var out []string
+	for k, v := range env {
+		if len(spec.ValueEnvRefs(v)) > 0 {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

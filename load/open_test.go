@@ -145,8 +145,10 @@ func TestOpenPacingResolutionNeverSendsEarly(t *testing.T) {
 		t.Fatalf("total %d, want 600", res.Total())
 	}
 	lag := res.LagHist()
-	// Requests wait for the next 5 ms grid point: lag spreads over 0..5 ms, none negative.
-	if p90 := time.Duration(lag.Quantile(0.9)); p90 < 2*time.Millisecond || p90 > 20*time.Millisecond {
+	// Requests wait for the next 5 ms grid point: lag spreads over 0..5 ms
+	// (more on a loaded machine, so only the floor is checked: a p90 under
+	// 2 ms would mean the resolution was not applied).
+	if p90 := time.Duration(lag.Quantile(0.9)); p90 < 2*time.Millisecond {
 		t.Errorf("lag p90 %v with a 5 ms resolution", p90)
 	}
 }

@@ -20,6 +20,10 @@ type Function struct {
 	Language string            `json:"language"`
 	Replicas int               `json:"replicas"`
 	Env      map[string]string `json:"env,omitempty"`
+	// SecretEnv names the Env entries whose values are secrets (taken from
+	// faasbench's own environment): Kubernetes adapters pass them through a
+	// Secret, never as literal values in a pod spec.
+	SecretEnv []string `json:"secret_env,omitempty"`
 	// Concurrency is the most requests one instance serves at once (Knative
 	// containerConcurrency, OpenFaaS max_inflight); 0: no limit.
 	Concurrency int `json:"concurrency,omitempty"`

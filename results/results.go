@@ -206,7 +206,12 @@ func (d *Dir) WriteFile(name string, b []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
-	if _, err := tmp.Write(d.Redact.Bytes(b)); err != nil {
+	if strings.HasSuffix(name, ".json") {
+		b = d.Redact.JSON(b)
+	} else {
+		b = d.Redact.Bytes(b)
+	}
+	if _, err := tmp.Write(b); err != nil {
 		return fail(err)
 	}
 	if err := tmp.Sync(); err != nil {

@@ -135,16 +135,28 @@ func (s Spec) EnvRefs() []string {
 	var out []string
 	for _, f := range s.Functions {
 		for _, v := range f.Env {
-			os.Expand(v, func(name string) string {
-				if !seen[name] && !strings.HasPrefix(name, "data.") && !strings.HasPrefix(name, "upstream.") {
+			for _, name := range ValueEnvRefs(v) {
+				if !seen[name] {
 					seen[name] = true
 					out = append(out, name)
 				}
-				return ""
-			})
+			}
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// ValueEnvRefs lists the variables of faasbench's own environment that one
+// env value refers to (${NAME}, not data.* or upstream.*).
+func ValueEnvRefs(v string) []string {
+	var out []string
+	os.Expand(v, func(name string) string {
+		if !strings.HasPrefix(name, "data.") && !strings.HasPrefix(name, "upstream.") {
+			out = append(out, name)
+		}
+		return ""
+	})
 	return out
 }
 

@@ -33,8 +33,8 @@ func New(vals ...string) *Set {
 	seen := map[string]bool{}
 	var out []string
 	for _, v := range vals {
-		if len(v) < minLen {
-			continue
+		if len(v) < minLen || (len(v) < 6 && strings.Trim(v, "0123456789") == "") {
+			continue // a port, a count: masking it would mask numbers everywhere
 		}
 		j, _ := json.Marshal(v)
 		for _, f := range []string{v, strings.Trim(string(j), `"`), html.EscapeString(v)} {
@@ -146,3 +146,45 @@ type masked struct {
 
 func (m *masked) Error() string { return m.msg }
 func (m *masked) Unwrap() error { return m.err }
+
+// JSON masks every secret in a JSON document: in place when that leaves it
+// valid (the secrets were in strings), else by decoding it and masking its
+// strings only (a secret of digits inside a number is left: numbers are
+// measurements), re-encoded with sorted keys.
+func (s *Set) JSON(b []byte) []byte {
+	out := s.Bytes(b)
+	if s.Len() == 0 || json.Valid(out) || !json.Valid(b) {
+		return out
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return out
+	}
+	enc, err := json.MarshalIndent(s.walk(v), "", "  ")
+	if err != nil {
+		return out
+	}
+	return append(enc, '\n')
+}
+
+func (s *Set) walk(v any) any {
+	switch x := v.(type) {
+	case string:
+		return s.String(x)
+	case []any:
+		for i := range x {
+			x[i] = s.walk(x[i])
+		}
+		return x
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[s.String(k)] = s.walk(e)
+		}
+		return m
+	default:
+		return v
+	}
+}

@@ -27,3 +27,25 @@ func TestSecretsAreMaskedInEveryForm(t *testing.T) {
 		t.Error("a nil set changed its input")
 	}
 }
+
+func TestJSONStaysValidWhenASecretIsInANumber(t *testing.T) {
+	s := New("123456789", "pw-abcdef")
+	doc := []byte(`{"latency_ns": 41234567890, "error": "login pw-abcdef 123456789 refused"}`)
+	out := s.JSON(doc)
+	if !json.Valid(out) {
+		t.Fatalf("invalid JSON: %s", out)
+	}
+	var v struct {
+		Latency json.Number `json:"latency_ns"`
+		Error   string      `json:"error"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.Latency != "41234567890" || v.Error != "login [redacted] [redacted] refused" {
+		t.Fatalf("got %+v", v)
+	}
+	if New("3306", "8080").Len() != 0 {
+		t.Error("ports are treated as secrets")
+	}
+}

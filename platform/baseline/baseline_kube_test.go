@@ -206,3 +206,44 @@ func TestHPARedeployAndForeignObjects(t *testing.T) {
 		t.Errorf("foreign deployment: %v", err)
 	}
 }
+
+// A secret value (taken from faasbench's environment) reaches the pod
+// through a labelled Secret, never as a literal in the Deployment, and the
+// Secret goes with the function.
+func TestSecretEnvThroughALabelledSecret(t *testing.T) {
+	p, ctx := open(t, "baseline-secret:1")
+	cl := p.Cluster
+	ns := cl.Namespace
+	const pw = "pw-4f1c2a9e"
+	fn := platform.Function{Name: "query-py", Workload: "query", Language: "python", Replicas: 1,
+		Env: map[string]string{"FB_DB_PASSWORD": pw, "FB_DB_HOST": "10.250.0.1"}, SecretEnv: []string{"FB_DB_PASSWORD"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	dep, err := cl.Client.AppsV1().Deployments(ns).Get(ctx, "query-py", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref *corev1.SecretKeySelector
+	for _, e := range dep.Spec.Template.Spec.Containers[0].Env {
+		if e.Value == pw {
+			t.Fatalf("the password is a literal in the Deployment: %+v", e)
+		}
+		if e.Name == "FB_DB_PASSWORD" && e.ValueFrom != nil {
+			ref = e.ValueFrom.SecretKeyRef
+		}
+	}
+	if ref == nil {
+		t.Fatal("FB_DB_PASSWORD does not reference a Secret")
+	}
+	sec, err := cl.Client.CoreV1().Secrets(ns).Get(ctx, ref.Name, metav1.GetOptions{})
+	if err != nil || string(sec.Data[ref.Key]) != pw || sec.Labels[kube.LabelManagedBy] != kube.ManagedBy {
+		t.Fatalf("secret %s: %+v %v", ref.Name, sec, err)
+	}
+	if err := p.Remove(ctx, "query-py"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Client.CoreV1().Secrets(ns).Get(ctx, ref.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("secret %s after Remove: %v", ref.Name, err)
+	}
+}

@@ -244,7 +244,9 @@ func TestRealNodeQueryAndFetch(t *testing.T) {
 		want string
 	}{
 		{platform.Function{Name: "query-python", Workload: "query", Language: "python", Replicas: 1, Env: map[string]string{
-			"FB_DB_HOST": env["FB_DB_HOST"], "FB_DB_PORT": env["FB_DB_PORT"], "FB_DB_USER": env["FB_DB_USER"], "FB_DB_PASSWORD": env["FB_DB_PASSWORD"], "FB_DB_NAME": env["FB_DB_NAME"]}},
+			"FB_DB_HOST": env["FB_DB_HOST"], "FB_DB_PORT": env["FB_DB_PORT"], "FB_DB_USER": env["FB_DB_USER"], "FB_DB_PASSWORD": env["FB_DB_PASSWORD"], "FB_DB_NAME": env["FB_DB_NAME"]},
+			// The password reaches the pod through a Secret (the kubelet resolves the reference).
+			SecretEnv: []string{"FB_DB_PASSWORD"}},
 			"?delay=0.01", "slept 0.01"},
 		{platform.Function{Name: "fetch-python", Workload: "fetch", Language: "python", Replicas: 1, Env: map[string]string{"FB_UPSTREAM_URL": env["FB_UPSTREAM_URL"]}},
 			"?size=1024", "fetched 1024 bytes"},

@@ -73,6 +73,10 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
+	// Secret values go in a Secret the pod references (kube/secret.go).
+	if err := p.PutEnvSecret(ctx, fn); err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
 	objs, err := p.cfg.Objects(p.Namespace(), fn, s)
 	if err != nil {
 		return err

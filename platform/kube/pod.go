@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
@@ -54,9 +53,12 @@ func ContractEnv(fn platform.Function, podName bool) []corev1.EnvVar {
 	if fn.Workers > 1 {
 		env = append(env, corev1.EnvVar{Name: "FB_WORKERS", Value: fmt.Sprint(fn.Workers)})
 	}
-	keys := slices.Sorted(maps.Keys(fn.Env))
-	for _, k := range keys {
+	for _, k := range plainEnvKeys(fn) {
 		env = append(env, corev1.EnvVar{Name: k, Value: fn.Env[k]})
+	}
+	// Secret values by reference to the function's Secret (secret.go).
+	for _, k := range slices.Sorted(slices.Values(fn.SecretEnv)) {
+		env = append(env, secretEnvVar(fn, k))
 	}
 	return env
 }

@@ -33,7 +33,7 @@ const LabelFunctionName = "nuclio.io/function-name"
 func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
 	env := []any{}
 	for _, e := range kube.ContractEnv(fn, false) {
-		env = append(env, map[string]any{"name": e.Name, "value": e.Value})
+		env = append(env, kube.EnvUnstructured(e))
 	}
 	workers := int64(max(fn.Workers, 1))
 	attrs := map[string]any{"serviceType": "NodePort"}

@@ -85,6 +85,10 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
+	// Secret values go in a Secret the pod references (kube/secret.go).
+	if err := p.PutEnvSecret(ctx, fn); err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
 	u, err := p.cfg.Function(p.Namespace(), fn, s)
 	if err != nil {
 		return err

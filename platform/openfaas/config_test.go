@@ -51,3 +51,12 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 		}
 	}
 }
+
+// A secret value would be a literal envVar in faas-netes' Deployment: it is
+// refused before anything is deployed, naming the variable.
+func TestSecretEnvIsRefused(t *testing.T) {
+	fn := platform.Function{Name: "q", Workload: "query", Language: "python", Env: map[string]string{"FB_DB_PASSWORD": "pw"}, SecretEnv: []string{"FB_DB_PASSWORD"}}
+	if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), "env FB_DB_PASSWORD") {
+		t.Fatalf("secret env on OpenFaaS: %v", err)
+	}
+}
