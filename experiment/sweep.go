@@ -94,10 +94,18 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 			}
 			return fmt.Errorf("cell %s: %w", pc.ID, err)
 		}
+		if err := s.lost(); err != nil {
+			return err
+		}
 		prog.begin(pc)
 		c, err := s.runCell(ctx, sp, pc, prog)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", pc.ID, err)
+		}
+		// A platform that died during the cell: what it measured is
+		// connection errors, not the platform; the cell is not kept.
+		if err := s.lost(); err != nil {
+			return fmt.Errorf("cell %s: not kept: %w", pc.ID, err)
 		}
 		if c != nil {
 			c.Warnings = append(c.Warnings, contentionWarning(pc, s.PlatformCores)...)
@@ -117,6 +125,16 @@ func (s *Sweep) Run(ctx context.Context, sp spec.Spec, cells []plan.Cell) (err e
 				return ErrInterrupted
 			case <-time.After(cd):
 			}
+		}
+	}
+	return nil
+}
+
+// lost is the platform's own word that it is gone (platform.Liveness).
+func (s *Sweep) lost() error {
+	if l, ok := s.Platform.(platform.Liveness); ok {
+		if err := l.Lost(); err != nil {
+			return fmt.Errorf("the platform is gone: %w", err)
 		}
 	}
 	return nil

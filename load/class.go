@@ -31,12 +31,13 @@ const (
 	ClassValidation                 // the response body failed validation
 	ClassGeneratorLag               // not sent on time because the generator was behind
 	ClassOther                      // any other transport error
+	ClassOOMKill                    // the platform says the instance was killed for exceeding its memory (X-Fb-Platform-Error: oom-kill)
 	NumClasses
 )
 
 var classNames = [NumClasses]string{
 	"ok", "connect", "timeout", "reset", "http-4xx", "http-429", "http-5xx",
-	"http-502", "http-503", "http-504", "function-error", "validation", "generator-lag", "other",
+	"http-502", "http-503", "http-504", "function-error", "validation", "generator-lag", "other", "oom-kill",
 }
 
 // String returns the class name used in every output file.
@@ -55,6 +56,14 @@ func ParseClass(s string) (Class, bool) {
 		}
 	}
 	return 0, false
+}
+
+// classOfPlatformError refines a 5xx by the platform's own reason.
+func classOfPlatformError(c Class, reason []byte) Class {
+	if c >= Class5xx && c <= Class504 && string(reason) == "oom-kill" { // the comparison does not allocate
+		return ClassOOMKill
+	}
+	return c
 }
 
 // ClassOfStatus classifies a completed HTTP exchange.

@@ -191,6 +191,9 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	}
 	s.Class = ClassOfStatus(resp.StatusCode)
 	h := resp.Header
+	if v := h.Get(HeaderPlatformError); v != "" {
+		s.Class = classOfPlatformError(s.Class, []byte(v))
+	}
 	if h.Get(HeaderError) != "" {
 		s.Class = ClassFunctionError
 	} else if s.Class == ClassOK && w.validate != nil {
@@ -239,7 +242,7 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	}
 	r := &f.resp
 	s.Status = r.status
-	s.Class = ClassOfStatus(r.status)
+	s.Class = classOfPlatformError(ClassOfStatus(r.status), r.platformError)
 	if r.hasError {
 		s.Class = ClassFunctionError
 	} else if s.Class == ClassOK && w.validate != nil && w.validate(body, w.buf.Bytes()) != nil {

@@ -106,6 +106,39 @@ func TestClosedClassifiesStatusesAndKeepsFailedLatency(t *testing.T) {
 	}
 }
 
+// A 502 the platform says came from an OOM kill is its own class, through
+// both HTTP clients; a 502 without the reason stays http-502, and the
+// reason on a success changes nothing.
+func TestPlatformOOMKillReasonIsAClass(t *testing.T) {
+	var n atomic.Int64
+	s := helloServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch n.Add(1) % 3 {
+		case 0:
+			w.Header().Set(HeaderPlatformError, "oom-kill")
+			w.WriteHeader(http.StatusBadGateway)
+		case 1:
+			w.WriteHeader(http.StatusBadGateway)
+		default:
+			w.Header().Set(HeaderPlatformError, "oom-kill")
+			w.Write([]byte("ok"))
+		}
+	})
+	for _, netHTTP := range []bool{false, true} {
+		cl := NewClient(Options{NetHTTP: netHTTP})
+		res, err := Closed{Concurrency: 1, Requests: 30}.Run(context.Background(), cl, Target{URL: s.URL})
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counts[ClassOOMKill] != 10 || res.Counts[Class502] != 10 || res.Counts[ClassOK] != 10 {
+			t.Errorf("net/http %v: oom-kill %d, http-502 %d, ok %d: want 10 each", netHTTP, res.Counts[ClassOOMKill], res.Counts[Class502], res.Counts[ClassOK])
+		}
+	}
+	if ClassOOMKill.String() != "oom-kill" {
+		t.Errorf("name %q", ClassOOMKill.String())
+	}
+}
+
 func TestClosedConnectErrorAndValidation(t *testing.T) {
 	// A port nobody listens on.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

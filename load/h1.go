@@ -47,6 +47,8 @@ type h1resp struct {
 	coldKind []byte
 	cold     bool
 	hasError bool
+	// platformError is X-Fb-Platform-Error's value.
+	platformError []byte
 	begin    int64
 	end      int64
 	// gateway stamps (-1: absent)
@@ -166,7 +168,7 @@ func (c *h1) write(body []byte) error {
 
 func (c *h1) readHead(status []byte) error {
 	r := &c.resp
-	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], length: -1, begin: -1, end: -1, gwArrive: -1, gwAssigned: -1, gwUpstream: -1}
+	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], platformError: r.platformError[:0], length: -1, begin: -1, end: -1, gwArrive: -1, gwAssigned: -1, gwUpstream: -1}
 	if len(status) < 12 || !bytes.HasPrefix(status, []byte("HTTP/1.")) {
 		return errMalformed
 	}
@@ -228,6 +230,8 @@ func (c *h1) readHead(status []byte) error {
 			r.gwUpstream = parseNs(val)
 		case bytes.EqualFold(name, []byte(HeaderError)):
 			r.hasError = len(val) > 0
+		case bytes.EqualFold(name, []byte(HeaderPlatformError)):
+			r.platformError = append(r.platformError[:0], val...)
 		}
 	}
 	if c.close {

@@ -10,6 +10,10 @@ const (
 	HeaderHandlerBegin = "X-Fb-Handler-Begin-Ns"
 	HeaderHandlerEnd   = "X-Fb-Handler-End-Ns"
 	HeaderError        = "X-Fb-Error"
+	// HeaderPlatformError is the platform's own reason for a request it
+	// failed (the local gateway sets "oom-kill" on the 502 of a request
+	// whose instance was killed for exceeding its memory limit).
+	HeaderPlatformError = "X-Fb-Platform-Error"
 	// Gateway stamps, when the platform's gateway gives them (the local
 	// platform does): when the request arrived, when an instance was
 	// assigned, when the instance's response headers came back (ns, the

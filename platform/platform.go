@@ -41,6 +41,14 @@ type Function struct {
 	Settings map[string]string `json:"settings,omitempty"`
 }
 
+// Liveness is an optional capability: a platform whose parts can die under
+// faasbench (the local platform's daemon) says so, so that a run stops
+// with the reason instead of measuring connection errors to the end.
+type Liveness interface {
+	// Lost is nil while the platform runs, else why it is gone.
+	Lost() error
+}
+
 // ColdStarter is an optional capability: make the next call cold, and say
 // which instances the platform itself started since a time, so a cold start
 // can be verified from two sources (the function's cold flag and instance

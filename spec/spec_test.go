@@ -67,6 +67,8 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 		{"list expected", strings.Replace(good, "[1, 8, 32]", "8", 1), "q.yaml:10: load.concurrency: want a list, got a number"},
 		{"bad version", strings.Replace(good, "version: 1", "version: 7", 1), "q.yaml:1: version: version 7 is not supported"},
 		{"not yaml", "name: [", "(document): not valid YAML"},
+		{"repeated concurrency", strings.Replace(good, "[1, 8, 32]", "[4, 8, 4]", 1), "q.yaml:10: load.concurrency[2]: 4 is already in the list: two cells would have one ID"},
+		{"repeated vary value", strings.Replace(good, "  duration: 3s", "  duration: 3s\nvary: {replicas: [1, 1]}", 1), "vary.replicas[1]: 1 is already in the list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse("q.yaml", []byte(tc.yaml))

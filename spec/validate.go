@@ -183,6 +183,38 @@ func (p *Parsed) Validate(k Known) error {
 			add(fmt.Sprintf("load.concurrency[%d]", i), "%d: want 1..%d", c, MaxConcurrency)
 		}
 	}
+	// A repeated value makes two cells with one ID, each overwriting the
+	// other's results.
+	dup := func(path string, at int, v any) {
+		if at >= 0 {
+			add(fmt.Sprintf("%s[%d]", path, at), "%v is already in the list: two cells would have one ID; use repetitions to measure a point again", v)
+		}
+	}
+	if i := repeatAt(l.Concurrency); i >= 0 {
+		dup("load.concurrency", i, l.Concurrency[i])
+	}
+	if i := repeatAt(l.Rate); i >= 0 {
+		dup("load.rate", i, l.Rate[i])
+	}
+	v := s.Vary
+	for _, c := range []struct {
+		path string
+		at   int
+		val  func(int) any
+	}{
+		{"vary.replicas", repeatAt(v.Replicas), func(i int) any { return v.Replicas[i] }},
+		{"vary.workers", repeatAt(v.Workers), func(i int) any { return v.Workers[i] }},
+		{"vary.mode", repeatAt(v.Mode), func(i int) any { return v.Mode[i] }},
+		{"vary.memory_mb", repeatAt(v.MemoryMB), func(i int) any { return v.MemoryMB[i] }},
+		{"vary.cpus", repeatAt(v.CPUs), func(i int) any { return v.CPUs[i] }},
+		{"vary.routing", repeatAt(v.Routing), func(i int) any { return v.Routing[i] }},
+		{"vary.payload_size", repeatAt(v.PayloadSize), func(i int) any { return v.PayloadSize[i] }},
+		{"vary.path", repeatAt(v.Path), func(i int) any { return v.Path[i] }},
+	} {
+		if c.at >= 0 {
+			dup(c.path, c.at, c.val(c.at))
+		}
+	}
 	nonNeg := func(path string, d Duration) {
 		if d < 0 {
 			add(path, "%v: must not be negative", d)
@@ -376,4 +408,16 @@ func (p *Parsed) validateData(add func(path, format string, args ...any)) {
 			add(path+".kind", "%q: want images, corpus or text", d.Kind)
 		}
 	}
+}
+
+// repeatAt is the index of the first value that repeats an earlier one (-1: none).
+func repeatAt[T comparable](list []T) int {
+	seen := make(map[T]bool, len(list))
+	for i, v := range list {
+		if seen[v] {
+			return i
+		}
+		seen[v] = true
+	}
+	return -1
 }

@@ -71,6 +71,27 @@ func New(run string) (*Manager, error) {
 	return m, nil
 }
 
+// Cleanup removes what is left of run's groups (made by New(run) in a
+// process that shared this process's cgroups, and was killed before it
+// could Close): every process in them is killed first.
+func Cleanup(run string) error {
+	own, err := ownPaths()
+	if err != nil {
+		return err
+	}
+	m := &Manager{dirs: map[string]string{}}
+	for _, c := range Controllers {
+		dir := filepath.Join(Root, c, own[c], "faasbench-"+run)
+		if st, err := os.Stat(dir); err == nil && st.IsDir() {
+			m.dirs[c] = dir
+		}
+	}
+	if len(m.dirs) == 0 {
+		return nil
+	}
+	return m.Close()
+}
+
 // ownPaths reads this process's cgroup per controller.
 func ownPaths() (map[string]string, error) {
 	f, err := os.Open("/proc/self/cgroup")

@@ -247,6 +247,14 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) (err error
 		return err
 	}
 	dir.Redact = secrets
+	// One writer per run directory: a --resume of a run still going is refused.
+	unlock, err := dir.Lock()
+	if errors.Is(err, results.ErrInUse) {
+		return withCode(ExitUsage, err)
+	} else if err != nil {
+		return err
+	}
+	defer unlock()
 	stderr := a.env.Stderr
 	fmt.Fprintf(stderr, "run %s: %d cells (%d done before), results in %s\n", runID, len(cells), len(done), dir.Path)
 

@@ -22,6 +22,10 @@ const (
 	HeaderGwColdWait = "X-Fb-Gw-Cold-Wait-Ns"
 )
 
+// headerPlatformError is load.HeaderPlatformError: the gateway's reason for
+// a request it failed.
+const headerPlatformError = "X-Fb-Platform-Error"
+
 func monoNs() int64 {
 	var ts unix.Timespec
 	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
@@ -108,6 +112,12 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		if ctx.Err() == context.DeadlineExceeded {
 			http.Error(w, "gateway: function "+name+" timed out after "+fn.timeout.String(), http.StatusGatewayTimeout)
+			return
+		}
+		if in != nil && in.oomKilled() {
+			// The platform's own reason, for the load engine's error class.
+			w.Header().Set(headerPlatformError, "oom-kill")
+			http.Error(w, "gateway: function "+name+": instance "+in.id+" was killed for exceeding its memory limit (OOM)", http.StatusBadGateway)
 			return
 		}
 		http.Error(w, "gateway: function "+name+": "+err.Error(), http.StatusBadGateway)

@@ -207,6 +207,17 @@ func (in *instance) removeGroup() {
 	}
 }
 
+// oomKilled says whether the kernel killed a process of the instance for
+// exceeding its memory limit (its cgroup's OOM kill count), which is why a
+// request to it just failed.
+func (in *instance) oomKilled() bool {
+	if in.group == nil {
+		return false
+	}
+	u, err := in.group.Usage()
+	return err == nil && u.OOMKills > 0
+}
+
 func (in *instance) status() InstanceStatus {
 	st := InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load(),
 		StartedUnixNs: in.started.UnixNano()}

@@ -66,8 +66,9 @@ func TestMemoryLimitOOMKillIsReportedAndReplaced(t *testing.T) {
 	if first.Usage == nil || first.Usage.MemoryBytes < 10<<20 {
 		t.Fatalf("usage not accounted: %+v", first.Usage)
 	}
-	if code, _, _ := get(t, http.DefaultClient, url+"?mb=200"); code == 200 {
-		t.Fatal("200 MB under a 64 MB limit succeeded")
+	code, h, body := get(t, http.DefaultClient, url+"?mb=200")
+	if code != 502 || h.Get("X-Fb-Platform-Error") != "oom-kill" || !strings.Contains(body, "OOM") {
+		t.Fatalf("200 MB under a 64 MB limit: %d %q %q, want a 502 that says oom-kill", code, h.Get("X-Fb-Platform-Error"), body)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/internal/cgroup"
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/httpapi"
@@ -70,6 +71,7 @@ var _ platform.DirectCaller = (*Platform)(nil)
 var _ platform.ColdStarter = (*Platform)(nil)
 var _ platform.ReplicaWatcher = (*Platform)(nil)
 var _ platform.ResourceSampler = (*Platform)(nil)
+var _ platform.Liveness = (*Platform)(nil)
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
@@ -217,6 +219,9 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 	if err := c.Do(ctx, method, path, in, out); err != nil {
 		if daemonSaid != "" {
 			return errors.New(daemonSaid)
+		}
+		if lost := p.lostAfter(time.Second); lost != nil {
+			return lost // the reason, not the broken connection it caused
 		}
 		return err
 	}
@@ -413,6 +418,37 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	return map[string]any{"platform": Name, "gateway": p.base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}, nil
 }
 
+// Lost implements platform.Liveness: nil while the daemon runs, else how
+// it ended (killed, crashed) and the end of its log.
+func (p *Platform) Lost() error {
+	if p.cmd == nil {
+		if !reaper.Alive(p.pid) {
+			return fmt.Errorf("the local platform's daemon (pid %d) is gone", p.pid)
+		}
+		return nil
+	}
+	select {
+	case <-p.exited:
+		return fmt.Errorf("the local platform's daemon (pid %d) ended (%v): %s", p.cmd.Process.Pid, p.cmd.ProcessState,
+			logTail(filepath.Join(p.wdir, "platform.log")))
+	default:
+		return nil
+	}
+}
+
+// lostAfter waits up to d for the daemon to be seen gone (a broken control
+// connection comes before the exit status) and returns Lost.
+func (p *Platform) lostAfter(d time.Duration) error {
+	if p.cmd == nil {
+		return p.Lost()
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(d):
+	}
+	return p.Lost()
+}
+
 // Close stops the daemon (which stops its instances), waits for it, and
 // kills anything still carrying the run's marker.
 func (p *Platform) Close(ctx context.Context) error {
@@ -431,7 +467,8 @@ func (p *Platform) Close(ctx context.Context) error {
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}
-	return removeStage(p.wdir)
+	// What a daemon that was killed could not remove itself.
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.cmd.Process.Pid)), removeStage(p.wdir))
 }
 
 func (p *Platform) kill() {
@@ -450,7 +487,7 @@ func (p *Platform) shutdownConnected(ctx context.Context) error {
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: down: %w", err)
 	}
-	return removeStage(p.wdir)
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.pid)), removeStage(p.wdir))
 }
 
 // parseBytes reads 1048576, 1MB (10^6), 1MiB (2^20), 512KB, 4KiB.

@@ -165,6 +165,10 @@ func (f *function) status() FunctionStatus {
 	return st
 }
 
+// daemonCgroupName names a daemon's cgroups (the client removes them if
+// the daemon was killed).
+func daemonCgroupName(run string, pid int) string { return fmt.Sprintf("%s-%d", run, pid) }
+
 // NewServer prepares a server; Serve runs it.
 func NewServer(cfg ServeConfig) (*Server, error) {
 	if cfg.Listen == "" {
@@ -224,7 +228,7 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	if os.Getenv(NoCgroupsEnv) != "" {
 		s.cgErr = fmt.Errorf("disabled by %s", NoCgroupsEnv)
 	} else {
-		s.cg, s.cgErr = cgroup.New(fmt.Sprintf("%s-%d", run, os.Getpid()))
+		s.cg, s.cgErr = cgroup.New(daemonCgroupName(run, os.Getpid()))
 	}
 	if s.cgErr != nil {
 		fmt.Fprintf(os.Stderr, "local: running without cgroups (no CPU or memory limits, no per-instance accounting): %v\n", s.cgErr)

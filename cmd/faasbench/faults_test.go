@@ -1,0 +1,140 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/internal/reaper"
+	"github.com/faasbench/faasbench/results"
+)
+
+// startRun starts a run of spec and waits until its platform serves at
+// least procs processes; it returns the command and the run's id.
+func startRun(t *testing.T, spec, res string, procs int) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var runID string
+	deadline := time.Now().Add(30 * time.Second)
+	for runID == "" || len(reaper.Find(runID)) < procs {
+		if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(m) == 1 {
+			var man results.Manifest
+			if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &man) == nil {
+				runID = man.RunID
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("run did not start its platform in 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return cmd, runID
+}
+
+// daemonOf finds the local platform's daemon among a run's processes.
+func daemonOf(t *testing.T, runID string) int {
+	t.Helper()
+	for _, pid := range reaper.Find(runID) {
+		b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		if strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), "platform local serve") {
+			return pid
+		}
+	}
+	t.Fatalf("no daemon among %v", reaper.Find(runID))
+	return 0
+}
+
+// The daemon killed mid-run: the run stops at once with the reason, ends
+// failed (exit 1), keeps the cells measured before, and leaves no process,
+// cgroup or stage behind.
+func TestDaemonKilledMidRunEndsFailed(t *testing.T) {
+	res := t.TempDir()
+	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 1500ms", 1)
+	spec = strings.Replace(spec, "concurrency: [1, 4]", "concurrency: [1, 2, 3, 4]", 1)
+	cmd, runID := startRun(t, spec, res, 3)
+	// Into the cells: the first one is in the summary.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		var sum results.Summary
+		if b, err := os.ReadFile(filepath.Join(runDirOf(t, res), "summary.json")); err == nil && json.Unmarshal(b, &sum) == nil && len(sum.Cells) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("no cell measured in 60 s")
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // into the next cell
+	daemon := daemonOf(t, runID)
+	if err := syscall.Kill(daemon, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	err := cmd.Wait()
+	took := time.Since(begin)
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1", err)
+	}
+	var man results.Manifest
+	b, err := os.ReadFile(filepath.Join(runDirOf(t, res), "manifest.json"))
+	if err != nil || json.Unmarshal(b, &man) != nil {
+		t.Fatalf("manifest: %v", err)
+	}
+	if man.Status == "complete" || !strings.Contains(man.Error, "daemon") {
+		t.Errorf("status %q error %q: want failed or partial, saying the daemon is gone", man.Status, man.Error)
+	}
+	var sum results.Summary
+	b, _ = os.ReadFile(filepath.Join(runDirOf(t, res), "summary.json"))
+	if json.Unmarshal(b, &sum) != nil {
+		t.Fatal("summary unreadable")
+	}
+	for _, c := range sum.Cells {
+		if c.Errors["connect"] > 0 {
+			t.Errorf("cell %s kept with %d connect errors", c.ID, c.Errors["connect"])
+		}
+	}
+	t.Logf("faasbench ended %v after the kill: %s; %d cells kept", took.Round(time.Millisecond), man.Error, len(sum.Cells))
+	if left := reaper.Find(runID); len(left) > 0 {
+		reaper.Reap(runID, time.Second)
+		t.Errorf("processes left: %v", left)
+	}
+	if m, _ := filepath.Glob("/sys/fs/cgroup/*/*faasbench-" + runID + "-*"); len(m) > 0 {
+		t.Errorf("cgroups left: %v", m)
+	}
+	if m, _ := filepath.Glob("/sys/fs/cgroup/*/*/*faasbench-" + runID + "-*"); len(m) > 0 {
+		t.Errorf("cgroups left: %v", m)
+	}
+}
+
+// --resume of a run that is still going is refused (exit 2) before it
+// touches anything; the first run goes on and completes.
+func TestResumeOfARunningRunIsRefused(t *testing.T) {
+	res := t.TempDir()
+	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 1s", 1)
+	cmd, _ := startRun(t, spec, res, 2)
+	second := exec.Command(binary, "run", "--resume", runDirOf(t, res), "--workloads", workloadsDir(t))
+	out, err := second.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "is being written by pid") {
+		t.Errorf("second writer: %v\n%s", err, out)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the first run: %v", err)
+	}
+	var man results.Manifest
+	b, _ := os.ReadFile(filepath.Join(runDirOf(t, res), "manifest.json"))
+	if json.Unmarshal(b, &man) != nil || man.Status != "complete" {
+		t.Errorf("first run status %q (%s)", man.Status, man.Error)
+	}
+}
