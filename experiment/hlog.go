@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -35,11 +34,7 @@ func (s *Sweep) writeHlogEntries(pc plan.Cell, start time.Time, elapsed time.Dur
 	if err := hist.WriteLog(&buf, start.UnixMilli(), entries); err != nil {
 		return err
 	}
-	dir := s.Dir.File("hlog")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("hlog: %w", err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, results.HlogName(pc.ID)), buf.Bytes(), 0o644); err != nil {
+	if err := s.Dir.WriteFile(filepath.Join("hlog", results.HlogName(pc.ID)), buf.Bytes()); err != nil {
 		return fmt.Errorf("hlog: %w", err)
 	}
 	return nil

@@ -205,13 +205,14 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell, prog *p
 func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, prog *progress) (*results.Cell, error) {
 	target, opts := cs.target, cs.opts
 	var sink *load.RecordSink
+	var recFile *results.Pending
 	if sp.Load.Records {
-		f, err := s.recordsFile(pc)
-		if err != nil {
+		var err error
+		if recFile, err = s.recordsFile(pc); err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		sink = load.NewRecordSink(f, 2*pc.Concurrency+4, load.Meta(s.Summary.RunID, time.Now().UnixNano()))
+		defer recFile.Abort() // unless committed below
+		sink = load.NewRecordSink(recFile, 2*pc.Concurrency+4, load.Meta(s.Summary.RunID, time.Now().UnixNano()))
 	}
 	cl := load.NewClient(opts)
 	defer cl.Close()
@@ -248,6 +249,9 @@ func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		if _, dropped, err = sink.Close(); err != nil {
 			return nil, err
 		}
+		if err := recFile.Commit(); err != nil {
+			return nil, err
+		}
 	}
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
@@ -262,14 +266,11 @@ func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 	return &c, nil
 }
 
-// recordsFile creates records/<cell>.parquet in the run directory.
-func (s *Sweep) recordsFile(pc plan.Cell) (*os.File, error) {
-	dir := s.Dir.File("records")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("records: %w", err)
-	}
+// recordsFile starts records/<cell>.parquet in the run directory (it
+// appears when the cell's records are complete).
+func (s *Sweep) recordsFile(pc plan.Cell) (*results.Pending, error) {
 	name := strings.NewReplacer("/", "_", "=", "").Replace(pc.ID) + ".parquet"
-	f, err := os.Create(filepath.Join(dir, name))
+	f, err := s.Dir.Create(filepath.Join("records", name))
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}

@@ -22,17 +22,47 @@ func WriteFigures(dir string, runs []Run) (files []string, note string, err erro
 	for i, c := range Charts(runs) {
 		base := filepath.Join(dir, fmt.Sprintf("%02d-%s", i+1, slug(c.Name())))
 		svg := `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + c.SVG()
-		if err := os.WriteFile(base+".svg", []byte(svg), 0o644); err != nil {
+		if err := writeAtomic(base+".svg", []byte(svg)); err != nil {
 			return files, note, fmt.Errorf("figures: %w", err)
 		}
 		files = append(files, base+".svg")
 		if conv == "" {
 			continue
 		}
-		if out, err := exec.Command(conv, "--zoom", "2", "--background-color", "white", "-o", base+".png", base+".svg").CombinedOutput(); err != nil {
+		// To a temporary name, renamed when complete (a full disk leaves no
+		// truncated figure).
+		tmp := filepath.Join(dir, "."+filepath.Base(base)+".png.tmp")
+		if out, err := exec.Command(conv, "--zoom", "2", "--background-color", "white", "-o", tmp, base+".svg").CombinedOutput(); err != nil {
+			os.Remove(tmp)
 			return files, note, fmt.Errorf("figures: rsvg-convert %s: %v: %s", base+".svg", err, out)
+		}
+		if err := os.Rename(tmp, base+".png"); err != nil {
+			os.Remove(tmp)
+			return files, note, fmt.Errorf("figures: %w", err)
 		}
 		files = append(files, base+".png")
 	}
 	return files, note, nil
+}
+
+// writeAtomic replaces path with b through a temporary file and a rename.
+func writeAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }

@@ -195,9 +195,15 @@ func (d *Dir) WriteJSON(name string, v any) error {
 	return d.WriteFile(name, append(b, '\n'))
 }
 
-// WriteFile replaces name with b, atomically (write, sync, rename).
+// WriteFile replaces name (a path under the directory: hlog/x.hlog) with
+// b, atomically (write, sync, rename): a full disk or a crash leaves the
+// previous file or none, never a truncated one.
 func (d *Dir) WriteFile(name string, b []byte) error {
-	tmp, err := os.CreateTemp(d.Path, "."+name+".*")
+	dir := filepath.Dir(d.File(name))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
 	if err != nil {
 		return fmt.Errorf("results: %w", err)
 	}

@@ -138,3 +138,67 @@ func TestResumeOfARunningRunIsRefused(t *testing.T) {
 		t.Errorf("first run status %q (%s)", man.Status, man.Error)
 	}
 }
+
+// A disk that fills mid-run: the run ends partial or failed with the
+// reason, every file it leaves is whole (manifest, summary and report are
+// valid, no truncated records, no temporary files), and nothing is left
+// running. On a tmpfs of 16 MiB, filled to leave ~5 MiB (4 MiB of which the
+// run reserves for its last words).
+func TestDiskFullMidRunLeavesWholeFiles(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mounting a size-limited tmpfs needs root")
+	}
+	mnt := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "fbtest-full", mnt).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
+	filler := make([]byte, 11<<20+512<<10)
+	if err := os.WriteFile(filepath.Join(mnt, "filler"), filler, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := filepath.Join(mnt, "runs")
+	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 2s\n  records: true", 1)
+	spec = strings.Replace(spec, "concurrency: [1, 4]", "concurrency: [4, 8, 16]", 1)
+	spec = strings.Replace(spec, "repetitions: 2", "repetitions: 3", 1)
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1 (the disk filled)\n%s", err, out)
+	}
+	run := runDirOf(t, res)
+	var man results.Manifest
+	b, err := os.ReadFile(filepath.Join(run, "manifest.json"))
+	if err != nil || json.Unmarshal(b, &man) != nil {
+		t.Fatalf("manifest unreadable: %v %q", err, b)
+	}
+	if man.Status == results.StatusComplete || man.Status == results.StatusRunning || !strings.Contains(man.Error, "no space left on device") {
+		t.Errorf("status %q error %q: want partial or failed, saying the disk is full", man.Status, man.Error)
+	}
+	var sum results.Summary
+	if b, err := os.ReadFile(filepath.Join(run, "summary.json")); err != nil || json.Unmarshal(b, &sum) != nil {
+		t.Fatalf("summary unreadable: %v", err)
+	}
+	if st, err := os.Stat(filepath.Join(run, "report.html")); err != nil || st.Size() == 0 {
+		t.Errorf("report.html: %v", err)
+	}
+	err = filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		name := info.Name()
+		if strings.HasPrefix(name, ".") && name != ".lock" {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := filepath.Glob(filepath.Join(run, "records", "*.parquet"))
+	t.Logf("disk full: %s, %d cells kept, %d record files, error: %s", man.Status, len(sum.Cells), len(recs), man.Error)
+	if len(recs) > len(sum.Cells) {
+		t.Errorf("%d record files for %d cells: a lost cell's records were kept", len(recs), len(sum.Cells))
+	}
+}

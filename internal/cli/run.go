@@ -255,6 +255,13 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) (err error
 		return err
 	}
 	defer unlock()
+	// Space for the final manifest, summary and report on a disk the run
+	// fills (finish gives it back first).
+	release, rerr := dir.Reserve(results.ReserveSize)
+	if rerr != nil {
+		fmt.Fprintf(a.env.Stderr, "warning: %v: a full disk may leave the final report unwritten\n", rerr)
+	}
+	defer release()
 	stderr := a.env.Stderr
 	fmt.Fprintf(stderr, "run %s: %d cells (%d done before), results in %s\n", runID, len(cells), len(done), dir.Path)
 
@@ -297,7 +304,7 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) (err error
 	opts := o.cluster.options(sp.Platform)
 	opts["cpus"] = platCPUs
 	runErr := a.execute(ctx, reg, sp, filepath.Dir(absSpec), cells, done, dir, sum, m, root, runID, opts)
-	return a.finish(dir, m, sum, runErr)
+	return a.finish(dir, m, sum, runErr, release)
 }
 
 func overlaps(a, b []int) bool {
@@ -364,7 +371,9 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 
 // finish writes the final manifest, summary and report, and maps the outcome
 // to an exit code.
-func (a *app) finish(dir *results.Dir, m *results.Manifest, sum *results.Summary, runErr error) error {
+// release gives back the run's reserved disk space first.
+func (a *app) finish(dir *results.Dir, m *results.Manifest, sum *results.Summary, runErr error, release func()) error {
+	release()
 	end := time.Now().UTC()
 	m.End = &end
 	interrupted := errors.Is(runErr, experiment.ErrInterrupted)
