@@ -118,7 +118,7 @@ func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, c
 	if expected == 0 {
 		expected = time.Minute
 	}
-	res, err := load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: prog.live()}.Run(ctx, cl, cs.target)
+	res, err := load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: prog.live(), Deadline: a.Duration.D()}.Run(ctx, cl, cs.target)
 	gen := mon.Stop()
 	if err != nil {
 		smp.finish()

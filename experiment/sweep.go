@@ -228,7 +228,7 @@ func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		if err != nil {
 			return nil, err
 		}
-		return load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: prog.live()}.Run(ctx, cl, target)
+		return load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: prog.live(), Deadline: d}.Run(ctx, cl, target)
 	}
 	if wu := sp.Load.Warmup.D(); wu > 0 {
 		if _, err := run(wu, 0, nil); err != nil {

@@ -102,7 +102,7 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 		w.rec.records = records.buffer()
 	}
 	if req.URL.Scheme == "http" && !c.opts.NetHTTP {
-		f, err := newH1(ctx, req.URL, req.Method, req.Header, c.opts.Timeout, c.opts.NewConnPerRequest)
+		f, err := newH1(ctx, req.URL, req.Host, req.Method, req.Header, c.opts.Timeout, c.opts.NewConnPerRequest)
 		if err != nil {
 			return nil, err
 		}
@@ -119,6 +119,9 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 }
 
 func newRequest(ctx context.Context, t *Target) (*http.Request, error) {
+	if err := t.Validate(); err != nil {
+		return nil, fmt.Errorf("target: %w", err)
+	}
 	method := t.Method
 	if method == "" {
 		method = http.MethodGet
@@ -135,6 +138,10 @@ func newRequest(ctx context.Context, t *Target) (*http.Request, error) {
 		return nil, fmt.Errorf("target %q: %w", t.URL, err)
 	}
 	for k, v := range t.Header {
+		if http.CanonicalHeaderKey(k) == "Host" {
+			req.Host = v[0] // net/http sends req.Host, never a Host in Header
+			continue
+		}
 		req.Header[k] = v
 	}
 	return req, nil

@@ -57,9 +57,11 @@ type h1resp struct {
 
 var errMalformed = errors.New("malformed HTTP response")
 
-func newH1(ctx context.Context, u *url.URL, method string, header map[string][]string, timeout time.Duration, closeConn bool) (*h1, error) {
-	host := u.Host
-	addr := host
+func newH1(ctx context.Context, u *url.URL, host, method string, header map[string][]string, timeout time.Duration, closeConn bool) (*h1, error) {
+	if host == "" {
+		host = u.Host
+	}
+	addr := u.Host
 	if u.Port() == "" {
 		addr = net.JoinHostPort(u.Hostname(), "80")
 	}

@@ -30,6 +30,11 @@ type Open struct {
 	// (counted as lag; latency still counts from the intended time). 0: a
 	// wake-up per request, tens of µs late.
 	Resolution time.Duration
+	// Deadline, when set, is a hard bound on sending (from the start): a
+	// generator that falls behind stops handing out requests there, and
+	// every request the schedule still had up to it is counted as not sent
+	// (class generator-lag), never sent late past the end of the run.
+	Deadline time.Duration
 }
 
 // DefaultMaxInFlight bounds an open loop's concurrency when not set.
@@ -73,8 +78,9 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	var scheduled int64
 	var last time.Duration
 	var offered []int64
+	var cut bool
 	go func() {
-		scheduled, last, offered = o.pace(ctx, start, tickets)
+		scheduled, last, offered, cut = o.pace(ctx, start, tickets)
 		close(tickets)
 	}()
 	runAll(ws, func(w *worker) {
@@ -86,6 +92,17 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			w.hit(tk.off, 1)
 		}
 	})
+	if cut {
+		// What the schedule still had up to the deadline: not sent. A pure
+		// function of the index, so nothing was kept while running.
+		for i := scheduled; ; i++ {
+			off, ok := o.Schedule.Offset(i)
+			if !ok || off > o.Deadline {
+				break
+			}
+			ws[0].dropLate(off)
+		}
+	}
 	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
 	if err != nil {
 		return nil, err
@@ -105,24 +122,34 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	return res, nil
 }
 
-// pace hands out tickets at their intended times; it returns how many the
-// schedule had (up to an interrupt), the offset of the last one, and how
-// many it offered in each second.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration, offered []int64) {
+// pace hands out tickets at their intended times; it returns how many it
+// handed out (the schedule's count, unless interrupted or cut), the offset
+// of the last one, how many it offered in each second, and whether the
+// deadline cut it short.
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration, offered []int64, cut bool) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
+	var deadline <-chan time.Time
+	if o.Deadline > 0 {
+		t := time.NewTimer(time.Until(start.Add(o.Deadline)))
+		defer t.Stop()
+		deadline = t.C
+	}
 	for i := int64(0); ; i++ {
 		off, ok := o.Schedule.Offset(i)
-		if !ok {
-			return i, last, offered
+		if !ok || (o.Deadline > 0 && off > o.Deadline) {
+			return i, last, offered, false
 		}
 		wake := off
 		if o.Resolution > 0 {
 			wake = (off + o.Resolution - 1) / o.Resolution * o.Resolution
 		}
 		if !pc.wait(ctx, wake) {
-			return i, last, offered
+			return i, last, offered, false
+		}
+		if o.Deadline > 0 && time.Since(start) > o.Deadline {
+			return i, last, offered, true
 		}
 		select {
 		case tickets <- ticket{off: off}:
@@ -132,8 +159,10 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) 
 				offered = append(offered, 0)
 			}
 			offered[w]++
+		case <-deadline:
+			return i, last, offered, true
 		case <-done:
-			return i, last, offered
+			return i, last, offered, false
 		}
 	}
 }

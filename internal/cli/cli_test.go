@@ -110,6 +110,17 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"load", "--schedule", "warp:9", "http://127.0.0.1:1/"}, ExitUsage},
 		{[]string{"load", "--dry-run", "-", "http://127.0.0.1:1/"}, ExitUsage},
 		{[]string{"load", "-H", "nocolon", "http://127.0.0.1:1/"}, ExitUsage},
+		// Each was run silently before (issue 21): a closed loop for a rate of
+		// 0 or NaN, connect errors to an impossible port, a raw space or a
+		// header line injected on the wire.
+		{[]string{"load", "--rate", "0", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--rate", "NaN", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--rate", "+Inf", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "http://127.0.0.1:99999/"}, ExitUsage},
+		{[]string{"load", "http://127.0.0.1:1/a b"}, ExitUsage},
+		{[]string{"load", "-H", "X-A: b\r\nEvil: 1", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "-H", "Content-Length: 9", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "-H", "Host: a", "-H", "Host: b", "http://127.0.0.1:1/"}, ExitUsage},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != tc.want {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.want, errs)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -92,11 +91,8 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 }
 
 func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
-	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErr("URL %q: want http://host[:port]/path", rawURL)
-	}
 	target := load.Target{Method: o.method, URL: rawURL, Header: http.Header{}, Body: []byte(o.body)}
+	var err error
 	if o.bodyFile != "" {
 		if o.body != "" {
 			return usageErr("--body and --body-file: give one")
@@ -121,11 +117,16 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		}
 		target.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
-	if o.rate != 0 && o.schedule != "" {
+	if err := target.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	if cmd.Flags().Changed("rate") && o.schedule != "" {
 		return usageErr("--rate and --schedule: give one")
 	}
-	if o.rate < 0 {
-		return usageErr("--rate %v: must be positive", o.rate)
+	// Given, a rate is an open loop: 0, NaN or a negative rate is refused,
+	// never taken for "no rate" (a closed loop).
+	if cmd.Flags().Changed("rate") && !(o.rate > 0 && o.rate <= 1e7) {
+		return usageErr("--rate %v: want a rate in (0, 1e7] requests per second", o.rate)
 	}
 	if o.rate > 0 {
 		o.schedule = fmt.Sprintf("constant:%g", o.rate)
@@ -185,7 +186,8 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		if o.resolution < 0 {
 			return usageErr("--pacing-resolution must not be negative")
 		}
-		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution}.Run(ctx, cl, target)
+		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution,
+			Deadline: o.duration}.Run(ctx, cl, target)
 	} else {
 		closed.Records = sink
 		res, err = closed.Run(ctx, cl, target)
