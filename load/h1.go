@@ -49,8 +49,8 @@ type h1resp struct {
 	hasError bool
 	// platformError is X-Fb-Platform-Error's value.
 	platformError []byte
-	begin    int64
-	end      int64
+	begin         int64
+	end           int64
 	// gateway stamps (-1: absent)
 	gwArrive, gwAssigned, gwUpstream int64
 }
