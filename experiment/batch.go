@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"time"
@@ -35,7 +34,7 @@ func (s *Sweep) batchItems(sp spec.Spec, cs *cellSetup) ([][]byte, error) {
 	}
 	items := make([][]byte, len(paths))
 	for i, p := range paths {
-		if items[i], err = os.ReadFile(p); err != nil {
+		if items[i], err = readPayload(p); err != nil {
 			return nil, fmt.Errorf("batch: %w", err)
 		}
 	}

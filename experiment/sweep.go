@@ -355,7 +355,7 @@ func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload
 	}
 	switch {
 	case req.PayloadFile != "":
-		b, err := os.ReadFile(s.specPath(req.PayloadFile))
+		b, err := readPayload(s.specPath(req.PayloadFile))
 		if err != nil {
 			return t, fmt.Errorf("payload: %w", err)
 		}
@@ -370,4 +370,24 @@ func (s *Sweep) target(sp spec.Spec, req spec.RequestSpec, w *workloads.Workload
 		}
 	}
 	return t, nil
+}
+
+// readPayload reads a request body from a file, refusing what is not a
+// regular file of at most spec.MaxPayloadSize bytes (checked again here: the
+// file may have changed since the spec was validated, and a path from
+// ${data.*} is known only now).
+func readPayload(path string) ([]byte, error) {
+	if err := spec.CheckPayloadFile(path); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, spec.MaxPayloadSize+1))
+	if err == nil && len(b) > spec.MaxPayloadSize {
+		err = fmt.Errorf("%s grew past %d bytes while read", path, spec.MaxPayloadSize)
+	}
+	return b, err
 }

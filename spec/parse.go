@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"reflect"
 	"sort"
@@ -82,7 +83,14 @@ func ParseFile(path string) (*Parsed, error) {
 // see Validate.
 func Parse(file string, b []byte) (*Parsed, error) {
 	var root yaml.Node
-	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&root); err != nil {
+		return nil, Errors{{File: file, Path: "(document)", Msg: "not valid YAML: " + err.Error()}}
+	}
+	var second yaml.Node
+	if err := dec.Decode(&second); err == nil {
+		return nil, Errors{{File: file, Line: second.Line, Path: "(document)", Msg: "a second YAML document (after ---): a spec is one document, and the second would be ignored"}}
+	} else if !errors.Is(err, io.EOF) {
 		return nil, Errors{{File: file, Path: "(document)", Msg: "not valid YAML: " + err.Error()}}
 	}
 	p := &Parsed{File: file, lines: map[string]int{}}
@@ -96,6 +104,10 @@ func Parse(file string, b []byte) (*Parsed, error) {
 	}
 	if err := root.Content[0].Decode(&p.Spec); err != nil {
 		return nil, Errors{{File: file, Path: "(document)", Msg: err.Error()}}
+	}
+	// A zero given is not a default asked for: 0s would become 60 s.
+	if _, given := p.lines["load.timeout"]; given && p.Spec.Load.Timeout == 0 {
+		return nil, Errors{p.errorf("load.timeout", "0s: want at least 1ms (leave it out for the default, %v)", DefaultTimeout)}
 	}
 	p.Spec.ApplyDefaults()
 	return p, nil

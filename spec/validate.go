@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -91,6 +92,15 @@ func (p *Parsed) Validate(k Known) error {
 		case !contains(langs, f.Language):
 			add(path+".language", "workload %s has no %q implementation (it has %s)", f.Workload, f.Language, strings.Join(langs, ", "))
 		}
+		if f.Name != "" && !functionNameRE.MatchString(f.Name) {
+			add(path+".name", "%q: a function name is a DNS label (lower-case letters, digits and '-', at most 63): it goes in URLs and object names", f.Name)
+		}
+		if f.MemoryMB < 0 || f.MemoryMB > MaxMemoryMB || (f.MemoryMB > 0 && f.MemoryMB < 16) {
+			add(path+".memory_mb", "%d: want 0 (no limit) or 16..%d", f.MemoryMB, MaxMemoryMB)
+		}
+		if !(f.CPUs >= 0 && f.CPUs <= 256) {
+			add(path+".cpus", "%v: want 0 (no limit) up to 256 cores", f.CPUs)
+		}
 		if f.Replicas < 0 || f.Replicas > 64 {
 			add(path+".replicas", "%d: want 1..64", f.Replicas)
 		}
@@ -119,14 +129,17 @@ func (p *Parsed) Validate(k Known) error {
 		if r.PayloadFile != "" && r.PayloadSize != 0 {
 			add(path+".request.payload_file", "give payload_file or payload_size, not both")
 		}
-		if r.PayloadFile != "" {
-			exists := k.FileExists
-			if exists == nil {
-				exists = func(p string) bool { st, err := os.Stat(p); return err == nil && !st.IsDir() }
+		if r.PayloadFile != "" && !strings.Contains(r.PayloadFile, "${") {
+			if k.FileExists != nil {
+				if !k.FileExists(p.Resolve(r.PayloadFile)) {
+					add(path+".request.payload_file", "%s: no such file (relative paths start at the spec's directory; faasbench data writes inputs)", r.PayloadFile)
+				}
+			} else if err := CheckPayloadFile(p.Resolve(r.PayloadFile)); err != nil {
+				add(path+".request.payload_file", "%s: %v", r.PayloadFile, err)
 			}
-			if !strings.Contains(r.PayloadFile, "${") && !exists(p.Resolve(r.PayloadFile)) {
-				add(path+".request.payload_file", "%s: no such file (relative paths start at the spec's directory; faasbench data writes inputs)", r.PayloadFile)
-			}
+		}
+		if i := strings.IndexFunc(r.Path, func(c rune) bool { return c <= ' ' || c == 0x7f }); i >= 0 || len(r.Path) > 8192 {
+			add(path+".request.path", "%q: a space or control byte (percent-encode it) or longer than 8192 bytes", r.Path)
 		}
 		if r.Path != "" && !strings.HasPrefix(r.Path, "?") && !strings.HasPrefix(r.Path, "/") {
 			add(path+".request.path", "%q: start with ? (a query) or / (a sub-path)", r.Path)
@@ -271,9 +284,12 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		}
 	}
 	for i, n := range v.MemoryMB {
-		if n < 16 {
-			add(fmt.Sprintf("vary.memory_mb[%d]", i), "%d: want at least 16", n)
+		if n < 16 || n > MaxMemoryMB {
+			add(fmt.Sprintf("vary.memory_mb[%d]", i), "%d: want 16..%d", n, MaxMemoryMB)
 		}
+	}
+	if n, limit := s.CellCount(), MaxCells(); n > limit {
+		add("vary", "%d cells (functions × every list of load and vary × repetitions): more than %d; narrow the grid, or raise the limit with %s=N", n, limit, MaxCellsEnv)
 	}
 	for i, c := range v.CPUs {
 		if !(c > 0 && c <= 256) {
@@ -305,8 +321,15 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 			add("batch", "give batch.items (requests of the function's request) or batch.files (a glob of inputs)")
 		}
 		if b.Files != "" && !strings.Contains(b.Files, "${") {
-			if m, err := filepath.Glob(p.Resolve(b.Files)); err != nil || len(m) == 0 {
+			m, err := filepath.Glob(p.Resolve(b.Files))
+			if err != nil || len(m) == 0 {
 				add("batch.files", "%q matches no file (relative to the spec; faasbench data writes inputs)", b.Files)
+			}
+			for _, f := range m {
+				if err := CheckPayloadFile(f); err != nil {
+					add("batch.files", "%s: %v", f, err)
+					break
+				}
 			}
 		}
 		if b.InFlight < 0 || b.InFlightPerReplica < 0 || b.InFlight > 100000 || b.InFlightPerReplica > 1000 {
@@ -420,4 +443,58 @@ func repeatAt[T comparable](list []T) int {
 		seen[v] = true
 	}
 	return -1
+}
+
+// MaxMemoryMB bounds a function's memory_mb (1 TiB).
+const MaxMemoryMB = 1 << 20
+
+var functionNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// MaxCellsEnv raises the bound on a plan's cells.
+const MaxCellsEnv = "FAASBENCH_MAX_CELLS"
+
+// DefaultMaxCells bounds a plan's cells unless MaxCellsEnv says otherwise:
+// a grid of a million cells is a typo, not a study (and a manifest of
+// hundreds of MB).
+const DefaultMaxCells = 20000
+
+// MaxCells is the bound on a plan's cells.
+func MaxCells() int64 {
+	if v, err := strconv.ParseInt(os.Getenv(MaxCellsEnv), 10, 64); err == nil && v > 0 {
+		return v
+	}
+	return DefaultMaxCells
+}
+
+// CellCount is how many cells the spec's plan has (saturating at 1<<62),
+// computed without expanding it.
+func (s Spec) CellCount() int64 {
+	n := int64(max(len(s.Functions), 1))
+	v := s.Vary
+	for _, l := range []int{len(s.Load.Concurrency) + len(s.Load.Rate), len(v.Replicas), len(v.Workers), len(v.Mode), len(v.MemoryMB),
+		len(v.CPUs), len(v.Routing), len(v.PayloadSize), len(v.Path), s.Repetitions} {
+		if l > 1 {
+			if n > (1<<62)/int64(l) {
+				return 1 << 62
+			}
+			n *= int64(l)
+		}
+	}
+	return n
+}
+
+// CheckPayloadFile checks a file sent as a request body: a regular file (not
+// a directory, a device such as /dev/zero or a FIFO) of at most
+// MaxPayloadSize bytes.
+func CheckPayloadFile(path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("no such file (relative paths start at the spec's directory; faasbench data writes inputs)")
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("not a regular file (%v)", st.Mode().Type())
+	case st.Size() > MaxPayloadSize:
+		return fmt.Errorf("%d bytes: a body is at most %d", st.Size(), MaxPayloadSize)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,5 +168,22 @@ repetitions: 1
 	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, "settings.window") {
 		t.Errorf("exit %d: %q", code, errOut)
+	}
+}
+
+// CPUs the machine does not have are refused before anything starts.
+func TestRunRefusesCPUsNotOnline(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	body := "version: 1\nname: s\nplatform: {name: local, cpus: \"0-999\"}\nfunctions:\n  - {workload: hello, language: go}\nload: {concurrency: [1], duration: 100ms}\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, "platform.cpus: CPU ") || !strings.Contains(errOut, "is not online here") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "runs")); !os.IsNotExist(err) {
+		t.Errorf("a refused spec created its results directory: %v", err)
 	}
 }

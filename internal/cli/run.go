@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"syscall"
 	"time"
 
@@ -171,7 +172,7 @@ func cpuSplit(ps spec.PlatformSpec, noPin bool) (plat, gen []int, err error) {
 				return nil, nil, usageErr("platform.generator_cpus: %v", err)
 			}
 		}
-		return nil, gen, nil
+		return nil, gen, onlineCPUs("platform.generator_cpus", gen)
 	}
 	online, err := affinity.Online()
 	if err != nil {
@@ -188,7 +189,21 @@ func cpuSplit(ps spec.PlatformSpec, noPin bool) (plat, gen []int, err error) {
 			return nil, nil, usageErr("platform.generator_cpus: %v", err)
 		}
 	}
-	return plat, gen, nil
+	return plat, gen, errors.Join(onlineCPUs("platform.cpus", plat), onlineCPUs("platform.generator_cpus", gen))
+}
+
+// onlineCPUs refuses CPUs this machine does not have online (exit 2).
+func onlineCPUs(field string, cpus []int) error {
+	online, err := affinity.Online()
+	if err != nil || len(cpus) == 0 {
+		return nil
+	}
+	for _, c := range cpus {
+		if !slices.Contains(online, c) {
+			return usageErr("%s: CPU %d is not online here (online: %s)", field, c, affinity.Format(online))
+		}
+	}
+	return nil
 }
 
 func (a *app) run(parent context.Context, specPath string, o runOpts) (err error) {
