@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"math/rand/v2"
@@ -23,7 +24,8 @@ type CorpusSpec struct {
 func DocName(i int) string { return fmt.Sprintf("doc-%04d.txt", i) }
 
 // Corpus writes the documents into dir and returns their paths.
-func Corpus(dir string, spec CorpusSpec) ([]string, error) {
+// ctx ends it between documents and within a long one (SIGINT acts at once).
+func Corpus(ctx context.Context, dir string, spec CorpusSpec) ([]string, error) {
 	if spec.Words == 0 {
 		spec.Words = 2000
 	}
@@ -40,7 +42,7 @@ func Corpus(dir string, spec CorpusSpec) ([]string, error) {
 	paths := make([]string, 0, spec.Docs)
 	for i := 0; i < spec.Docs; i++ {
 		path := filepath.Join(dir, DocName(i))
-		if err := writeDoc(path, vocab, rand.New(rand.NewPCG(spec.Seed, uint64(i)+1)), spec.Words); err != nil {
+		if err := writeDoc(ctx, path, vocab, rand.New(rand.NewPCG(spec.Seed, uint64(i)+1)), spec.Words); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -66,10 +68,13 @@ func Vocabulary(seed uint64, n int) []string {
 	return out
 }
 
-func writeDoc(path string, vocab []string, r *rand.Rand, words int) error {
+func writeDoc(ctx context.Context, path string, vocab []string, r *rand.Rand, words int) error {
 	return writeFile(path, func(w *bufio.Writer) error {
 		z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
 		for i := 0; i < words; i++ {
+			if i%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			sep := " "
 			switch {
 			case i == words-1:
@@ -89,7 +94,8 @@ func TextName(i int) string { return fmt.Sprintf("text-%d.txt", i) }
 
 // Text writes one file of Zipf-distributed words per size (bytes, about:
 // the file ends with the word that crosses the size) and returns the paths.
-func Text(dir string, seed uint64, sizes []int64) ([]string, error) {
+// ctx ends it within a file (a 3 GB file takes most of a minute).
+func Text(ctx context.Context, dir string, seed uint64, sizes []int64) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
@@ -100,7 +106,7 @@ func Text(dir string, seed uint64, sizes []int64) ([]string, error) {
 			return paths, fmt.Errorf("dataset: text size %d: want at least 1 byte", size)
 		}
 		path := filepath.Join(dir, TextName(i))
-		if err := writeText(path, vocab, rand.New(rand.NewPCG(seed, uint64(i)+1)), size); err != nil {
+		if err := writeText(ctx, path, vocab, rand.New(rand.NewPCG(seed, uint64(i)+1)), size); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -108,11 +114,17 @@ func Text(dir string, seed uint64, sizes []int64) ([]string, error) {
 	return paths, nil
 }
 
-func writeText(path string, vocab []string, r *rand.Rand, size int64) error {
+// checkEvery is how many words go by between looks at the context.
+const checkEvery = 1 << 14
+
+func writeText(ctx context.Context, path string, vocab []string, r *rand.Rand, size int64) error {
 	return writeFile(path, func(w *bufio.Writer) error {
 		z := rand.NewZipf(r, 1.1, 1, uint64(len(vocab)-1))
 		var n int64
 		for i := 0; n < size; i++ {
+			if i%checkEvery == 0 && ctx.Err() != nil {
+				return ctx.Err()
+			}
 			word := vocab[z.Uint64()]
 			sep := " "
 			if i%12 == 11 {

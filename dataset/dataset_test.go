@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -14,11 +16,11 @@ import (
 func TestImagesAreReproducible16BitRGB(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	spec := ImageSpec{Count: 3, Seed: 7, Large: 64, Small: 48, SmallEvery: 3}
-	pa, err := Images(a, spec)
+	pa, err := Images(context.Background(), a, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pb, err := Images(b, spec)
+	pb, err := Images(context.Background(), b, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,13 +46,13 @@ func TestImagesAreReproducible16BitRGB(t *testing.T) {
 			t.Errorf("%s: %v, want %d×%d", pa[i], img.Bounds(), want, want)
 		}
 	}
-	other, _ := Images(t.TempDir(), ImageSpec{Count: 1, Seed: 8, Large: 64})
+	other, _ := Images(context.Background(), t.TempDir(), ImageSpec{Count: 1, Seed: 8, Large: 64})
 	x, _ := os.ReadFile(pa[0])
 	y, _ := os.ReadFile(other[0])
 	if bytes.Equal(x, y) {
 		t.Error("seeds 7 and 8 gave the same image")
 	}
-	if _, err := Images(t.TempDir(), ImageSpec{Count: 0}); err == nil {
+	if _, err := Images(context.Background(), t.TempDir(), ImageSpec{Count: 0}); err == nil {
 		t.Error("count 0 accepted")
 	}
 }
@@ -58,11 +60,11 @@ func TestImagesAreReproducible16BitRGB(t *testing.T) {
 func TestCorpusIsReproducibleAndZipfLike(t *testing.T) {
 	a, b := t.TempDir(), t.TempDir()
 	spec := CorpusSpec{Docs: 4, Words: 3000, Vocabulary: 500, Seed: 3}
-	pa, err := Corpus(a, spec)
+	pa, err := Corpus(context.Background(), a, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Corpus(b, spec); err != nil {
+	if _, err := Corpus(context.Background(), b, spec); err != nil {
 		t.Fatal(err)
 	}
 	counts := map[string]int{}
@@ -123,7 +125,7 @@ func TestFullSizeImageIsAboutThreeMiB(t *testing.T) {
 
 func TestTextFilesHaveTheirSizes(t *testing.T) {
 	dir := t.TempDir()
-	paths, err := Text(dir, 2, []int64{1000, 100_000})
+	paths, err := Text(context.Background(), dir, 2, []int64{1000, 100_000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,10 +135,30 @@ func TestTextFilesHaveTheirSizes(t *testing.T) {
 			t.Errorf("%s: %v bytes, want about %d", paths[i], st.Size(), want)
 		}
 	}
-	again, _ := Text(t.TempDir(), 2, []int64{1000})
+	again, _ := Text(context.Background(), t.TempDir(), 2, []int64{1000})
 	a, _ := os.ReadFile(paths[0])
 	b, _ := os.ReadFile(again[0])
 	if !bytes.Equal(a, b) {
 		t.Error("same seed, different text")
+	}
+}
+
+// A cancelled context ends a long generation within the file it is
+// writing, not after it (SIGINT during a 3 GB text acts at once).
+func TestGenerationEndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	dir := t.TempDir()
+	if _, err := Text(ctx, dir, 1, []int64{1 << 30}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("text: %v, want context.Canceled", err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, TextName(0))); err == nil && st.Size() > 1<<20 {
+		t.Errorf("a cancelled generation wrote %d bytes", st.Size())
+	}
+	if _, err := Corpus(ctx, t.TempDir(), CorpusSpec{Docs: 3, Words: 1 << 20}); !errors.Is(err, context.Canceled) {
+		t.Errorf("corpus: %v", err)
+	}
+	if _, err := Images(ctx, t.TempDir(), ImageSpec{Count: 3}); !errors.Is(err, context.Canceled) {
+		t.Errorf("images: %v", err)
 	}
 }

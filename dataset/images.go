@@ -4,6 +4,7 @@
 package dataset
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"image"
@@ -43,7 +44,8 @@ func (s ImageSpec) withDefaults() ImageSpec {
 func ImageName(i int) string { return fmt.Sprintf("img-%04d.png", i) }
 
 // Images writes spec.Count images into dir and returns their paths.
-func Images(dir string, spec ImageSpec) ([]string, error) {
+// ctx ends it between images.
+func Images(ctx context.Context, dir string, spec ImageSpec) ([]string, error) {
 	spec = spec.withDefaults()
 	if spec.Count < 1 {
 		return nil, fmt.Errorf("dataset: images: count %d: want at least 1", spec.Count)
@@ -56,6 +58,9 @@ func Images(dir string, spec ImageSpec) ([]string, error) {
 	}
 	paths := make([]string, 0, spec.Count)
 	for i := 0; i < spec.Count; i++ {
+		if err := ctx.Err(); err != nil {
+			return paths, err
+		}
 		side := spec.Large
 		if (i+1)%spec.SmallEvery == 0 {
 			side = spec.Small

@@ -57,7 +57,7 @@ func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
 	e := &Env{Vars: map[string]string{}}
 	dirs := map[string]string{}
 	for _, d := range sp.Data {
-		dir, err := prepareData(d, uint64(sp.Seed), cacheDir)
+		dir, err := prepareData(ctx, d, uint64(sp.Seed), cacheDir)
 		if err != nil {
 			return nil, fmt.Errorf("data %s: %w", d.Name, err)
 		}
@@ -101,7 +101,7 @@ func DataCacheDir() string {
 
 // prepareData generates one data set into cacheDir/<kind>-<hash>, unless a
 // complete one is there already.
-func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
+func prepareData(ctx context.Context, d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
 	d.Name = "" // the name is the spec's handle, not a parameter: same data, same cache entry
 	key, _ := json.Marshal(struct {
 		spec.DataSpec
@@ -120,15 +120,15 @@ func prepareData(d spec.DataSpec, seed uint64, cacheDir string) (string, error) 
 	var err error
 	switch d.Kind {
 	case "images":
-		_, err = dataset.Images(dir, dataset.ImageSpec{Count: d.Count, Seed: seed, Large: d.Side, Small: d.Side * 3 / 4})
+		_, err = dataset.Images(ctx, dir, dataset.ImageSpec{Count: d.Count, Seed: seed, Large: d.Side, Small: d.Side * 3 / 4})
 	case "corpus":
-		_, err = dataset.Corpus(dir, dataset.CorpusSpec{Docs: d.Docs, Words: d.Words, Seed: seed})
+		_, err = dataset.Corpus(ctx, dir, dataset.CorpusSpec{Docs: d.Docs, Words: d.Words, Seed: seed})
 	case "text":
 		sizes := make([]int64, len(d.SizesMB))
 		for i, mb := range d.SizesMB {
 			sizes[i] = int64(mb * (1 << 20))
 		}
-		_, err = dataset.Text(dir, seed, sizes)
+		_, err = dataset.Text(ctx, dir, seed, sizes)
 	default:
 		err = fmt.Errorf("unknown kind %q", d.Kind)
 	}

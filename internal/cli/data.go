@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -49,9 +52,11 @@ func (a *app) dataCmd() *cobra.Command {
 				return usageErr("--count: %d: want at least 1", img.Count)
 			}
 			img.Seed = seed
-			paths, err := dataset.Images(out, img)
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			paths, err := dataset.Images(ctx, out, img)
 			if err != nil {
-				return err
+				return interrupted(ctx, err)
 			}
 			return report("images", paths)
 		},
@@ -74,9 +79,11 @@ func (a *app) dataCmd() *cobra.Command {
 				return usageErr("--docs %d, --words %d, --vocabulary %d: want at least 1, 1 and 2", cs.Docs, cs.Words, cs.Vocabulary)
 			}
 			cs.Seed = seed
-			paths, err := dataset.Corpus(out, cs)
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+			defer stop()
+			paths, err := dataset.Corpus(ctx, out, cs)
 			if err != nil {
-				return err
+				return interrupted(ctx, err)
 			}
 			return report("documents", paths)
 		},
@@ -142,4 +149,12 @@ func parseSizes(s string) ([]int, error) {
 		out = append(out, n*mult)
 	}
 	return out, nil
+}
+
+// interrupted gives an error its exit code: 130 when a signal ended the work.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return withCode(ExitInterrupted, fmt.Errorf("interrupted: %w", err))
+	}
+	return err
 }

@@ -64,7 +64,7 @@ func deploy(t *testing.T, p *Platform, fn platform.Function) string {
 // in C++ and Wand in Python), on a PNG like seed 000's.
 func TestImageWorkloadRunsRealImageMagick(t *testing.T) {
 	p, _ := startTestPlatform(t)
-	paths, err := dataset.Images(t.TempDir(), dataset.ImageSpec{Count: 1, Seed: 1, Large: 120})
+	paths, err := dataset.Images(context.Background(), t.TempDir(), dataset.ImageSpec{Count: 1, Seed: 1, Large: 120})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestQueryWorkloadOnMariaDB(t *testing.T) {
 func TestWordcountAndMapreduce(t *testing.T) {
 	dir := sharedDir(t)
 	const docs = 12
-	if _, err := dataset.Corpus(dir, dataset.CorpusSpec{Docs: docs, Words: 500, Vocabulary: 300, Seed: 5}); err != nil {
+	if _, err := dataset.Corpus(context.Background(), dir, dataset.CorpusSpec{Docs: docs, Words: 500, Vocabulary: 300, Seed: 5}); err != nil {
 		t.Fatal(err)
 	}
 	up := httptest.NewServer(&upstream.Server{Dir: dir})
