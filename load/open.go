@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -68,30 +69,66 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		n = DefaultMaxInFlight
 	}
 	start := time.Now()
-	ws, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, n, false, o.Live)
+	// Workers are started as the load needs them, up to n: a worker's
+	// histograms cost ~0.5 MB, and a pool of n started at once, fed in turn,
+	// would touch all of them however few requests are ever in flight
+	// (memory grew with the run's length and with how far behind the
+	// machine fell). The first is made now, so a bad target fails here.
+	first, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, 1, false, o.Live)
 	if err != nil {
 		return nil, err
 	}
+	w0 := first[0]
+	ws := append(make([]*worker, 0, n), w0)
+	store := w0.rec.store
 	// Unbuffered: a ticket is handed over only when a worker is free, so at
 	// most n requests are in flight and a ticket that waits shows as lag.
 	tickets := make(chan ticket)
-	var scheduled int64
-	var last time.Duration
-	var offered []int64
-	var cut bool
-	go func() {
-		scheduled, last, offered, cut = o.pace(ctx, start, tickets)
-		close(tickets)
-	}()
-	runAll(ws, func(w *worker) {
-		for tk := range tickets {
+	var wg sync.WaitGroup
+	body := func(w *worker, tk ticket) {
+		defer wg.Done()
+		for ok := true; ok; tk, ok = <-tickets {
 			if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
 				w.dropLate(tk.off)
 				continue
 			}
 			w.hit(tk.off, 1)
 		}
-	})
+	}
+	// spawn starts another worker with its first ticket (the pacer's
+	// goroutine only), or says there may be no more.
+	spawn := func(tk ticket) bool {
+		if len(ws) >= n {
+			return false
+		}
+		w, err := newWorker(ctx, cl, &t, start, o.Expected, o.Records)
+		if err != nil {
+			return false // as the first worker was made, it cannot fail now
+		}
+		w.rec.store, w.rec.live = store, o.Live.shard(len(ws))
+		ws = append(ws, w)
+		wg.Add(1)
+		go body(w, tk)
+		return true
+	}
+	var scheduled int64
+	var last time.Duration
+	var offered []int64
+	var cut bool
+	wg.Add(2) // the pacer and the first worker
+	go func() {
+		defer wg.Done()
+		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn)
+		close(tickets)
+	}()
+	go func() {
+		if tk, ok := <-tickets; ok {
+			body(w0, tk)
+		} else {
+			wg.Done()
+		}
+	}()
+	wg.Wait()
 	if cut {
 		// What the schedule still had up to the deadline: not sent. A pure
 		// function of the index, so nothing was kept while running.
@@ -126,7 +163,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // handed out (the schedule's count, unless interrupted or cut), the offset
 // of the last one, how many it offered in each second, and whether the
 // deadline cut it short.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) (n int64, last time.Duration, offered []int64, cut bool) {
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool) (n int64, last time.Duration, offered []int64, cut bool) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
@@ -151,19 +188,26 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket) 
 		if o.Deadline > 0 && time.Since(start) > o.Deadline {
 			return i, last, offered, true
 		}
+		tk := ticket{off: off}
 		select {
-		case tickets <- ticket{off: off}:
-			last = off
-			w := windowIndex(off)
-			for len(offered) <= w {
-				offered = append(offered, 0)
+		case tickets <- tk: // a worker was free
+		default:
+			if !spawn(tk) { // no worker free and no more to start: wait for one
+				select {
+				case tickets <- tk:
+				case <-deadline:
+					return i, last, offered, true
+				case <-done:
+					return i, last, offered, false
+				}
 			}
-			offered[w]++
-		case <-deadline:
-			return i, last, offered, true
-		case <-done:
-			return i, last, offered, false
 		}
+		last = off
+		w := windowIndex(off)
+		for len(offered) <= w {
+			offered = append(offered, 0)
+		}
+		offered[w]++
 	}
 }
 
