@@ -3,6 +3,7 @@ package imagebuild
 import (
 	"context"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"io"
 	"io/fs"
 	"maps"
@@ -346,7 +347,7 @@ func copyTree(src, dst, root string) error {
 			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 				return err
 			}
-			return copyFile(p, out, info.Mode().Perm())
+			return fileutil.Copy(p, out, info.Mode().Perm())
 		default:
 			return fmt.Errorf("%s: not a file, directory or symlink", p)
 		}
@@ -359,25 +360,4 @@ func mustRel(root, p string) string {
 		return p
 	}
 	return r
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	_ = os.Remove(dst)
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Chmod(dst, mode)
 }

@@ -330,30 +330,12 @@ func killDuringRun(t *testing.T, fn string, procs int) {
 	res := t.TempDir()
 	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 5s", 1)
 	spec = strings.Replace(spec, "  - {workload: hello, language: python}\n  - {workload: hello, language: go}\n", "  - "+fn+"\n", 1)
-	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var runID string
-	deadline := time.Now().Add(30 * time.Second)
-	for runID == "" || len(reaper.Find(runID)) < procs { // the daemon and its instance's processes
-		if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(m) == 1 {
-			var man results.Manifest
-			if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &man) == nil {
-				runID = man.RunID
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatal("run did not start its platform in 30 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond) // into the load: fork-mode children come and go
+	cmd, runID := startRun(t, spec, res, procs) // the daemon and its instance's processes
+	time.Sleep(300 * time.Millisecond)          // into the load: fork-mode children come and go
 	t.Logf("killing faasbench with %d processes of run %s alive", len(reaper.Find(runID)), runID)
 	cmd.Process.Kill()
 	cmd.Wait()
-	deadline = time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(15 * time.Second)
 	for len(reaper.Find(runID)) > 0 {
 		if time.Now().After(deadline) {
 			left := reaper.Find(runID)

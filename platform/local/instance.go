@@ -37,6 +37,9 @@ type instance struct {
 	stopping atomic.Bool
 	inflight atomic.Int64
 	group    *cgroup.Group // nil without cgroups
+	// oomed: the instance ended in an OOM kill (set before its cgroup,
+	// which counted it, is removed).
+	oomed atomic.Bool
 }
 
 // gateScript holds an instance's first process (already the instance user)
@@ -213,6 +216,9 @@ func (in *instance) removeGroup() {
 func (in *instance) oomKilled() bool {
 	if in.group == nil {
 		return false
+	}
+	if in.oomed.Load() {
+		return true
 	}
 	u, err := in.group.Usage()
 	return err == nil && u.OOMKills > 0

@@ -597,6 +597,7 @@ func (s *Server) watch(f *function, in *instance) {
 	reason := "exited unexpectedly"
 	if in.group != nil {
 		if u, err := in.group.Usage(); err == nil && u.OOMKills > 0 {
+			in.oomed.Store(true) // before its group goes: the gateway asks after
 			f.oomKills++
 			reason = "killed for exceeding its memory limit (OOM)"
 		}

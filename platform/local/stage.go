@@ -3,7 +3,7 @@ package local
 import (
 	"errors"
 	"fmt"
-	"io"
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -140,7 +140,7 @@ func (st *stage) copyTree(root, rel string) (string, error) {
 			if err != nil {
 				return err
 			}
-			return copyFile(p, out, 0o644|(info.Mode().Perm()&0o111))
+			return fileutil.Copy(p, out, 0o644|(info.Mode().Perm()&0o111))
 		default:
 			return fmt.Errorf("%s is not a regular file or directory", p)
 		}
@@ -161,31 +161,11 @@ func (st *stage) copyExecutable(path, name string) (string, error) {
 	if st.done["bin/"+name] {
 		return dst, nil
 	}
-	if err := copyFile(path, dst, 0o755); err != nil {
+	if err := fileutil.Copy(path, dst, 0o755); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
 	st.done["bin/"+name] = true
 	return dst, nil
-}
-
-func copyFile(src, dst string, mode os.FileMode) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	return os.Chmod(dst, mode) // the umask may have narrowed it
 }
 
 // within resolves root/rel (symbolic links included) and refuses a result
