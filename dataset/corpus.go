@@ -1,8 +1,8 @@
 package dataset
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"

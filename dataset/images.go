@@ -4,8 +4,8 @@
 package dataset
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
