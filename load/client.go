@@ -90,6 +90,8 @@ type worker struct {
 	method   string
 	instance string // last instance id seen, reused to avoid a string per request
 	coldKind string
+	// batch, when set, takes the samples to a shared recorder (shard.go).
+	batch *batch
 }
 
 func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expected time.Duration, records *RecordSink) (*worker, error) {
@@ -219,7 +221,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 		}
 	}
 	s.GwQueueNs, s.GwUpstreamNs = gwTimes(parseNsString(h.Get(HeaderGwArrive)), parseNsString(h.Get(HeaderGwAssigned)), parseNsString(h.Get(HeaderGwUpstream)))
-	w.rec.Record(&s)
+	w.record(&s)
 	return s.Class, true
 }
 
@@ -272,7 +274,7 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 		s.HandlerNs = r.end - r.begin
 	}
 	s.GwQueueNs, s.GwUpstreamNs = gwTimes(r.gwArrive, r.gwAssigned, r.gwUpstream)
-	w.rec.Record(s)
+	w.record(s)
 	return s.Class, true
 }
 
@@ -284,7 +286,7 @@ func (w *worker) failed(s *Sample, err error) (Class, bool) {
 		return 0, false
 	}
 	s.Class = ClassOfError(err)
-	w.rec.Record(s)
+	w.record(s)
 	return s.Class, true
 }
 

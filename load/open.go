@@ -69,11 +69,10 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		n = DefaultMaxInFlight
 	}
 	start := time.Now()
-	// Workers are started as the load needs them, up to n: a worker's
-	// histograms cost ~0.5 MB, and a pool of n started at once, fed in turn,
-	// would touch all of them however few requests are ever in flight
-	// (memory grew with the run's length and with how far behind the
-	// machine fell). The first is made now, so a bad target fails here.
+	// Workers are started as the load needs them, up to n, and record
+	// through a few shared recorders (shard.go): memory follows neither the
+	// run's length nor how far behind the machine falls. The first worker
+	// is made now, so a bad target fails here.
 	first, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, 1, false, o.Live)
 	if err != nil {
 		return nil, err
@@ -81,12 +80,19 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	w0 := first[0]
 	ws := append(make([]*worker, 0, n), w0)
 	store := w0.rec.store
+	var shards [recShards]sharedRecorder
+	for i := range shards {
+		shards[i].rec = NewRecorder(o.Expected)
+		shards[i].rec.store = store
+	}
+	w0.batch = &batch{to: &shards[0]}
 	// Unbuffered: a ticket is handed over only when a worker is free, so at
 	// most n requests are in flight and a ticket that waits shows as lag.
 	tickets := make(chan ticket)
 	var wg sync.WaitGroup
 	body := func(w *worker, tk ticket) {
 		defer wg.Done()
+		defer w.batch.flush()
 		for ok := true; ok; tk, ok = <-tickets {
 			if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
 				w.dropLate(tk.off)
@@ -106,6 +112,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			return false // as the first worker was made, it cannot fail now
 		}
 		w.rec.store, w.rec.live = store, o.Live.shard(len(ws))
+		w.batch = &batch{to: &shards[len(ws)%recShards]}
 		ws = append(ws, w)
 		wg.Add(1)
 		go body(w, tk)
@@ -137,10 +144,15 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			if !ok || off > o.Deadline {
 				break
 			}
-			ws[0].dropLate(off)
+			w0.dropLate(off)
 		}
+		w0.batch.flush()
 	}
-	res, err := mergeWorkers(ws, start, ctx.Err() != nil)
+	extra := make([]*Recorder, recShards)
+	for i := range shards {
+		extra[i] = shards[i].rec
+	}
+	res, err := mergeWorkers(ws, start, ctx.Err() != nil, extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -215,5 +227,5 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 func (w *worker) dropLate(intended time.Duration) {
 	now := time.Since(w.start)
 	s := Sample{Intended: intended, Sent: now, Done: now, Class: ClassGeneratorLag, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1}
-	w.rec.Record(&s)
+	w.record(&s)
 }

@@ -43,7 +43,8 @@ func (r *Result) Throughput() float64 {
 	return float64(r.Succeeded()) / r.Elapsed.Seconds()
 }
 
-func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, error) {
+// extra are recorders the workers recorded through (shard.go), merged too.
+func mergeWorkers(ws []*worker, start time.Time, interrupted bool, extra ...*Recorder) (*Result, error) {
 	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
 	res.Closed = len(ws) > 0 && ws[0].rec.Closed
 	if len(ws) > 0 && ws[0].rec.store != nil {
@@ -62,6 +63,11 @@ func mergeWorkers(ws []*worker, start time.Time, interrupted bool) (*Result, err
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		res.Aborted += w.aborted
+	}
+	for i, r := range extra {
+		if err := res.Merge(r); err != nil {
+			return nil, fmt.Errorf("shared recorder %d: %w", i, err)
+		}
 	}
 	if res.FirstSent >= 0 && res.LastDone > res.FirstSent {
 		res.Elapsed = res.LastDone - res.FirstSent
