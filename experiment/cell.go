@@ -71,6 +71,9 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		c.Warnings = append(c.Warnings, "invalid: "+r)
 	}
 	c.Warnings = append(c.Warnings, verdict.Warnings...)
+	if res.Unsolicited > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("protocol error: the server sent %d response(s) nobody asked for; each connection was dropped, and no such response was taken as a request's reply", res.Unsolicited))
+	}
 	if res.Interrupted {
 		c.Valid = false
 		c.Warnings = append(c.Warnings, "interrupted before its stop condition: figures cover what was measured")

@@ -30,6 +30,8 @@ type h1 struct {
 
 	conn net.Conn
 	io   sockIO // reads and writes conn
+	// unsolicited counts connections dropped for an answer nobody asked for.
+	unsolicited int64
 	br   *bufio.Reader
 	resp h1resp
 	ctx  context.Context
@@ -115,6 +117,10 @@ func (c *h1) dial() error {
 	return nil
 }
 
+// Unsolicited counts the connections dropped because the server sent bytes
+// nobody asked for.
+func (c *h1) Unsolicited() int64 { return c.unsolicited }
+
 func (c *h1) drop() {
 	if c.conn != nil {
 		c.stop()
@@ -130,6 +136,20 @@ func (c *h1) drop() {
 // redialled once (as net/http does for requests that got nothing back).
 func (c *h1) roundTrip(body []byte, start time.Time, firstByte *time.Duration) error {
 	for try := 0; ; try++ {
+		if c.conn != nil && try == 0 {
+			// A kept-alive connection: bytes waiting on it now are an answer
+			// nobody asked for (a server that answered once too often); read
+			// as this request's reply they would shift every later one. The
+			// connection is dropped and counted; one the server closed is
+			// redialled before anything is sent.
+			switch st := c.io.waiting(); {
+			case c.br.Buffered() > 0 || st == peerData:
+				c.unsolicited++
+				c.drop()
+			case st == peerClosed:
+				c.drop()
+			}
+		}
 		fresh := c.conn == nil
 		if fresh {
 			if err := c.dial(); err != nil {

@@ -142,3 +142,52 @@ func TestNetHTTPPath(t *testing.T) {
 		t.Fatalf("net/http path: %v %v", res.Counts, res.Instances)
 	}
 }
+
+// A server that answers every request twice: the extra answer (a 500) is
+// never taken as the next request's reply; each is counted as a protocol
+// error and its connection dropped.
+func TestUnsolicitedResponseIsAProtocolError(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					for {
+						line, err := br.ReadString('\n')
+						if err != nil {
+							return
+						}
+						if line == "\r\n" {
+							break
+						}
+					}
+					_, _ = c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok" +
+						"HTTP/1.1 500 Internal Server Error\r\nContent-Length: 5\r\n\r\nextra"))
+				}
+			}(conn)
+		}
+	}()
+	cl := NewClient(Options{})
+	defer cl.Close()
+	res, err := Closed{Concurrency: 1, Requests: 20}.Run(context.Background(), cl, Target{URL: "http://" + ln.Addr().String() + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts[ClassOK] != 20 || res.Counts[Class5xx] != 0 {
+		t.Fatalf("counts %v: an unsolicited 500 was taken as a reply", res.Counts)
+	}
+	if res.Unsolicited == 0 {
+		t.Fatal("no unsolicited response counted")
+	}
+	t.Logf("%d unsolicited responses over 20 requests", res.Unsolicited)
+}

@@ -33,6 +33,9 @@ type rawSock struct {
 	errno syscall.Errno
 
 	readFn, writeFn func(fd uintptr) bool
+	peekFn          func(fd uintptr)
+	peek            [1]byte
+	peeked          peerState
 }
 
 // newSockIO returns the fast reader/writer for TCP connections and conn
@@ -49,6 +52,7 @@ func newSockIO(conn net.Conn) sockIO {
 	s := &rawSock{rc: rc}
 	s.readFn = s.doRead
 	s.writeFn = s.doWrite
+	s.peekFn = s.doPeek
 	return s
 }
 
@@ -142,4 +146,27 @@ func (s *rawSock) writeAll(a, b []byte) error {
 		return &net.OpError{Op: "write", Net: "tcp", Err: s.errno}
 	}
 	return nil
+}
+
+// doPeek looks at fd without taking anything or waiting (MSG_PEEK |
+// MSG_DONTWAIT; a raw call, for the reason above).
+func (s *rawSock) doPeek(fd uintptr) {
+	r, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&s.peek[0])), 1,
+		uintptr(unix.MSG_PEEK|unix.MSG_DONTWAIT), 0, 0)
+	switch {
+	case e != 0:
+		s.peeked = peerQuiet // EAGAIN: nothing; another error shows on the next read
+	case r == 0:
+		s.peeked = peerClosed
+	default:
+		s.peeked = peerData
+	}
+}
+
+// waiting implements sockIO.
+func (s *rawSock) waiting() peerState {
+	if s.rc.Control(s.peekFn) != nil {
+		return peerQuiet
+	}
+	return s.peeked
 }

@@ -15,6 +15,10 @@ type Result struct {
 	// Aborted counts requests in flight when the run was interrupted; they
 	// are no outcome of the server and are in no histogram.
 	Aborted int64
+	// Unsolicited counts kept-alive connections dropped because the server
+	// sent a response nobody asked for (it answered once too often): a
+	// protocol error of the server's, never taken as the next reply.
+	Unsolicited int64
 	// Interrupted is true when the context was cancelled before the stop
 	// condition was met.
 	Interrupted bool
@@ -63,6 +67,9 @@ func mergeWorkers(ws []*worker, start time.Time, interrupted bool, extra ...*Rec
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		res.Aborted += w.aborted
+		if w.fast != nil {
+			res.Unsolicited += w.fast.Unsolicited()
+		}
 	}
 	for i, r := range extra {
 		if err := res.Merge(r); err != nil {
