@@ -32,10 +32,10 @@ type h1 struct {
 	io   sockIO // reads and writes conn
 	// unsolicited counts connections dropped for an answer nobody asked for.
 	unsolicited int64
-	br   *bufio.Reader
-	resp h1resp
-	ctx  context.Context
-	stop func() bool // unregisters the cancel watch of the current connection
+	br          *bufio.Reader
+	resp        h1resp
+	ctx         context.Context
+	stop        func() bool // unregisters the cancel watch of the current connection
 }
 
 // h1resp is what the parser keeps of a response; byte slices are copies

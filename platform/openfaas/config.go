@@ -148,12 +148,6 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
-	if len(fn.SecretEnv) > 0 {
-		// faas-netes copies envVars into the Deployment as literal values;
-		// OpenFaaS's own secrets are files under /var/openfaas/secrets,
-		// which faasbench's functions do not read (yet).
-		return s, fmt.Errorf("env %s: the value comes from faasbench's environment (a secret): OpenFaaS would put it in the Deployment as a literal value; give it to the function another way", strings.Join(fn.SecretEnv, ", "))
-	}
 	if fn.Mode == "fork" {
 		s.Watchdog = "classic"
 	}

@@ -52,11 +52,26 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 	}
 }
 
-// A secret value would be a literal envVar in faas-netes' Deployment: it is
-// refused before anything is deployed, naming the variable.
-func TestSecretEnvIsRefused(t *testing.T) {
-	fn := platform.Function{Name: "q", Workload: "query", Language: "python", Env: map[string]string{"FB_DB_PASSWORD": "pw"}, SecretEnv: []string{"FB_DB_PASSWORD"}}
-	if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), "env FB_DB_PASSWORD") {
-		t.Fatalf("secret env on OpenFaaS: %v", err)
+// A secret value is never a literal envVar (faas-netes would write it into
+// the Deployment): it is an OpenFaaS secret, mounted as a file the runtime
+// reads (FB_SECRETS_DIR).
+func TestSecretEnvIsAnOpenFaaSSecret(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{"gateway_url": "http://127.0.0.1:8080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := platform.Function{Name: "q", Workload: "query", Language: "python", Replicas: 1,
+		Env: map[string]string{"FB_DB_PASSWORD": "pw-9f8e7d6c", "FB_DB_HOST": "db"}, SecretEnv: []string{"FB_DB_PASSWORD"}}
+	s, err := ParseSettings(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Deployment("openfaas-fn", fn, s)
+	raw, _ := json.Marshal(d)
+	if strings.Contains(string(raw), "pw-9f8e7d6c") || strings.Contains(string(raw), `"FB_DB_PASSWORD"`) {
+		t.Errorf("the secret is in the request: %s", raw)
+	}
+	if len(d.Secrets) != 1 || d.Secrets[0] != "q-fb-env" || d.EnvVars["FB_SECRETS_DIR"] != SecretsMountPath || d.EnvVars["FB_DB_HOST"] != "db" {
+		t.Errorf("secrets %v, env %v", d.Secrets, d.EnvVars)
 	}
 }

@@ -94,6 +94,14 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "service and image are required", http.StatusBadRequest)
 			return
 		}
+		// As faas-netes' deploy handler: every named secret must exist in
+		// the function's namespace (pkg/handlers/deploy.go, GetSecrets).
+		for _, name := range d.Secrets {
+			if _, err := g.cl.Client.CoreV1().Secrets(d.Namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+				http.Error(w, "unable to fetch secrets: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
 		if err := g.apply(ctx, d, r.Method == http.MethodPut); err != nil {
 			code := http.StatusInternalServerError
 			if apierrors.IsNotFound(err) {
@@ -198,6 +206,28 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: d.Service, Image: d.Image, Env: env, Resources: res,
 					Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}},
+	}
+	// faas-netes pkg/k8s/secrets.go ConfigureSecrets: one projected volume
+	// with a file per key of each secret, at /var/openfaas/secrets.
+	if len(d.Secrets) > 0 {
+		var sources []corev1.VolumeProjection
+		for _, name := range d.Secrets {
+			sec, err := g.cl.Client.CoreV1().Secrets(d.Namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			var items []corev1.KeyToPath
+			for k := range sec.Data {
+				items = append(items, corev1.KeyToPath{Key: k, Path: k})
+			}
+			p := &corev1.SecretProjection{Items: items}
+			p.Name = name
+			sources = append(sources, corev1.VolumeProjection{Secret: p})
+		}
+		vol := d.Service + "-projected-secrets"
+		spec := &dep.Spec.Template.Spec
+		spec.Volumes = []corev1.Volume{{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: sources}}}}
+		spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: vol, ReadOnly: true, MountPath: "/var/openfaas/secrets"}}
 	}
 	deps := g.cl.Client.AppsV1().Deployments(d.Namespace)
 	if update {

@@ -5,6 +5,7 @@ package openfaas_test
 import (
 	"context"
 	"fmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -145,5 +146,43 @@ func TestGatewayAuthAndForeignFunctions(t *testing.T) {
 	f, _ := p2.Fingerprint(ctx2)
 	if info, ok := f["gateway_info"].(openfaas.GatewayInfo); !ok || info.Provider.Provider != "faas-netes" || info.Version.Release != "0.27.12" {
 		t.Errorf("fingerprint %v", f["gateway_info"])
+	}
+}
+
+// A secret value reaches the function as an OpenFaaS secret: a labelled
+// Secret in the function's namespace, mounted as a file by faas-netes; the
+// Deployment holds no literal value, and the Secret goes with the function.
+func TestSecretEnvAsAnOpenFaaSSecret(t *testing.T) {
+	p, _, ctx := open(t, "of-secret", true)
+	const pw = "pw-0a1b2c3d"
+	fn := platform.Function{Name: "query-python", Workload: "query", Language: "python", Replicas: 1,
+		Env: map[string]string{"FB_DB_PASSWORD": pw, "FB_DB_HOST": "db"}, SecretEnv: []string{"FB_DB_PASSWORD"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	d, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).Get(ctx, "query-python", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct := d.Spec.Template.Spec.Containers[0]
+	env := map[string]string{}
+	for _, e := range ct.Env {
+		env[e.Name] = e.Value
+		if e.Value == pw {
+			t.Errorf("the password is a literal in the Deployment (%s)", e.Name)
+		}
+	}
+	if env["FB_SECRETS_DIR"] != openfaas.SecretsMountPath || len(ct.VolumeMounts) != 1 || ct.VolumeMounts[0].MountPath != openfaas.SecretsMountPath {
+		t.Errorf("env %v mounts %v", env, ct.VolumeMounts)
+	}
+	sec, err := p.Cluster.Client.CoreV1().Secrets(p.Namespace()).Get(ctx, kube.EnvSecretName("query-python"), metav1.GetOptions{})
+	if err != nil || string(sec.Data["FB_DB_PASSWORD"]) != pw || sec.Labels[kube.LabelManagedBy] != kube.ManagedBy {
+		t.Fatalf("secret: %+v %v", sec, err)
+	}
+	if err := p.Remove(ctx, "query-python"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Cluster.Client.CoreV1().Secrets(p.Namespace()).Get(ctx, sec.Name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("secret after Remove: %v", err)
 	}
 }

@@ -85,6 +85,10 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
 
+// SecretsMountPath is where faas-netes mounts a function's secrets, a file
+// per key (faas-netes pkg/k8s/secrets.go).
+const SecretsMountPath = "/var/openfaas/secrets"
+
 // Deployment is the gateway request for fn: the image, faasbench's and the
 // scaling labels, the function contract's environment with the watchdog's
 // settings, and the resources.
@@ -93,7 +97,9 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 	maps.Copy(labels, s.Labels)
 	env := map[string]string{}
 	for _, e := range kube.ContractEnv(fn, false) {
-		env[e.Name] = e.Value
+		if e.ValueFrom == nil { // a secret: a file, below
+			env[e.Name] = e.Value
+		}
 	}
 	switch s.Watchdog {
 	case "classic":
@@ -114,6 +120,15 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 	// The OpenFaaS image: the workload's server behind the of-watchdog
 	// (workloads/<w>/<lang>/Dockerfile.openfaas).
 	d := FunctionDeployment{Service: fn.Name, Image: c.Image(fn.Workload, fn.Language+"-openfaas", s.Image), Namespace: ns, EnvVars: env, Labels: &labels}
+	if len(fn.SecretEnv) > 0 {
+		// faas-netes would write envVars into the Deployment as literal
+		// values; a secret is an OpenFaaS secret instead, which faas-netes
+		// mounts as one file per key under /var/openfaas/secrets
+		// (pkg/k8s/secrets.go, ConfigureSecrets), and which the function's
+		// runtime reads into its environment at start (FB_SECRETS_DIR).
+		d.Secrets = []string{kube.EnvSecretName(fn.Name)}
+		env["FB_SECRETS_DIR"] = SecretsMountPath
+	}
 	if s.Watchdog != "of-http" {
 		d.EnvProcess = s.FProcess
 	}
@@ -155,9 +170,13 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		if old.Labels == nil || (*old.Labels)[kube.LabelManagedBy] != kube.ManagedBy {
 			return fmt.Errorf("openfaas function %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
 		}
-		err = p.gw.Update(ctx, d)
+		if err = p.PutEnvSecret(ctx, fn); err == nil {
+			err = p.gw.Update(ctx, d)
+		}
 	case httpapi.IsStatus(err, http.StatusNotFound):
-		err = p.gw.Deploy(ctx, d)
+		if err = p.PutEnvSecret(ctx, fn); err == nil {
+			err = p.gw.Deploy(ctx, d)
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)

@@ -9,6 +9,7 @@
 const http = require('node:http');
 const fs = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 
 const HEALTH_PATH = '/_fb/health';
 
@@ -117,8 +118,22 @@ async function serveStdio(handler) {
   }
 }
 
+// loadSecrets reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts secrets under
+// /var/openfaas/secrets) into the environment; a variable already set is left alone.
+function loadSecrets() {
+  const dir = process.env.FB_SECRETS_DIR;
+  if (!dir || !fs.existsSync(dir)) return;
+  for (const name of fs.readdirSync(dir).sort()) {
+    const file = path.join(dir, name);
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && process.env[name] === undefined && fs.statSync(file).isFile()) {
+      process.env[name] = fs.readFileSync(file, 'utf8');
+    }
+  }
+}
+
 // serve serves handler until the process is killed (or once, in stdio mode).
 function serve(handler) {
+  loadSecrets();
   if (process.env.FB_MODE === 'stdio') {
     serveStdio(handler).then((code) => { process.exitCode = code; });
     return;
@@ -133,4 +148,4 @@ function serve(handler) {
   });
 }
 
-module.exports = { serve, makeServer, normalise, invoke, load, instanceId, HEALTH_PATH };
+module.exports = { serve, makeServer, normalise, invoke, load, loadSecrets, instanceId, HEALTH_PATH };

@@ -64,3 +64,25 @@ test('normalise rejects other results', () => {
   assert.throws(() => fbrt.normalise(42), /want a Buffer/);
   assert.deepStrictEqual(fbrt.normalise({ status: 201, body: 'x' }).status, 201);
 });
+
+test('loadSecrets reads FB_SECRETS_DIR into the environment, leaving set variables alone', () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-secrets-'));
+  fs.writeFileSync(path.join(dir, 'FBT_PASSWORD'), 'pw-1');
+  fs.writeFileSync(path.join(dir, 'FBT_SET'), 'from-file');
+  fs.writeFileSync(path.join(dir, 'not-a-name'), 'x');
+  process.env.FB_SECRETS_DIR = dir;
+  process.env.FBT_SET = 'given';
+  try {
+    fbrt.loadSecrets();
+    assert.strictEqual(process.env.FBT_PASSWORD, 'pw-1');
+    assert.strictEqual(process.env.FBT_SET, 'given');
+    assert.strictEqual(process.env['not-a-name'], undefined);
+  } finally {
+    delete process.env.FB_SECRETS_DIR;
+    delete process.env.FBT_PASSWORD;
+    delete process.env.FBT_SET;
+    fs.rmSync(dir, { recursive: true });
+  }
+});

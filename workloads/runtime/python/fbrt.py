@@ -211,8 +211,22 @@ def _die_with_parent() -> None:
         pass
 
 
+def load_secrets() -> None:
+    """Reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts secrets under
+    /var/openfaas/secrets) into the environment; a variable already set is left alone."""
+    d = os.environ.get("FB_SECRETS_DIR")
+    if not d or not os.path.isdir(d):
+        return
+    for name in sorted(os.listdir(d)):
+        path = os.path.join(d, name)
+        if name.isidentifier() and name not in os.environ and os.path.isfile(path):
+            with open(path, encoding="utf-8") as f:
+                os.environ[name] = f.read()
+
+
 def serve(handler: Handler) -> None:
     """Serves handler until the process is killed (or once, in stdio mode)."""
+    load_secrets()
     if os.environ.get("FB_MODE") == "stdio":
         sys.exit(serve_stdio(handler))
     # FB_WORKERS set (even to 1): that many sync workers, one request at a time each, as gunicorn's

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"sync/atomic"
 
@@ -138,6 +139,43 @@ func Announce(ln net.Listener) error {
 	return nil
 }
 
+// LoadSecrets reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts
+// secrets under /var/openfaas/secrets) into the environment; a variable
+// already set is left alone.
+func LoadSecrets() error {
+	dir := os.Getenv("FB_SECRETS_DIR")
+	if dir == "" {
+		return nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil // no secrets mounted
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if _, set := os.LookupEnv(name); set || !e.Type().IsRegular() || !envName(name) {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return fmt.Errorf("secret %s: %w", name, err)
+		}
+		if err := os.Setenv(name, string(b)); err != nil {
+			return fmt.Errorf("secret %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func envName(s string) bool {
+	for i, c := range s {
+		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // ServeStdio is fork mode: one invocation, the body from stdin, the reply
 // to stdout (FB_METHOD, FB_PATH and FB_QUERY describe the request).
 func ServeStdio(h Handler, stdin io.Reader, stdout io.Writer) error {
@@ -171,6 +209,9 @@ func ServeStdio(h Handler, stdin io.Reader, stdout io.Writer) error {
 // Serve serves h until the process is killed (or once, with FB_MODE=stdio).
 // It returns only on error.
 func Serve(h Handler) error {
+	if err := LoadSecrets(); err != nil {
+		return err
+	}
 	if os.Getenv("FB_MODE") == "stdio" {
 		return ServeStdio(h, os.Stdin, os.Stdout)
 	}

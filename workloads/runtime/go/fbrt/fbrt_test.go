@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -87,5 +88,24 @@ func TestAnnounceWritesPortOnReadyFD(t *testing.T) {
 	want := strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:") + "\n"
 	if string(buf[:n]) != want {
 		t.Fatalf("announced %q, want %q", buf[:n], want)
+	}
+}
+
+func TestLoadSecretsReadsTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for name, v := range map[string]string{"FBT_PASSWORD": "pw-1", "FBT_SET": "from-file", "not-a-name": "x"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("FB_SECRETS_DIR", dir)
+	t.Setenv("FBT_SET", "given")
+	t.Setenv("FBT_PASSWORD", "")
+	os.Unsetenv("FBT_PASSWORD")
+	if err := LoadSecrets(); err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("FBT_PASSWORD") != "pw-1" || os.Getenv("FBT_SET") != "given" || os.Getenv("not-a-name") != "" {
+		t.Fatalf("password %q, set %q", os.Getenv("FBT_PASSWORD"), os.Getenv("FBT_SET"))
 	}
 }

@@ -169,3 +169,19 @@ def test_one_sync_worker_serves_one_request_at_a_time(tmp_path):
 
     assert four_at_once({"FB_WORKERS": "1"}) >= 0.8  # four 0.2 s requests one after another
     assert four_at_once({}) < 0.6  # threaded: at once
+
+
+def test_load_secrets_reads_the_directory_into_the_environment(tmp_path, monkeypatch):
+    (tmp_path / "FBT_PASSWORD").write_text("pw-1")
+    (tmp_path / "FBT_SET").write_text("from-file")
+    (tmp_path / "not-a-name").write_text("x")
+    monkeypatch.setenv("FB_SECRETS_DIR", str(tmp_path))
+    monkeypatch.setenv("FBT_SET", "given")
+    monkeypatch.delenv("FBT_PASSWORD", raising=False)
+    try:
+        fbrt.load_secrets()
+        assert os.environ["FBT_PASSWORD"] == "pw-1"
+        assert os.environ["FBT_SET"] == "given"
+        assert "not-a-name" not in os.environ
+    finally:
+        os.environ.pop("FBT_PASSWORD", None)
