@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,8 @@ func (s *Sweep) lost() error {
 type cellSetup struct {
 	opts   load.Options
 	target load.Target
+	// dataPath is what the platform said its data path was as the cell began (PathReporter).
+	dataPath string
 }
 
 func (s *Sweep) setup(ctx context.Context, sp spec.Spec, pc plan.Cell) (*cellSetup, error) {
@@ -152,7 +155,9 @@ func (s *Sweep) setup(ctx context.Context, sp spec.Spec, pc plan.Cell) (*cellSet
 	if err != nil {
 		return nil, err
 	}
-	if via, _ := pc.Params.Get("via"); via == "direct" {
+	via, _ := pc.Params.Get("via")
+	direct := via == "direct"
+	if direct {
 		dc, ok := s.Platform.(platform.DirectCaller)
 		if !ok {
 			return nil, fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller)", s.Platform.Name())
@@ -182,6 +187,25 @@ func (s *Sweep) setup(ctx context.Context, sp spec.Spec, pc plan.Cell) (*cellSet
 	if cs.target, err = s.target(sp, req, w, url); err != nil {
 		return nil, err
 	}
+	if hr, ok := s.Platform.(platform.HostRouter); ok && !direct {
+		host, err := hr.FunctionHost(ctx, pc.Function)
+		if err != nil {
+			return nil, err
+		}
+		if host != "" {
+			if cs.target.Header == nil {
+				cs.target.Header = http.Header{}
+			}
+			cs.target.Header.Set("Host", host)
+		}
+	}
+	if pr, ok := s.Platform.(platform.PathReporter); ok && !direct {
+		if cs.dataPath, err = pr.DataPath(ctx, pc.Function); err != nil {
+			cs.dataPath = "unknown: " + err.Error()
+		}
+	} else if direct {
+		cs.dataPath = "direct to an instance"
+	}
 	return cs, nil
 }
 
@@ -190,15 +214,27 @@ func (s *Sweep) runCell(ctx context.Context, sp spec.Spec, pc plan.Cell, prog *p
 	if err != nil {
 		return nil, err
 	}
+	var c *results.Cell
 	switch pc.Kind {
 	case spec.KindBatch:
-		return s.batchCell(ctx, sp, pc, cs)
+		c, err = s.batchCell(ctx, sp, pc, cs)
 	case spec.KindColdStart:
-		return s.coldCell(ctx, sp, pc, cs)
+		c, err = s.coldCell(ctx, sp, pc, cs)
 	case spec.KindAutoscale:
-		return s.autoscaleCell(ctx, sp, pc, cs, prog)
+		c, err = s.autoscaleCell(ctx, sp, pc, cs, prog)
+	default:
+		c, err = s.loadCell(ctx, sp, pc, cs, prog)
 	}
-	return s.loadCell(ctx, sp, pc, cs, prog)
+	if c != nil && cs.dataPath != "" {
+		c.DataPath = cs.dataPath
+		// The path can change during the cell (Knative's activator leaves it as pods appear).
+		if pr, ok := s.Platform.(platform.PathReporter); ok && !strings.HasPrefix(cs.dataPath, "direct") {
+			if end, err := pr.DataPath(ctx, pc.Function); err == nil && end != cs.dataPath {
+				c.DataPath = cs.dataPath + " at the start; " + end + " at the end"
+			}
+		}
+	}
+	return c, err
 }
 
 // loadCell is a sweep or baseline cell: warm-up, then the measured load.

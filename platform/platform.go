@@ -49,6 +49,21 @@ type Liveness interface {
 	Lost() error
 }
 
+// HostRouter is an optional capability: a platform whose gateway routes by the Host header
+// (Knative's ingress) says which host a function's requests carry; Endpoint is then the
+// gateway's address.
+type HostRouter interface {
+	// FunctionHost is the Host header for name's requests ("" when Endpoint needs none).
+	FunctionHost(ctx context.Context, name string) (string, error)
+}
+
+// PathReporter is an optional capability: a platform whose data path changes under load (Knative
+// puts its activator in the path while a revision is scaled to zero or has no spare capacity)
+// says what it is when a cell starts, for the cell's record.
+type PathReporter interface {
+	DataPath(ctx context.Context, name string) (string, error)
+}
+
 // ColdStarter is an optional capability: make the next call cold, and say
 // which instances the platform itself started since a time, so a cold start
 // can be verified from two sources (the function's cold flag and instance

@@ -138,6 +138,9 @@ type Cell struct {
 	Interrupted bool             `json:"interrupted"`
 	Valid       bool             `json:"valid"`
 	Warnings    []string         `json:"warnings"`
+	// DataPath is what the platform said its data path was (platform.PathReporter: Knative's
+	// activator in the path or not), or that the cell called an instance directly.
+	DataPath string `json:"data_path,omitempty"`
 	// Kind-specific figures (batch, coldstart, autoscale cells).
 	Batch   *BatchResult   `json:"batch,omitempty"`
 	Cold    *ColdResult    `json:"cold,omitempty"`

@@ -3,6 +3,7 @@ package knative
 import (
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -22,17 +23,28 @@ type Config struct {
 	// ColdTimeout bounds the wait for the autoscaler to scale a function to
 	// zero when a cold start is forced (stable window + grace period).
 	ColdTimeout time.Duration
+	// Gateway is the ingress's address (e.g. http://kourier.kourier-system.svc.cluster.local),
+	// called with each function's host (its status.url) in the Host header, as one calls
+	// Knative where the domain does not resolve; empty: status.url is called as it is.
+	Gateway string
 }
 
 // ParseConfig reads the platform options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"serving_namespace", "cold_timeout"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"serving_namespace", "cold_timeout", "gateway"})
 	if err != nil {
 		return Config{}, err
 	}
 	c := Config{Common: common, ServingNamespace: "knative-serving", ColdTimeout: 5 * time.Minute}
 	if v := own["serving_namespace"]; v != "" {
 		c.ServingNamespace = v
+	}
+	if v := own["gateway"]; v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+			return c, fmt.Errorf("platform.options.gateway: %q is not an http(s)://host[:port] address", v)
+		}
+		c.Gateway = strings.TrimSuffix(v, "/")
 	}
 	if v := own["cold_timeout"]; v != "" {
 		d, err := time.ParseDuration(v)

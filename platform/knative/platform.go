@@ -181,56 +181,61 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	return p.WaitReplicas(ctx, name, replicas)
 }
 
-// Endpoint implements platform.Platform: the Service's status.url (the
-// domain Knative's networking layer routes; it must resolve where the load
-// runs, e.g. with Knative's sslip.io default domain).
-func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
-	u, err := p.services().Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return "", fmt.Errorf("knative service %s: %w", name, err)
-	}
-	var st status
-	if err := kube.StatusOf(u, &st); err != nil {
-		return "", fmt.Errorf("knative service %s: status: %w", name, err)
-	}
-	if st.URL == "" {
-		return "", fmt.Errorf("knative service %s has no URL yet (status.url)", name)
-	}
-	return st.URL + "/", nil
-}
-
-// MakeCold implements platform.ColdStarter: allow scale to zero (min-scale
-// 0, max-scale kept), then wait until the autoscaler has removed every pod
-// (its stable window plus the scale-to-zero grace period: about a minute
-// with Knative's defaults; platform.options.cold_timeout bounds it). The
-// next request then waits in the activator for a new pod.
+// MakeCold implements platform.ColdStarter without touching the Service: any change to the
+// revision template creates a new Revision (whose predecessor's pods linger for a minute or
+// more), so coldness is what Knative's autoscaler does by itself. The function must be able to
+// scale to zero (min-scale 0: replicas 0 and no min_scale); MakeCold waits until its last pod is
+// gone, which takes the stable window (the function's window setting, else config-autoscaler's
+// stable-window), then the scale-to-zero grace period and pod retention (config-autoscaler); it
+// records the values it waited under. The next request waits in the activator for a new pod.
 func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	fn, ok := p.functions.Get(name)
 	if !ok {
 		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
-	max := ""
-	if fn.Replicas > 0 {
-		max = strconv.Itoa(fn.Replicas)
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
 	}
+	if min := s.Annotations[AnnMin]; min != "" && min != "0" {
+		return "", fmt.Errorf("make %s cold: min-scale is %s, so Knative never scales it to zero: deploy it with replicas 0 (and no min_scale) for cold starts; faasbench does not edit the template, which would create a new revision", name, min)
+	}
+	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
+	if err != nil {
+		return "", fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if cfg["enable-scale-to-zero"] == "false" {
+		return "", fmt.Errorf("make %s cold: config-autoscaler has enable-scale-to-zero: false, so no revision scales to zero", name)
+	}
+	pick := func(annotation, key, def string) string {
+		if v := s.Annotations[annGroup+annotation]; v != "" {
+			return v
+		}
+		if v := cfg[key]; v != "" {
+			return v
+		}
+		return def
+	}
+	// Defaults: knative.dev/serving pkg/autoscaler/config/config.go.
+	window := pick("window", "stable-window", "60s")
+	grace := pick("", "scale-to-zero-grace-period", "30s")
+	retention := pick("scale-to-zero-pod-retention-period", "scale-to-zero-pod-retention-period", "0s")
 	t0 := time.Now()
-	if err := p.patchScale(ctx, name, "0", max); err != nil {
-		return "", err
-	}
 	var left int
-	err := kube.Poll(ctx, p.cfg.ColdTimeout, 50*time.Millisecond, func(context.Context) (bool, error) {
+	err = kube.Poll(ctx, p.cfg.ColdTimeout, 50*time.Millisecond, func(context.Context) (bool, error) {
 		c := p.Watch.Counts(name)
 		left = c.Ready + c.Pending + c.Terminating
 		return left == 0, nil
 	})
 	switch {
 	case errors.Is(err, kube.ErrTimeout):
-		return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; the autoscaler's stable window and scale-to-zero grace period come first): %w",
-			name, left, p.cfg.ColdTimeout, kube.ErrTimeout)
+		return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; Knative waits the stable window %s, then the grace period %s and the retention %s): %w",
+			name, left, p.cfg.ColdTimeout, window, grace, retention, kube.ErrTimeout)
 	case err != nil:
 		return "", err
 	}
-	return fmt.Sprintf("min-scale 0: Knative's autoscaler scaled to zero in %s; the next request starts a pod through the activator", time.Since(t0).Round(time.Millisecond)), nil
+	return fmt.Sprintf("Knative's autoscaler scaled to zero, waited %s (stable window %s, scale-to-zero grace period %s, pod retention %s); the next request starts a pod through the activator",
+		time.Since(t0).Round(time.Millisecond), window, grace, retention), nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Knative

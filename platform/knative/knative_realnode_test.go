@@ -1,0 +1,231 @@
+//go:build realnode
+
+package knative_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/knative"
+)
+
+// These tests run on real Knative Serving v0.42.2 on the real node (scripts/node-test.sh after
+// scripts/knative-up.sh), inside the node's network namespace: Services become Ready through
+// faasbench's own ingress (kingress/, Envoy over xDS), requests go through it with the function's
+// host, revisions scale to zero and back through the activator.
+
+func openKnative(t *testing.T, run string) (*knative.Platform, context.Context) {
+	t.Helper()
+	gw := os.Getenv("FB_KNATIVE_GATEWAY")
+	if gw == "" {
+		t.Fatal("FB_KNATIVE_GATEWAY is not set: run these tests with scripts/node-test.sh, which installs Knative (scripts/knative-up.sh)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	cfg, err := knative.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t),
+		"ready_timeout": "120s", "cold_timeout": "150s", "image_tag": "local", "pull_policy": "Never", "gateway": gw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := knative.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p, ctx
+}
+
+type answer struct {
+	status          int
+	body            string
+	instance, cold  string
+	sent, firstByte time.Time
+	elapsed         time.Duration
+}
+
+// call sends GET url with the Host header host (the ingress routes by it).
+func call(t *testing.T, c *http.Client, url, host string) answer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = host
+	a := answer{sent: time.Now()}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s (Host %s): %v", url, host, err)
+	}
+	a.firstByte = time.Now()
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	a.elapsed = time.Since(a.sent)
+	a.status, a.body = resp.StatusCode, string(b)
+	a.instance, a.cold = resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold")
+	return a
+}
+
+// hello in Go and Python through the Route (the ingress with the Service's host), directly at the
+// revision's queue-proxy, a cold start from zero through the activator verified three ways (the
+// activator was in the path, a pod the watcher saw created after the request was sent answered,
+// and the function said it was its first request), and cleanup.
+func TestRealKnativeRouteDirectAndColdStart(t *testing.T) {
+	p, ctx := openKnative(t, "realknative:1")
+	c := &http.Client{Timeout: 60 * time.Second}
+	for _, lang := range []string{"go", "python"} {
+		name := "hello-" + lang
+		t0 := time.Now()
+		// replicas 0: autoscaled with min-scale 0; the shortest stable window Knative accepts.
+		fn := platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 0, Settings: map[string]string{"window": "6s"}}
+		if err := p.Deploy(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: Ready through the Route in %s", name, time.Since(t0).Round(time.Millisecond))
+		url, err := p.Endpoint(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, err := p.FunctionHost(ctx, name)
+		if err != nil || host != name+"."+p.Namespace()+".example.com" {
+			t.Fatalf("host %q %v", host, err)
+		}
+		a := call(t, c, url, host)
+		if a.status != 200 || strings.TrimSpace(a.body) != "pong" || a.instance == "" {
+			t.Fatalf("%s through the ingress: %d %q instance %q", name, a.status, a.body, a.instance)
+		}
+		if wrong := call(t, c, url, "nobody."+p.Namespace()+".example.com"); wrong.status != 404 {
+			t.Errorf("an unknown host got %d, want the ingress's 404", wrong.status)
+		}
+		direct, err := p.DirectEndpoints(ctx, name)
+		if err != nil || len(direct) == 0 {
+			t.Fatalf("direct endpoints %v %v", direct, err)
+		}
+		if d := call(t, c, direct[0], ""); d.status != 200 || d.instance == "" {
+			t.Errorf("%s directly at %s: %d %q", name, direct[0], d.status, d.instance)
+		}
+		path, err := p.DataPath(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: data path %s", name, path)
+
+		how, err := p.MakeCold(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %s", name, how)
+		if path, err := p.DataPath(ctx, name); err != nil || !strings.HasPrefix(path, "activator") {
+			t.Errorf("scaled to zero, the data path is %q (%v): want the activator", path, err)
+		}
+		cold := call(t, c, url, host)
+		if cold.status != 200 || cold.cold != "1" {
+			t.Fatalf("%s cold: %d %q cold=%q", name, cold.status, cold.body, cold.cold)
+		}
+		started, err := p.StartedSince(ctx, name, cold.sent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for _, s := range started {
+			if strings.HasPrefix(cold.instance, s.ID) {
+				seen = true
+			}
+		}
+		if !seen {
+			t.Errorf("%s: the cold answer came from %q, not from a pod started after the request was sent (%+v)", name, cold.instance, started)
+		}
+		t.Logf("%s: cold start through the activator %s (first byte %s)", name, cold.elapsed.Round(time.Millisecond), cold.firstByte.Sub(cold.sent).Round(time.Millisecond))
+		if err := p.Remove(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Under a closed loop of 8 clients on a function that takes 200 ms, with a target of 1 request in
+// flight per pod, Knative's autoscaler adds pods (the data path leaves the activator as they come).
+func TestRealKnativeScalesOutUnderLoad(t *testing.T) {
+	p, ctx := openKnative(t, "realknative:2")
+	name := "sleep-go"
+	fn := platform.Function{Name: name, Workload: "sleep", Language: "go", Replicas: 0,
+		Settings: map[string]string{"target": "1", "max_scale": "4", "window": "6s"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, name)
+	host, _ := p.FunctionHost(ctx, name)
+	start := time.Now()
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(25 * time.Second)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &http.Client{Timeout: 30 * time.Second}
+			for n := 0; n < 500 && time.Now().Before(deadline); n++ {
+				req, _ := http.NewRequest(http.MethodGet, url+"?ms=200", nil)
+				req.Host = host
+				resp, err := c.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					ok.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	evs, err := p.ReplicaEvents(ctx, name, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	var firstAt time.Duration
+	for _, e := range evs {
+		if e.Ready > most {
+			most = e.Ready
+			if most >= 2 && firstAt == 0 {
+				firstAt = e.At.Sub(start)
+			}
+		}
+	}
+	t.Logf("%d ok, %d failed; most ready pods %d (2 ready after %s)", ok.Load(), failed.Load(), most, firstAt.Round(time.Millisecond))
+	if most < 2 || most > 4 {
+		t.Errorf("most ready pods %d: want the autoscaler to add pods, up to max_scale 4", most)
+	}
+	if failed.Load() > 0 {
+		t.Errorf("%d requests failed", failed.Load())
+	}
+	u, _ := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
+	if len(u.Items) == 0 {
+		t.Error("no pod of the function is left to sample")
+	}
+}
+
+// The webhook's refusals reach the user as errors naming the setting Knative refused.
+func TestRealKnativeWebhookRefusals(t *testing.T) {
+	p, ctx := openKnative(t, "realknative:3")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Settings: map[string]string{"initial_scale": "0"}}
+	err := p.Deploy(ctx, fn)
+	t.Logf("initial-scale 0: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "initial-scale") {
+		t.Errorf("initial-scale 0 without allow-zero-initial-scale: %v", err)
+	}
+}

@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# knative-up.sh DIR: installs real Knative Serving v$KNATIVE_VERSION and faasbench's own ingress on the
+# real node started by scripts/node-up.sh DIR, and waits until it is ready.
+#   1. builds what is missing (scripts/knative-build.sh) and imports the images into the node's containerd
+#   2. applies Serving's own manifests from the Go module cache (nothing of Knative is in the repository):
+#      serving config/core, knative.dev/networking's CRDs and config-network, knative.dev/caching's
+#      Image CRD, each `ko://knative.dev/serving/cmd/X` replaced by the local image
+#   3. sets what this installation differs in, each recorded in DIR/knative/settings (the run's
+#      fingerprint reads the config maps themselves):
+#      config-network ingress-class: faasbench's ingress (kingress/); config-domain: example.com;
+#      config-deployment registries-skipping-tag-resolving: also index.docker.io, where the workload
+#      images' local tags (faasbench/<w>-<l>:local, pull policy Never) would otherwise be looked up
+#   4. applies scripts/knative/ingress.yaml (the controller and Envoy in one pod)
+#   5. waits for every Deployment and for the webhook to answer
+# Everything ends with the node (node-down.sh). Prints each step's time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/kube-paths.sh
+. scripts/knative-paths.sh
+DIR=$(realpath -m "${1:?usage: knative-up.sh DIR}")
+[ -f "$DIR/node.env" ] || { echo "knative-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
+. "$DIR/node.env"
+start=$(date +%s.%N)
+step() { printf 'knative-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
+K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+fail() {
+  echo "knative-up: $*" >&2
+  K -n knative-serving get pods -o wide >&2 2>/dev/null || true
+  K -n knative-serving get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
+  exit 1
+}
+
+scripts/knative-build.sh
+step "built"
+for t in "$KNATIVE_DIR"/images/*.tar "$KINGRESS_DIR"/images/*.tar; do
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-knative-$(basename "$t" .tar).log" 2>&1 ||
+    fail "containerd could not import $t (logs/import-knative-$(basename "$t" .tar).log)"
+done
+step "images imported"
+
+mod=$(go env GOMODCACHE)
+serving="$mod/knative.dev/serving@v$KNATIVE_VERSION"
+[ -d "$serving/config/core" ] || (cd "$FB_CACHE/src/knative-serving-$KNATIVE_VERSION" && GOFLAGS=-mod=mod go mod download "knative.dev/serving@v$KNATIVE_VERSION")
+pin() { awk -v m="$1" '$1 == m { print $2 }' "$serving/go.mod"; }
+networking="$mod/knative.dev/networking@$(pin knative.dev/networking)"
+caching="$mod/knative.dev/caching@$(pin knative.dev/caching)"
+for d in "$networking" "$caching"; do
+  [ -d "$d/config" ] || (cd "$FB_CACHE/src/knative-serving-$KNATIVE_VERSION" && GOFLAGS=-mod=mod go mod download "$(basename "${d%@*}" | sed 's#^#knative.dev/#')@${d##*@}")
+  [ -d "$d/config" ] || fail "$d: not in the module cache"
+done
+M="$DIR/knative"
+mkdir -p "$M"
+# The CRDs first (Serving's, networking's, caching's), then everything else.
+{
+  for f in "$serving"/config/core/300-resources/*.yaml \
+    "$networking"/config/{certificate,ingress,serverlessservice,domain-claim}.yaml "$caching"/config/image.yaml; do
+    echo "---"; cat "$f"
+  done
+} > "$M/crds.yaml"
+{
+  for f in "$serving"/config/core/100-namespace.yaml "$serving"/config/core/200-roles/*.yaml "$serving"/config/core/200-serviceaccount.yaml \
+    "$serving"/config/core/configmaps/*.yaml "$networking"/config/config-network.yaml "$serving"/config/core/300-knativecertificate.yaml "$serving"/config/core/999-cache.yaml \
+    "$serving"/config/core/deployments/*.yaml "$serving"/config/core/webhooks/*.yaml; do
+    echo "---"; cat "$f"
+  done
+} | sed -E "s#ko://knative.dev/serving/cmd/([a-z]+)#ko.local/knative/\1:v$KNATIVE_VERSION#" > "$M/serving.yaml"
+grep -q 'ko://' "$M/serving.yaml" && fail "an image reference was left unreplaced in $M/serving.yaml"
+sed -e "s#IMAGE_KINGRESS#$(knative_image fb-kingress)#" -e "s#IMAGE_ENVOY#$(knative_image envoy)#" scripts/knative/ingress.yaml > "$M/ingress.yaml"
+
+K apply --server-side -f "$M/crds.yaml" > "$DIR/logs/knative-apply.log" 2>&1 || { cat "$DIR/logs/knative-apply.log" >&2; fail "the CRDs were refused"; }
+K wait --for condition=established --timeout 60s crd --all >> "$DIR/logs/knative-apply.log" 2>&1 || fail "the CRDs were not established in 60 s"
+K apply -f "$M/serving.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "Serving's manifests were refused"; }
+step "serving applied"
+cat > "$M/settings" <<EOF
+config-network ingress-class=faasbench.ingress.networking.knative.dev
+config-domain example.com=""
+config-deployment registries-skipping-tag-resolving=kind.local,ko.local,dev.local,index.docker.io
+EOF
+K -n knative-serving patch configmap config-network --type merge -p '{"data":{"ingress-class":"faasbench.ingress.networking.knative.dev"}}' >/dev/null
+K -n knative-serving patch configmap config-domain --type merge -p '{"data":{"example.com":""}}' >/dev/null
+K -n knative-serving patch configmap config-deployment --type merge -p '{"data":{"registries-skipping-tag-resolving":"kind.local,ko.local,dev.local,index.docker.io"}}' >/dev/null
+K apply -f "$M/ingress.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "the ingress manifests were refused"; }
+step "configured"
+for d in controller webhook autoscaler activator faasbench-ingress; do
+  K -n knative-serving rollout status "deployment/$d" --timeout 180s > /dev/null 2>&1 || fail "deployment $d did not become available in 180 s"
+done
+step "deployments available"
+# The webhook answers once its certificate is made: a dry-run create of a Service goes through it.
+probe="$M/probe-service.yaml"
+cat > "$probe" <<EOF
+apiVersion: serving.knative.dev/v1
+kind: Service
+metadata: {name: webhook-probe, namespace: default}
+spec:
+  template:
+    spec:
+      containers: [{image: faasbench/hello-go:local}]
+EOF
+ok=
+for _ in $(seq 1 120); do
+  if K create --dry-run=server -f "$probe" > "$DIR/logs/knative-webhook.log" 2>&1; then ok=1; break; fi
+  sleep 0.5
+done
+[ -n "$ok" ] || { cat "$DIR/logs/knative-webhook.log" >&2; fail "Serving's webhook did not answer in 60 s"; }
+{
+  echo "KNATIVE_VERSION=$KNATIVE_VERSION"
+  echo "KNATIVE_GATEWAY=http://faasbench-ingress.knative-serving.svc.cluster.local"
+  echo "KNATIVE_INGRESS=faasbench-kingress (Envoy $ENVOY_VERSION over xDS)"
+} > "$DIR/knative.env"
+printf 'knative-up: Knative Serving v%s and faasbench'"'"'s ingress (Envoy %s) ready in %.1f s; gateway in %s/knative.env\n' \
+  "$KNATIVE_VERSION" "$ENVOY_VERSION" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
