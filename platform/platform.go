@@ -49,6 +49,10 @@ type Liveness interface {
 	Lost() error
 }
 
+// ErrRefused marks a platform's refusal of what the spec asked (Knative's admission webhook
+// denying an annotation): the user's input is at fault, not the run (the CLI exits 2).
+var ErrRefused = errors.New("refused by the platform")
+
 // HostRouter is an optional capability: a platform whose gateway routes by the Host header
 // (Knative's ingress) says which host a function's requests carry; Endpoint is then the
 // gateway's address.

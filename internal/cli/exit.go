@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+
+	"github.com/faasbench/faasbench/platform"
 )
 
 // Exit codes (docs/cli.md).
@@ -41,6 +43,10 @@ func codeOf(err error) int {
 	var e *exitError
 	if errors.As(err, &e) {
 		return e.code
+	}
+	// The platform refused what the spec asked: bad input, found late.
+	if errors.Is(err, platform.ErrRefused) {
+		return ExitUsage
 	}
 	return ExitFailed
 }

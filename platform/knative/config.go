@@ -69,8 +69,12 @@ const (
 )
 
 // setting is one function setting mapped to an autoscaling annotation,
-// with the check Knative's webhook makes
-// (pkg/apis/autoscaling/annotation_validation.go).
+// with the check Knative's webhook makes (knative.dev/serving v0.42.2
+// pkg/apis/autoscaling/annotation_validation.go, read there: whole seconds
+// for windows and delays, activation-scale ≥ 2 and between min and max,
+// target-burst-capacity ≥ 0 or -1). What depends on the cluster's
+// config-autoscaler (initial-scale 0, max-scale-limit) the webhook itself
+// refuses at deploy, as the user's error (platform.ErrRefused, exit 2).
 type setting struct {
 	annotation string
 	check      func(v string) error
@@ -106,21 +110,45 @@ func durationIn(lo, hi time.Duration) func(string) error {
 	}
 }
 
+// wholeSeconds is durationIn for the settings Knative wants "with at most second precision"
+// (validateWindow, validateScaleDownDelay).
+func wholeSeconds(lo, hi time.Duration) func(string) error {
+	in := durationIn(lo, hi)
+	return func(v string) error {
+		if err := in(v); err != nil {
+			return err
+		}
+		if d, _ := time.ParseDuration(v); d.Truncate(time.Second) != d {
+			return fmt.Errorf("want whole seconds (Knative refuses finer)")
+		}
+		return nil
+	}
+}
+
+// burstCapacity is Knative's check of target-burst-capacity: ≥ 0, or -1 (unlimited).
+func burstCapacity(v string) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || (f < 0 && f != -1) {
+		return fmt.Errorf("want a number ≥ 0, or -1 (always keep the activator in the path)")
+	}
+	return nil
+}
+
 var settings = map[string]setting{
 	"class":                      {AnnClass, func(v string) error { return oneOf(v, "kpa", "hpa") }},
 	"metric":                     {annGroup + "metric", func(v string) error { return oneOf(v, "concurrency", "rps", "cpu", "memory") }},
 	"target":                     {annGroup + "target", floatIn(0.01, 1e9)},
 	"target_utilization":         {annGroup + "target-utilization-percentage", floatIn(1, 100)},
-	"target_burst_capacity":      {annGroup + "target-burst-capacity", floatIn(-1, 1e9)},
+	"target_burst_capacity":      {annGroup + "target-burst-capacity", burstCapacity},
 	"min_scale":                  {AnnMin, intGE(0)},
 	"max_scale":                  {AnnMax, intGE(0)},
 	"initial_scale":              {AnnInit, intGE(0)},
-	"window":                     {annGroup + "window", durationIn(6*time.Second, time.Hour)},
+	"window":                     {annGroup + "window", wholeSeconds(6*time.Second, time.Hour)},
 	"panic_window_percentage":    {annGroup + "panic-window-percentage", floatIn(1, 100)},
 	"panic_threshold_percentage": {annGroup + "panic-threshold-percentage", floatIn(110, 1000)},
-	"scale_down_delay":           {annGroup + "scale-down-delay", durationIn(0, time.Hour)},
+	"scale_down_delay":           {annGroup + "scale-down-delay", wholeSeconds(0, time.Hour)},
 	"scale_to_zero_retention":    {annGroup + "scale-to-zero-pod-retention-period", durationIn(0, time.Hour)},
-	"activation_scale":           {annGroup + "activation-scale", intGE(1)},
+	"activation_scale":           {annGroup + "activation-scale", intGE(2)},
 }
 
 func oneOf(v string, vs ...string) error {
@@ -205,6 +233,15 @@ func (s Settings) check(fn platform.Function) error {
 	atoi := func(k string) int { n, _ := strconv.Atoi(s.Annotations[k]); return n }
 	if mx := atoi(AnnMax); mx != 0 && mx < atoi(AnnMin) {
 		return fmt.Errorf("settings.max_scale: %d is less than min_scale %d", mx, atoi(AnnMin))
+	}
+	// validateMinMaxScale: min-scale ≤ activation-scale ≤ max-scale (0: unlimited).
+	if act := atoi(annGroup + "activation-scale"); act != 0 {
+		if mn := atoi(AnnMin); mn > act {
+			return fmt.Errorf("settings.activation_scale: %d is less than min-scale %d", act, mn)
+		}
+		if mx := atoi(AnnMax); mx != 0 && mx < act {
+			return fmt.Errorf("settings.activation_scale: %d is more than max-scale %d", act, mx)
+		}
 	}
 	class := s.Annotations[AnnClass]
 	metric := s.Annotations[annGroup+"metric"]

@@ -42,9 +42,21 @@ func TestSettingsMapToKnativesAnnotations(t *testing.T) {
 		"settings.panic_threshold_percentage: \"100\"":               {"panic_threshold_percentage": "100"},
 		"settings.routing: unknown setting for the knative platform": {"routing": "pinned"},
 		"settings.timeout_seconds: \"0\"":                            {"timeout_seconds": "0"},
+		// Knative's webhook (annotation_validation.go) refuses these too.
+		"settings.activation_scale: \"1\": want a whole number ≥ 2":          {"activation_scale": "1"},
+		"settings.activation_scale: 2 is less than min-scale 3":              {"activation_scale": "2", "min_scale": "3"},
+		"settings.activation_scale: 5 is more than max-scale 4":              {"activation_scale": "5", "max_scale": "4"},
+		"settings.window: \"6500ms\": want whole seconds":                    {"window": "6500ms"},
+		"settings.scale_down_delay: \"1.5s\": want whole seconds":            {"scale_down_delay": "1.5s"},
+		"settings.target_burst_capacity: \"-0.5\": want a number ≥ 0, or -1": {"target_burst_capacity": "-0.5"},
 	} {
 		if _, err := ParseSettings(platform.Function{Name: "f", Settings: set}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: error %v, want %q", set, err, want)
+		}
+	}
+	for _, ok := range []map[string]string{{"target_burst_capacity": "-1"}, {"target_burst_capacity": "0"}, {"activation_scale": "2", "max_scale": "3"}} {
+		if _, err := ParseSettings(platform.Function{Name: "f", Settings: ok}); err != nil {
+			t.Errorf("%v: %v", ok, err)
 		}
 	}
 	if _, err := ParseSettings(platform.Function{Name: "f", Mode: "fork"}); err == nil || !strings.Contains(err.Error(), "mode:") {

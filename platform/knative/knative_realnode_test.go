@@ -4,6 +4,7 @@ package knative_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -225,7 +226,7 @@ func TestRealKnativeWebhookRefusals(t *testing.T) {
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Settings: map[string]string{"initial_scale": "0"}}
 	err := p.Deploy(ctx, fn)
 	t.Logf("initial-scale 0: %v", err)
-	if err == nil || !strings.Contains(err.Error(), "initial-scale") {
+	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "initial-scale") {
 		t.Errorf("initial-scale 0 without allow-zero-initial-scale: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/faasbench/faasbench/platform"
 )
 
 // Apply creates u, or updates it in place when it exists and faasbench
@@ -24,7 +27,7 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create %s %s: %w", what, u.GetName(), err)
+		return fmt.Errorf("create %s %s: %w", what, u.GetName(), refusal(err))
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		old, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
@@ -39,9 +42,19 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("update %s %s: %w", what, u.GetName(), err)
+		return fmt.Errorf("update %s %s: %w", what, u.GetName(), refusal(err))
 	}
 	return nil
+}
+
+// refusal marks an admission webhook's denial, or the API server's refusal of an invalid object,
+// as platform.ErrRefused: what the spec asked is at fault (Knative's webhook refusing an
+// annotation comes back as a BadRequest whose message names the webhook).
+func refusal(err error) error {
+	if apierrors.IsInvalid(err) || (apierrors.IsBadRequest(err) && strings.Contains(err.Error(), "admission webhook")) {
+		return fmt.Errorf("%w: %w", platform.ErrRefused, err)
+	}
+	return err
 }
 
 // StatusOf decodes an object's status into st (a platform's status type);
