@@ -42,6 +42,14 @@ func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
+	// The cell's headers, Host among them (a gateway that routes by host: Knative's ingress).
+	for k, vs := range cs.target.Header {
+		if http.CanonicalHeaderKey(k) == "Host" {
+			req.Host = vs[0]
+			continue
+		}
+		req.Header[k] = append([]string(nil), vs...)
+	}
 	start := time.Now()
 	resp, err := cl.Do(req)
 	if err != nil {

@@ -333,6 +333,10 @@ func overlaps(a, b []int) bool {
 	return false
 }
 
+// closeBudget bounds tearing a platform down: a Knative revision's pod drains (queue-proxy) for
+// about 30 s before it ends, and its owners go only after it (30 s was too short on real Knative).
+const closeBudget = 4 * time.Minute
+
 // execute starts the platform, runs the sweep and always tears the platform down.
 func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec, specDir string, cells []plan.Cell, done map[string]bool, dir *results.Dir,
 	sum *results.Summary, m *results.Manifest, root, runID string, opts map[string]any) (err error) {
@@ -346,7 +350,7 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 		return err
 	}
 	defer func() {
-		closeCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		closeCtx, cancel := context.WithTimeout(context.Background(), closeBudget)
 		defer cancel()
 		if cerr := p.Close(closeCtx); cerr != nil && err == nil {
 			err = cerr

@@ -184,7 +184,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // MakeCold implements platform.ColdStarter without touching the Service: any change to the
 // revision template creates a new Revision (whose predecessor's pods linger for a minute or
 // more), so coldness is what Knative's autoscaler does by itself. The function must be able to
-// scale to zero (min-scale 0: replicas 0 and no min_scale); MakeCold waits until its last pod is
+// scale to zero (settings.min_scale "0"); MakeCold waits until its last pod is
 // gone, which takes the stable window (the function's window setting, else config-autoscaler's
 // stable-window), then the scale-to-zero grace period and pod retention (config-autoscaler); it
 // records the values it waited under. The next request waits in the activator for a new pod.
@@ -198,7 +198,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 		return "", fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if min := s.Annotations[AnnMin]; min != "" && min != "0" {
-		return "", fmt.Errorf("make %s cold: min-scale is %s, so Knative never scales it to zero: deploy it with replicas 0 (and no min_scale) for cold starts; faasbench does not edit the template, which would create a new revision", name, min)
+		return "", fmt.Errorf("make %s cold: min-scale is %s, so Knative never scales it to zero: deploy it with settings.min_scale 0 for cold starts; faasbench does not edit the template, which would create a new revision", name, min)
 	}
 	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
 	if err != nil {
@@ -222,9 +222,15 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	retention := pick("scale-to-zero-pod-retention-period", "scale-to-zero-pod-retention-period", "0s")
 	t0 := time.Now()
 	var left int
-	err = kube.Poll(ctx, p.cfg.ColdTimeout, 50*time.Millisecond, func(context.Context) (bool, error) {
+	// The API server's list is the authority (the watcher may not have seen a pod of a revision
+	// made a moment ago: a cold start right after Deploy "waited 0 s" on the real node).
+	err = kube.Poll(ctx, p.cfg.ColdTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
+		if err != nil {
+			return false, nil // a failed list is tried again
+		}
 		c := p.Watch.Counts(name)
-		left = c.Ready + c.Pending + c.Terminating
+		left = max(len(pods.Items), c.Ready+c.Pending+c.Terminating)
 		return left == 0, nil
 	})
 	switch {

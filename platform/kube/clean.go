@@ -38,15 +38,30 @@ func (c Cleaned) String() string {
 }
 
 // Clean deletes every object matching selector in namespace (all
-// namespaces when it is empty): the platform's own kinds (extra, deleted
-// first: their controllers own Deployments and would make them again),
-// then the core kinds. A kind the server does not know is skipped. Owned
-// objects go with their owners (background propagation).
+// namespaces when it is empty): the platform's own kinds first (extra),
+// with foreground propagation, waiting (at most extraGone) until they and
+// what they own are gone: their controllers own Deployments, Services and
+// pods and make them again while the owner exists (the real node showed a
+// Knative revision's Deployment and pods recreated under a run's cleanup
+// for minutes); then the core kinds, owned objects going with their owners
+// (background). A kind the server does not know is skipped.
 func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra []schema.GroupVersionResource) ([]Cleaned, error) {
+	out, errs := c.deleteAll(ctx, namespace, selector, extra, metav1.DeletePropagationForeground)
+	if len(out) > 0 {
+		errs = append(errs, c.waitGone(ctx, namespace, selector, extra, extraGone))
+	}
+	core, cerrs := c.deleteAll(ctx, namespace, selector, coreKinds, metav1.DeletePropagationBackground)
+	return append(out, core...), errors.Join(append(errs, cerrs...)...)
+}
+
+// extraGone bounds the wait for a platform's own objects to go (a Knative
+// revision's pod drains for about 30 s before it ends).
+const extraGone = 3 * time.Minute
+
+func (c *Cluster) deleteAll(ctx context.Context, namespace, selector string, kinds []schema.GroupVersionResource, policy metav1.DeletionPropagation) ([]Cleaned, []error) {
 	var out []Cleaned
 	var errs []error
-	policy := metav1.DeletePropagationBackground
-	for _, gvr := range append(append([]schema.GroupVersionResource{}, extra...), coreKinds...) {
+	for _, gvr := range kinds {
 		list, err := c.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 		if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
 			continue
@@ -67,7 +82,32 @@ func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra [
 			out = append(out, Cleaned{Kind: gvr.Resource, Namespace: it.GetNamespace(), Name: it.GetName()})
 		}
 	}
-	return out, errors.Join(errs...)
+	return out, errs
+}
+
+// waitGone waits until no object of kinds matching selector is left.
+func (c *Cluster) waitGone(ctx context.Context, namespace, selector string, kinds []schema.GroupVersionResource, timeout time.Duration) error {
+	var left []string
+	err := Poll(ctx, timeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, gvr := range kinds {
+			list, err := c.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+			if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+				continue
+			}
+			if err != nil {
+				return false, nil // a failed list is tried again
+			}
+			for _, it := range list.Items {
+				left = append(left, gvr.Resource+" "+it.GetNamespace()+"/"+it.GetName())
+			}
+		}
+		return len(left) == 0, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("still there after %s (what they own is deleted first): %v: %w", timeout, left, err)
+	}
+	return err
 }
 
 // WaitNoPods waits until no pod matching selector is left in namespace.
