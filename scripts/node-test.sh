@@ -4,7 +4,9 @@
 # and fetch images in Python, starts the services those call (scripts/node-services.sh: MariaDB and
 # faasbench upstream on the node's address), runs the Go tests tagged realnode and a `faasbench run` of
 # examples/realnode/baseline-hello.yaml inside the node's network namespace (the release binary,
-# pinned to the CPU the node does not use), stops the node and checks that the host is as it was
+# pinned to the CPU the node does not use), installs real Knative Serving with faasbench's own
+# ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
+# knative-coldstart runs, stops the node and checks that the host is as it was
 # (node-down.sh fails otherwise), then checks that a node left running by a killed test run is cleaned
 # up by the next node-up. Never skips: a node that cannot start fails the tier with the reason.
 set -euo pipefail
@@ -17,9 +19,10 @@ NODE_CPUS=${NODE_CPUS:-0}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-node.XXXXXX")
 trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
-scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python
+scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python sleep:go
 scripts/phase.sh "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
 . "$DIR/node/node.env"
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
@@ -31,8 +34,23 @@ scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" s
 run=$(ls -d "$DIR"/runs/*/)
 grep -q '"status": *"complete"' "$run/manifest.json" || { echo "node-test: the run did not end complete: $run/manifest.json" >&2; exit 1; }
 [ -s "$run/report.html" ] || { echo "node-test: no report in $run" >&2; exit 1; }
-# NODE_TEST_KEEP=DIR keeps the run directory (the evidence under docs/evidence/ comes from it).
-if [ -n "${NODE_TEST_KEEP:-}" ]; then mkdir -p "$NODE_TEST_KEEP" && cp -r "$run" "$NODE_TEST_KEEP/" && cp "$DIR/node/logs/"*.log "$NODE_TEST_KEEP/" 2>/dev/null || true; fi
+# Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).
+scripts/phase.sh "knative install" scripts/knative-up.sh "$DIR/node"
+. "$DIR/node/knative.env"
+"$GO" test -c -race -tags realnode -o "$DIR/knative.test" ./platform/knative/
+FB_KUBECONFIG=$KUBECONFIG FB_KNATIVE_GATEWAY=$KNATIVE_GATEWAY scripts/phase.sh "knative tests (-race)" \
+  scripts/node-exec.sh "$DIR/knative.test" -test.count=1 -test.v -test.run RealKnative
+for s in knative-hello knative-coldstart; do
+  scripts/phase.sh "faasbench run on knative ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
+    bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+  r=$(ls -d "$DIR/runs-$s"/*/)
+  grep -q '"status": *"complete"' "$r/manifest.json" || { echo "node-test: the $s run did not end complete: $r/manifest.json" >&2; exit 1; }
+done
+grep -q '"verified": *2' "$r/summary.json" || { echo "node-test: the knative cold starts were not both verified: $r/summary.json" >&2; exit 1; }
+# NODE_TEST_KEEP=DIR keeps the run directories (the evidence under docs/evidence/ comes from them).
+if [ -n "${NODE_TEST_KEEP:-}" ]; then
+  mkdir -p "$NODE_TEST_KEEP" && cp -r "$run" "$DIR"/runs-knative-*/*/ "$NODE_TEST_KEEP/" && cp "$DIR/node/logs/"*.log "$NODE_TEST_KEEP/" 2>/dev/null || true
+fi
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh
 # A test run killed with SIGKILL leaves its node running: the next node-up cleans it first.
 scripts/phase.sh "real node start (for the killed-run check)" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/killed"

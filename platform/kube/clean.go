@@ -51,8 +51,15 @@ func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra [
 		errs = append(errs, c.waitGone(ctx, namespace, selector, extra, extraGone))
 	}
 	core, cerrs := c.deleteAll(ctx, namespace, selector, coreKinds, metav1.DeletePropagationBackground)
+	if len(out) > 0 {
+		// A Deployment the platform's controller made went with its owner in the foreground: it
+		// stays, marked deleted, until its ReplicaSets and pods are gone.
+		cerrs = append(cerrs, c.waitGone(ctx, namespace, selector, []schema.GroupVersionResource{deploymentsGVR}, extraGone))
+	}
 	return append(out, core...), errors.Join(append(errs, cerrs...)...)
 }
+
+var deploymentsGVR = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
 
 // extraGone bounds the wait for a platform's own objects to go (a Knative
 // revision's pod drains for about 30 s before it ends).
