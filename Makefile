@@ -34,12 +34,13 @@ build:
 
 lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
-	@scripts/phase.sh "go vet" bash -c '$(GO) vet ./... && $(GO) vet -tags kube ./... && $(GO) vet -tags realnode ./...'
-	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck ./... && $(CACHE)/bin/staticcheck -tags kube ./... && $(CACHE)/bin/staticcheck -tags realnode ./..."
+	@scripts/phase.sh "go vet" bash -c '$(GO) vet ./... && $(GO) vet -tags kube ./... && $(GO) vet -tags realnode ./... && cd kingress && $(GO) vet ./...'
+	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck ./... && $(CACHE)/bin/staticcheck -tags kube ./... && $(CACHE)/bin/staticcheck -tags realnode ./... && cd kingress && $(CACHE)/bin/staticcheck ./..."
 
 ## unit: every Go package except the end-to-end tests of the binary
 unit:
 	@scripts/phase.sh "go unit tests (-race)" bash -c '$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /cmd/faasbench)'
+	@scripts/phase.sh "kingress unit tests (-race; kingress/ is a module of its own)" bash -c 'cd kingress && $(GO) test -race -count=1 ./...'
 
 ## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
 integration:

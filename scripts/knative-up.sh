@@ -105,7 +105,7 @@ done
 {
   echo "KNATIVE_VERSION=$KNATIVE_VERSION"
   echo "KNATIVE_GATEWAY=http://faasbench-ingress.knative-serving.svc.cluster.local"
-  echo "KNATIVE_INGRESS=faasbench-kingress (Envoy $ENVOY_VERSION over xDS)"
+  echo "KNATIVE_INGRESS='faasbench-kingress, Envoy $ENVOY_VERSION over xDS'"
 } > "$DIR/knative.env"
 printf 'knative-up: Knative Serving v%s and faasbench'"'"'s ingress (Envoy %s) ready in %.1f s; gateway in %s/knative.env\n' \
   "$KNATIVE_VERSION" "$ENVOY_VERSION" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
