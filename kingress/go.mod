@@ -1,6 +1,6 @@
 module github.com/faasbench/faasbench/kingress
 
-go 1.22
+go 1.23
 
 require (
 	github.com/envoyproxy/go-control-plane v0.12.1-0.20240621013728-1eb8caab5155

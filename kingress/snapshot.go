@@ -2,6 +2,8 @@ package kingress
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
@@ -43,11 +45,7 @@ func Snapshot(version string, ings []*Translated) (*cache.Snapshot, error) {
 		external = append(external, t.External...)
 		local = append(local, t.Local...)
 	}
-	names := make([]string, 0, len(clusters))
-	for n := range clusters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(clusters))
 	cs := make([]types.Resource, 0, len(names))
 	for _, n := range names {
 		cs = append(cs, clusters[n])

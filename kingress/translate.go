@@ -11,6 +11,8 @@ package kingress
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -111,11 +113,7 @@ func Translate(ing *v1alpha1.Ingress, b Backends) (*Translated, error) {
 		out.Hosts = append(out.Hosts, h)
 	}
 	sort.Strings(out.Hosts)
-	names := make([]string, 0, len(clusters))
-	for n := range clusters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(clusters))
 	for _, n := range names {
 		out.Clusters = append(out.Clusters, clusters[n])
 	}
@@ -238,11 +236,7 @@ func newRoute(name string, p v1alpha1.HTTPIngressPath, path string, weighted []*
 		action.HostRewriteSpecifier = &routev3.RouteAction_HostRewriteLiteral{HostRewriteLiteral: p.RewriteHost}
 	}
 	var headers []*routev3.HeaderMatcher
-	keys := make([]string, 0, len(p.Headers))
-	for k := range p.Headers {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(p.Headers))
 	for _, k := range keys {
 		m := &routev3.HeaderMatcher{Name: k}
 		if e := p.Headers[k].Exact; e != "" {
@@ -263,11 +257,7 @@ func headersToSet(h map[string]string) []*corev3.HeaderValueOption {
 	if len(h) == 0 {
 		return nil
 	}
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(h))
 	out := make([]*corev3.HeaderValueOption, 0, len(h))
 	for _, k := range keys {
 		out = append(out, &corev3.HeaderValueOption{
@@ -292,11 +282,7 @@ func addVirtualHost(m map[string]*routev3.VirtualHost, host, name string, routes
 // the first match); routes of equal length keep their order, so the probe routes (with a header
 // match) stay ahead of the plain ones inserted after them.
 func sortedHosts(m map[string]*routev3.VirtualHost) []*routev3.VirtualHost {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	out := make([]*routev3.VirtualHost, 0, len(m))
 	for _, k := range keys {
 		vh := m[k]

@@ -19,6 +19,7 @@ import (
 	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/knative"
+	"github.com/faasbench/faasbench/platform/kube"
 )
 
 // These tests run on real Knative Serving v0.42.2 on the real node (scripts/node-test.sh after
@@ -220,11 +221,61 @@ func TestRealKnativeScalesOutUnderLoad(t *testing.T) {
 	}
 }
 
-// The webhook's refusals reach the user as errors naming the setting Knative refused.
-func TestRealKnativeWebhookRefusals(t *testing.T) {
+// Scaling a fixed-size function makes a new revision (min-scale and max-scale are template
+// annotations); Scale returns once the new one serves with every replica and the old one is gone.
+func TestRealKnativeScaleLeavesOneRevision(t *testing.T) {
+	p, ctx := openKnative(t, "realknative:4")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Now()
+	if err := p.Scale(ctx, "hello-go", 2); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("scale 1 -> 2 (a new revision, the old one pruned, its pod drained): %s", time.Since(t0).Round(time.Millisecond))
+	revs, err := p.Cluster.Dynamic.Resource(knative.RevisionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := 0
+	for _, r := range revs.Items {
+		if r.GetDeletionTimestamp() == nil {
+			live++
+		}
+	}
+	if live != 1 {
+		t.Errorf("%d revisions left, want the latest only", live)
+	}
+	direct, err := p.DirectEndpoints(ctx, "hello-go")
+	if err != nil || len(direct) != 2 {
+		t.Errorf("direct endpoints after scaling to 2: %v %v", direct, err)
+	}
+}
+
+// The webhook's refusals reach the user as errors naming the setting Knative refused; the
+// fingerprint names the ingress and the digests the kubelet runs.
+func TestRealKnativeWebhookRefusalsAndFingerprint(t *testing.T) {
 	p, ctx := openKnative(t, "realknative:3")
+	f, err := p.Fingerprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f["ingress_class"] != "faasbench.ingress.networking.knative.dev" {
+		t.Errorf("ingress class %v", f["ingress_class"])
+	}
+	comps, _ := f["components"].([]kube.Component)
+	digests := 0
+	for _, c := range comps {
+		if strings.HasPrefix(c.ImageID, "sha256:") || strings.Contains(c.ImageID, "@sha256:") {
+			digests++
+		}
+	}
+	if len(comps) < 6 || digests != len(comps) {
+		t.Errorf("components %+v: want Serving's and the ingress's, each with its digest", comps)
+	}
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Settings: map[string]string{"initial_scale": "0"}}
-	err := p.Deploy(ctx, fn)
+	err = p.Deploy(ctx, fn)
 	t.Logf("initial-scale 0: %v", err)
 	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "initial-scale") {
 		t.Errorf("initial-scale 0 without allow-zero-initial-scale: %v", err)

@@ -11,8 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -162,7 +164,43 @@ func (p *Platform) patchScale(ctx context.Context, name, min, max string) error 
 	if _, err := p.services().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("scale knative service %s: %w", name, err)
 	}
-	return p.waitReady(ctx, name)
+	if err := p.waitReady(ctx, name); err != nil {
+		return err
+	}
+	return p.pruneRevisions(ctx, name)
+}
+
+// RevisionGVR is Knative Serving's Revision.
+var RevisionGVR = schema.GroupVersionResource{Group: "serving.knative.dev", Version: "v1", Resource: "revisions"}
+
+// pruneRevisions deletes the Service's revisions other than its latest ready one, once the Route
+// has moved to it: an old revision is no longer routed, but Knative removes its pods only after
+// the autoscaler's scale-down (60-90 s on the real node, counted among the function's pods
+// meanwhile); deleted, its pods end after their drain (~30 s). Knative's own garbage collector
+// would delete it later (config-gc); nothing routes to it.
+func (p *Platform) pruneRevisions(ctx context.Context, name string) error {
+	st, err := p.serviceStatus(ctx, name)
+	if err != nil {
+		return err
+	}
+	revs := p.Cluster.Dynamic.Resource(RevisionGVR).Namespace(p.Namespace())
+	list, err := revs.List(ctx, metav1.ListOptions{LabelSelector: LabelService + "=" + name})
+	if apierrors.IsNotFound(err) {
+		return nil // no Revision API served: nothing to prune
+	}
+	if err != nil {
+		return fmt.Errorf("revisions of %s: %w", name, err)
+	}
+	bg := metav1.DeletePropagationBackground
+	for _, r := range list.Items {
+		if r.GetName() == st.LatestReady || r.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if err := revs.Delete(ctx, r.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("delete revision %s of %s: %w", r.GetName(), name, err)
+		}
+	}
+	return nil
 }
 
 // Scale implements platform.Platform: min-scale = max-scale = replicas.
@@ -245,16 +283,25 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Knative
-// Serving's component images and its autoscaler configuration
-// (config-autoscaler; keys not set take Knative's documented defaults).
+// Serving's component images and their digests, its autoscaler, network
+// and deployment configuration (config-autoscaler, config-network: the
+// ingress class, config-deployment: the queue-proxy image; keys not set take
+// Knative's documented defaults) and the gateway the load was sent to.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.ServingNamespace)
-	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
-	if err != nil {
-		f["autoscaler_error"] = err.Error()
+	for _, cm := range []string{"config-autoscaler", "config-network", "config-deployment"} {
+		key := strings.ReplaceAll(cm, "-", "_")
+		cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, cm)
+		if err != nil {
+			f[strings.TrimPrefix(key, "config_")+"_error"] = err.Error()
+		}
+		delete(cfg, "_example")
+		f[key] = cfg
 	}
-	delete(cfg, "_example")
-	f["config_autoscaler"] = cfg
+	if cn, _ := f["config_network"].(map[string]string); cn != nil {
+		f["ingress_class"] = cn["ingress-class"]
+	}
+	f["gateway"] = p.cfg.Gateway
 	return f, nil
 }
 

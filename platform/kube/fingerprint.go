@@ -59,7 +59,9 @@ type Component struct {
 	Deployment string `json:"deployment"`
 	Container  string `json:"container"`
 	Image      string `json:"image"`
-	Replicas   int32  `json:"replicas"`
+	// ImageID is what the kubelet runs (the image's digest), from a pod of the Deployment.
+	ImageID  string `json:"image_id,omitempty"`
+	Replicas int32  `json:"replicas"`
 }
 
 // Components lists the container images of the Deployments in namespace
@@ -72,15 +74,38 @@ func (c *Cluster) Components(ctx context.Context, namespace, selector string) ([
 	}
 	out := []Component{}
 	for _, d := range deps.Items {
+		ids := c.imageIDs(ctx, namespace, d.Spec.Selector)
 		for _, ct := range d.Spec.Template.Spec.Containers {
 			var r int32
 			if d.Spec.Replicas != nil {
 				r = *d.Spec.Replicas
 			}
-			out = append(out, Component{Deployment: d.Name, Container: ct.Name, Image: ct.Image, Replicas: r})
+			out = append(out, Component{Deployment: d.Name, Container: ct.Name, Image: ct.Image, ImageID: ids[ct.Name], Replicas: r})
 		}
 	}
 	return out, nil
+}
+
+// imageIDs maps container names to the image IDs (digests) the kubelet reports for a running pod
+// of the selector; empty when there is none (simulated nodes report none either).
+func (c *Cluster) imageIDs(ctx context.Context, namespace string, sel *metav1.LabelSelector) map[string]string {
+	out := map[string]string{}
+	s, err := metav1.LabelSelectorAsSelector(sel)
+	if err != nil || sel == nil {
+		return out
+	}
+	pods, err := c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: s.String()})
+	if err != nil {
+		return out
+	}
+	for _, p := range pods.Items {
+		for _, st := range p.Status.ContainerStatuses {
+			if st.ImageID != "" && out[st.Name] == "" {
+				out[st.Name] = st.ImageID
+			}
+		}
+	}
+	return out
 }
 
 // ConfigMapData reads a ConfigMap's data (a platform's autoscaler
