@@ -76,9 +76,21 @@ config-network ingress-class=faasbench.ingress.networking.knative.dev
 config-domain example.com=""
 config-deployment registries-skipping-tag-resolving=kind.local,ko.local,dev.local,index.docker.io
 EOF
-K -n knative-serving patch configmap config-network --type merge -p '{"data":{"ingress-class":"faasbench.ingress.networking.knative.dev"}}' >/dev/null
-K -n knative-serving patch configmap config-domain --type merge -p '{"data":{"example.com":""}}' >/dev/null
-K -n knative-serving patch configmap config-deployment --type merge -p '{"data":{"registries-skipping-tag-resolving":"kind.local,ko.local,dev.local,index.docker.io"}}' >/dev/null
+# Serving's webhook validates config maps: it must serve before they are patched (a patch sent in
+# between is refused with "connection refused"), and its certificate comes a moment after it runs.
+K -n knative-serving rollout status deployment/webhook --timeout 180s > /dev/null 2>&1 || fail "Serving's webhook did not become available in 180 s"
+patch() {
+  local i
+  for i in $(seq 1 120); do
+    K -n knative-serving patch configmap "$1" --type merge -p "$2" > "$DIR/logs/knative-patch.log" 2>&1 && return 0
+    sleep 0.5
+  done
+  cat "$DIR/logs/knative-patch.log" >&2
+  fail "config map $1 could not be patched in 60 s"
+}
+patch config-network '{"data":{"ingress-class":"faasbench.ingress.networking.knative.dev"}}'
+patch config-domain '{"data":{"example.com":""}}'
+patch config-deployment '{"data":{"registries-skipping-tag-resolving":"kind.local,ko.local,dev.local,index.docker.io"}}'
 K apply -f "$M/ingress.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "the ingress manifests were refused"; }
 step "configured"
 for d in controller webhook autoscaler activator faasbench-ingress; do

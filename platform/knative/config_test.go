@@ -91,6 +91,10 @@ func TestServiceObject(t *testing.T) {
 	if _, hasPort := hg["port"]; hasPort || hg["path"] != "/_fb/health" {
 		t.Errorf("probe %v: Knative probes the container port", hg)
 	}
+	sc, _ := ct["securityContext"].(map[string]any)
+	if sc["allowPrivilegeEscalation"] != false || sc["runAsNonRoot"] != true || sc["seccompProfile"].(map[string]any)["type"] != "RuntimeDefault" {
+		t.Errorf("security context %v: want no escalation, non-root, no capabilities, the runtime's seccomp profile", sc)
+	}
 	for _, e := range ct["env"].([]any) {
 		if e.(map[string]any)["name"] == "FB_INSTANCE_ID" {
 			t.Error("FB_INSTANCE_ID from a field reference needs Knative's podspec-fieldref flag")
