@@ -42,6 +42,25 @@ func TestRowsAggregateRepetitions(t *testing.T) {
 	}
 }
 
+// The data path a platform reports (Knative's activator in the path or not) reaches the row, the
+// HTML and the Markdown table, each distinct path once.
+func TestDataPathIsShown(t *testing.T) {
+	run := testRun()
+	run.Summary.Cells[0].DataPath = "activator (revision hello-go-00001: ServerlessService mode Proxy)"
+	run.Summary.Cells[1].DataPath = run.Summary.Cells[0].DataPath
+	rows := Rows(run)
+	if rows[0].DataPath != run.Summary.Cells[0].DataPath || rows[1].DataPath != "" {
+		t.Errorf("data paths %q, %q", rows[0].DataPath, rows[1].DataPath)
+	}
+	var md bytes.Buffer
+	if err := Markdown(&md, []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(md.String(), "data path activator") != 1 {
+		t.Errorf("markdown:\n%s", md.String())
+	}
+}
+
 func TestHTMLIsSelfContained(t *testing.T) {
 	var b bytes.Buffer
 	if err := HTML(&b, []Run{testRun()}); err != nil {
