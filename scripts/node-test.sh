@@ -22,7 +22,7 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
-scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python sleep:go
+scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python sleep:go payload:python
 scripts/phase.sh "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
 . "$DIR/node/node.env"
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
@@ -47,6 +47,23 @@ for s in knative-hello knative-coldstart; do
   grep -q '"status": *"complete"' "$r/manifest.json" || { echo "node-test: the $s run did not end complete: $r/manifest.json" >&2; exit 1; }
 done
 grep -q '"verified": *2' "$r/summary.json" || { echo "node-test: the knative cold starts were not both verified: $r/summary.json" >&2; exit 1; }
+# Seed 003's Knative rows, smoke-sized: the examples as written for the local platform, moved to
+# Knative on the command line (make test-real runs them full size).
+kn=(--smoke --set platform.name=knative --set 'platform.generator_cpus="1"'
+  --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
+for s in 003-gateway-direct 003-hello-concurrency 003-payload; do
+  scripts/phase.sh "faasbench run on knative ($s, smoke)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
+    bin/faasbench run "examples/$s.yaml" "${kn[@]}" --results "$DIR/runs-$s"
+  r3=$(ls -d "$DIR/runs-$s"/*/)
+  grep -q '"status": *"complete"' "$r3/manifest.json" || { echo "node-test: $s on knative did not end complete: $r3/manifest.json" >&2; exit 1; }
+done
+# What cannot apply is refused before anything starts: Knative runs the image's own server.
+set +e
+out=$(env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/003-watchdog-modes.yaml "${kn[@]}" --results "$DIR/runs-refused" 2>&1)
+code=$?
+set -e
+[ "$code" = 2 ] && [[ $out == *"Knative runs the image's own server"* ]] ||
+  { echo "node-test: 003-watchdog-modes on knative: exit $code, want 2 with the reason: $out" >&2; exit 1; }
 # NODE_TEST_KEEP=DIR keeps the run directories (the evidence under docs/evidence/ comes from them).
 if [ -n "${NODE_TEST_KEEP:-}" ]; then
   mkdir -p "$NODE_TEST_KEEP" && cp -r "$run" "$DIR"/runs-knative-*/*/ "$NODE_TEST_KEEP/" && cp "$DIR/node/logs/"*.log "$NODE_TEST_KEEP/" 2>/dev/null || true

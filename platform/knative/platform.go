@@ -145,7 +145,12 @@ func (p *Platform) waitReady(ctx context.Context, name string) error {
 		return false, nil
 	})
 	if errors.Is(err, kube.ErrTimeout) {
-		return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w", name, p.ReadyTimeout, last, kube.ErrTimeout)
+		// The Service's condition says only that a revision is missing; the pods say why (an image
+		// the node lacks, a crash): their reasons, events and last log lines.
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w%s%s",
+			name, p.ReadyTimeout, last, kube.ErrTimeout, p.revisionConditions(dctx, name), p.Cluster.Diagnose(dctx, p.Selector(name)))
 	}
 	return err
 }
@@ -168,6 +173,28 @@ func (p *Platform) patchScale(ctx context.Context, name, min, max string) error 
 		return err
 	}
 	return p.pruneRevisions(ctx, name)
+}
+
+// revisionConditions lists the conditions of name's revisions that are not True: where Knative
+// says why a revision has no pod (an image it could not resolve, a quota, a bad field).
+func (p *Platform) revisionConditions(ctx context.Context, name string) string {
+	list, err := p.Cluster.Dynamic.Resource(RevisionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: LabelService + "=" + name})
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range list.Items {
+		var st status
+		if kube.StatusOf(&r, &st) != nil {
+			continue
+		}
+		for _, c := range st.Conditions {
+			if c.Status != "True" && (c.Reason != "" || c.Message != "") {
+				fmt.Fprintf(&b, "\n  revision %s: %s %s: %s %s", r.GetName(), c.Type, c.Status, c.Reason, c.Message)
+			}
+		}
+	}
+	return b.String()
 }
 
 // RevisionGVR is Knative Serving's Revision.
