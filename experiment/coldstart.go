@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,11 @@ import (
 
 // reply is what one request of a coldstart cell saw.
 type reply struct {
-	latency  time.Duration
+	// sent is when the request went out; firstByte how long after it the
+	// reply's first byte came (zero: not known).
+	sent      time.Time
+	firstByte time.Duration
+	latency   time.Duration
 	status   int
 	cold     bool
 	coldKind string
@@ -50,14 +55,18 @@ func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
 		}
 		req.Header[k] = append([]string(nil), vs...)
 	}
+	var firstByte time.Duration
 	start := time.Now()
+	req = req.WithContext(httptrace.WithClientTrace(req.Context(), &httptrace.ClientTrace{
+		GotFirstResponseByte: func() { firstByte = time.Since(start) },
+	}))
 	resp, err := cl.Do(req)
 	if err != nil {
 		return reply{}, err
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	r := reply{latency: time.Since(start), status: resp.StatusCode, cold: resp.Header.Get("X-Fb-Cold") == "1",
+	r := reply{sent: start, firstByte: firstByte, latency: time.Since(start), status: resp.StatusCode, cold: resp.Header.Get("X-Fb-Cold") == "1",
 		coldKind: resp.Header.Get("X-Fb-Cold-Kind"), instance: resp.Header.Get("X-Fb-Instance"),
 		activation: resp.Header.Get("X-Openwhisk-Activation-Id")}
 	if ns, err := strconv.ParseInt(resp.Header.Get("X-Fb-Gw-Cold-Wait-Ns"), 10, 64); err == nil {
@@ -71,6 +80,26 @@ func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
 		r.handlerMs = &v
 	}
 	return r, nil
+}
+
+// phasesOf places the platform's record of the instance it started on the
+// request's time line: ms after the request was sent. A phase before the
+// send (an instance that was starting already) is kept as a negative
+// figure: it says the call found a start under way.
+func phasesOf(r reply, st platform.StartedInstance) *results.ColdPhases {
+	at := func(t time.Time) *float64 {
+		if t.IsZero() || r.sent.IsZero() {
+			return nil
+		}
+		v := float64(t.Sub(r.sent)) / 1e6
+		return &v
+	}
+	ph := &results.ColdPhases{CreatedMs: at(st.Started), ScheduledMs: at(st.Scheduled), RunningMs: at(st.Running), ReadyMs: at(st.Ready)}
+	if r.firstByte > 0 {
+		v := float64(r.firstByte) / 1e6
+		ph.FirstByteMs = &v
+	}
+	return ph
 }
 
 func histOf(ms []float64) *hist.Histogram {
@@ -106,6 +135,7 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}}
 	seen := map[string]bool{}
 	var cold, warm, waits, handlers []float64
+	phases := make([][]float64, len(results.PhaseNames))
 	byKind := map[string][]float64{}
 	warmClient := &http.Client{}
 	defer warmClient.CloseIdleConnections()
@@ -139,6 +169,7 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation) {
 				smp.PlatformStarted = true
 				smp.Kind = st.Kind
+				smp.Phases = phasesOf(r, st)
 			}
 		}
 		seen[r.instance] = true
@@ -153,6 +184,13 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			}
 			if r.handlerMs != nil {
 				handlers = append(handlers, *r.handlerMs)
+			}
+			if smp.Phases != nil {
+				for k, v := range smp.Phases.Values() {
+					if v != nil && *v >= 0 {
+						phases[k] = append(phases[k], *v)
+					}
+				}
 			}
 		} else {
 			cr.NotVerified++
@@ -172,6 +210,14 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 	cr.WaitMs, cr.HandlerMs = percentilesOf(waits), percentilesOf(handlers)
 	for k, v := range byKind {
 		cr.ColdByKindMs[k] = percentilesOf(v)
+	}
+	for i, v := range phases {
+		if len(v) > 0 {
+			if cr.PhasesMs == nil {
+				cr.PhasesMs = map[string]stats.Percentiles{}
+			}
+			cr.PhasesMs[results.PhaseNames[i]] = percentilesOf(v)
+		}
 	}
 	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
 	if err := s.writeHlogEntries(pc, start, time.Since(start), []hist.LogEntry{{Tag: "cold", Histogram: histOf(cold)}, {Tag: "warm", Histogram: histOf(warm)}}); err != nil {

@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/results"
 )
 
 // A cold-start call carries the cell's headers, and a Host header becomes the request's host: a
@@ -30,5 +33,41 @@ func TestColdCallCarriesTheCellsHeaders(t *testing.T) {
 	}
 	if r.status != 200 || !r.cold || r.instance != "pod-a-12" {
 		t.Errorf("reply %+v", r)
+	}
+}
+
+// The first byte is timed apart from the whole reply (a reply whose body
+// comes 30 ms after its header), and the platform's start record lands on
+// the request's time line: ms after the send, negative for a start that
+// was under way before it, absent for what the platform did not record.
+func TestColdPhasesOnTheRequestsTimeLine(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		time.Sleep(30 * time.Millisecond)
+		_, _ = w.Write([]byte("hello"))
+	}))
+	defer srv.Close()
+	r, err := call(context.Background(), nil, &cellSetup{target: load.Target{Method: "GET", URL: srv.URL + "/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.firstByte <= 0 || r.latency-r.firstByte < 25*time.Millisecond {
+		t.Errorf("first byte %v of a %v reply whose body came 30 ms after its header", r.firstByte, r.latency)
+	}
+
+	sent := time.Unix(50, 0)
+	ms := func(n int) time.Time { return sent.Add(time.Duration(n) * time.Millisecond) }
+	ph := phasesOf(reply{sent: sent, firstByte: 1800 * time.Millisecond},
+		platform.StartedInstance{Started: ms(-20), Scheduled: ms(40), Running: ms(1200), Ready: ms(1750)})
+	want := []float64{-20, 40, 1200, 1750, 1800}
+	for i, v := range ph.Values() {
+		if v == nil || *v != want[i] {
+			t.Errorf("%s: %v, want %v", results.PhaseNames[i], v, want[i])
+		}
+	}
+	local := phasesOf(reply{sent: sent}, platform.StartedInstance{Started: ms(3), Ready: ms(70)})
+	if local.ScheduledMs != nil || local.RunningMs != nil || local.FirstByteMs != nil || *local.ReadyMs != 70 {
+		t.Errorf("a process start (no scheduling, no containers): %+v", local)
 	}
 }

@@ -88,6 +88,10 @@ type StartedInstance struct {
 	Started time.Time `json:"started"`
 	// Ready is when it could first serve (zero: not yet).
 	Ready time.Time `json:"ready"`
+	// Scheduled is when a pod was seen bound to a node, Running when its
+	// containers were all seen running (zero: not a pod, or not seen).
+	Scheduled time.Time `json:"scheduled,omitzero"`
+	Running   time.Time `json:"running,omitzero"`
 }
 
 // ReplicaEvent is one change of a function's instances. At is when

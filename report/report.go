@@ -235,11 +235,28 @@ func detail(cs []results.Cell) string {
 		for _, c := range cs {
 			ver, it = ver+c.Cold.Verified, it+c.Cold.Iterations
 		}
-		return fmt.Sprintf("cold mean %s ms (%d of %d verified cold), warm mean %s ms; of the cold call: waiting for the instance %s ms, handler %s ms",
+		line := fmt.Sprintf("cold mean %s ms (%d of %d verified cold), warm mean %s ms; of the cold call: waiting for the instance %s ms, handler %s ms",
 			pick(func(c results.Cell) (float64, bool) { return c.Cold.ColdMs.Mean, c.Cold.Verified > 0 }), ver, it,
 			pick(func(c results.Cell) (float64, bool) { return c.Cold.WarmMs.Mean, c.Cold.WarmMs.Count > 0 }),
 			pick(func(c results.Cell) (float64, bool) { return c.Cold.WaitMs.Mean, c.Cold.WaitMs.Count > 0 }),
 			pick(func(c results.Cell) (float64, bool) { return c.Cold.HandlerMs.Mean, c.Cold.HandlerMs.Count > 0 }))
+		var phases []string
+		for _, name := range results.PhaseNames {
+			a := pick(func(c results.Cell) (float64, bool) {
+				p, ok := c.Cold.PhasesMs[name]
+				if !ok || p.P50 == nil {
+					return 0, false
+				}
+				return *p.P50, true
+			})
+			if a.N > 0 {
+				phases = append(phases, strings.ReplaceAll(name, "_", " ")+" "+a.String())
+			}
+		}
+		if len(phases) > 0 {
+			line += "; the start, median ms after the send: " + strings.Join(phases, ", ")
+		}
+		return line
 	case c0.Scaling != nil:
 		opt := func(f func(*results.ScalingResult) *float64) Agg {
 			return pick(func(c results.Cell) (float64, bool) {

@@ -89,3 +89,29 @@ func TestHTMLIsSelfContained(t *testing.T) {
 		t.Fatalf("markdown: %v\n%s", err, md.String())
 	}
 }
+
+// A cold-start row tells the start's phases (pod created, bound,
+// containers running, ready, first byte) when the platform recorded them,
+// and nothing of them when it did not.
+func TestColdRowShowsTheStartsPhases(t *testing.T) {
+	cold := func(rep int, phases map[string]stats.Percentiles) results.Cell {
+		return results.Cell{Cell: plan.Cell{ID: "c", Key: "hello-go/cold", Function: "hello-go", Repetition: rep, Kind: "coldstart"},
+			Cold: &results.ColdResult{Iterations: 20, Verified: 20, ColdMs: stats.Percentiles{Count: 20, Mean: 1900}, PhasesMs: phases}}
+	}
+	p := func(v float64) stats.Percentiles { return stats.Percentiles{Count: 20, P50: f(v)} }
+	got := detail([]results.Cell{
+		cold(1, map[string]stats.Percentiles{"created": p(110), "scheduled": p(140), "running": p(900), "ready": p(1700), "first_byte": p(1880)}),
+		cold(2, map[string]stats.Percentiles{"created": p(130), "scheduled": p(160), "running": p(1000), "ready": p(1800), "first_byte": p(1920)}),
+	})
+	for _, want := range []string{"the start, median ms after the send: created ", "scheduled ", "running ", "ready ", "first byte "} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if !strings.Contains(got, "created 120 [110–130]") || !strings.Contains(got, "first byte 1900 [1880–1920]") {
+		t.Errorf("first byte figure: %q", got)
+	}
+	if none := detail([]results.Cell{cold(1, nil)}); strings.Contains(none, "the start") {
+		t.Errorf("phases shown with none recorded: %q", none)
+	}
+}

@@ -34,6 +34,32 @@ type ColdSample struct {
 	HandlerMs *float64 `json:"handler_ms"`
 	// IdleS is the idle time before the call (idle sweep only).
 	IdleS float64 `json:"idle_s,omitempty"`
+	// Phases: when each step of the start happened, in ms after the
+	// request was sent (verified samples; absent where unknown).
+	Phases *ColdPhases `json:"phases,omitempty"`
+}
+
+// ColdPhases split a cold call by the instance's start-up, each in ms
+// after the request was sent: the platform created the instance (a pod, a
+// process), Kubernetes bound it to a node, its containers were running, it
+// was ready (for Knative: queue-proxy's readiness probe passed), and the
+// reply's first byte arrived. The platform's steps are stamped when
+// faasbench's watch saw them, so each includes the watch's delivery delay
+// (milliseconds on one machine).
+type ColdPhases struct {
+	CreatedMs   *float64 `json:"created_ms,omitempty"`
+	ScheduledMs *float64 `json:"scheduled_ms,omitempty"`
+	RunningMs   *float64 `json:"running_ms,omitempty"`
+	ReadyMs     *float64 `json:"ready_ms,omitempty"`
+	FirstByteMs *float64 `json:"first_byte_ms,omitempty"`
+}
+
+// PhaseNames are ColdResult.PhasesMs's keys, in the order of a start.
+var PhaseNames = []string{"created", "scheduled", "running", "ready", "first_byte"}
+
+// Values lists p's phases by PhaseNames (nil where unknown).
+func (p ColdPhases) Values() []*float64 {
+	return []*float64{p.CreatedMs, p.ScheduledMs, p.RunningMs, p.ReadyMs, p.FirstByteMs}
 }
 
 // ColdResult is a coldstart cell's figures. Only verified samples are in
@@ -49,6 +75,9 @@ type ColdResult struct {
 	ColdByKindMs map[string]stats.Percentiles `json:"cold_by_kind_ms"`
 	WaitMs       stats.Percentiles            `json:"wait_ms"`
 	HandlerMs    stats.Percentiles            `json:"handler_ms"`
+	// PhasesMs: over the verified samples, each phase of the start
+	// (PhaseNames) in ms after the request was sent.
+	PhasesMs map[string]stats.Percentiles `json:"phases_ms,omitempty"`
 	// ColdShare is, in an idle sweep, the share of calls after IdleS that were cold.
 	IdleS     float64      `json:"idle_s,omitempty"`
 	ColdShare *float64     `json:"cold_share,omitempty"`

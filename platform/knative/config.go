@@ -178,6 +178,11 @@ func SettingNames() []string {
 	for k := range settings {
 		out = append(out, k)
 	}
+	for k := range portableNames {
+		if k != "target" {
+			out = append(out, k)
+		}
+	}
 	sort.Strings(out)
 	return out
 }
@@ -189,9 +194,14 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
-	keys := slices.Sorted(maps.Keys(fn.Settings))
+	set, from, err := portable(fn.Settings)
+	if err != nil {
+		return s, err
+	}
+	keys := slices.Sorted(maps.Keys(set))
 	for _, k := range keys {
-		v := fn.Settings[k]
+		v := set[k]
+		field := fieldOf(from, k)
 		switch k {
 		case "image":
 			s.Image = v
@@ -209,7 +219,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 			return s, fmt.Errorf("settings.%s: unknown setting for the knative platform (known: %s)", k, strings.Join(SettingNames(), ", "))
 		}
 		if err := st.check(v); err != nil {
-			return s, fmt.Errorf("settings.%s: %q: %w", k, v, err)
+			return s, fmt.Errorf("settings.%s: %q: %w", field, v, err)
 		}
 		if k == "class" {
 			v += ".autoscaling.knative.dev"
@@ -223,16 +233,26 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		n := strconv.Itoa(fn.Replicas)
 		s.Annotations[AnnMin], s.Annotations[AnnMax] = n, n
 	}
-	if err := s.check(fn); err != nil {
+	if err := s.check(fn, func(k string) string { return fieldOf(from, k) }); err != nil {
 		return s, err
 	}
 	return s, nil
 }
 
-func (s Settings) check(fn platform.Function) error {
+// fieldOf names Knative setting k as the user wrote it: the portable name
+// it came from, when it came from one.
+func fieldOf(from map[string]string, k string) string {
+	if p := from[k]; p != "" && p != k {
+		return p + " (Knative's " + k + ")"
+	}
+	return k
+}
+
+// check makes the checks across settings; field names a setting in errors.
+func (s Settings) check(fn platform.Function, field func(string) string) error {
 	atoi := func(k string) int { n, _ := strconv.Atoi(s.Annotations[k]); return n }
 	if mx := atoi(AnnMax); mx != 0 && mx < atoi(AnnMin) {
-		return fmt.Errorf("settings.max_scale: %d is less than min_scale %d", mx, atoi(AnnMin))
+		return fmt.Errorf("settings.%s: %d is less than min_scale %d", field("max_scale"), mx, atoi(AnnMin))
 	}
 	// validateMinMaxScale: min-scale ≤ activation-scale ≤ max-scale (0: unlimited).
 	if act := atoi(annGroup + "activation-scale"); act != 0 {
@@ -247,11 +267,11 @@ func (s Settings) check(fn platform.Function) error {
 	metric := s.Annotations[annGroup+"metric"]
 	switch {
 	case (class == "" || class == ClassKPA) && (metric == "cpu" || metric == "memory"):
-		return fmt.Errorf("settings.metric: %q needs class hpa (the KPA scales on concurrency or rps)", metric)
+		return fmt.Errorf("settings.%s: %q needs class hpa (the KPA scales on concurrency or rps)", field("metric"), metric)
 	case class == ClassHPA && (metric == "concurrency" || metric == "rps"):
-		return fmt.Errorf("settings.metric: %q needs class kpa", metric)
+		return fmt.Errorf("settings.%s: %q needs class kpa", field("metric"), metric)
 	case class == ClassHPA && atoi(AnnMin) == 0:
-		return fmt.Errorf("settings.class: hpa cannot scale to zero: give min_scale ≥ 1 or replicas ≥ 1")
+		return fmt.Errorf("settings.%s: hpa cannot scale to zero: give min_scale ≥ 1 or replicas ≥ 1", field("class"))
 	case fn.Mode != "" && fn.Mode != "http":
 		return fmt.Errorf("mode: Knative runs the image's own server (mode http); %q is not available", fn.Mode)
 	case fn.Replicas < 0:

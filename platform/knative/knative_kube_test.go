@@ -4,6 +4,7 @@ package knative_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -188,5 +189,22 @@ func TestForeignServiceIsLeftAlone(t *testing.T) {
 	}
 	if err := p.Deploy(ctx, fn); err == nil || !strings.Contains(err.Error(), "not made by faasbench") {
 		t.Errorf("deploy over a foreign service: %v", err)
+	}
+}
+
+// Class hpa on a cluster without metrics.k8s.io (this control plane has
+// no metrics-server) is refused before anything is created: Knative's HPA
+// would never scale there.
+func TestHPAWithoutMetricsAPIIsRefused(t *testing.T) {
+	p, ctx := open(t, "kn-hpa")
+	defer p.Close(context.Background())
+	fn := platform.Function{Name: "cpu", Workload: "prime", Language: "go",
+		Settings: map[string]string{"autoscale": "cpu", "target": "0.5", "min": "1", "max": "4"}}
+	err := p.Deploy(ctx, fn)
+	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "metrics.k8s.io") {
+		t.Fatalf("deploy class hpa without a metrics API: %v", err)
+	}
+	if _, err := p.Cluster.Dynamic.Resource(knative.ServiceGVR).Namespace(p.Namespace()).Get(ctx, "cpu", metav1.GetOptions{}); err == nil {
+		t.Error("the refused function's Service was created")
 	}
 }

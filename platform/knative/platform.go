@@ -81,6 +81,9 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
+	if err := p.hpaUsable(s); err != nil {
+		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
 	// Secret values go in a Secret the pod references (kube/secret.go).
 	if err := p.PutEnvSecret(ctx, fn); err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
@@ -98,6 +101,21 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	}
 	if !s.Autoscaled {
 		return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+	}
+	return nil
+}
+
+// hpaUsable refuses class hpa on a cluster that serves no metrics.k8s.io:
+// Knative would create the HPA (MakeHPA) and it would never scale, its
+// condition saying FailedGetResourceMetric, while the run measured a
+// function that stayed at its minimum.
+func (p *Platform) hpaUsable(s Settings) error {
+	if s.Annotations[AnnClass] != ClassHPA {
+		return nil
+	}
+	if _, err := p.Cluster.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
+		return fmt.Errorf("%w: settings: class hpa (autoscale cpu or memory) scales on the metrics.k8s.io API, which this cluster does not serve (%v): "+
+			"Kubernetes' HPA would never scale; install metrics-server, or scale on concurrency or rps (the KPA)", platform.ErrRefused, err)
 	}
 	return nil
 }

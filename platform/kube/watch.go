@@ -34,6 +34,9 @@ type Watcher struct {
 	dropped int
 	deps    map[string]depState // by namespace/name
 	pods    map[string]podState // by namespace/name
+	// stamps: when each live pod was first seen scheduled and running, by
+	// pod name (a cold start's phases, platform.StartedInstance).
+	stamps  map[string]podStamps
 	stop    chan struct{}
 	stopped sync.Once
 }
@@ -42,6 +45,9 @@ type depState struct {
 	function string
 	replicas int
 }
+
+// podStamps are a pod's start-up phases on faasbench's clock.
+type podStamps struct{ scheduled, running time.Time }
 
 type podState struct {
 	function string
@@ -60,7 +66,7 @@ func (c *Cluster) Watch(ctx context.Context, selector string, fnOf func(map[stri
 	if fnOf == nil {
 		fnOf = FunctionLabel
 	}
-	w := &Watcher{fnOf: fnOf, now: time.Now, deps: map[string]depState{}, pods: map[string]podState{}, stop: make(chan struct{})}
+	w := &Watcher{fnOf: fnOf, now: time.Now, deps: map[string]depState{}, pods: map[string]podState{}, stamps: map[string]podStamps{}, stop: make(chan struct{})}
 	f := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
 	deps := f.Apps().V1().Deployments().Informer()
@@ -183,6 +189,11 @@ func (w *Watcher) pod(o any, deleted bool) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if state == "exited" {
+		delete(w.stamps, p.Name)
+	} else {
+		w.stamp(p, now)
+	}
 	old, seen := w.pods[key]
 	if seen && old.state == state {
 		return
@@ -221,6 +232,27 @@ func (w *Watcher) add(e platform.ReplicaEvent) {
 		w.events = w.events[:n]
 	}
 	w.events = append(w.events, e)
+}
+
+// stamp notes when p is first seen bound to a node and with all its
+// containers running; w.mu is held.
+func (w *Watcher) stamp(p *corev1.Pod, now time.Time) {
+	st := w.stamps[p.Name]
+	if st.scheduled.IsZero() && p.Spec.NodeName != "" {
+		st.scheduled = now
+	}
+	if st.running.IsZero() && len(p.Status.ContainerStatuses) > 0 && len(p.Status.ContainerStatuses) == len(p.Spec.Containers) {
+		running := true
+		for _, c := range p.Status.ContainerStatuses {
+			running = running && c.State.Running != nil
+		}
+		if running {
+			st.running = now
+		}
+	}
+	if !st.scheduled.IsZero() || !st.running.IsZero() {
+		w.stamps[p.Name] = st
+	}
 }
 
 // ReplicaEvents implements platform.ReplicaWatcher.
@@ -267,7 +299,10 @@ func (w *Watcher) StartedSince(_ context.Context, name string, since time.Time) 
 	}
 	out := make([]platform.StartedInstance, 0, len(order))
 	for _, id := range order {
-		out = append(out, *started[id])
+		s := *started[id]
+		st := w.stamps[id]
+		s.Scheduled, s.Running = st.scheduled, st.running
+		out = append(out, s)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out, nil
