@@ -26,10 +26,10 @@ type reply struct {
 	sent      time.Time
 	firstByte time.Duration
 	latency   time.Duration
-	status   int
-	cold     bool
-	coldKind string
-	instance string
+	status    int
+	cold      bool
+	coldKind  string
+	instance  string
 	// activation is OpenWhisk's activation id of a web action's reply
 	// (its activation records are the platform's evidence there).
 	activation string
