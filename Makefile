@@ -11,7 +11,7 @@ COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test setup build lint unit python-test integration kube-test node-test bench fmt clean
+.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -54,6 +54,12 @@ kube-test:
 ## faasbench run on it, then the host checked to be as before (scripts/node-test.sh)
 node-test: build
 	@GO=$(GO) scripts/node-test.sh
+
+## test-real: the full real-node tier (about an hour): every workload image as a pod, the realnode specs
+## and seed 003's Knative rows at full size on real Knative Serving, 20 cold starts through the
+## activator; writes docs/evidence/realnode-full-DATE (or EVIDENCE=DIR) with the commit it ran on
+test-real: setup build
+	@GO=$(GO) scripts/test-real.sh $(EVIDENCE)
 
 python-test:
 	@scripts/phase.sh "python function tests" python3 -m pytest -q workloads

@@ -65,7 +65,11 @@ func Prepare(ctx context.Context, sp spec.Spec, cacheDir string) (*Env, error) {
 		dirs[d.Name] = dir
 	}
 	if sp.Services.Upstream {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr := sp.Services.Listen
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return nil, fmt.Errorf("upstream: %w", err)
 		}

@@ -22,12 +22,13 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
-scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" hello:go hello:python query:python fetch:python sleep:go payload:python
+images=(hello:go hello:python query:python fetch:python sleep:go payload:python)
+scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" "${images[@]}"
 scripts/phase.sh "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
 . "$DIR/node/node.env"
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 set -a; . "$DIR/node/services.env"; set +a
-FB_KUBECONFIG=$KUBECONFIG scripts/phase.sh "real node tests (-race)" scripts/node-exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
+FB_KUBECONFIG=$KUBECONFIG FB_REALNODE_IMAGES="sleep:go payload:python" scripts/phase.sh "real node tests (-race)" scripts/node-exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
 scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
   bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"

@@ -184,4 +184,10 @@ type Services struct {
 	// workload's; it also serves every data directory under /files/NAME/).
 	// "${upstream.url}" is its address.
 	Upstream bool `yaml:"upstream" json:"upstream,omitempty"`
+	// Listen is the address the services listen on (default
+	// 127.0.0.1:0, which only the local platform's instances reach). On a
+	// cluster, functions reach faasbench only on an address of the machine
+	// faasbench runs on that the pods can route to, e.g. a node's address
+	// when faasbench runs on the node: give it, port 0 for any.
+	Listen string `yaml:"listen" json:"listen,omitempty"`
 }

@@ -75,6 +75,9 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 		{"payload from a device", strings.Replace(good, "workload: hello\n", "workload: hello\n    request: {payload_file: /dev/zero}\n", 1), "functions[0].request.payload_file: /dev/zero: not a regular file"},
 		{"million cells", strings.Replace(good, "  duration: 3s", "  duration: 3s\nrepetitions: 100\nvary: {replicas: [1,2,3,4,5,6,7,8,9,10], workers: [1,2,3,4,5,6,7,8,9,10], memory_mb: [64,65,66,67,68,69,70,71,72,73]}", 1), "cells (functions × every list of load and vary × repetitions): more than 20000"},
 		{"repeated concurrency", strings.Replace(good, "[1, 8, 32]", "[4, 8, 4]", 1), "q.yaml:10: load.concurrency[2]: 4 is already in the list: two cells would have one ID"},
+		{"services.listen by name", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {upstream: true, listen: \"node:0\"}", 1), "services.listen: \"node:0\": want IP:PORT"},
+		{"services.listen bad port", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {upstream: true, listen: \"10.0.0.1:99999\"}", 1), "services.listen: \"10.0.0.1:99999\": port \"99999\" is not a port number"},
+		{"services.listen without a service", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {listen: \"127.0.0.1:0\"}", 1), "services.listen: \"127.0.0.1:0\" is set but no service is"},
 		{"repeated vary value", strings.Replace(good, "  duration: 3s", "  duration: 3s\nvary: {replicas: [1, 1]}", 1), "vary.replicas[1]: 1 is already in the list"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -159,6 +160,7 @@ func (p *Parsed) Validate(k Known) error {
 	}
 	p.validateKind(k, add)
 	p.validateData(add)
+	p.validateServices(add)
 	l := &s.Load
 	loadLevels := s.Kind == KindSweep || s.Kind == KindBaseline
 	// batch, coldstart and autoscale drive load of their own: no levels needed.
@@ -395,6 +397,26 @@ func (p *Parsed) lookup(k Known) func(string) (string, bool) {
 			return "(upstream)", p.Spec.Services.Upstream
 		}
 		return env(name)
+	}
+}
+
+// validateServices checks services.listen: an IP address (no name to
+// resolve: what listens must be exactly where the user said) and a port.
+func (p *Parsed) validateServices(add func(path, format string, args ...any)) {
+	l := p.Spec.Services.Listen
+	if l == "" {
+		return
+	}
+	host, port, err := net.SplitHostPort(l)
+	if err != nil || net.ParseIP(host) == nil {
+		add("services.listen", "%q: want IP:PORT (port 0 for any)", l)
+		return
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		add("services.listen", "%q: port %q is not a port number", l, port)
+	}
+	if !p.Spec.Services.Upstream {
+		add("services.listen", "%q is set but no service is (services.upstream)", l)
 	}
 }
 

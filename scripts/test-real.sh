@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# test-real.sh [EVIDENCE_DIR]: the full real-node tier (make test-real). make test runs the smoke-sized
+# real tier (scripts/node-test.sh); this one builds and imports every workload × language image and
+# runs each as a pod, then runs the realnode specs and seed 003's Knative rows at full size on real
+# Knative Serving, with 20 cold starts through the activator, and checks that what cannot apply to
+# Knative is refused with exit 2 and the reason. Everything runs inside the node's network namespace;
+# the load comes from the release binary on the CPU the node does not use.
+#
+# It keeps going when one run fails, so one bad cell does not cost an hour, and fails at the end if any
+# step failed. The evidence goes to EVIDENCE_DIR (default docs/evidence/realnode-full-DATE): for every
+# run its summary.md, summary.json and manifest.json, and README.md with the commit it ran on (and
+# whether the working tree had changes), each step's status and time, and each image's size.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+EVIDENCE=$(realpath -m "${1:-docs/evidence/realnode-full-$(date +%F)}")
+mkdir -p "$EVIDENCE"
+DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-real.XXXXXX")
+trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git status --porcelain 2>/dev/null | grep -v '^??' | grep -vc "docs/evidence" || true)
+: > "$DIR/steps.tsv"
+failed=0
+# step NAME CMD...: runs CMD as a phase, records its status and time, and carries on when it fails.
+step() {
+  local name=$1; shift
+  local s e rc
+  s=$(date +%s.%N)
+  echo "==> $name"
+  set +e
+  ("$@")
+  rc=$?
+  set -e
+  e=$(date +%s.%N)
+  printf '==> %s: %.1f s (exit %d)\n' "$name" "$(echo "$e - $s" | bc)" "$rc"
+  printf '%s\t%s\t%.1f\n' "$name" "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")" "$(echo "$e - $s" | bc)" >> "$DIR/steps.tsv"
+  [ $rc = 0 ] || failed=$((failed + 1))
+  return 0
+}
+# keep NAME RUNS_DIR: the run's results into the evidence, and whether it ended complete.
+keep() {
+  local r
+  r=$(ls -d "$2"/*/ 2>/dev/null | head -1)
+  [ -n "$r" ] || { echo "test-real: $1 left no run directory" >&2; return 1; }
+  mkdir -p "$EVIDENCE/$1"
+  for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$1/"; done
+  grep -q '"status": *"complete"' "$r/manifest.json" || { echo "test-real: $1 did not end complete ($r/manifest.json)" >&2; return 1; }
+}
+# run NAME SPEC ARGS...: faasbench run inside the node's namespace, then keep.
+run() {
+  local name=$1 spec=$2; shift 2
+  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" && keep "$name" "$DIR/runs-$name"
+}
+# refused NAME SPEC WANT ARGS...: the run must exit 2 before anything starts, saying WANT.
+refused() {
+  local name=$1 spec=$2 want=$3 out code; shift 3
+  set +e
+  out=$(env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" 2>&1)
+  code=$?
+  set -e
+  printf '%s\n' "$out" > "$EVIDENCE/$name.refused.txt"
+  [ "$code" = 2 ] && [[ $out == *"$want"* ]] || { echo "test-real: $name: exit $code, want 2 saying \"$want\": $out" >&2; return 1; }
+}
+
+# Every workload × language the catalogue has (workloads/W/L/ beside workloads/W/workload.yaml).
+images=()
+for d in workloads/*/workload.yaml; do
+  w=$(basename "$(dirname "$d")")
+  for l in workloads/"$w"/*/; do images+=("$w:$(basename "$l")"); done
+done
+
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
+scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+. "$DIR/node/node.env"
+# Images one at a time, so one that fails to build is reported and the others still run.
+built=()
+for wl in "${images[@]}"; do
+  step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+  grep -q "faasbench/${wl%%:*}-${wl#*:}:local" "$DIR/images.txt" && built+=("$wl")
+done
+step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
+set -a; . "$DIR/node/services.env"; set +a
+"$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
+step "every image as a pod (-race)" env FB_KUBECONFIG="$KUBECONFIG" FB_REALNODE_IMAGES="${built[*]}" \
+  scripts/node-exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run 'RealNodeEveryImage'
+step "baseline: realnode-baseline-hello" run baseline-hello examples/realnode/baseline-hello.yaml
+
+step "knative install" scripts/knative-up.sh "$DIR/node"
+. "$DIR/node/knative.env"
+kn=(--set platform.name=knative --set 'platform.generator_cpus="1"'
+  --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
+step "knative: realnode-knative-hello" run knative-hello examples/realnode/knative-hello.yaml
+# 20 cold starts through the activator, each after Knative scaled the revision to zero by itself.
+step "knative: 20 cold starts" run knative-coldstart examples/realnode/knative-coldstart.yaml --set coldstart.iterations=20
+for s in 003-hello-concurrency 003-gateway-direct 003-payload 003-workers 003-breakdown \
+  003-autoscale-steady 003-autoscale-bursty 003-autoscale-low; do
+  step "knative: $s" run "knative-$s" "examples/$s.yaml" "${kn[@]}"
+done
+# The fetch workload calls the run's own upstream: it listens on the node's address, where pods reach it.
+step "knative: 003-http-workload" run knative-003-http-workload examples/003-http-workload.yaml "${kn[@]}" \
+  --set "services.listen=\"$NODE_IP:0\""
+step "knative refuses 003-watchdog-modes" refused knative-003-watchdog-modes examples/003-watchdog-modes.yaml \
+  "Knative runs the image's own server" "${kn[@]}"
+step "knative refuses 003-autoscale-cpu" refused knative-003-autoscale-cpu examples/003-autoscale-cpu.yaml \
+  "settings.scale_interval: not available on Knative" "${kn[@]}"
+# Without scale_interval the spec reaches the cluster, which serves no metrics API: refused too.
+step "knative refuses class hpa without metrics.k8s.io" refused knative-003-autoscale-cpu-hpa examples/003-autoscale-cpu.yaml \
+  "metrics.k8s.io" "${kn[@]}" --set 'functions[0].settings={autoscale: cpu, target: "0.5", min: "1", max: "4"}'
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+
+{
+  echo "# Full real-node tier: make test-real, $(date -u +%F)"
+  echo
+  echo "\`make test-real\` (scripts/test-real.sh) on commit $commit$([ "$dirty" = 0 ] || echo " with uncommitted changes to $dirty tracked file(s)")."
+  echo "2 cores: the node (control plane, containerd, kubelet, Knative, the ingress, the functions) on CPU 0,"
+  echo "the load generator (the release binary) on CPU 1. Each directory holds one run's summary.md,"
+  echo "summary.json and manifest.json (the platform's fingerprint); *.refused.txt hold the refusals' words."
+  echo
+  echo "| step | status | seconds |"
+  echo "|---|---|---|"
+  awk -F'\t' '{printf "| %s | %s | %s |\n", $1, $2, $3}' "$DIR/steps.tsv"
+  echo
+  echo "Images (build or cache hit, size, import):"
+  echo
+  sed 's/^node-images: /- /' "$DIR/images.txt" 2>/dev/null || true
+} > "$EVIDENCE/README.md"
+echo "test-real: evidence in $EVIDENCE"
+[ "$failed" = 0 ] || { echo "test-real: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
+echo "test-real: passed"
