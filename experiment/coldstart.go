@@ -102,6 +102,17 @@ func phasesOf(r reply, st platform.StartedInstance) *results.ColdPhases {
 	return ph
 }
 
+// startOf is the kind and phases of a cold sample the platform started st
+// for: an instance started before the request was sent (the platform
+// cannot start one on demand) makes the request its first, not its
+// start-up, and its phases are not on the request's time line.
+func startOf(r reply, st platform.StartedInstance, onPath bool) (string, *results.ColdPhases) {
+	if !onPath {
+		return platform.KindFirstRequest, nil
+	}
+	return st.Kind, phasesOf(r, st)
+}
+
 func histOf(ms []float64) *hist.Histogram {
 	h := hist.New()
 	for _, v := range ms {
@@ -146,7 +157,9 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		if err != nil {
 			return nil, fmt.Errorf("make cold: %w", err)
 		}
-		cr.ForcedBy = how
+		cr.ForcedBy = how.How
+		onPath := how.OnPath
+		cr.StartupOnPath = &onPath
 		r, err := call(ctx, nil, cs)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -168,8 +181,7 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			// records the activation that started a container.
 			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation) {
 				smp.PlatformStarted = true
-				smp.Kind = st.Kind
-				smp.Phases = phasesOf(r, st)
+				smp.Kind, smp.Phases = startOf(r, st, how.OnPath)
 			}
 		}
 		seen[r.instance] = true
@@ -230,6 +242,10 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 	c.Interrupted = ctx.Err() != nil
 	if cr.NotVerified > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d iterations not verified cold by both sources: left out of cold_ms, kept in samples", cr.NotVerified, cr.Iterations))
+	}
+	if cr.StartupOnPath != nil && !*cr.StartupOnPath {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s cannot start an instance on demand: each cold call was a new instance's first request (kind %s), its start-up was not on the request (%s)",
+			s.Platform.Name(), platform.KindFirstRequest, cr.ForcedBy))
 	}
 	if cr.Verified == 0 {
 		c.Valid = false

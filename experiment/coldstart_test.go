@@ -71,3 +71,18 @@ func TestColdPhasesOnTheRequestsTimeLine(t *testing.T) {
 		t.Errorf("a process start (no scheduling, no containers): %+v", local)
 	}
 }
+
+// A platform that started the instance before the request (Cold.OnPath false: a plain Deployment,
+// OpenFaaS CE without scale_from_zero) gives a first-request sample with no start-up phases; one
+// that started it for the request keeps the platform's kind and the phases.
+func TestColdSampleKindFollowsWhetherTheStartWasOnThePath(t *testing.T) {
+	sent := time.Now()
+	r := reply{sent: sent, firstByte: 40 * time.Millisecond}
+	st := platform.StartedInstance{ID: "p", Kind: "pod", Started: sent.Add(5 * time.Millisecond), Ready: sent.Add(30 * time.Millisecond)}
+	if kind, ph := startOf(r, st, true); kind != "pod" || ph == nil || ph.ReadyMs == nil || *ph.ReadyMs < 29 {
+		t.Errorf("on the path: %q %+v", kind, ph)
+	}
+	if kind, ph := startOf(r, st, false); kind != platform.KindFirstRequest || ph != nil {
+		t.Errorf("off the path: %q %+v", kind, ph)
+	}
+}

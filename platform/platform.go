@@ -74,12 +74,32 @@ type PathReporter interface {
 // id, and the platform's own record).
 type ColdStarter interface {
 	// MakeCold ensures the next invocation of name needs a new instance. It
-	// returns how coldness was forced (for the run's record).
-	MakeCold(ctx context.Context, name string) (string, error)
+	// returns how coldness was forced and whether the platform's start-up of
+	// that instance lies on the next request (for the run's record).
+	MakeCold(ctx context.Context, name string) (Cold, error)
 	// StartedSince lists the instances of name the platform started at or
 	// after since, with the kind of cold start they were (process, pod, ...).
 	StartedSince(ctx context.Context, name string, since time.Time) ([]StartedInstance, error)
 }
+
+// Cold says how a ColdStarter made the next call cold.
+type Cold struct {
+	// How coldness was forced, in words, for the run's record.
+	How string
+	// OnPath: the platform starts the new instance because of the next
+	// request and holds that request until it serves (scale from zero
+	// through a gateway, an activator, an invoker creating a container). A
+	// platform that cannot start an instance on demand (a plain Deployment,
+	// Kubeless, OpenFaaS CE without scale_from_zero) starts it before the
+	// request is sent: the request is the instance's first, but the start-up
+	// is not in its latency, and the result says so.
+	OnPath bool
+}
+
+// KindFirstRequest is the kind of a cold sample whose instance was started
+// before the request was sent (Cold.OnPath false): the request was the
+// instance's first, the start-up was not on it.
+const KindFirstRequest = "first-request"
 
 // StartedInstance is the platform's record of one instance start.
 type StartedInstance struct {

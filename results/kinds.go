@@ -84,6 +84,10 @@ type ColdResult struct {
 	Samples   []ColdSample `json:"samples"`
 	// ForcedBy says how the platform made calls cold.
 	ForcedBy string `json:"forced_by"`
+	// StartupOnPath: the platform started each cold instance because of the
+	// measured request, which waited for it (false: the instance was started
+	// before the request, which was only its first; nil: not forced).
+	StartupOnPath *bool `json:"startup_on_path,omitempty"`
 }
 
 // Breakdown splits the mean latency of successful requests (from the

@@ -22,7 +22,10 @@ type Known struct {
 	Schedule func(schedule string, duration time.Duration) error
 	// Function checks a function as the platform would deploy it at each
 	// point of the vary grid (nil: not checked); the error names the setting.
-	Function func(platform string, f FunctionSpec, v Vary) error
+	Function func(p PlatformSpec, f FunctionSpec, v Vary) error
+	// Functions checks the spec's functions together against the platform (nil: not checked),
+	// e.g. OpenFaaS CE's limit of 15 functions.
+	Functions func(p PlatformSpec, fs []FunctionSpec) error
 	// LookupEnv finds the variables functions[].env refers to (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
 	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).
@@ -146,7 +149,7 @@ func (p *Parsed) Validate(k Known) error {
 			add(path+".request.path", "%q: start with ? (a query) or / (a sub-path)", r.Path)
 		}
 		if k.Function != nil && f.Workload != "" && contains(k.Platforms, s.Platform.Name) {
-			if err := k.Function(s.Platform.Name, f, s.Vary); err != nil {
+			if err := k.Function(s.Platform, f, s.Vary); err != nil {
 				add(path, "%v", err)
 			}
 		}
@@ -154,6 +157,11 @@ func (p *Parsed) Validate(k Known) error {
 			add(path+".name", "%q is also the name of functions[%d]", f.Name, j)
 		}
 		names[f.Name] = i
+	}
+	if k.Functions != nil && contains(k.Platforms, s.Platform.Name) {
+		if err := k.Functions(s.Platform, s.Functions); err != nil {
+			add("functions", "%v", err)
+		}
 	}
 	if !contains(Kinds, s.Kind) {
 		add("kind", "unknown experiment kind %q (one of %s)", s.Kind, strings.Join(Kinds, ", "))

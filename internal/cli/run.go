@@ -102,24 +102,26 @@ func knownOf(reg *platform.Registry, cat *workloads.Catalog) spec.Known {
 			return nil, false
 		}
 		return wl.Languages, true
-	}, Schedule: experiment.CheckSchedule, Function: func(name string, f spec.FunctionSpec, v spec.Vary) error {
-		return checkFunction(name, f, v, cat.Root)
+	}, Schedule: experiment.CheckSchedule, Function: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
+		return checkFunction(ps, f, v, cat.Root)
+	}, Functions: func(ps spec.PlatformSpec, fs []spec.FunctionSpec) error {
+		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))
 	}}
 }
 
 // checkFunction checks a function's settings as the platform will read
 // them, at every point of the vary grid, before anything starts.
-func checkFunction(platformName string, f spec.FunctionSpec, v spec.Vary, workloadsDir string) error {
+func checkFunction(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary, workloadsDir string) error {
 	for _, pt := range plan.Grid(v) {
 		fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
 		var err error
-		if platformName == local.Name {
+		if ps.Name == local.Name {
 			var req local.DeployRequest
 			if req, err = local.DeployRequestOf(fn); err == nil {
 				err = local.ValidateDeploy(req)
 			}
 		} else {
-			err = packaging.Check(platformName, fn, workloadsDir)
+			err = packaging.Check(ps.Name, ps.Options, fn, workloadsDir)
 		}
 		if err != nil {
 			return fmt.Errorf("%s%s: %w", f.Name, pt, err)
@@ -362,10 +364,18 @@ func (a *app) execute(ctx context.Context, reg *platform.Registry, sp spec.Spec,
 		}
 	}
 	if w, ok := p.(interface{ Warnings() []string }); ok {
+		opened := len(w.Warnings())
 		m.Warnings = append(m.Warnings, w.Warnings()...)
 		for _, s := range w.Warnings() {
 			fmt.Fprintln(a.env.Stderr, "warning:", s)
 		}
+		// What the platform learnt while deploying (an OpenFaaS limit that answers 429 at once)
+		// belongs to the run's record as much as what it knew when it opened.
+		defer func() {
+			if later := w.Warnings(); len(later) > opened {
+				m.Warnings = append(m.Warnings, later[opened:]...)
+			}
+		}()
 	}
 	log := a.env.Stdout
 	if a.json() {

@@ -127,8 +127,8 @@ func TestMakeColdStartsNewPods(t *testing.T) {
 	}
 	since := time.Now()
 	how, err := p.MakeCold(ctx, "prime-go")
-	if err != nil || !strings.Contains(how, "scaled to 0 and back to 2") {
-		t.Fatalf("%q %v", how, err)
+	if err != nil || !strings.Contains(how.How, "scaled to 0 and back to 2") || how.OnPath {
+		t.Fatalf("%+v %v", how, err)
 	}
 	st, _ := p.StartedSince(ctx, "prime-go", since)
 	pods, _ := p.Cluster.Client.CoreV1().Pods(p.Cluster.Namespace).List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("cold", "prime-go")})

@@ -186,7 +186,7 @@ func TestRealNodeScaleServeAndSample(t *testing.T) {
 		}
 	}
 	if !slices.Contains(ids, r.instance) || slices.Contains(pods, r.instance) || r.cold != "1" {
-		t.Errorf("first call after %q answered by %q (cold %q); new pods %v, old %v", how, r.instance, r.cold, ids, pods)
+		t.Errorf("first call after %+v answered by %q (cold %q); new pods %v, old %v", how, r.instance, r.cold, ids, pods)
 	}
 
 	d := step(0)

@@ -208,19 +208,19 @@ func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, 
 // on demand, so coldness is forced by scaling to zero and back: the next
 // call is the first request a new pod's process serves (the first-request
 // cost, not a pod start on the request path).
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	fn, ok := p.functions.Get(name)
 	if !ok {
-		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
 	n := max(fn.Replicas, 1)
 	if err := p.Scale(ctx, name, 0); err != nil {
-		return "", err
+		return platform.Cold{}, err
 	}
 	if err := p.Scale(ctx, name, n); err != nil {
-		return "", err
+		return platform.Cold{}, err
 	}
-	return fmt.Sprintf("scaled to 0 and back to %d: new pods, the next call is a process's first (no on-demand pod start)", n), nil
+	return platform.Cold{How: fmt.Sprintf("scaled to 0 and back to %d: new pods, the next call is a process's first (no on-demand pod start)", n), OnPath: false}, nil
 }
 
 // Fingerprint implements platform.Fingerprinter.

@@ -123,30 +123,30 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // (createOrGetDeployment) while the router holds the request: Fission's
 // cold start. The HorizontalPodAutoscaler leaves a Deployment at zero alone.
 // StartedSince (from the Session) names the new pod.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	s, ok := p.functions.Get(name)
 	switch {
 	case !ok:
-		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
 	case s.Executor == PoolMgr:
-		return "", fmt.Errorf("make %s cold: a poolmgr cold start is the specialisation of a pool pod, which only Fission's executor does; use settings.executor newdeploy (or container), whose Deployment faasbench scales to zero", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: a poolmgr cold start is the specialisation of a pool pod, which only Fission's executor does; use settings.executor newdeploy (or container), whose Deployment faasbench scales to zero", name)
 	}
 	list, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if len(list.Items) == 0 {
-		return "", fmt.Errorf("make %s cold: no %s Deployment with label functionName=%s in namespace %s (has Fission's executor made it?)", name, s.Executor, name, p.Namespace())
+		return platform.Cold{}, fmt.Errorf("make %s cold: no %s Deployment with label functionName=%s in namespace %s (has Fission's executor made it?)", name, s.Executor, name, p.Namespace())
 	}
 	for _, d := range list.Items {
 		if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), d.Name, 0); err != nil {
-			return "", fmt.Errorf("make %s cold: %w", name, err)
+			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 		}
 	}
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	return "the function's Deployment scaled to 0 (as Fission's idle reaper does); the next request makes the executor start a pod", nil
+	return platform.Cold{How: "the function's Deployment scaled to 0 (as Fission's idle reaper does); the next request makes the executor start a pod", OnPath: true}, nil
 }
 
 // Endpoint implements platform.Platform: the router and the trigger's URL.

@@ -134,7 +134,7 @@ func TestDeployScaleColdAndCleanUp(t *testing.T) {
 	// A function with fixed replicas (min-scale 1) never scales to zero: MakeCold says so at
 	// once and leaves the template (and so the revisions) alone.
 	if how, err := p.MakeCold(ctx, "hello-go"); err == nil || !strings.Contains(err.Error(), "min-scale is 1") {
-		t.Fatalf("make cold with min-scale 1: %q %v", how, err)
+		t.Fatalf("make cold with min-scale 1: %+v %v", how, err)
 	}
 	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
 	desired := kubetest.DesiredSteps(evs)

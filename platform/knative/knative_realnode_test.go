@@ -126,7 +126,7 @@ func TestRealKnativeRouteDirectAndColdStart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%s: %s", name, how)
+		t.Logf("%s: %+v", name, how)
 		if path, err := p.DataPath(ctx, name); err != nil || !strings.HasPrefix(path, "activator") {
 			t.Errorf("scaled to zero, the data path is %q (%v): want the activator", path, err)
 		}

@@ -271,24 +271,24 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // gone, which takes the stable window (the function's window setting, else config-autoscaler's
 // stable-window), then the scale-to-zero grace period and pod retention (config-autoscaler); it
 // records the values it waited under. The next request waits in the activator for a new pod.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	fn, ok := p.functions.Get(name)
 	if !ok {
-		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
 	s, err := ParseSettings(fn)
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if min := s.Annotations[AnnMin]; min != "" && min != "0" {
-		return "", fmt.Errorf("make %s cold: min-scale is %s, so Knative never scales it to zero: deploy it with settings.min_scale 0 for cold starts; faasbench does not edit the template, which would create a new revision", name, min)
+		return platform.Cold{}, fmt.Errorf("make %s cold: min-scale is %s, so Knative never scales it to zero: deploy it with settings.min_scale 0 for cold starts; faasbench does not edit the template, which would create a new revision", name, min)
 	}
 	cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, "config-autoscaler")
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if cfg["enable-scale-to-zero"] == "false" {
-		return "", fmt.Errorf("make %s cold: config-autoscaler has enable-scale-to-zero: false, so no revision scales to zero", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: config-autoscaler has enable-scale-to-zero: false, so no revision scales to zero", name)
 	}
 	pick := func(annotation, key, def string) string {
 		if v := s.Annotations[annGroup+annotation]; v != "" {
@@ -318,13 +318,13 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	})
 	switch {
 	case errors.Is(err, kube.ErrTimeout):
-		return "", fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; Knative waits the stable window %s, then the grace period %s and the retention %s): %w",
+		return platform.Cold{}, fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; Knative waits the stable window %s, then the grace period %s and the retention %s): %w",
 			name, left, p.cfg.ColdTimeout, window, grace, retention, kube.ErrTimeout)
 	case err != nil:
-		return "", err
+		return platform.Cold{}, err
 	}
-	return fmt.Sprintf("Knative's autoscaler scaled to zero, waited %s (stable window %s, scale-to-zero grace period %s, pod retention %s); the next request starts a pod through the activator",
-		time.Since(t0).Round(time.Millisecond), window, grace, retention), nil
+	return platform.Cold{How: fmt.Sprintf("Knative's autoscaler scaled to zero, waited %s (stable window %s, scale-to-zero grace period %s, pod retention %s); the next request starts a pod through the activator",
+		time.Since(t0).Round(time.Millisecond), window, grace, retention), OnPath: true}, nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Knative

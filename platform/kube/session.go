@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -23,6 +25,7 @@ type Session struct {
 	sampler *Sampler
 	// kinds are the platform's own resources, cleaned before the core ones.
 	kinds     []schema.GroupVersionResource
+	warnMu    sync.Mutex
 	warnings  []string
 	createdNS bool
 }
@@ -30,6 +33,12 @@ type Session struct {
 // OpenSession connects, makes the namespace when it does not exist, starts
 // the watches (fnOf as for Watch) and picks the resource source.
 func OpenSession(ctx context.Context, c Common, fnOf func(map[string]string) string, kinds []schema.GroupVersionResource) (*Session, error) {
+	return OpenSessionWatching(ctx, c, Watching{Function: fnOf}, kinds)
+}
+
+// OpenSessionWatching is OpenSession with what to watch beyond the run's label selector (its
+// Selector is set here).
+func OpenSessionWatching(ctx context.Context, c Common, wt Watching, kinds []schema.GroupVersionResource) (*Session, error) {
 	if c.RunID == "" {
 		return nil, errors.New("a run id is needed to label what the run creates")
 	}
@@ -41,7 +50,8 @@ func OpenSession(ctx context.Context, c Common, fnOf func(map[string]string) str
 	if s.createdNS, err = cl.EnsureNamespace(ctx, c.RunID); err != nil {
 		return nil, err
 	}
-	if s.Watch, err = cl.Watch(ctx, s.Selector(""), fnOf); err != nil {
+	wt.Selector = s.Selector("")
+	if s.Watch, err = cl.WatchWith(ctx, wt); err != nil {
 		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
 	}
 	if s.sampler, s.warnings, err = cl.NewSampler(SamplerOptions{PrometheusURL: c.PrometheusURL, SelectorOf: s.Selector}); err != nil {
@@ -57,10 +67,21 @@ func (s *Session) Selector(function string) string { return Selector(s.RunLabel(
 func (s *Session) Namespace() string { return s.Cluster.Namespace }
 
 // Warnings are what the run should record about its measurements.
-func (s *Session) Warnings() []string { return append([]string(nil), s.warnings...) }
+func (s *Session) Warnings() []string {
+	s.warnMu.Lock()
+	defer s.warnMu.Unlock()
+	return append([]string(nil), s.warnings...)
+}
 
 // Warn adds a warning for the run's record.
-func (s *Session) Warn(w string) { s.warnings = append(s.warnings, w) }
+// A warning already given is not repeated.
+func (s *Session) Warn(w string) {
+	s.warnMu.Lock()
+	defer s.warnMu.Unlock()
+	if !slices.Contains(s.warnings, w) {
+		s.warnings = append(s.warnings, w)
+	}
+}
 
 // WaitReplicas waits until name has n ready pods, none starting or
 // stopping, and a desired count of n, as the watches see it.

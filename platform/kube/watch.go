@@ -26,8 +26,9 @@ const maxEvents = 1 << 20
 // Kubernetes object timestamps have one-second resolution; the object's
 // own timestamp is kept as Reported.
 type Watcher struct {
-	fnOf func(labels map[string]string) string
-	now  func() time.Time
+	fnOf    func(labels map[string]string) string
+	depFnOf func(labels map[string]string) string
+	now     func() time.Time
 
 	mu      sync.Mutex
 	events  []platform.ReplicaEvent
@@ -63,13 +64,47 @@ func FunctionLabel(l map[string]string) string { return l[LabelFunction] }
 // (nil: the faasbench.dev/function label); objects it maps to "" are
 // ignored. It returns once the initial lists are in.
 func (c *Cluster) Watch(ctx context.Context, selector string, fnOf func(map[string]string) string) (*Watcher, error) {
+	return c.WatchWith(ctx, Watching{Selector: selector, Function: fnOf})
+}
+
+// Watching says what a Watcher watches.
+type Watching struct {
+	// Selector selects the pods, and the Deployments unless DeploymentSelector is set; Function
+	// maps an object to its function (nil: the faasbench.dev/function label).
+	Selector string
+	Function func(map[string]string) string
+	// DeploymentSelector and DeploymentFunction select a platform's Deployments apart from its
+	// pods: faas-netes labels a function's Deployment with faas_function only and gives the
+	// function's labels to its pod template (faas-netes pkg/handlers/deploy.go, makeDeploymentSpec;
+	// update.go leaves the Deployment's labels alone).
+	DeploymentSelector string
+	DeploymentFunction func(map[string]string) string
+}
+
+// WatchWith is Watch with Deployments selected apart from pods when wt says so.
+func (c *Cluster) WatchWith(ctx context.Context, wt Watching) (*Watcher, error) {
+	fnOf := wt.Function
 	if fnOf == nil {
 		fnOf = FunctionLabel
 	}
-	w := &Watcher{fnOf: fnOf, now: time.Now, deps: map[string]depState{}, pods: map[string]podState{}, stamps: map[string]podStamps{}, stop: make(chan struct{})}
-	f := informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = selector }))
-	deps := f.Apps().V1().Deployments().Informer()
+	depFnOf, depSelector := fnOf, wt.Selector
+	if wt.DeploymentSelector != "" {
+		depSelector, depFnOf = wt.DeploymentSelector, wt.DeploymentFunction
+		if depFnOf == nil {
+			depFnOf = fnOf
+		}
+	}
+	w := &Watcher{fnOf: fnOf, depFnOf: depFnOf, now: time.Now, deps: map[string]depState{}, pods: map[string]podState{}, stamps: map[string]podStamps{}, stop: make(chan struct{})}
+	factory := func(sel string) informers.SharedInformerFactory {
+		return informers.NewSharedInformerFactoryWithOptions(c.Client, 0, informers.WithNamespace(c.Namespace),
+			informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+	}
+	f := factory(wt.Selector)
+	df := f
+	if depSelector != wt.Selector {
+		df = factory(depSelector)
+	}
+	deps := df.Apps().V1().Deployments().Informer()
 	pods := f.Core().V1().Pods().Informer()
 	if _, err := deps.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { w.deployment(o, false) },
@@ -86,11 +121,14 @@ func (c *Cluster) Watch(ctx context.Context, selector string, fnOf func(map[stri
 		return nil, fmt.Errorf("watch pods: %w", err)
 	}
 	f.Start(w.stop)
+	if df != f {
+		df.Start(w.stop)
+	}
 	syncCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if !cache.WaitForCacheSync(syncCtx.Done(), deps.HasSynced, pods.HasSynced) {
 		w.Stop()
-		return nil, fmt.Errorf("watch %q in %s: the initial lists did not arrive: %w", selector, c.Namespace, ErrTimeout)
+		return nil, fmt.Errorf("watch %q in %s: the initial lists did not arrive: %w", wt.Selector, c.Namespace, ErrTimeout)
 	}
 	return w, nil
 }
@@ -111,7 +149,7 @@ func (w *Watcher) deployment(o any, deleted bool) {
 	if !ok {
 		return
 	}
-	fn := w.fnOf(d.Labels)
+	fn := w.depFnOf(d.Labels)
 	if fn == "" {
 		return
 	}

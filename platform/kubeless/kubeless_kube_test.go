@@ -95,8 +95,8 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	}
 	before := time.Now()
 	how, err := p.MakeCold(ctx, "hello-python")
-	if err != nil || !strings.Contains(how, "back to 1") {
-		t.Fatalf("MakeCold: %q %v", how, err)
+	if err != nil || !strings.Contains(how.How, "back to 1") || how.OnPath {
+		t.Fatalf("MakeCold: %+v %v", how, err)
 	}
 	if started, _ := p.StartedSince(ctx, "hello-python", before); len(started) != 1 {
 		t.Errorf("pods started by MakeCold: %v, want 1 new pod", started)

@@ -105,20 +105,20 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 // zero on demand: the next call reaches new pods that are already
 // running, and is their process's first). StartedSince (from the Session)
 // names the new pods.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	u, err := p.functions().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	n, _, _ := unstructured.NestedInt64(u.Object, "spec", "deployment", "spec", "replicas")
 	n = max(n, 1)
 	if err := p.Scale(ctx, name, 0); err != nil { // waits until no pod is left
-		return "", err
+		return platform.Cold{}, err
 	}
 	if err := p.Scale(ctx, name, int(n)); err != nil {
-		return "", err
+		return platform.Cold{}, err
 	}
-	return fmt.Sprintf("scaled to 0 (no pod left) and back to %d: new pods, the next call is a process's first", n), nil
+	return platform.Cold{How: fmt.Sprintf("scaled to 0 (no pod left) and back to %d: new pods, the next call is a process's first", n), OnPath: false}, nil
 }
 
 // Endpoint implements platform.Platform: the function Service's NodePort

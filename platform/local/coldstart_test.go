@@ -88,7 +88,7 @@ func TestMakeColdAndColdStartTimeout(t *testing.T) {
 	url, _ := p.Endpoint(ctx, "g")
 	get(t, http.DefaultClient, url)
 	how, err := p.MakeCold(ctx, "g")
-	if err != nil || how == "" {
+	if err != nil || how.How == "" || !how.OnPath {
 		t.Fatal(err)
 	}
 	since := time.Now()

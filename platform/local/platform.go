@@ -301,11 +301,11 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 
 // MakeCold implements platform.ColdStarter: every instance process of the
 // function is stopped, so the next request must start a new one.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	if err := p.Scale(ctx, name, 0); err != nil {
-		return "", err
+		return platform.Cold{}, err
 	}
-	return "scaled to zero: every instance process stopped; the next request starts a new process", nil
+	return platform.Cold{How: "scaled to zero: every instance process stopped; the next request starts a new process", OnPath: true}, nil
 }
 
 // StartedSince implements platform.ColdStarter from the daemon's own start

@@ -143,7 +143,7 @@ func TestMakeColdReplacesEveryPod(t *testing.T) {
 	}
 	after := podNames(ctx, t, p)
 	if len(started) != 2 || len(after) != 2 {
-		t.Fatalf("%d pods started, %d now (want 2, 2): %q", len(started), len(after), how)
+		t.Fatalf("%d pods started, %d now (want 2, 2): %+v", len(started), len(after), how)
 	}
 	for _, s := range started {
 		if before[s.ID] || !after[s.ID] || s.Ready.IsZero() {

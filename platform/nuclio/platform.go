@@ -242,10 +242,10 @@ func (p *Platform) Close(ctx context.Context) error {
 // starts them). The next call reaches new pods, and is their processor's
 // first; StartedSince (from the Session) names them. Nuclio's own scale to
 // zero goes through its autoscaler and DLX, which a cluster may not run.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	u, err := p.get(ctx, name)
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	n, fixed, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
 	if !fixed {
@@ -253,24 +253,24 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 	}
 	n = max(n, 1)
 	if err := p.reconfigure(ctx, name, map[string]any{"disable": true}); err != nil {
-		return "", fmt.Errorf("make %s cold: disable: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: disable: %w", name, err)
 	}
 	if _, err := p.waitReady(ctx, name); err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if err := p.reconfigure(ctx, name, map[string]any{"disable": nil}); err != nil {
-		return "", fmt.Errorf("make %s cold: enable: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: enable: %w", name, err)
 	}
 	if _, err := p.waitReady(ctx, name); err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	return fmt.Sprintf("disabled (spec.disable: no pod left) and enabled again with %d replica(s): new pods, the next call is a processor's first", n), nil
+	return platform.Cold{How: fmt.Sprintf("disabled (spec.disable: no pod left) and enabled again with %d replica(s): new pods, the next call is a processor's first", n), OnPath: false}, nil
 }
 
 // Endpoint implements platform.Platform: the HTTP trigger's NodePort

@@ -27,21 +27,41 @@ type Config struct {
 	Username string
 	// OpenFaaSNamespace is where the gateway runs (default openfaas).
 	OpenFaaSNamespace string
+	// Edition is EditionCE (default: what most self-hosters run) or
+	// EditionPro (OpenFaaS Standard or Enterprise, without CE's limits).
+	Edition string
 }
+
+// The editions: OpenFaaS CE's gateway and faas-netes refuse or clamp what
+// Standard and Enterprise allow.
+const (
+	EditionCE  = "ce"
+	EditionPro = "pro"
+)
+
+// OpenFaaS CE's limits (faas-netes pkg/handlers/replica_reader.go: MaxReplicas,
+// MaxFunctions).
+const (
+	MaxReplicasCE  = 5
+	MaxFunctionsCE = 15
+)
 
 // PasswordEnv names the environment variable holding the gateway password.
 const PasswordEnv = "FB_OPENFAAS_PASSWORD"
 
 // ParseConfig reads the platform options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"gateway_url", "username", "openfaas_namespace"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"gateway_url", "username", "openfaas_namespace", "edition"})
 	if err != nil {
 		return Config{}, err
 	}
 	if common.Kube.Namespace == "" {
 		common.Kube.Namespace = "openfaas-fn"
 	}
-	c := Config{Common: common, GatewayURL: "http://gateway.openfaas:8080", Username: "admin", OpenFaaSNamespace: "openfaas"}
+	c := Config{Common: common, GatewayURL: "http://gateway.openfaas:8080", Username: "admin", OpenFaaSNamespace: "openfaas", Edition: EditionCE}
+	if c.Edition, err = ParseEdition(own["edition"]); err != nil {
+		return c, err
+	}
 	if v := own["gateway_url"]; v != "" {
 		u, err := url.Parse(v)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -56,6 +76,18 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 		c.OpenFaaSNamespace = v
 	}
 	return c, nil
+}
+
+// ParseEdition reads platform.options.edition: ce (the default), or pro,
+// standard or enterprise (OpenFaaS's paid editions, which lift CE's limits).
+func ParseEdition(v string) (string, error) {
+	switch strings.ToLower(v) {
+	case "", "ce", "community":
+		return EditionCE, nil
+	case "pro", "standard", "enterprise":
+		return EditionPro, nil
+	}
+	return "", fmt.Errorf("platform.options.edition: %q is not ce, standard or enterprise", v)
 }
 
 // password is the gateway password from the environment, if set there.
@@ -199,8 +231,64 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("mode: fork needs the classic watchdog, not %s", s.Watchdog)
 	case s.Watchdog != "of-http" && s.FProcess == "":
 		return s, fmt.Errorf("settings.fprocess: the %s watchdog needs the command it runs per request", s.Watchdog)
+	case s.Watchdog == "classic" && s.Image == "":
+		// faasbench's OpenFaaS images run of-watchdog with mode=http baked in
+		// (Dockerfile.openfaas): the classic watchdog's fprocess would be
+		// started as an HTTP server and the pod would crash-loop.
+		what := "watchdog: classic"
+		if fn.Mode == "fork" {
+			what = "mode: fork (OpenFaaS's classic watchdog)"
+		}
+		return s, fmt.Errorf("settings.image: %s needs an image built on the classic watchdog; faasbench's OpenFaaS images run of-watchdog in mode=http, where the pod would crash-loop (or use settings.watchdog: of-streaming, which forks fprocess per request with the default image)", what)
 	case fn.Replicas < 0:
 		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
 	}
 	return s, nil
+}
+
+// ceRefused are the scaling labels faas-netes CE refuses, with its words
+// (pkg/handlers/validate.go, validateScalingLabels), by setting name.
+var ceRefused = []struct{ setting, label string }{
+	{"scale_zero", "com.openfaas.scale.zero"},
+	{"scale_zero_duration", "com.openfaas.scale.zero-duration"},
+	{"scale_target", "com.openfaas.scale.target"},
+	{"scale_type", "com.openfaas.scale.type"},
+}
+
+// CheckEdition refuses, before anything is deployed, what the edition's
+// gateway and faas-netes would refuse or silently change: on CE the
+// scaling labels faas-netes refuses (scale to zero, its duration, a target,
+// a type; min or max above 5) and more than 5 fixed replicas (the gateway
+// clamps a scale request to [1, 5], scaling/ranges.go, and faas-netes'
+// replica updater to at most 5, replica_updater.go), where waiting for the
+// replicas asked would only run out its timeout. Errors name the setting.
+func CheckEdition(edition string, fn platform.Function, s Settings) error {
+	if edition != EditionCE {
+		return nil
+	}
+	for _, r := range ceRefused {
+		v, ok := s.Labels[r.label]
+		if !ok || (r.setting == "scale_zero" && v != "true") {
+			continue
+		}
+		return fmt.Errorf("settings.%s: %s not available for Community Edition (faas-netes refuses it: pkg/handlers/validate.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro", r.setting, r.label)
+	}
+	if !s.Autoscaled && fn.Replicas > MaxReplicasCE {
+		return fmt.Errorf("replicas: %d: OpenFaaS CE runs at most %d replicas of a function (faas-netes refuses com.openfaas.scale.min above it, the gateway clamps a scale request to [1, %d]); with OpenFaaS Standard or Enterprise set platform.options.edition: pro", fn.Replicas, MaxReplicasCE, MaxReplicasCE)
+	}
+	for _, k := range []string{"scale_min", "scale_max"} {
+		if n, err := strconv.Atoi(s.Labels[scaleSettings[k].label]); err == nil && s.Autoscaled && n > MaxReplicasCE {
+			return fmt.Errorf("settings.%s: %d: com.openfaas.%s is set too high for Community Edition (at most %d; faas-netes pkg/handlers/validate.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro", k, n, strings.Replace(k, "_", ".", 1), MaxReplicasCE)
+		}
+	}
+	return nil
+}
+
+// CheckFunctionCount refuses a spec that deploys more functions than the
+// edition allows (CE: 15 in all, faas-netes pkg/handlers/deploy.go).
+func CheckFunctionCount(edition string, n int) error {
+	if edition == EditionCE && n > MaxFunctionsCE {
+		return fmt.Errorf("functions: %d functions: OpenFaaS CE deploys at most %d (faas-netes refuses the 16th: pkg/handlers/deploy.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro", n, MaxFunctionsCE)
+	}
+	return nil
 }

@@ -17,14 +17,14 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 		t.Errorf("bad gateway url: %v", err)
 	}
 	fn := platform.Function{Name: "reverse-cpp", Workload: "reverse", Language: "cpp", Mode: "fork", Replicas: 3, MemoryMB: 64, CPUs: 0.25,
-		Settings: map[string]string{"fprocess": "/fn/reverse", "invoke": "async"}}
+		Settings: map[string]string{"fprocess": "/fn/reverse", "invoke": "async", "image": "example.org/reverse-classic:1"}}
 	s, err := ParseSettings(fn)
 	if err != nil || s.Watchdog != "classic" || !s.Async || s.Labels[LabelScaleMin] != "3" || s.Labels[LabelScaleMax] != "3" {
 		t.Fatalf("%+v %v", s, err)
 	}
 	d := c.Deployment("openfaas-fn", fn, s)
 	raw, _ := json.Marshal(d)
-	for _, want := range []string{`"service":"reverse-cpp"`, `"image":"faasbench/reverse-cpp-openfaas:latest"`, `"envProcess":"/fn/reverse"`,
+	for _, want := range []string{`"service":"reverse-cpp"`, `"image":"example.org/reverse-classic:1"`, `"envProcess":"/fn/reverse"`,
 		`"limits":{"memory":"64Mi","cpu":"250m"}`, `"com.openfaas.scale.min":"3"`, `"faasbench.dev/run-id":"r1"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("request %s lacks %s", raw, want)
@@ -45,6 +45,9 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 		"mode: fork needs the classic watchdog":      {Name: "f", Mode: "fork", Settings: map[string]string{"watchdog": "of-http"}},
 		"settings.invoke: \"later\"":                 {Name: "f", Settings: map[string]string{"invoke": "later"}},
 		"settings.hpa_max: unknown setting":          {Name: "f", Settings: map[string]string{"hpa_max": "3"}},
+		// faasbench's images bake mode=http in: the classic watchdog's fprocess would crash-loop.
+		"settings.image: mode: fork (OpenFaaS's classic watchdog) needs an image built on the classic watchdog": {Name: "f", Mode: "fork", Settings: map[string]string{"fprocess": "/fn/x"}},
+		"settings.image: watchdog: classic needs an image":                                                      {Name: "f", Settings: map[string]string{"watchdog": "classic", "fprocess": "/fn/x"}},
 	} {
 		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want %q", fn, err, want)
@@ -73,5 +76,54 @@ func TestSecretEnvIsAnOpenFaaSSecret(t *testing.T) {
 	}
 	if len(d.Secrets) != 1 || d.Secrets[0] != "q-fb-env" || d.EnvVars["FB_SECRETS_DIR"] != SecretsMountPath || d.EnvVars["FB_DB_HOST"] != "db" {
 		t.Errorf("secrets %v, env %v", d.Secrets, d.EnvVars)
+	}
+}
+
+// CE refuses what faas-netes' validation and the gateway's scaling ranges
+// refuse or clamp; Standard and Enterprise (edition: pro) do not.
+func TestEditions(t *testing.T) {
+	for in, want := range map[string]string{"": EditionCE, "CE": EditionCE, "standard": EditionPro, "enterprise": EditionPro, "pro": EditionPro} {
+		if got, err := ParseEdition(in); err != nil || got != want {
+			t.Errorf("edition %q: %q %v", in, got, err)
+		}
+	}
+	if _, err := ParseEdition("gold"); err == nil || !strings.Contains(err.Error(), "platform.options.edition") {
+		t.Errorf("gold: %v", err)
+	}
+	if c, err := ParseConfig("r", map[string]any{"edition": "standard"}); err != nil || c.Edition != EditionPro {
+		t.Errorf("%+v %v", c, err)
+	}
+	refused := map[string]platform.Function{
+		"settings.scale_zero: com.openfaas.scale.zero not available":         {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_zero": "true"}},
+		"settings.scale_zero_duration: com.openfaas.scale.zero-duration not": {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_zero_duration": "5m"}},
+		"settings.scale_target: com.openfaas.scale.target not available":     {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_target": "50"}},
+		"settings.scale_type: com.openfaas.scale.type not available":         {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_type": "rps"}},
+		"settings.scale_min: 6: com.openfaas.scale.min is set too high":      {Name: "f", Settings: map[string]string{"scale_min": "6", "scale_max": "8"}},
+		"settings.scale_max: 9: com.openfaas.scale.max is set too high":      {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "9"}},
+		"replicas: 6: OpenFaaS CE runs at most 5 replicas":                   {Name: "f", Replicas: 6},
+	}
+	for want, fn := range refused {
+		s, err := ParseSettings(fn)
+		if err != nil {
+			t.Fatalf("%+v: %v", fn, err)
+		}
+		if err := CheckEdition(EditionCE, fn, s); err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "edition: pro") {
+			t.Errorf("CE, %+v: %v, want %q", fn, err, want)
+		}
+		if err := CheckEdition(EditionPro, fn, s); err != nil {
+			t.Errorf("pro, %+v: %v", fn, err)
+		}
+	}
+	for _, fn := range []platform.Function{{Name: "f", Replicas: 5}, {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "5", "scale_zero": "false"}}} {
+		s, _ := ParseSettings(fn)
+		if err := CheckEdition(EditionCE, fn, s); err != nil {
+			t.Errorf("CE allows %+v: %v", fn, err)
+		}
+	}
+	if err := CheckFunctionCount(EditionCE, 16); err == nil || !strings.Contains(err.Error(), "at most 15") {
+		t.Errorf("16 functions on CE: %v", err)
+	}
+	if CheckFunctionCount(EditionCE, 15) != nil || CheckFunctionCount(EditionPro, 100) != nil {
+		t.Error("15 on CE or 100 on pro refused")
 	}
 }

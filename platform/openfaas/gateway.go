@@ -134,3 +134,11 @@ func (g *Gateway) Info(ctx context.Context) (GatewayInfo, error) {
 	err := g.do(ctx, http.MethodGet, "/system/info", nil, &i)
 	return i, err
 }
+
+// Namespaces lists the namespaces the gateway serves (GET /system/namespaces;
+// CE answers its one namespace, faas-netes pkg/handlers/namespaces.go).
+func (g *Gateway) Namespaces(ctx context.Context) ([]string, error) {
+	var ns []string
+	err := g.do(ctx, http.MethodGet, "/system/namespaces", nil, &ns)
+	return ns, err
+}

@@ -5,12 +5,16 @@ package openfaas_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -22,21 +26,52 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
-// gatewayStandIn is a test server with the OpenFaaS gateway's documented
-// REST API (routes from the gateway's OpenAPI spec, github.com/openfaas/
-// faas api-docs/spec.openapi.yml; bodies from github.com/openfaas/
-// faas-provider types/model.go and requests.go, written out here again so
-// that the adapter's own types are checked against them, with unknown
-// fields refused) and basic auth. Behind it, it does what faas-netes does
-// on the real control plane: a Deployment and a Service per function,
-// labelled with the function's labels and faas_function, replicas from
-// com.openfaas.scale.min; the controllers and KWOK make the pods.
+// gatewayStandIn is a test server that behaves as OpenFaaS CE's gateway
+// (openfaas/faas 0.27.14) in front of faas-netes 0.18.17 and of-watchdog
+// 0.11.6, on the real control plane (the controllers and KWOK make the
+// pods). Each behaviour follows the file named beside it, read in those
+// repositories' source:
+//
+//   - routes and bodies: faas-provider types/model.go and requests.go,
+//     written out again here with unknown fields refused, so that the
+//     adapter's own types are checked against them; basic auth;
+//   - deploy (faas-netes pkg/handlers/deploy.go): ValidateDeployRequest
+//     (validate.go: a DNS name, an image, CE's scaling labels refused), the
+//     namespace must be faas-netes' own, the secrets must exist, the image
+//     must be pullable anonymously (isAnonymous), at most 15 functions; the
+//     Deployment is labelled faas_function only, the function's labels go to
+//     the pod template; replicas from com.openfaas.scale.min when above 0,
+//     else 1;
+//   - update (update.go): the template's labels are replaced (plus a "uid"
+//     label), the Deployment's own labels are left alone;
+//   - read (replica_reader.go, k8s/function_status.go): the labels returned
+//     are the pod template's;
+//   - scale (the gateway's scaling/ranges.go clamps to [1, 5], then
+//     replica_updater.go: 0 refused, at most 5);
+//   - namespaces (namespaces.go): faas-netes' one namespace;
+//   - invoke /function/<name>.<ns>/: the gateway's scale from zero
+//     (handlers/scaling.go, scaling/function_scaler.go: at 0 replicas it
+//     sets com.openfaas.scale.min or 1 and holds the request, polling every
+//     100 ms), then faas-netes' proxy (k8s/proxy.go) picks a ready endpoint
+//     at random per request; of-watchdog answers for the pod. It is Ready
+//     as soon as its /_/health answers, which is when the watchdog has
+//     started the function's process (executor/http_runner.go Start does
+//     not wait for the upstream; pkg/watchdog.go makeHealthHandler), so for
+//     upstreamDelay after a pod is first seen Ready its answer is of-watchdog's
+//     502, without the function's headers.
 type gatewayStandIn struct {
-	cl       *kube.Cluster
-	user, pw string
-	url      string
-	mu       sync.Mutex
-	calls    []string
+	cl            *kube.Cluster
+	user, pw      string
+	url           string
+	namespace     string // faas-netes' function namespace
+	upstreamDelay time.Duration
+	// private says an image needs pull credentials (CE refuses it).
+	private func(image string) bool
+
+	mu      sync.Mutex
+	calls   []string
+	readyAt map[string]time.Time // pod name: when first seen ready
+	served  map[string]bool      // pod name: has answered as the function
 }
 
 type provDeployment struct {
@@ -59,10 +94,64 @@ type provResources struct {
 	CPU    string `json:"cpu,omitempty"`
 }
 
+// CE's limits (faas-netes pkg/handlers/replica_reader.go) and the gateway's
+// scaling range (gateway/scaling/ranges.go).
+const (
+	ceMaxReplicas  = 5
+	ceMaxFunctions = 15
+)
+
+var validDNS = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// validateDeployRequest is faas-netes' ValidateDeployRequest (validate.go).
+func validateDeployRequest(d provDeployment) error {
+	if d.Service == "" {
+		return fmt.Errorf("service: is required")
+	}
+	if !validDNS.MatchString(d.Service) {
+		return fmt.Errorf("service: (%s) is invalid, must be a valid DNS entry", d.Service)
+	}
+	if d.Image == "" {
+		return fmt.Errorf("image: is required")
+	}
+	if d.Labels == nil {
+		return nil
+	}
+	l := *d.Labels
+	if l["com.openfaas.scale.zero"] == "true" {
+		return fmt.Errorf("com.openfaas.scale.zero not available for Community Edition")
+	}
+	for _, k := range []string{"com.openfaas.scale.zero-duration", "com.openfaas.scale.target", "com.openfaas.scale.type"} {
+		if _, ok := l[k]; ok {
+			return fmt.Errorf("%s not available for Community Edition", k)
+		}
+	}
+	for _, k := range []string{"com.openfaas.scale.max", "com.openfaas.scale.min"} {
+		if v, err := strconv.Atoi(l[k]); err == nil && v > ceMaxReplicas {
+			return fmt.Errorf("%s is set too high for Community Edition", k)
+		}
+	}
+	return nil
+}
+
+// minReplicas is faas-netes' getMinReplicaCount (deploy.go): the label when
+// a whole number above 0.
+func minReplicas(labels map[string]string) (int32, bool) {
+	n, err := strconv.Atoi(labels["com.openfaas.scale.min"])
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return int32(n), true
+}
+
 func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.mu.Lock()
 	g.calls = append(g.calls, r.Method+" "+r.URL.Path)
 	g.mu.Unlock()
+	if strings.HasPrefix(r.URL.Path, "/function/") {
+		g.invoke(w, r) // the function's route: no auth (the gateway's default)
+		return
+	}
 	if u, p, ok := r.BasicAuth(); !ok || u != g.user || p != g.pw {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
@@ -77,28 +166,54 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return true
 	}
-	deps := func(ns string) interface {
-		Get(context.Context, string, metav1.GetOptions) (*appsv1.Deployment, error)
-	} {
-		return g.cl.Client.AppsV1().Deployments(ns)
+	// lookupNamespace is how every faas-netes handler reads the namespace.
+	lookupNamespace := func(ns string) (string, bool) {
+		if ns == "" {
+			ns = g.namespace
+		}
+		if ns != g.namespace {
+			http.Error(w, "namespace must be: "+g.namespace, http.StatusBadRequest)
+			return "", false
+		}
+		return ns, true
 	}
 	switch {
 	case r.URL.Path == "/system/info" && r.Method == http.MethodGet:
-		_, _ = w.Write([]byte(`{"provider":{"provider":"faas-netes","orchestration":"kubernetes","version":{"sha":"abc","release":"0.18.13"}},"version":{"sha":"def","release":"0.27.12"},"arch":"x86_64"}`))
+		_, _ = w.Write([]byte(`{"provider":{"provider":"faas-netes-ce","orchestration":"kubernetes","version":{"sha":"abc","release":"0.18.17"}},"version":{"sha":"def","release":"0.27.14"},"arch":"x86_64"}`))
+	case r.URL.Path == "/system/namespaces" && r.Method == http.MethodGet:
+		_ = json.NewEncoder(w).Encode([]string{g.namespace})
 	case r.URL.Path == "/system/functions" && (r.Method == http.MethodPost || r.Method == http.MethodPut):
 		var d provDeployment
 		if !decode(&d) {
 			return
 		}
-		if d.Service == "" || d.Image == "" {
-			http.Error(w, "service and image are required", http.StatusBadRequest)
+		if err := validateDeployRequest(d); err != nil {
+			http.Error(w, "validation failed: "+err.Error(), http.StatusBadRequest)
 			return
 		}
-		// As faas-netes' deploy handler: every named secret must exist in
-		// the function's namespace (pkg/handlers/deploy.go, GetSecrets).
+		ns, ok := lookupNamespace(d.Namespace)
+		if !ok {
+			return
+		}
+		d.Namespace = ns
 		for _, name := range d.Secrets {
-			if _, err := g.cl.Client.CoreV1().Secrets(d.Namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			if _, err := g.cl.Client.CoreV1().Secrets(ns).Get(ctx, name, metav1.GetOptions{}); err != nil {
 				http.Error(w, "unable to fetch secrets: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+		}
+		if g.private != nil && g.private(d.Image) {
+			http.Error(w, "the Community Edition license agreement only allows public images", http.StatusBadRequest)
+			return
+		}
+		if r.Method == http.MethodPost {
+			deps, err := g.cl.Client.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{LabelSelector: "faas_function"})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			if len(deps.Items)+1 > ceMaxFunctions {
+				http.Error(w, fmt.Sprintf("unable to create function, maximum: %d, visit https://openfaas.com/pricing to upgrade to OpenFaaS Standard", ceMaxFunctions), http.StatusBadRequest)
 				return
 			}
 		}
@@ -119,8 +234,12 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !decode(&d) {
 			return
 		}
-		err := g.cl.Client.AppsV1().Deployments(d.Namespace).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
-		_ = g.cl.Client.CoreV1().Services(d.Namespace).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
+		ns, ok := lookupNamespace(d.Namespace)
+		if !ok {
+			return
+		}
+		err := g.cl.Client.AppsV1().Deployments(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
+		_ = g.cl.Client.CoreV1().Services(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) {
 			http.Error(w, "function not found", http.StatusNotFound)
 			return
@@ -131,15 +250,23 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		w.WriteHeader(http.StatusAccepted)
 	case strings.HasPrefix(r.URL.Path, "/system/function/") && r.Method == http.MethodGet:
-		name, ns := strings.TrimPrefix(r.URL.Path, "/system/function/"), r.URL.Query().Get("namespace")
-		d, err := deps(ns).Get(ctx, name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			http.Error(w, "function not found", http.StatusNotFound)
+		ns, ok := lookupNamespace(r.URL.Query().Get("namespace"))
+		if !ok {
 			return
 		}
-		labels := d.Labels
-		_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "namespace": ns, "image": d.Spec.Template.Spec.Containers[0].Image, "labels": labels,
-			"replicas": *d.Spec.Replicas, "availableReplicas": d.Status.AvailableReplicas, "invocationCount": 0})
+		name := strings.TrimPrefix(r.URL.Path, "/system/function/")
+		d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			w.WriteHeader(http.StatusNotFound)
+			return
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		// k8s/function_status.go AsFunctionStatus: the pod template's labels.
+		_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "namespace": ns, "image": d.Spec.Template.Spec.Containers[0].Image,
+			"labels": d.Spec.Template.Labels, "replicas": *d.Spec.Replicas, "availableReplicas": d.Status.AvailableReplicas, "invocationCount": 0})
 	case strings.HasPrefix(r.URL.Path, "/system/scale-function/") && r.Method == http.MethodPost:
 		var s struct {
 			ServiceName string `json:"serviceName"`
@@ -149,25 +276,17 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !decode(&s) {
 			return
 		}
-		if s.ServiceName != strings.TrimPrefix(r.URL.Path, "/system/scale-function/") {
-			http.Error(w, "serviceName differs from the path", http.StatusBadRequest)
+		// The gateway's MakeHorizontalScalingHandler (scaling/ranges.go).
+		s.Replicas = min(max(s.Replicas, 1), ceMaxReplicas)
+		ns, ok := lookupNamespace(r.URL.Query().Get("namespace"))
+		if !ok {
 			return
 		}
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			d, err := deps(s.Namespace).Get(ctx, s.ServiceName, metav1.GetOptions{})
-			if err != nil {
-				return err
+		if err := g.setReplicas(ctx, ns, strings.TrimPrefix(r.URL.Path, "/system/scale-function/"), s.Replicas); err != nil {
+			if err == errZeroReplicas {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
 			}
-			n := int32(s.Replicas)
-			d.Spec.Replicas = &n
-			_, err = g.cl.Client.AppsV1().Deployments(s.Namespace).Update(ctx, d, metav1.UpdateOptions{})
-			return err
-		})
-		if apierrors.IsNotFound(err) {
-			http.Error(w, "function not found", http.StatusNotFound)
-			return
-		}
-		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -177,17 +296,110 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// apply makes the Deployment and Service faas-netes would.
+var errZeroReplicas = fmt.Errorf("replicas cannot be set to 0 in OpenFaaS CE")
+
+// setReplicas is faas-netes' replica updater (replica_updater.go).
+func (g *gatewayStandIn) setReplicas(ctx context.Context, ns, name string, replicas uint64) error {
+	if replicas == 0 {
+		return errZeroReplicas
+	}
+	n := int32(min(replicas, ceMaxReplicas))
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		d.Spec.Replicas = &n
+		_, err = g.cl.Client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// invoke is the gateway's function route with scale from zero, faas-netes'
+// proxy and of-watchdog, as the type's comment says.
+func (g *gatewayStandIn) invoke(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	service, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/function/"), "/")
+	name, ns, _ := strings.Cut(service, ".")
+	if ns == "" {
+		ns = g.namespace
+	}
+	deps := g.cl.Client.AppsV1().Deployments(ns)
+	d, err := deps.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		http.Error(w, fmt.Sprintf("error finding function %s.%s: %v", name, ns, err), http.StatusNotFound)
+		return
+	}
+	if d.Status.AvailableReplicas == 0 && *d.Spec.Replicas == 0 {
+		n, ok := minReplicas(d.Spec.Template.Labels)
+		if !ok {
+			n = 1
+		}
+		if err := g.setReplicas(ctx, ns, name, uint64(n)); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	for i := 0; d.Status.AvailableReplicas == 0 && i < 1000; i++ {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if d, err = deps.Get(ctx, name, metav1.GetOptions{}); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+	}
+	pods, err := g.cl.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "faas_function=" + name})
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	var ready []string
+	now := time.Now()
+	g.mu.Lock()
+	for _, p := range pods.Items {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+				ready = append(ready, p.Name)
+				if _, seen := g.readyAt[p.Name]; !seen {
+					g.readyAt[p.Name] = now
+				}
+			}
+		}
+	}
+	if len(ready) == 0 {
+		g.mu.Unlock()
+		http.Error(w, "no endpoints available for: "+name, http.StatusServiceUnavailable)
+		return
+	}
+	pod := ready[rand.IntN(len(ready))]
+	listening := now.Sub(g.readyAt[pod]) >= g.upstreamDelay
+	cold := listening && !g.served[pod]
+	if listening {
+		g.served[pod] = true
+	}
+	g.mu.Unlock()
+	if !listening {
+		http.Error(w, "Can't reach service for: "+name, http.StatusBadGateway)
+		return
+	}
+	w.Header().Set("X-Fb-Instance", pod)
+	w.Header().Set("X-Fb-Cold", map[bool]string{true: "1", false: "0"}[cold])
+	_, _ = w.Write([]byte("ok"))
+}
+
+// apply makes or updates the Deployment and Service faas-netes would.
 func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update bool) error {
 	labels := map[string]string{"faas_function": d.Service}
 	if d.Labels != nil {
 		for k, v := range *d.Labels {
 			labels[k] = v
 		}
-	}
-	replicas := int32(1)
-	if v, err := strconv.Atoi(labels["com.openfaas.scale.min"]); err == nil {
-		replicas = int32(v)
 	}
 	var env []corev1.EnvVar
 	if d.EnvProcess != "" {
@@ -200,13 +412,8 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 	if d.Limits != nil && d.Limits.Memory != "" {
 		res.Limits = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(d.Limits.Memory)}
 	}
-	dep := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: d.Service, Namespace: d.Namespace, Labels: labels},
-		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"faas_function": d.Service}},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: d.Service, Image: d.Image, Env: env, Resources: res,
-					Ports: []corev1.ContainerPort{{ContainerPort: 8080}}}}}}},
-	}
+	var volumes []corev1.Volume
+	var mounts []corev1.VolumeMount
 	// faas-netes pkg/k8s/secrets.go ConfigureSecrets: one projected volume
 	// with a file per key of each secret, at /var/openfaas/secrets.
 	if len(d.Secrets) > 0 {
@@ -225,33 +432,67 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 			sources = append(sources, corev1.VolumeProjection{Secret: p})
 		}
 		vol := d.Service + "-projected-secrets"
-		spec := &dep.Spec.Template.Spec
-		spec.Volumes = []corev1.Volume{{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: sources}}}}
-		spec.Containers[0].VolumeMounts = []corev1.VolumeMount{{Name: vol, ReadOnly: true, MountPath: "/var/openfaas/secrets"}}
+		volumes = []corev1.Volume{{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: sources}}}}
+		mounts = []corev1.VolumeMount{{Name: vol, ReadOnly: true, MountPath: "/var/openfaas/secrets"}}
 	}
+	container := corev1.Container{Name: d.Service, Image: d.Image, Env: env, Resources: res, VolumeMounts: mounts,
+		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}}
 	deps := g.cl.Client.AppsV1().Deployments(d.Namespace)
 	if update {
+		// update.go: the template's labels (with a "uid"), image, env,
+		// resources and secrets; replicas only from a scale.min above 0;
+		// the Deployment's own labels stay as they were.
+		labels["uid"] = strconv.Itoa(time.Now().Nanosecond())
 		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			old, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
 			if err != nil {
 				return err
 			}
-			dep.ResourceVersion = old.ResourceVersion
-			_, err = deps.Update(ctx, dep, metav1.UpdateOptions{})
+			if n, ok := minReplicas(labels); ok {
+				old.Spec.Replicas = &n
+			}
+			old.Spec.Template.Labels = labels
+			old.Spec.Template.Spec.Containers = []corev1.Container{container}
+			old.Spec.Template.Spec.Volumes = volumes
+			_, err = deps.Update(ctx, old, metav1.UpdateOptions{})
 			return err
 		})
+	}
+	replicas := int32(1)
+	if n, ok := minReplicas(labels); ok {
+		replicas = n
+	}
+	own := map[string]string{"faas_function": d.Service}
+	dep := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: d.Service, Namespace: d.Namespace, Labels: own},
+		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: own},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{container}, Volumes: volumes}}},
 	}
 	if _, err := deps.Create(ctx, dep, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: d.Service, Namespace: d.Namespace, Labels: labels},
-		Spec: corev1.ServiceSpec{Selector: map[string]string{"faas_function": d.Service}, Ports: []corev1.ServicePort{{Port: 8080}}}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: d.Service, Namespace: d.Namespace},
+		Spec: corev1.ServiceSpec{Selector: own, Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}
 	_, err := g.cl.Client.CoreV1().Services(d.Namespace).Create(ctx, svc, metav1.CreateOptions{})
 	return err
 }
 
-func startGateway(t *testing.T, cl *kube.Cluster) (*gatewayStandIn, string) {
-	g := &gatewayStandIn{cl: cl, user: "admin", pw: "s3cret"}
+func (g *gatewayStandIn) callsOf(prefix string) []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var out []string
+	for _, c := range g.calls {
+		if strings.HasPrefix(c, prefix) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func startGateway(t *testing.T, cl *kube.Cluster, namespace string) (*gatewayStandIn, string) {
+	g := &gatewayStandIn{cl: cl, user: "admin", pw: "s3cret", namespace: namespace, upstreamDelay: 300 * time.Millisecond,
+		readyAt: map[string]time.Time{}, served: map[string]bool{}}
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	g.url = srv.URL

@@ -4,14 +4,17 @@ package openfaas_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/faasbench/faasbench/internal/kubetest"
@@ -20,7 +23,32 @@ import (
 	"github.com/faasbench/faasbench/platform/openfaas"
 )
 
+// setup is what a test's OpenFaaS install has.
+type setup struct {
+	// secret: the gateway's password is in the basic-auth secret of the
+	// OpenFaaS namespace, as the Helm chart makes it.
+	secret bool
+	// scaleFromZero: the gateway Deployment's scale_from_zero setting
+	// ("" : no gateway Deployment to read).
+	scaleFromZero string
+	// options are more platform options.
+	options map[string]any
+}
+
 func open(t *testing.T, run string, secret bool) (*openfaas.Platform, *gatewayStandIn, context.Context) {
+	return openWith(t, run, setup{secret: secret, scaleFromZero: "true"})
+}
+
+func openWith(t *testing.T, run string, su setup) (*openfaas.Platform, *gatewayStandIn, context.Context) {
+	t.Helper()
+	p, g, ctx, err := tryOpen(t, run, su)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, g, ctx
+}
+
+func tryOpen(t *testing.T, run string, su setup) (*openfaas.Platform, *gatewayStandIn, context.Context, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -29,36 +57,53 @@ func open(t *testing.T, run string, secret bool) (*openfaas.Platform, *gatewaySt
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, url := startGateway(t, probe)
-	// The gateway's password: in the basic-auth secret of the OpenFaaS
-	// namespace, as the Helm chart makes it.
+	g, url := startGateway(t, probe, ns)
 	ofns := ns + "-of"
-	if secret {
-		if _, err := probe.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ofns}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = probe.Client.CoreV1().Namespaces().Delete(context.Background(), ofns, metav1.DeleteOptions{})
-		})
+	if _, err := probe.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ofns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = probe.Client.CoreV1().Namespaces().Delete(context.Background(), ofns, metav1.DeleteOptions{})
+	})
+	if su.secret {
 		sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "basic-auth"}, StringData: map[string]string{"basic-auth-user": "admin", "basic-auth-password": "s3cret"}}
 		if _, err := probe.Client.CoreV1().Secrets(ofns).Create(ctx, sec, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cfg, err := openfaas.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": ns, "gateway_url": url,
-		"openfaas_namespace": ofns, "ready_timeout": "60s"})
+	if su.scaleFromZero != "" {
+		// The Helm chart's gateway Deployment: the gateway container's environment holds
+		// scale_from_zero (no replicas: only its settings are read).
+		zero := int32(0)
+		sel := map[string]string{"app": "gateway"}
+		gw := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "gateway"}, Spec: appsv1.DeploymentSpec{Replicas: &zero,
+			Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "gateway", Image: "ghcr.io/openfaas/gateway:0.27.14",
+					Env: []corev1.EnvVar{{Name: "scale_from_zero", Value: su.scaleFromZero}}}}}}}}
+		if _, err := probe.Client.AppsV1().Deployments(ofns).Create(ctx, gw, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	opts := map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": ns, "gateway_url": url,
+		"openfaas_namespace": ofns, "ready_timeout": "60s"}
+	for k, v := range su.options {
+		opts[k] = v
+	}
+	cfg, err := openfaas.ParseConfig(run, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := openfaas.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p, g, ctx
+	return p, g, ctx, err
 }
 
-// Deploy, scale, cold (scale to zero), remove and close through the
-// gateway API; the pods made behind it are watched on the control plane.
+// systemCalls are the gateway's API calls, without invocations.
+func systemCalls(g *gatewayStandIn) string { return strings.Join(g.callsOf(""), ", ") }
+
+// Deploy, scale, cold (CE: the Deployment to 0 through Kubernetes, the
+// gateway scales from zero), remove and close through the gateway API; the
+// pods made behind it are watched on the control plane although
+// faas-netes labels the Deployment with faas_function only.
 func TestThroughTheGateway(t *testing.T) {
 	p, g, ctx := open(t, "of-run", true)
 	start := time.Now()
@@ -75,9 +120,23 @@ func TestThroughTheGateway(t *testing.T) {
 	for _, e := range d.Spec.Template.Spec.Containers[0].Env {
 		env[e.Name] = e.Value
 	}
+	tl := d.Spec.Template.Labels
 	if env["mode"] != "http" || env["upstream_url"] != "http://127.0.0.1:8082" || env["FB_PORT"] != "8082" || env["max_inflight"] != "4" ||
-		env["exec_timeout"] != "30s" || env["X"] != "1" || d.Labels["com.openfaas.scale.min"] != "2" || d.Labels[kube.LabelRunID] != "of-run" {
-		t.Errorf("what faas-netes got: labels %v env %v", d.Labels, env)
+		env["exec_timeout"] != "30s" || env["X"] != "1" || tl["com.openfaas.scale.min"] != "2" || tl[kube.LabelRunID] != "of-run" {
+		t.Errorf("what faas-netes got: template labels %v env %v", tl, env)
+	}
+	if len(d.Labels) != 1 || d.Labels["faas_function"] != "prime-go" {
+		t.Errorf("the stand-in labels the Deployment as faas-netes does not: %v", d.Labels)
+	}
+	// Deploy returned once both pods answered as the function, not when they were Ready
+	// (of-watchdog answered 502 for 300 ms after): the next calls are the function's.
+	for i := 0; i < 10; i++ {
+		if r := invoke(ctx, t, p, "prime-go"); r.status != 200 || r.instance == "" {
+			t.Fatalf("call %d after Deploy: %+v", i, r)
+		}
+	}
+	if w := strings.Join(p.Warnings(), " "); !strings.Contains(w, "max_inflight 4: of-watchdog answers 429 at once") {
+		t.Errorf("warnings %q", w)
 	}
 	u, _ := p.Endpoint(ctx, "prime-go")
 	if !strings.HasSuffix(u, "/function/prime-go."+p.Namespace()+"/") {
@@ -86,13 +145,29 @@ func TestThroughTheGateway(t *testing.T) {
 	if err := p.Scale(ctx, "prime-go", 4); err != nil {
 		t.Fatal(err)
 	}
-	how, err := p.MakeCold(ctx, "prime-go")
-	if err != nil || !strings.Contains(how, "scaled to 0 through the gateway") {
-		t.Fatalf("%q %v", how, err)
+	before := podNames(ctx, t, p, "prime-go")
+	// A function that listens before its pod's first readiness probe (faas-netes probes after
+	// 2 s by default; KWOK makes pods Ready at once): the held request reaches the function.
+	g.mu.Lock()
+	g.upstreamDelay = 0
+	g.mu.Unlock()
+	sentAt := time.Now()
+	cold, err := p.MakeCold(ctx, "prime-go")
+	if err != nil || !cold.OnPath || !strings.Contains(cold.How, "through the Kubernetes API") {
+		t.Fatalf("%+v %v", cold, err)
+	}
+	if n := len(podNames(ctx, t, p, "prime-go")); n != 0 {
+		t.Fatalf("%d pods after MakeCold", n)
+	}
+	// The next call waits at the gateway for a pod it asked for, and lands on it.
+	r := invoke(ctx, t, p, "prime-go")
+	started, _ := p.StartedSince(ctx, "prime-go", sentAt)
+	if r.status != 200 || r.cold != "1" || slices.Contains(before, r.instance) || len(started) == 0 {
+		t.Errorf("the call after MakeCold: %+v; pods before %v, started since %v", r, before, started)
 	}
 	evs, _ := p.ReplicaEvents(ctx, "prime-go", start)
 	desired := kubetest.DesiredSteps(evs)
-	if fmt.Sprint(desired) != "[2 4 0]" {
+	if fmt.Sprint(desired) != "[2 4 0 2]" {
 		t.Errorf("desired %v", desired)
 	}
 	// A redeploy goes through PUT; a name taken by someone else is refused.
@@ -107,14 +182,125 @@ func TestThroughTheGateway(t *testing.T) {
 	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"GET /system/function/prime-go", "POST /system/functions", "POST /system/scale-function/prime-go",
-		"POST /system/scale-function/prime-go", "GET /system/function/prime-go", "PUT /system/functions", "DELETE /system/functions"}
-	if got := strings.Join(g.calls, ", "); got != strings.Join(want, ", ") {
+	want := []string{"GET /system/namespaces", "GET /system/function/prime-go", "POST /system/functions", "POST /system/scale-function/prime-go",
+		"GET /system/function/prime-go", "PUT /system/functions", "DELETE /system/functions"}
+	if got := strings.Join(g.callsOf(""), ", "); !strings.Contains(got, "GET /function/") {
+		t.Errorf("no invocation reached the gateway: %s", got)
+	}
+	var sys []string
+	for _, c := range g.callsOf("") {
+		if !strings.Contains(c, " /function/") {
+			sys = append(sys, c)
+		}
+	}
+	if got := strings.Join(sys, ", "); got != strings.Join(want, ", ") {
 		t.Errorf("gateway calls:\n %s\nwant\n %s", got, strings.Join(want, ", "))
 	}
 	pods, _ := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{})
 	if len(pods.Items) != 0 {
 		t.Errorf("%d pods left", len(pods.Items))
+	}
+}
+
+type reply struct {
+	status         int
+	instance, cold string
+}
+
+func invoke(ctx context.Context, t *testing.T, p *openfaas.Platform, name string) reply {
+	t.Helper()
+	u, _ := p.Endpoint(ctx, name)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	resp, err := (&http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return reply{status: resp.StatusCode, instance: resp.Header.Get("X-Fb-Instance"), cold: resp.Header.Get("X-Fb-Cold")}
+}
+
+func podNames(ctx context.Context, t *testing.T, p *openfaas.Platform, name string) []string {
+	t.Helper()
+	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, po := range pods.Items {
+		if po.DeletionTimestamp == nil {
+			out = append(out, po.Name)
+		}
+	}
+	return out
+}
+
+// OpenFaaS CE refuses, at once and in the platform's words, what its gateway
+// and faas-netes refuse or clamp: scaling labels, more than 5 replicas, 0
+// replicas, another namespace, a private image. Nothing waits out a timeout.
+func TestCERefusesWhatCERefuses(t *testing.T) {
+	p, g, ctx := open(t, "of-ce", true)
+	defer p.Close(context.Background())
+	t0 := time.Now()
+	for want, fn := range map[string]platform.Function{
+		"settings.scale_zero: com.openfaas.scale.zero not available for Community Edition": {Name: "a", Workload: "hello", Language: "go",
+			Settings: map[string]string{"scale_min": "1", "scale_max": "3", "scale_zero": "true"}},
+		"settings.scale_type":                     {Name: "b", Workload: "hello", Language: "go", Settings: map[string]string{"scale_min": "1", "scale_max": "3", "scale_type": "rps"}},
+		"settings.scale_max: 6":                   {Name: "c", Workload: "hello", Language: "go", Settings: map[string]string{"scale_min": "1", "scale_max": "6"}},
+		"replicas: 8: OpenFaaS CE runs at most 5": {Name: "d", Workload: "hello", Language: "go", Replicas: 8},
+	} {
+		err := p.Deploy(ctx, fn)
+		if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want refused saying %q", fn.Name, err, want)
+		}
+	}
+	if calls := systemCalls(g); strings.Contains(calls, "/system/functions") {
+		t.Errorf("a refused function reached the gateway: %s", calls)
+	}
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 6} {
+		if err := p.Scale(ctx, "hello-go", n); err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "between 1 and 5") {
+			t.Errorf("scale to %d: %v", n, err)
+		}
+	}
+	// The gateway's own 400 (a private image, which only faas-netes can tell) is the user's error too.
+	g.private = func(image string) bool { return strings.Contains(image, "private") }
+	err := p.Deploy(ctx, platform.Function{Name: "priv", Workload: "hello", Language: "go", Replicas: 1, Settings: map[string]string{"image": "registry.example/private/hello:1"}})
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "only allows public images") {
+		t.Errorf("private image: %v", err)
+	}
+	if d := time.Since(t0); d > 50*time.Second {
+		t.Logf("refusals took %s", d) // no assertion on time: the ready timeout is 60 s
+	}
+	// Another namespace: refused when the platform opens.
+	_, _, _, err = tryOpen(t, "of-ns", setup{secret: true, scaleFromZero: "true", options: map[string]any{"namespace": "elsewhere-fn"}})
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "OpenFaaS CE serves functions only in") {
+		t.Errorf("another namespace: %v", err)
+	}
+}
+
+// Without the gateway's scale_from_zero, CE cannot start a pod on a request:
+// MakeCold replaces the pods before the call and says the start-up is not
+// on it; the coldstart kind then reports first-request samples.
+func TestCEColdWithoutScaleFromZero(t *testing.T) {
+	p, g, ctx := openWith(t, "of-nozero", setup{secret: true, scaleFromZero: "false"})
+	defer p.Close(context.Background())
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2}); err != nil {
+		t.Fatal(err)
+	}
+	before := podNames(ctx, t, p, "hello-go")
+	cold, err := p.MakeCold(ctx, "hello-go")
+	if err != nil || cold.OnPath || !strings.Contains(cold.How, "not on the request") {
+		t.Fatalf("%+v %v", cold, err)
+	}
+	after := podNames(ctx, t, p, "hello-go")
+	if len(after) != 2 || slices.ContainsFunc(after, func(n string) bool { return slices.Contains(before, n) }) {
+		t.Errorf("pods before %v after %v", before, after)
+	}
+	if strings.Contains(systemCalls(g), "scale-function") {
+		t.Errorf("MakeCold asked the CE gateway to scale: %s", systemCalls(g))
 	}
 }
 
@@ -131,7 +317,7 @@ func TestGatewayAuthAndForeignFunctions(t *testing.T) {
 	t.Setenv(openfaas.PasswordEnv, "s3cret")
 	p2, g2, ctx2 := open(t, "of-auth2", false)
 	defer p2.Close(context.Background())
-	if len(g.calls) != 1 || g.calls[0] != "GET /system/function/hello-go" {
+	if c := g.callsOf(""); len(c) != 2 || c[1] != "GET /system/function/hello-go" {
 		t.Errorf("calls without a password: %v", g.calls)
 	}
 	theirs := openfaas.FunctionDeployment{Service: "taken", Image: "x", Namespace: p2.Namespace()}
@@ -144,7 +330,7 @@ func TestGatewayAuthAndForeignFunctions(t *testing.T) {
 		t.Errorf("foreign function: %v", err)
 	}
 	f, _ := p2.Fingerprint(ctx2)
-	if info, ok := f["gateway_info"].(openfaas.GatewayInfo); !ok || info.Provider.Provider != "faas-netes" || info.Version.Release != "0.27.12" {
+	if info, ok := f["gateway_info"].(openfaas.GatewayInfo); !ok || info.Provider.Provider != "faas-netes-ce" || info.Version.Release != "0.27.14" {
 		t.Errorf("fingerprint %v", f["gateway_info"])
 	}
 }

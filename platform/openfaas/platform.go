@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ type Platform struct {
 	*kube.Session
 	cfg Config
 	gw  *Gateway
+	// scaleFromZero: the gateway holds a request to a function at zero
+	// replicas and scales it up (its scale_from_zero setting, read at Open).
+	scaleFromZero bool
 
 	functions kube.Functions[fnState]
 }
@@ -60,14 +64,18 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 	return Open(ctx, cfg)
 }
 
-// Open is New with a parsed configuration.
+// Open is New with a parsed configuration. faas-netes labels a function's
+// Deployment with faas_function only (its labels go to the pod template:
+// pkg/handlers/deploy.go), so Deployments are watched by that label and
+// mapped to the functions this run deploys; pods carry the run's labels.
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
-	s, err := kube.OpenSession(ctx, cfg.Common, nil, nil)
+	p := &Platform{cfg: cfg}
+	s, err := kube.OpenSessionWatching(ctx, cfg.Common, kube.Watching{DeploymentSelector: "faas_function", DeploymentFunction: p.deploymentFunction}, nil)
 	if err != nil {
 		return nil, err
 	}
-	p := &Platform{Session: s, cfg: cfg,
-		gw: &Gateway{URL: cfg.GatewayURL, User: cfg.Username, Password: password(), HTTP: &http.Client{Timeout: 60 * time.Second}}}
+	p.Session = s
+	p.gw = &Gateway{URL: cfg.GatewayURL, User: cfg.Username, Password: password(), HTTP: &http.Client{Timeout: 60 * time.Second}}
 	if p.gw.Password == "" {
 		sec, err := s.Cluster.Client.CoreV1().Secrets(cfg.OpenFaaSNamespace).Get(ctx, "basic-auth", metav1.GetOptions{})
 		if err == nil {
@@ -79,7 +87,29 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 			s.Warn(fmt.Sprintf("no gateway password: %s is not set and the secret %s/basic-auth cannot be read (%v); calling the gateway without auth", PasswordEnv, cfg.OpenFaaSNamespace, err))
 		}
 	}
+	if env, err := s.Cluster.DeploymentEnv(ctx, cfg.OpenFaaSNamespace, "gateway"); err == nil {
+		p.scaleFromZero = env["gateway.scale_from_zero"] == "true"
+	}
+	if cfg.Edition == EditionCE {
+		// CE serves one namespace (faas-netes pkg/handlers/namespaces.go lists only it, and
+		// deploy.go answers 400 to any other): refuse before deploying anything.
+		if nss, err := p.gw.Namespaces(ctx); err == nil && !slices.Contains(nss, p.Namespace()) {
+			err = fmt.Errorf("%w: platform.namespace: %q: OpenFaaS CE serves functions only in %s (its gateway's /system/namespaces); with OpenFaaS Standard or Enterprise set platform.options.edition: pro",
+				platform.ErrRefused, p.Namespace(), strings.Join(nss, ", "))
+			return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+		}
+	}
 	return p, nil
+}
+
+// deploymentFunction maps a Deployment's labels to the function of this run
+// it belongs to ("" for any other).
+func (p *Platform) deploymentFunction(l map[string]string) string {
+	name := l["faas_function"]
+	if _, ok := p.functions.Get(name); ok {
+		return name
+	}
+	return ""
 }
 
 // Name implements platform.Platform.
@@ -155,12 +185,27 @@ func wanted(fn platform.Function, s Settings) int {
 	return max(n, 1)
 }
 
+// refusal makes a gateway's 400 the user's error (exit 2), in its words.
+func refusal(err error) error {
+	if httpapi.IsStatus(err, http.StatusBadRequest) {
+		return fmt.Errorf("%w: %w", platform.ErrRefused, err)
+	}
+	return err
+}
+
 // Deploy implements platform.Platform: create or update through the
-// gateway, then wait for the replicas.
+// gateway, wait for the replicas, then for the function itself: of-watchdog
+// answers its health check (/_/health, which faas-netes probes) as soon as
+// it has started the function's process, before that listens (of-watchdog
+// executor/http_runner.go Start, pkg/watchdog.go makeHealthHandler), so a
+// Ready pod may still answer 502.
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	s, err := ParseSettings(fn)
+	if err == nil {
+		err = CheckEdition(p.cfg.Edition, fn, s)
+	}
 	if err != nil {
-		return fmt.Errorf("function %s: %w", fn.Name, err)
+		return fmt.Errorf("function %s: %w: %w", fn.Name, platform.ErrRefused, err)
 	}
 	d := p.cfg.Deployment(p.Namespace(), fn, s)
 	p.functions.Put(fn.Name, fnState{fn: fn, s: s})
@@ -179,20 +224,88 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+		return fmt.Errorf("deploy %s: %w", fn.Name, refusal(err))
 	}
-	return p.WaitReplicas(ctx, fn.Name, wanted(fn, s))
+	p.noteLimits(fn, s)
+	n := wanted(fn, s)
+	if err := p.WaitReplicas(ctx, fn.Name, n); err != nil {
+		return err
+	}
+	return p.waitFunction(ctx, fn.Name, n)
 }
 
-// Scale implements platform.Platform through /system/scale-function.
+// noteLimits records, for the run, what OpenFaaS does differently from the
+// other platforms with fn's settings.
+func (p *Platform) noteLimits(fn platform.Function, s Settings) {
+	if fn.Concurrency > 0 {
+		p.Warn(fmt.Sprintf("function %s: max_inflight %d: of-watchdog answers 429 at once to a request over the limit (faas-middleware's concurrency limiter; no queue), where Knative's queue-proxy queues it: its 429s are refusals, not time spent waiting", fn.Name, fn.Concurrency))
+	}
+	if s.Async {
+		p.Warn(fmt.Sprintf("function %s: invoke async: the gateway answers 202 once the request is queued; a latency is the enqueue time, never the function's", fn.Name))
+	}
+}
+
+// waitFunction waits until n distinct instances of name have answered
+// through the gateway as the function (its X-Fb-Instance header), each
+// call on a new connection (faas-netes' proxy picks an endpoint per
+// request), bounded by platform.options.ready_timeout.
+func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
+	url, err := p.Endpoint(ctx, name)
+	if err != nil {
+		return err
+	}
+	if st, ok := p.functions.Get(name); ok && st.s.Async {
+		return nil // the gateway answers 202 whoever runs
+	}
+	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	seen := map[string]bool{}
+	last := "no answer yet"
+	err = kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		if p.gw.Password != "" {
+			req.SetBasicAuth(p.gw.User, p.gw.Password)
+		}
+		resp, err := cl.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		if id := resp.Header.Get("X-Fb-Instance"); id != "" && resp.StatusCode < 500 {
+			seen[id] = true
+		} else {
+			last = fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
+		}
+		return len(seen) >= n, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return fmt.Errorf("function %s: %d of %d instances answered as the function through the gateway within %s (platform.options.ready_timeout; last: %s): %w",
+			name, len(seen), n, p.ReadyTimeout, last, err)
+	}
+	return err
+}
+
+// Scale implements platform.Platform through /system/scale-function. On
+// CE, 0 and more than 5 are refused: the gateway would raise 0 to 1 and
+// lower anything above 5 to 5 (scaling/ranges.go).
 func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if replicas < 0 {
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
 	}
+	if p.cfg.Edition == EditionCE && (replicas == 0 || replicas > MaxReplicasCE) {
+		return fmt.Errorf("scale %s to %d: %w: OpenFaaS CE's gateway scales a function to between 1 and %d replicas (scaling/ranges.go) and faas-netes refuses 0 (replica_updater.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro",
+			name, replicas, platform.ErrRefused, MaxReplicasCE)
+	}
 	if err := p.gw.Scale(ctx, name, p.Namespace(), replicas); err != nil {
+		return refusal(err)
+	}
+	if err := p.WaitReplicas(ctx, name, replicas); err != nil || replicas == 0 {
 		return err
 	}
-	return p.WaitReplicas(ctx, name, replicas)
+	return p.waitFunction(ctx, name, replicas)
 }
 
 // Endpoint implements platform.Platform: the gateway's synchronous (or,
@@ -206,15 +319,56 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 	return p.cfg.GatewayURL + route + name + "." + p.Namespace() + "/", nil
 }
 
-// MakeCold implements platform.ColdStarter: scale to zero through the
-// gateway and wait until no pod is left; the gateway then holds the next
-// request until a new pod is ready (scale from zero).
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
-	t0 := time.Now()
-	if err := p.Scale(ctx, name, 0); err != nil {
-		return "", err
+// gatewayCacheExpiry is how long the gateway trusts a function's replica
+// count (gateway/main.go, scalingConfig.CacheExpiry: 250 ms).
+const gatewayCacheExpiry = 250 * time.Millisecond
+
+// MakeCold implements platform.ColdStarter. Standard and Enterprise scale
+// to zero through the gateway. CE refuses 0 through its API, but its
+// gateway scales from zero (scale_from_zero, gateway/handlers/scaling.go):
+// the Deployment is scaled to 0 through the Kubernetes API, and once the
+// gateway's replica cache has expired the next request waits for a pod
+// the gateway asks for. Without scale_from_zero no request could reach a
+// function at zero: its pods are deleted instead and new ones started
+// before the next request, which is then only their first.
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
+	st, ok := p.functions.Get(name)
+	if !ok {
+		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
-	return fmt.Sprintf("scaled to 0 through the gateway in %s; the gateway scales from zero on the next request", time.Since(t0).Round(time.Millisecond)), nil
+	t0 := time.Now()
+	if p.cfg.Edition != EditionCE {
+		if err := p.Scale(ctx, name, 0); err != nil {
+			return platform.Cold{}, err
+		}
+		return platform.Cold{How: fmt.Sprintf("scaled to 0 through the gateway in %s; the gateway scales from zero on the next request", time.Since(t0).Round(time.Millisecond)), OnPath: true}, nil
+	}
+	n := wanted(st.fn, st.s)
+	if p.scaleFromZero {
+		if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), name, 0); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+		}
+		if err := p.WaitReplicas(ctx, name, 0); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+		}
+		select {
+		case <-ctx.Done():
+			return platform.Cold{}, ctx.Err()
+		case <-time.After(4 * gatewayCacheExpiry):
+		}
+		return platform.Cold{How: fmt.Sprintf("OpenFaaS CE: the Deployment scaled to 0 through the Kubernetes API in %s (CE's gateway and faas-netes refuse 0), then %s for the gateway's replica cache to expire; its scale_from_zero holds the next request until a pod it asked for is ready",
+			time.Since(t0).Round(time.Millisecond), 4*gatewayCacheExpiry), OnPath: true}, nil
+	}
+	if err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: p.Selector(name)}); err != nil {
+		return platform.Cold{}, fmt.Errorf("make %s cold: delete its pods: %w", name, err)
+	}
+	if err := p.WaitReplicas(ctx, name, n); err != nil {
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if err := p.waitFunction(ctx, name, n); err != nil {
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+	}
+	return platform.Cold{How: fmt.Sprintf("OpenFaaS CE without scale_from_zero: the function's pods deleted and %d new one(s) ready in %s; the next request is a new pod's first, its start-up is not on the request", n, time.Since(t0).Round(time.Millisecond))}, nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, the
@@ -222,6 +376,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
 // settings (its environment: timeouts, scale from zero, direct functions).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.OpenFaaSNamespace)
+	f["edition"], f["scale_from_zero"] = p.cfg.Edition, p.scaleFromZero
 	if info, err := p.gw.Info(ctx); err == nil {
 		f["gateway_info"] = info
 	} else {

@@ -215,8 +215,8 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 		t.Fatalf("started %+v %v (second call %s was warm)", st, err, id2)
 	}
 	how, err := p.MakeCold(ctx, "prime-java")
-	if err != nil || !strings.Contains(how, "new revision (0.0.2)") {
-		t.Fatalf("%q %v", how, err)
+	if err != nil || !strings.Contains(how.How, "new revision (0.0.2)") || !how.OnPath {
+		t.Fatalf("%+v %v", how, err)
 	}
 	_, id3 := post(t, url, 10)
 	if st, _ = p.StartedSince(ctx, "prime-java", since); len(st) != 2 || st[1].ID != id3 {

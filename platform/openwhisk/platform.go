@@ -245,16 +245,16 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 // MakeCold implements platform.ColdStarter: overwrite the action with
 // itself, a new revision, whose first invocation cannot reuse a warm
 // container of the old one.
-func (p *Platform) MakeCold(ctx context.Context, name string) (string, error) {
+func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	a, ok := p.actions.Get(name)
 	if !ok {
-		return "", fmt.Errorf("make %s cold: not deployed by this run", name)
+		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
 	}
 	got, err := p.c.PutAction(ctx, name, a)
 	if err != nil {
-		return "", fmt.Errorf("make %s cold: %w", name, err)
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	return "updated the action to a new revision (" + got.Version + "): invokers do not reuse a warm container of an older revision", nil
+	return platform.Cold{How: "updated the action to a new revision (" + got.Version + "): invokers do not reuse a warm container of an older revision", OnPath: true}, nil
 }
 
 // StartedSince implements platform.ColdStarter from the activation

@@ -211,9 +211,10 @@ func documents(objs ...any) ([]byte, error) {
 }
 
 // Check checks a function against what platformName can run, as its
-// adapter will when deploying, so that a spec fails before anything
-// starts. Platforms without a package here (local) are not checked.
-func Check(platformName string, fn platform.Function, workloadsDir string) error {
+// adapter will when deploying (with the platform's options, e.g. OpenFaaS's
+// edition), so that a spec fails before anything starts. Platforms without
+// a package here (local) are not checked.
+func Check(platformName string, options map[string]string, fn platform.Function, workloadsDir string) error {
 	var err error
 	switch platformName {
 	case baseline.Name:
@@ -227,9 +228,28 @@ func Check(platformName string, fn platform.Function, workloadsDir string) error
 	case fission.Name:
 		_, err = fission.ParseSettings(fn, workloadsDir)
 	case openfaas.Name:
-		_, err = openfaas.ParseSettings(fn)
+		var s openfaas.Settings
+		var edition string
+		if s, err = openfaas.ParseSettings(fn); err == nil {
+			if edition, err = openfaas.ParseEdition(options["edition"]); err == nil {
+				err = openfaas.CheckEdition(edition, fn, s)
+			}
+		}
 	case openwhisk.Name:
 		_, err = openwhisk.ParseSettings(fn)
 	}
 	return err
+}
+
+// CheckFunctions checks how many functions a spec deploys against what
+// platformName allows (OpenFaaS CE: 15).
+func CheckFunctions(platformName string, options map[string]string, n int) error {
+	if platformName != openfaas.Name {
+		return nil
+	}
+	edition, err := openfaas.ParseEdition(options["edition"])
+	if err != nil {
+		return err
+	}
+	return openfaas.CheckFunctionCount(edition, n)
 }
