@@ -19,8 +19,9 @@ NODE_CPUS=${NODE_CPUS:-0}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-node.XXXXXX")
 trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
-scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
+# The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
 scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" scripts/node-up.sh "$DIR/node"
 images=(hello:go hello:python query:python fetch:python sleep:go payload:python)
 scripts/phase.sh "real node images" scripts/node-images.sh "$DIR/node" "${images[@]}"

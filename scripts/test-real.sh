@@ -70,8 +70,9 @@ for d in workloads/*/workload.yaml; do
 done
 
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
-scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
+# The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
 scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
 # Images one at a time, so one that fails to build is reported and the others still run.

@@ -3,6 +3,8 @@ package kube
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
 
 	authv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -25,6 +27,61 @@ type Requirements struct {
 	// APIs must be served (a platform's CRDs: group/version/resource).
 	APIs  []schema.GroupVersionResource
 	Needs []Need
+	// Below, when set, is the first Kubernetes minor version the platform
+	// cannot run on (e.g. 1.22), and BelowWhy the reason.
+	Below    Minor
+	BelowWhy string
+}
+
+// Minor is a Kubernetes version's major and minor number (1.22).
+type Minor struct{ Major, Minor int }
+
+// String is "1.22" ("" for the zero Minor).
+func (m Minor) String() string {
+	if m == (Minor{}) {
+		return ""
+	}
+	return fmt.Sprintf("%d.%d", m.Major, m.Minor)
+}
+
+// AtLeast reports whether m is o or later.
+func (m Minor) AtLeast(o Minor) bool {
+	return m.Major > o.Major || (m.Major == o.Major && m.Minor >= o.Minor)
+}
+
+// ParseMinor reads a server's version.Info major and minor ("1", "22+").
+func ParseMinor(major, minor string) (Minor, error) {
+	ma, err1 := strconv.Atoi(strings.TrimRight(major, "+"))
+	mi, err2 := strconv.Atoi(strings.TrimRight(minor, "+"))
+	if err1 != nil || err2 != nil {
+		return Minor{}, fmt.Errorf("kubernetes version %q.%q is not numeric", major, minor)
+	}
+	return Minor{ma, mi}, nil
+}
+
+// ServerMinor is the cluster's Kubernetes version.
+func (c *Cluster) ServerMinor() (Minor, error) {
+	v, err := c.Client.Discovery().ServerVersion()
+	if err != nil {
+		return Minor{}, fmt.Errorf("kubernetes version: %w", err)
+	}
+	return ParseMinor(v.Major, v.Minor)
+}
+
+// CheckBelow is nil when the cluster runs a version below req.Below (or
+// req has no bound), else the reason the platform cannot run there.
+func (c *Cluster) CheckBelow(req Requirements) error {
+	if req.Below == (Minor{}) {
+		return nil
+	}
+	m, err := c.ServerMinor()
+	if err != nil {
+		return err
+	}
+	if m.AtLeast(req.Below) {
+		return fmt.Errorf("kubernetes %s: %s (it runs only below %s)", m, req.BelowWhy, req.Below)
+	}
+	return nil
 }
 
 // CheckReport is a preflight's findings.
@@ -50,6 +107,9 @@ func (c *Cluster) Check(ctx context.Context, req Requirements) CheckReport {
 		return r
 	}
 	r.Version = v.GitVersion
+	if err := c.CheckBelow(req); err != nil {
+		r.Problems = append(r.Problems, err.Error())
+	}
 	if _, err := c.Client.CoreV1().Namespaces().Get(ctx, c.Namespace, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("namespace %s does not exist: faasbench will create it and delete it afterwards", c.Namespace))
 	} else if err != nil && !apierrors.IsForbidden(err) {

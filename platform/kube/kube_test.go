@@ -52,3 +52,22 @@ func TestConnectReadsTheKubeconfigAndContext(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestMinorVersions(t *testing.T) {
+	for _, c := range []struct {
+		major, minor string
+		want         Minor
+		atLeast122   bool
+	}{{"1", "21", Minor{1, 21}, false}, {"1", "22+", Minor{1, 22}, true}, {"1", "34", Minor{1, 34}, true}, {"2", "0", Minor{2, 0}, true}} {
+		m, err := ParseMinor(c.major, c.minor)
+		if err != nil || m != c.want || m.AtLeast(Minor{1, 22}) != c.atLeast122 {
+			t.Errorf("%s.%s: %v %v", c.major, c.minor, m, err)
+		}
+	}
+	if _, err := ParseMinor("1", "x"); err == nil {
+		t.Error("1.x parsed")
+	}
+	if (Minor{1, 22}).String() != "1.22" || (Minor{}).String() != "" {
+		t.Error("String")
+	}
+}

@@ -18,17 +18,28 @@ type Config struct {
 	EndpointHost string
 	// KubelessNamespace is where Kubeless's controller runs.
 	KubelessNamespace string
+	// PatchedController: the cluster runs a Kubeless controller patched to
+	// read its CRD through apiextensions.k8s.io/v1, so Kubernetes 1.22 and
+	// later are not refused (platform.options.patched_controller).
+	PatchedController bool
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "kubeless_namespace"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "kubeless_namespace", "patched_controller"})
 	if err != nil {
 		return Config{}, err
 	}
 	c := Config{Common: common, EndpointHost: own["endpoint_host"], KubelessNamespace: "kubeless"}
 	if v := own["kubeless_namespace"]; v != "" {
 		c.KubelessNamespace = v
+	}
+	switch own["patched_controller"] {
+	case "", "false":
+	case "true":
+		c.PatchedController = true
+	default:
+		return c, fmt.Errorf("platform.options.patched_controller: %q is not true or false", own["patched_controller"])
 	}
 	return c, nil
 }

@@ -4,6 +4,7 @@ package kubeless_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,7 +23,10 @@ func open(t *testing.T, run string) (*kubeless.Platform, context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	cfg, err := kubeless.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t), "ready_timeout": "60s"})
+	// The stand-in controller is one that could run on this control plane's Kubernetes (1.34): a
+	// patched one (the archived release exits there: TestArchivedKubelessRefusedOnKubernetes122).
+	cfg, err := kubeless.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t), "ready_timeout": "60s",
+		"patched_controller": "true"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,5 +117,29 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	deps, _ := cl.Client.AppsV1().Deployments(cl.Namespace).List(ctx, metav1.ListOptions{})
 	if len(pods.Items)+len(deps.Items) != 0 {
 		t.Errorf("left: %d pods, %d deployments", len(pods.Items), len(deps.Items))
+	}
+}
+
+// Kubeless' archived controller cannot start on Kubernetes 1.22 or later: a run is refused at
+// once with the reason (exit 2), and so is the preflight (platform check).
+func TestArchivedKubelessRefusedOnKubernetes122(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg, err := kubeless.ParseConfig("refused", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": kubetest.Namespace(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = kubeless.Open(ctx, cfg)
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "kubernetes 1.34: Kubeless' controller reads its CRD through apiextensions.k8s.io/v1beta1") ||
+		!strings.Contains(err.Error(), "patched_controller") {
+		t.Errorf("open on 1.34: %v", err)
+	}
+	cl, err := kube.Connect(cfg.Kube)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := cl.Check(ctx, kubeless.Requirements())
+	if r.OK() || !strings.Contains(strings.Join(r.Problems, " "), "runs only below 1.22") {
+		t.Errorf("preflight: %+v", r)
 	}
 }

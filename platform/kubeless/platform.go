@@ -52,6 +52,15 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 
 // Open is New with a parsed configuration.
 func Open(ctx context.Context, cfg Config) (*Platform, error) {
+	if !cfg.PatchedController {
+		cl, err := kube.Connect(cfg.Kube)
+		if err != nil {
+			return nil, err
+		}
+		if err := cl.CheckBelow(Requirements()); err != nil {
+			return nil, fmt.Errorf("%w: %w; with a Kubeless controller patched to read its CRD through apiextensions.k8s.io/v1 set platform.options.patched_controller: true", platform.ErrRefused, err)
+		}
+	}
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
 	if err != nil {
 		return nil, err
@@ -150,4 +159,14 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 }
 
 // Requirements are what a run needs of the cluster.
-func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }
+// Kubeless' last release (af81a12) reads its CRD's annotations through
+// apiextensions.k8s.io/v1beta1 when its controller starts and exits when
+// that fails (pkg/controller/function_controller.go NewFunctionController ->
+// pkg/utils/kubelessutil.go getConfigLocation -> pkg/utils/k8sutil.go
+// GetAnnotationsFromCRD), and Kubernetes 1.22 stopped serving v1beta1.
+func Requirements() kube.Requirements {
+	r := kube.CRDRequirements(Kinds())
+	r.Below = kube.Minor{Major: 1, Minor: 22}
+	r.BelowWhy = "Kubeless' controller reads its CRD through apiextensions.k8s.io/v1beta1, which Kubernetes 1.22 removed, and exits when it cannot (pkg/utils/k8sutil.go GetAnnotationsFromCRD, kubeless af81a12)"
+	return r
+}
