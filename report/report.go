@@ -381,6 +381,7 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 <tr><th class="l">memory</th><td class="l">{{.Manifest.Fingerprint.MemoryBytes}} bytes</td></tr>
 <tr><th class="l">runtimes</th><td class="l">{{.Manifest.Fingerprint.GoVersion}}; {{.Manifest.Fingerprint.PythonVersion}}; node {{.Manifest.Fingerprint.NodeVersion}}</td></tr>
 <tr><th class="l">faasbench</th><td class="l">{{.Manifest.Fingerprint.Tool.Version}} ({{.Manifest.Fingerprint.Tool.Commit}})</td></tr>
+{{with .Manifest.Platform}}{{with index . "validated"}}<tr><th class="l">adapter validated</th><td class="l">{{.}}</td></tr>{{end}}{{end}}
 </table></details>
 </section>
 {{end}}

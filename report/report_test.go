@@ -115,3 +115,17 @@ func TestColdRowShowsTheStartsPhases(t *testing.T) {
 		t.Errorf("phases shown with none recorded: %q", none)
 	}
 }
+
+// The report says how the platform's adapter was validated (a real install or a stand-in that
+// follows the platform's source), from the platform's fingerprint.
+func TestHowTheAdapterWasValidatedIsShown(t *testing.T) {
+	r := testRun()
+	r.Manifest = results.Manifest{Platform: map[string]any{"validated": "stand-in@faas-netes 0.18.17"}}
+	var b bytes.Buffer
+	if err := HTML(&b, []Run{r}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "<th class=\"l\">adapter validated</th><td class=\"l\">stand-in@faas-netes 0.18.17</td>") {
+		t.Error("the adapter's validation is not in the report")
+	}
+}

@@ -226,6 +226,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 // Fingerprint implements platform.Fingerprinter.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, "")
+	f["validated"] = Validated
 	f["service_type"] = string(p.cfg.ServiceType)
 	return f, nil
 }

@@ -158,6 +158,7 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 // component images and the executor's settings (its Deployment's env).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.FissionNamespace)
+	f["validated"] = Validated
 	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.FissionNamespace, "executor"); err == nil {
 		f["executor_settings"] = env
 	}

@@ -334,6 +334,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 // Knative's documented defaults) and the gateway the load was sent to.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.ServingNamespace)
+	f["validated"] = Validated
 	for _, cm := range []string{"config-autoscaler", "config-network", "config-deployment"} {
 		key := strings.ReplaceAll(cm, "-", "_")
 		cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.ServingNamespace, cm)

@@ -152,6 +152,7 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 // component images and its controller configuration.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.KubelessNamespace)
+	f["validated"] = Validated
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.KubelessNamespace, "kubeless-config"); err == nil {
 		f["kubeless_config"] = cfg
 	}

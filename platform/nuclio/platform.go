@@ -291,6 +291,7 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 // component images and its platform configuration.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.NuclioNamespace)
+	f["validated"] = Validated
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.NuclioNamespace, "nuclio-platform-config"); err == nil {
 		f["platform_config"] = cfg
 	}

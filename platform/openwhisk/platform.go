@@ -280,6 +280,7 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 // and runtimes (GET / on the API host).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := map[string]any{"platform": Name, "api_host": p.cfg.APIHost, "namespace": p.cfg.Namespace}
+	f["validated"] = Validated
 	if info, err := p.c.Info(ctx); err == nil {
 		f["limits"] = info["limits"]
 		f["runtimes"] = info["runtimes"]
