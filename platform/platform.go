@@ -32,7 +32,7 @@ type Function struct {
 	// stdin, reply on stdout: the classic OpenFaaS watchdog, Kubeless).
 	Mode string `json:"mode,omitempty"`
 	// Workers is the number of worker processes per instance (Nuclio
-	// maxWorkers, gunicorn workers); 0 or 1: one.
+	// numWorkers, gunicorn workers); 0 or 1: one.
 	Workers int `json:"workers,omitempty"`
 	// MemoryMB and CPUs limit each instance (0: no limit).
 	MemoryMB int64   `json:"memory_mb,omitempty"`

@@ -120,7 +120,7 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 	case fn.Mode != "" && fn.Mode != "http":
 		return s, fmt.Errorf("mode: %q: Nuclio's processor runs the handler in its workers", fn.Mode)
 	case fn.Concurrency > 0:
-		return s, fmt.Errorf("concurrency: Nuclio bounds a pod's concurrency by its workers: set workers (the HTTP trigger's maxWorkers)")
+		return s, fmt.Errorf("concurrency: Nuclio bounds a pod's concurrency by its workers: set workers (the HTTP trigger's numWorkers)")
 	case fn.Replicas < 0:
 		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
 	case !shipped && s.Image == "":

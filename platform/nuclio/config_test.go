@@ -20,7 +20,7 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	u, _ := c.Function("ns", fn, s)
 	spec := u.Object["spec"].(map[string]any)
 	http := spec["triggers"].(map[string]any)["http"].(map[string]any)
-	if spec["replicas"] != int64(3) || http["maxWorkers"] != int64(8) || spec["image"] != "faasbench/image-cpp-nuclio:latest" || spec["handler"] != "fn" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
+	if spec["replicas"] != int64(3) || http["numWorkers"] != int64(8) || http["maxWorkers"] != nil || spec["image"] != "faasbench/image-cpp-nuclio:latest" || spec["handler"] != "fn" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
 		t.Errorf("function %v", u.Object)
 	}
 	// Nuclio's controller ignores a function in any other state.

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/httpapi"
 )
 
@@ -95,6 +96,12 @@ func (d *Dashboard) do(ctx context.Context, method, path string, in, out any) er
 	err := d.api.Do(ctx, method, path, in, out)
 	if method != http.MethodPost && httpapi.IsStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("%w: %w", ErrNoFunction, err)
+	}
+	if httpapi.IsStatus(err, http.StatusPreconditionFailed) {
+		// The dashboard refuses a function whose project is missing from its namespace (nuclio
+		// pkg/platform/abstract/platform.go validateProjectExists); faasbench's are in "default".
+		return fmt.Errorf("%w: %w (faasbench's functions belong to the project \"default\": create it in namespace %s, e.g. nuctl create project default --namespace %s)",
+			platform.ErrRefused, err, d.namespace, d.namespace)
 	}
 	return err
 }

@@ -29,7 +29,12 @@ type fnStore interface {
 // (x-nuclio-function-namespace required; 200 with metadata, spec,
 // status), DELETE /api/functions (a body naming metadata.name; 204). The
 // namespace is metadata.namespace or the header. Requests are recorded.
-func dashboardStandIn(t *testing.T, store fnStore) (*httptest.Server, *[]string) {
+// A function's project (its nuclio.io/project-name label, "default" when
+// absent) must exist in its namespace, or the dashboard answers 412
+// "Project does not exist" (nuclio 1.14.1 pkg/platform/abstract/platform.go
+// ValidateFunctionConfig -> validateProjectExists); projects answers
+// whether it does (nil: every project exists).
+func dashboardStandIn(t *testing.T, store fnStore, projects ...func(ns, name string) bool) (*httptest.Server, *[]string) {
 	t.Helper()
 	var mu sync.Mutex
 	var log []string
@@ -66,6 +71,20 @@ func dashboardStandIn(t *testing.T, store fnStore) (*httptest.Server, *[]string)
 		name := strings.TrimPrefix(r.URL.Path, "/api/functions/")
 		if r.Method == http.MethodPost || r.Method == http.MethodDelete {
 			name, _ = body.Metadata["name"].(string)
+		}
+		if r.Method == http.MethodPost || r.Method == http.MethodPut {
+			project := "default"
+			if labels, ok := body.Metadata["labels"].(map[string]any); ok {
+				if v, _ := labels["nuclio.io/project-name"].(string); v != "" {
+					project = v
+				}
+			}
+			for _, has := range projects {
+				if !has(ns, project) {
+					http.Error(w, "Project does not exist", http.StatusPreconditionFailed)
+					return
+				}
+			}
 		}
 		_, exists, err := store.get(r.Context(), ns, name)
 		if err != nil {

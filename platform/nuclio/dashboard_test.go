@@ -62,3 +62,21 @@ func TestDashboardClient(t *testing.T) {
 		t.Errorf("bad dashboard_url: %v", err)
 	}
 }
+
+// A function whose project does not exist in the namespace is refused by the dashboard (412);
+// faasbench says so as the user's error, with what to create.
+func TestDashboardProjectMustExist(t *testing.T) {
+	srv, _ := dashboardStandIn(t, &memStore{}, func(ns, name string) bool { return ns == "other" })
+	d := nuclio.NewDashboard(srv.URL, "fb", srv.Client())
+	cfg, _ := nuclio.ParseConfig("r1", nil)
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := nuclio.ParseSettings(fn)
+	u, err := cfg.Function("fb", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Create(context.Background(), u)
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "Project does not exist") || !strings.Contains(err.Error(), "nuctl create project default --namespace fb") {
+		t.Errorf("create without the project: %v", err)
+	}
+}

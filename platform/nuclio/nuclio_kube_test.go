@@ -90,8 +90,9 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
-	if w, _, _ := unstructured.NestedInt64(u.Object, "spec", "triggers", "http", "maxWorkers"); w != 4 {
-		t.Errorf("maxWorkers %d, want 4", w)
+	// The processor sizes its pool from numWorkers (maxWorkers is only copied by the dashboard).
+	if w, _, _ := unstructured.NestedInt64(u.Object, "spec", "triggers", "http", "numWorkers"); w != 4 {
+		t.Errorf("numWorkers %d, want 4", w)
 	}
 	for _, n := range []int{5, 0} {
 		if err := p.Scale(ctx, "reverse-go", n); err != nil {

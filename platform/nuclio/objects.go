@@ -27,8 +27,12 @@ const StateWaitingForResources = "waitingForResourceConfiguration"
 const LabelFunctionName = "nuclio.io/function-name"
 
 // Function is the NuclioFunction of fn: the image with its runtime and
-// handler, the HTTP trigger with maxWorkers = fn.Workers (seed 003's
-// workers per pod) on a NodePort, fixed replicas or min/max with a CPU
+// handler, the HTTP trigger with numWorkers = fn.Workers (seed 003's
+// workers per pod: since 1.13 the processor sizes its worker pool from
+// numWorkers, default 1, and only the dashboard's enrichment copies the
+// deprecated maxWorkers into it: nuclio 1.14.1 pkg/platform/abstract/
+// platform.go enrichTriggers, pkg/processor/trigger/http/factory.go; the
+// controller, which reads the CRD, does not enrich) on a NodePort, fixed replicas or min/max with a CPU
 // target, the contract's environment and the resources.
 func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
 	env := []any{}
@@ -46,7 +50,7 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"handler":     s.Handler,
 		"env":         env,
 		"serviceType": "NodePort",
-		"triggers": map[string]any{"http": map[string]any{"kind": "http", "maxWorkers": workers,
+		"triggers": map[string]any{"http": map[string]any{"kind": "http", "numWorkers": workers,
 			"attributes": attrs}},
 	}
 	if s.Autoscaled {

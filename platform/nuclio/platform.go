@@ -1,6 +1,6 @@
 // Package nuclio runs functions as NuclioFunction resources
 // (nuclio.io/v1beta1) through the dynamic client: the HTTP trigger's
-// maxWorkers (workers per pod, seed 003), fixed replicas or min/max with a
+// numWorkers (workers per pod, seed 003), fixed replicas or min/max with a
 // CPU target, invoked at the function's NodePort from status.httpPort.
 package nuclio
 
