@@ -146,6 +146,11 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		return s, fmt.Errorf("mode: %q: Fission runs the environment's server or the image's", fn.Mode)
 	case fn.Replicas < 0:
 		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
+	case fn.Concurrency > 0 && s.Executor != PoolMgr:
+		// The router sends newdeploy and container requests to the Service with no admission
+		// (pkg/router/resolver_fallback.go resolveDeployBacked); requestsPerPod is read for
+		// poolmgr only (pkg/executor/executortype/poolmgr/gpm.go, fission v1.27.0).
+		return s, fmt.Errorf("concurrency: %d: Fission's %s executor does not bound a pod's concurrency (requestsPerPod is read for poolmgr only); drop concurrency, or use settings.executor poolmgr", fn.Concurrency, s.Executor)
 	}
 	if !s.Autoscaled && s.Executor != PoolMgr {
 		s.MinScale, s.MaxScale = fn.Replicas, max(fn.Replicas, 1)

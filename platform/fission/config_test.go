@@ -19,7 +19,12 @@ func TestSettingsAndObjects(t *testing.T) {
 	if err != nil || c.RouterURL != "http://10.0.0.5" {
 		t.Fatalf("%+v %v", c, err)
 	}
-	fn := platform.Function{Name: "f", Workload: "hello", Language: "python", Replicas: 2, Concurrency: 3}
+	// The container executor does not bound a pod's concurrency: refused, with the reason.
+	if _, err := ParseSettings(platform.Function{Name: "f", Workload: "hello", Language: "python", Replicas: 2, Concurrency: 3}, dir); err == nil ||
+		!strings.Contains(err.Error(), "concurrency: 3: Fission's container executor does not bound") {
+		t.Errorf("concurrency on the container executor: %v", err)
+	}
+	fn := platform.Function{Name: "f", Workload: "hello", Language: "python", Replicas: 2}
 	s, err := ParseSettings(fn, dir)
 	if err != nil || s.Executor != Container || s.MinScale != 2 || s.MaxScale != 2 {
 		t.Fatalf("%+v %v", s, err)
@@ -29,7 +34,7 @@ func TestSettingsAndObjects(t *testing.T) {
 		t.Fatalf("container executor objects: %v", objs)
 	}
 	spec := objs[0].Object["spec"].(map[string]any)
-	if spec["requestsPerPod"] != int64(3) || spec["podspec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] != "faasbench/hello-python:latest" {
+	if spec["requestsPerPod"] != nil || spec["podspec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] != "faasbench/hello-python:latest" {
 		t.Errorf("function spec %v", spec)
 	}
 	nd := platform.Function{Name: "g", Workload: "hello", Language: "python", Settings: map[string]string{"executor": "newdeploy", "env_image": "e", "code_file": "f.py",

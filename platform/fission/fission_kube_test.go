@@ -4,7 +4,11 @@ package fission_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/platform/kube"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,18 +53,24 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 	p, ctx, _ := open(t, "fi-run")
 	cl := p.Cluster
 	start := time.Now()
-	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2, Concurrency: 1, CPUs: 0.5}); err != nil {
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2, CPUs: 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{4, 0} {
+	// A scale goes to the function's HPA (MinScale = MaxScale = n), which resizes the
+	// Deployment at its next sync (the real HPA controller, every 15 s).
+	for _, n := range []int{4, 1} {
 		if err := p.Scale(ctx, "hello-go", n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
 	desired := kubetest.DesiredSteps(evs)
-	if fmt.Sprint(desired) != "[2 4 0]" {
+	if fmt.Sprint(desired) != "[2 4 1]" {
 		t.Errorf("desired %v", desired)
+	}
+	// 0 would be copied into the HPA's minReplicas, which Kubernetes refuses: refused at once.
+	if err := p.Scale(ctx, "hello-go", 0); err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "minReplicas") {
+		t.Errorf("scale to 0: %v", err)
 	}
 	nd := platform.Function{Name: "hello-py", Workload: "hello", Language: "python", Replicas: 3,
 		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
@@ -102,11 +112,21 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 
 // A forced cold start leaves the newdeploy function's Deployment at zero
 // with no pod; what the executor then does for a request starts a new pod,
-// which StartedSince names; poolmgr is refused with the reason.
+// which StartedSince names. A function with min_scale above 0 is never cold
+// on a real Fission (its idle reaper stops at min_scale): refused, and so is
+// poolmgr, with the reasons.
 func TestMakeColdNewdeploy(t *testing.T) {
 	p, ctx, _ := open(t, "fi-cold")
 	defer p.Close(ctx)
-	nd := platform.Function{Name: "hello-nd", Workload: "hello", Language: "python", Replicas: 2,
+	warm := platform.Function{Name: "hello-warm", Workload: "hello", Language: "python", Replicas: 2,
+		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
+	if err := p.Deploy(ctx, warm); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MakeCold(ctx, "hello-warm"); err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "min_scale is 2") {
+		t.Errorf("min_scale 2: %v", err)
+	}
+	nd := platform.Function{Name: "hello-nd", Workload: "hello", Language: "python", Replicas: 0,
 		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
 	if err := p.Deploy(ctx, nd); err != nil {
 		t.Fatal(err)
@@ -123,9 +143,9 @@ func TestMakeColdNewdeploy(t *testing.T) {
 	if c := p.Watch.Counts("hello-nd"); c.Desired != 0 {
 		t.Fatalf("scaled back up without a request: %+v", c)
 	}
-	executorServes(ctx, t, p, "hello-nd", 2)
+	executorServes(ctx, t, p, "hello-nd", 0)
 	started, err := p.StartedSince(ctx, "hello-nd", since)
-	if err != nil || len(started) != 2 || started[0].Ready.IsZero() {
+	if err != nil || len(started) != 1 || started[0].Ready.IsZero() {
 		t.Fatalf("started %+v %v", started, err)
 	}
 	pool := platform.Function{Name: "hello-pool", Workload: "hello", Language: "python",
@@ -163,4 +183,40 @@ func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c
+}
+
+// Fission watches only its configured namespaces (static tenancy: FISSION_DEFAULT_NAMESPACE and
+// FISSION_RESOURCE_NAMESPACES, read from its executor's Deployment): a run elsewhere is refused
+// when the platform opens, instead of waiting for pods that never come.
+func TestNamespaceFissionDoesNotWatch(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := kubetest.Namespace(t)
+	cl, err := kube.Connect(kube.Options{Kubeconfig: kubetest.Kubeconfig(t), Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fins := ns + "-fi"
+	if _, err := cl.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: fins}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cl.Client.CoreV1().Namespaces().Delete(context.Background(), fins, metav1.DeleteOptions{}) })
+	zero := int32(0)
+	sel := map[string]string{"svc": "executor"}
+	exec := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "executor"}, Spec: appsv1.DeploymentSpec{Replicas: &zero,
+		Selector: &metav1.LabelSelector{MatchLabels: sel}, Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: sel},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "executor", Image: "ghcr.io/fission/fission-bundle:v1.27.0",
+				Env: []corev1.EnvVar{{Name: "FISSION_DEFAULT_NAMESPACE", Value: "default"}, {Name: "FISSION_RESOURCE_NAMESPACES", Value: "team-a,team-b,"}}}}}}}}
+	if _, err := cl.Client.AppsV1().Deployments(fins).Create(ctx, exec, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := fission.ParseConfig(platform.Config{RunID: "fi-ns", Options: map[string]any{"kubeconfig": kubetest.Kubeconfig(t),
+		"namespace": ns, "fission_namespace": fins}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fission.Open(ctx, cfg)
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "Fission watches only default, team-a, team-b") {
+		t.Errorf("open in %s: %v", ns, err)
+	}
 }

@@ -58,7 +58,7 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 	if s.IdleTimeout > 0 {
 		spec["idletimeout"] = int64(s.IdleTimeout)
 	}
-	if fn.Concurrency > 0 {
+	if fn.Concurrency > 0 && s.Executor == PoolMgr {
 		spec["requestsPerPod"] = int64(fn.Concurrency)
 	}
 	if s.Executor == Container {

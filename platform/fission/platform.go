@@ -6,9 +6,13 @@ package fission
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -59,11 +63,56 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkNamespace(ctx, s, cfg); err != nil {
+		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
 	return &Platform{Session: s, cfg: cfg}, nil
 }
 
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
+
+// checkNamespace refuses a namespace Fission does not watch. In its static
+// tenancy (the default) Fission's components serve the namespaces of
+// FISSION_DEFAULT_NAMESPACE and FISSION_RESOURCE_NAMESPACES, "default" when
+// both are empty (pkg/utils/namespace.go GetNamespaces), read here from the
+// executor Deployment's environment; a Function elsewhere is never seen.
+// When that environment cannot be read, a warning says what was not checked.
+func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
+	env, err := s.Cluster.DeploymentEnv(ctx, cfg.FissionNamespace, "executor")
+	if err != nil {
+		s.Warn(fmt.Sprintf("the namespaces Fission watches were not checked (%v): a namespace it does not watch leaves every Function unserved", err))
+		return nil
+	}
+	var mode, def, more string
+	for k, v := range env {
+		switch k[strings.IndexByte(k, '.')+1:] {
+		case "FISSION_TENANCY_MODE":
+			mode = v
+		case "FISSION_DEFAULT_NAMESPACE":
+			def = v
+		case "FISSION_RESOURCE_NAMESPACES":
+			more = v
+		}
+	}
+	if mode != "" && mode != "static" {
+		return nil // dynamic or cluster tenancy onboards namespaces at run time
+	}
+	watched := []string{}
+	for _, n := range append([]string{def}, strings.Split(more, ",")...) {
+		if n != "" && !slices.Contains(watched, n) {
+			watched = append(watched, n)
+		}
+	}
+	if len(watched) == 0 {
+		watched = []string{"default"}
+	}
+	if !slices.Contains(watched, s.Namespace()) {
+		return fmt.Errorf("%w: platform.namespace: %q: Fission watches only %s (its executor's FISSION_DEFAULT_NAMESPACE and FISSION_RESOURCE_NAMESPACES); add the namespace there or run in one of them",
+			platform.ErrRefused, s.Namespace(), strings.Join(watched, ", "))
+	}
+	return nil
+}
 
 // Deploy implements platform.Platform: create or update the objects with
 // strict field validation, then wait for MinScale replicas (newdeploy,
@@ -88,6 +137,9 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		}
 	}
 	p.functions.Put(fn.Name, s)
+	if s.Executor == PoolMgr && fn.Concurrency == 0 {
+		p.Warn(fmt.Sprintf("function %s: Fission's poolmgr serves one request at a time per pod when requestsPerPod is unset (DefaultRequestsPerPod 1, pkg/apis/core/v1/types.go), where faasbench's concurrency 0 means no limit elsewhere", fn.Name))
+	}
 	if s.Executor == PoolMgr || s.MinScale == 0 {
 		return nil
 	}
@@ -105,6 +157,10 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s: the poolmgr executor has no replica count", name)
 	case replicas < 0:
 		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
+	case replicas == 0:
+		// The executor copies MinScale into the HPA's minReplicas (newdeploymgr.go,
+		// containermgr.go updateFunction), which the API server refuses at 0.
+		return fmt.Errorf("scale %s to 0: %w: Fission's executor copies MinScale into its HorizontalPodAutoscaler's minReplicas, which Kubernetes refuses at 0; a function reaches zero replicas only by its idle reaper, with min_scale 0", name, platform.ErrRefused)
 	}
 	patch := fmt.Sprintf(`{"spec":{"InvokeStrategy":{"ExecutionStrategy":{"MinScale":%d,"MaxScale":%d}}}}`, replicas, max(replicas, 1))
 	if _, err := p.Cluster.Dynamic.Resource(FunctionGVR).Namespace(p.Namespace()).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
@@ -128,14 +184,25 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	switch {
 	case !ok:
 		return platform.Cold{}, fmt.Errorf("make %s cold: not deployed by this run", name)
+	case s.MinScale > 0:
+		// The idle reaper scales a Deployment down to MinScale only (pkg/executor/reaper/idle
+		// ScaleDownStrategy): a real Fission never leaves a function with MinScale > 0 at zero.
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w: its min_scale is %d, and Fission's idle reaper scales a function down to min_scale only, so it is never cold; deploy it with replicas 0 (or settings.min_scale 0) for cold starts", name, platform.ErrRefused, s.MinScale)
 	case s.Executor == PoolMgr:
 		return platform.Cold{}, fmt.Errorf("make %s cold: a poolmgr cold start is the specialisation of a pool pod, which only Fission's executor does; use settings.executor newdeploy (or container), whose Deployment faasbench scales to zero", name)
 	}
-	list, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
-	if err != nil {
+	// A function with min_scale 0 returns from Deploy at once: its Deployment (at 0) comes
+	// when the executor has seen the Function.
+	var list *appsv1.DeploymentList
+	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		var err error
+		list, err = p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
+		return err == nil && len(list.Items) > 0, err
+	})
+	if err != nil && !errors.Is(err, kube.ErrTimeout) {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	if len(list.Items) == 0 {
+	if list == nil || len(list.Items) == 0 {
 		return platform.Cold{}, fmt.Errorf("make %s cold: no %s Deployment with label functionName=%s in namespace %s (has Fission's executor made it?)", name, s.Executor, name, p.Namespace())
 	}
 	for _, d := range list.Items {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -30,7 +31,14 @@ import (
 // merged with the environment's and the function's labels; for every
 // Environment a pool Deployment "poolmgr-<env>-<ns>-<rv>" of poolsize pods
 // with the environment's labels. Owned by what made them; the real
-// controllers and KWOK make the pods.
+// controllers and KWOK make the pods. Replicas after creation are the
+// HorizontalPodAutoscaler's (the real one, on the control plane): the
+// executor makes one per newdeploy or container function with minReplicas
+// MinScale or 1 when MinScale is 0 (pkg/executor/util/hpa/hpa.go
+// CreateOrGetHpa), and on a change of MinScale or MaxScale copies them into
+// it (newdeploymgr.go and containermgr.go updateFunction: MinScale as it
+// is, so the API server refuses 0), leaving the Deployment to the HPA's
+// next sync.
 func fissionStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 	kubetest.Every(ctx, t, "fission stand-in", func(ctx context.Context) error { return standInPass(ctx, cl) })
 }
@@ -61,6 +69,7 @@ func standInPass(ctx context.Context, cl *kube.Cluster) error {
 			continue
 		}
 		minScale, _, _ := unstructured.NestedInt64(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "MinScale")
+		maxScale, _, _ := unstructured.NestedInt64(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "MaxScale")
 		envName, _, _ := unstructured.NestedString(f.Object, "spec", "environment", "name")
 		image := "fission-env"
 		if cs, ok, _ := unstructured.NestedSlice(f.Object, "spec", "podspec", "containers"); ok && len(cs) > 0 {
@@ -73,6 +82,49 @@ func standInPass(ctx context.Context, cl *kube.Cluster) error {
 		if err := ensure(ctx, cl, &f, name, l, int32(minScale), image); err != nil {
 			return err
 		}
+		if err := ensureHPA(ctx, cl, &f, name, l, int32(minScale), int32(maxScale)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// annMinScale is where the stand-in remembers the MinScale and MaxScale it
+// last saw (the executor compares the old and new Function).
+const annMinScale = "faasbench.test/scale-range"
+
+// ensureHPA makes the function's HPA as CreateOrGetHpa does, and on a
+// changed range updates it as updateFunction does; the API server's
+// refusal of minReplicas 0 is the executor's logged error (updateStatus),
+// not the stand-in's.
+func ensureHPA(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructured, name string, labels map[string]string, minScale, maxScale int32) error {
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	hpas := cl.Client.AutoscalingV2().HorizontalPodAutoscalers(cl.Namespace)
+	want := fmt.Sprintf("%d-%d", minScale, maxScale)
+	h, err := hpas.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		minRepl := max(minScale, 1)
+		maxRepl := maxScale
+		if maxRepl == 0 {
+			maxRepl = minRepl
+		}
+		ctrl := true
+		h = &autoscalingv2.HorizontalPodAutoscaler{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{annMinScale: want},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "fission.io/v1", Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &ctrl}}},
+			Spec: autoscalingv2.HorizontalPodAutoscalerSpec{ScaleTargetRef: autoscalingv2.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: name},
+				MinReplicas: &minRepl, MaxReplicas: maxRepl}}
+		_, err = hpas.Create(ctx, h, metav1.CreateOptions{})
+		return err
+	}
+	if err != nil || h.Annotations[annMinScale] == want {
+		return err
+	}
+	h.Spec.MinReplicas, h.Spec.MaxReplicas = &minScale, maxScale
+	h.Annotations[annMinScale] = want
+	if _, err := hpas.Update(ctx, h, metav1.UpdateOptions{}); err != nil && !apierrors.IsInvalid(err) {
+		return err // an invalid range (minReplicas 0) is refused and only logged by the executor
 	}
 	return nil
 }
@@ -111,8 +163,8 @@ func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructu
 		_, err = deps.Create(ctx, d, metav1.CreateOptions{})
 		return err
 	}
-	if err != nil || d.Annotations[annScale] == want {
-		return err
+	if err != nil || d.Annotations[annScale] == want || labels["executorType"] != "poolmgr" {
+		return err // a function's Deployment is the HPA's after its creation
 	}
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		cur, err := deps.Get(ctx, name, metav1.GetOptions{})
