@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -185,5 +186,42 @@ func TestRunRefusesCPUsNotOnline(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "runs")); !os.IsNotExist(err) {
 		t.Errorf("a refused spec created its results directory: %v", err)
+	}
+}
+
+// OpenFaaS CE's limits and the watchdog modes faasbench's images cannot run are refused before
+// anything starts (exit 2), naming the setting; edition pro lifts CE's limits.
+func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
+	for _, c := range []struct{ name, platformLine, fn, want string }{
+		{"zero", "{name: openfaas}", `{workload: hello, language: go, settings: {scale_min: "1", scale_max: "3", scale_zero: "true"}}`, "com.openfaas.scale.zero not available for Community Edition"},
+		{"replicas", "{name: openfaas}", `{workload: hello, language: go, replicas: 8}`, "replicas: 8: OpenFaaS CE runs at most 5"},
+		{"fork", "{name: openfaas, options: {edition: pro}}", `{workload: hello, language: python, mode: fork, settings: {fprocess: python3 h.py}}`, "needs an image built on the classic watchdog"},
+		{"edition", "{name: openfaas, options: {edition: gold}}", `{workload: hello, language: go}`, "platform.options.edition"},
+	} {
+		dir := t.TempDir()
+		spec := filepath.Join(dir, "s.yaml")
+		body := "version: 1\nname: of\nplatform: " + c.platformLine + "\nfunctions:\n  - " + c.fn + "\nload: {model: closed, concurrency: [1], duration: 1s}\nrepetitions: 1\n"
+		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
+		}
+	}
+	// Sixteen functions are more than CE deploys.
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "s.yaml")
+	var fns strings.Builder
+	for i := 0; i < 16; i++ {
+		fmt.Fprintf(&fns, "  - {name: f%d, workload: hello, language: go}\n", i)
+	}
+	body := "version: 1\nname: of\nplatform: {name: openfaas}\nfunctions:\n" + fns.String() + "load: {model: closed, concurrency: [1], duration: 1s}\nrepetitions: 1\n"
+	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, "OpenFaaS CE deploys at most 15") {
+		t.Errorf("16 functions: exit %d: %q", code, errOut)
 	}
 }
