@@ -152,12 +152,30 @@ func (c *Client) Invoke(ctx context.Context, name string, params map[string]any)
 	return out, err
 }
 
-// Activations lists the activations of an action since a time (ms).
+// listLimit is the most entities one list call returns (OpenWhisk's
+// whisk.query-limit.max-list-limit, 200: common/scala/src/main/resources/
+// application.conf; the controller refuses a larger limit: RestAPIs.scala).
+const listLimit = 200
+
+// maxActivationPages bounds how far Activations pages (100,000 records).
+const maxActivationPages = 500
+
+// Activations lists the activations of an action since a time (ms), page
+// by page (skip), since one call returns at most 200.
 func (c *Client) Activations(ctx context.Context, name string, sinceMs int64) ([]Activation, error) {
-	var out []Activation
-	q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "docs": {"true"}, "limit": {"200"}}
-	err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out)
-	return out, err
+	var all []Activation
+	for page := 0; page < maxActivationPages; page++ {
+		var out []Activation
+		q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "docs": {"true"}, "limit": {fmt.Sprint(listLimit)}, "skip": {fmt.Sprint(page * listLimit)}}
+		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out); err != nil {
+			return all, err
+		}
+		all = append(all, out...)
+		if len(out) < listLimit {
+			return all, nil
+		}
+	}
+	return all, fmt.Errorf("activations of %s: more than %d since %d ms: the list was cut", name, maxActivationPages*listLimit, sinceMs)
 }
 
 // Info is GET / on the API host: the deployment's limits and runtimes.

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -125,12 +127,30 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			_ = json.NewEncoder(w).Encode(&in)
 		}
 	case r.URL.Path == "/api/v1/namespaces/guest/activations":
-		var out []Activation
-		since := r.URL.Query().Get("since")
-		for _, a := range s.acts {
-			if a.Name == r.URL.Query().Get("name") && fmt.Sprint(a.Start) >= since {
-				out = append(out, a)
+		// The controller lists newest first, at most max-list-limit (200) per call, refusing a
+		// larger limit (core/controller/.../RestAPIs.scala, Messages.listLimitOutOfRange), from skip.
+		q := r.URL.Query()
+		limit, skip := 30, 0
+		if v := q.Get("limit"); v != "" {
+			limit, _ = strconv.Atoi(v)
+		}
+		if v := q.Get("skip"); v != "" {
+			skip, _ = strconv.Atoi(v)
+		}
+		if limit > 200 {
+			http.Error(w, `{"error":"The value '`+q.Get("limit")+`' is not in the range of 0 to 200 for activations."}`, http.StatusBadRequest)
+			return
+		}
+		sinceMs, _ := strconv.ParseInt(q.Get("since"), 10, 64)
+		var match []Activation
+		for i := len(s.acts) - 1; i >= 0; i-- {
+			if a := s.acts[i]; a.Name == q.Get("name") && a.Start >= sinceMs {
+				match = append(match, a)
 			}
+		}
+		out := []Activation{}
+		if skip < len(match) {
+			out = match[skip:min(len(match), skip+limit)]
 		}
 		_ = json.NewEncoder(w).Encode(out)
 	default:
@@ -211,7 +231,9 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 		t.Fatalf("web action: %d %q", code, id1)
 	}
 	st, err := p.StartedSince(ctx, "prime-java", since)
-	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "container" || st[0].Ready.Sub(st[0].Started) != 250*time.Millisecond {
+	// A Docker action's start begins with a pull inside waitTime (12 ms) before the activation's
+	// start, and ends after /init (initTime, 250 ms).
+	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "image-pull" || st[0].Ready.Sub(st[0].Started) != 262*time.Millisecond {
 		t.Fatalf("started %+v %v (second call %s was warm)", st, err, id2)
 	}
 	how, err := p.MakeCold(ctx, "prime-java")
@@ -292,5 +314,46 @@ func TestNativeRuntimeCode(t *testing.T) {
 	}
 	if a := s.actions["hello-js"]; a.Exec.Kind != "nodejs:20" || a.Exec.Code != "function main(a){return a}" || a.Exec.Image != "" {
 		t.Errorf("exec %+v", a.Exec)
+	}
+}
+
+// More activations than one list call returns (200) are read page by page: a cold start among
+// the first of 450 is still found; the deployment's concurrency limit (1 by default) refuses more.
+func TestActivationsPagedAndConcurrencyLimit(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	fn := platform.Function{Name: "prime-go", Workload: "prime", Language: "go"}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "prime-go")
+	since := time.Now().Add(-time.Millisecond)
+	_, first := post(t, url, 10)
+	for i := 0; i < 449; i++ {
+		post(t, url, 10)
+	}
+	if len(s.acts) != 450 {
+		t.Fatalf("%d activations", len(s.acts))
+	}
+	st, err := p.StartedSince(ctx, "prime-go", since)
+	if err != nil || len(st) != 1 || st[0].ID != first {
+		t.Errorf("the cold start among 450 activations: %+v %v", st, err)
+	}
+	err = p.Deploy(ctx, platform.Function{Name: "many", Workload: "prime", Language: "go", Concurrency: 4})
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "concurrency: 4: this OpenWhisk allows at most 1") {
+		t.Errorf("concurrency 4 on a default deployment: %v", err)
+	}
+	if w := strings.Join(p.Warnings(), " "); !strings.Contains(w, "pulls faasbench/prime-go-openwhisk:latest on every container creation") || !strings.Contains(w, "with the tag latest a failed pull fails the activation") {
+		t.Errorf("warnings %q", w)
+	}
+	cfg, err := ParseConfig(platform.Config{Options: map[string]any{"concurrency_max": "8"}})
+	if err != nil || cfg.CheckLimits(platform.Function{Name: "f", Concurrency: 8}) != nil {
+		t.Errorf("concurrency_max 8: %+v %v", cfg, err)
+	}
+	if _, err := ParseConfig(platform.Config{Options: map[string]any{"concurrency_max": "0"}}); err == nil || !strings.Contains(err.Error(), "platform.options.concurrency_max") {
+		t.Errorf("concurrency_max 0: %v", err)
+	}
+	if !latestTag("r.example:5000/a/b") || !latestTag("b:latest") || latestTag("r.example:5000/b:v1") {
+		t.Error("latestTag")
 	}
 }

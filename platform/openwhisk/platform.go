@@ -17,7 +17,9 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
@@ -46,13 +48,17 @@ type Config struct {
 	ImageTag    string
 	// WorkloadsDir resolves settings.code_file.
 	WorkloadsDir string
+	// ConcurrencyMax is the deployment's whisk.concurrency-limit.max: the
+	// most concurrent activations one container may take (OpenWhisk's
+	// default is 1: common/scala/src/main/resources/application.conf).
+	ConcurrencyMax int
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
-	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir}
+	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
@@ -78,9 +84,26 @@ func ParseConfig(pc platform.Config) (Config, error) {
 			c.ImagePrefix = s
 		case "image_tag":
 			c.ImageTag = s
+		case "concurrency_max":
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				return c, fmt.Errorf("platform.options.concurrency_max: %q is not a whole number ≥ 1 (the deployment's whisk.concurrency-limit.max)", s)
+			}
+			c.ConcurrencyMax = n
 		}
 	}
 	return c, nil
+}
+
+// CheckLimits refuses what the deployment's limits refuse: a concurrency
+// above its concurrency-limit max (the controller's IntraConcurrencyLimit
+// refuses the action). Errors name the field.
+func (c Config) CheckLimits(fn platform.Function) error {
+	if fn.Concurrency > c.ConcurrencyMax {
+		return fmt.Errorf("concurrency: %d: this OpenWhisk allows at most %d concurrent activations per container (whisk.concurrency-limit.max; OpenWhisk's default is 1: application.conf); set platform.options.concurrency_max to your deployment's value",
+			fn.Concurrency, c.ConcurrencyMax)
+	}
+	return nil
 }
 
 // Settings is a function's OpenWhisk configuration.
@@ -139,6 +162,24 @@ type Platform struct {
 	c   *Client
 
 	actions kube.Functions[Action]
+
+	mu       sync.Mutex
+	warnings []string
+}
+
+// Warnings are what the run should record about its measurements.
+func (p *Platform) Warnings() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.warnings...)
+}
+
+func (p *Platform) warn(w string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !slices.Contains(p.warnings, w) {
+		p.warnings = append(p.warnings, w)
+	}
 }
 
 var (
@@ -207,12 +248,22 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 // Deploy implements platform.Platform: PUT the action (overwrite).
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	s, err := ParseSettings(fn)
+	if err == nil {
+		err = p.cfg.CheckLimits(fn)
+	}
 	if err != nil {
-		return fmt.Errorf("function %s: %w", fn.Name, err)
+		return fmt.Errorf("function %s: %w: %w", fn.Name, platform.ErrRefused, err)
 	}
 	a, err := p.cfg.Action(fn, s)
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
+	}
+	if fn.Concurrency == 0 {
+		p.warn(fmt.Sprintf("function %s: concurrency 0: OpenWhisk gives the action its default intra-container concurrency (1 unless the deployment's concurrency-limit std says otherwise), where faasbench's 0 means no limit elsewhere", fn.Name))
+	}
+	if a.Exec.Kind == "blackbox" {
+		p.warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's invoker pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
+			fn.Name, a.Exec.Image, map[bool]string{true: "; with the tag latest a failed pull fails the activation, where another tag lets a local image serve", false: ""}[latestTag(a.Exec.Image)]))
 	}
 	old, err := p.c.GetAction(ctx, fn.Name)
 	switch {
@@ -257,22 +308,42 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	return platform.Cold{How: "updated the action to a new revision (" + got.Version + "): invokers do not reuse a warm container of an older revision", OnPath: true}, nil
 }
 
+// latestTag reports whether an image reference's tag is latest, given or
+// implied (DockerContainer.scala: no tag is latest).
+func latestTag(image string) bool {
+	ref := image[strings.LastIndex(image, "/")+1:]
+	ref, _, _ = strings.Cut(ref, "@")
+	_, tag, ok := strings.Cut(ref, ":")
+	return !ok || tag == "latest"
+}
+
 // StartedSince implements platform.ColdStarter from the activation
-// records: those with an initTime annotation started a container.
+// records: those with an initTime annotation started a container. What the
+// start includes, from the controller's annotations: waitTime covers the
+// container's creation (a Docker action's image pull among it) before the
+// activation's start, initTime the /init after it; so a start runs from
+// start − waitTime to start + initTime. A Docker action's container always
+// begins with a pull (kind image-pull); a runtime's is kind container.
 func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
 	acts, err := p.c.Activations(ctx, name, since.UnixMilli())
 	if err != nil {
 		return nil, err
 	}
+	kind := "container"
+	if a, ok := p.actions.Get(name); ok && a.Exec != nil && a.Exec.Kind == "blackbox" {
+		kind = "image-pull"
+	}
 	var out []platform.StartedInstance
-	for _, a := range acts {
+	for i := len(acts) - 1; i >= 0; i-- { // the controller lists newest first
+		a := acts[i]
 		if it := a.Number("initTime"); it > 0 {
 			start := time.UnixMilli(a.Start)
-			out = append(out, platform.StartedInstance{ID: a.ActivationID, Kind: "container", Started: start,
+			wait := time.Duration(a.Number("waitTime") * float64(time.Millisecond))
+			out = append(out, platform.StartedInstance{ID: a.ActivationID, Kind: kind, Started: start.Add(-wait),
 				Ready: start.Add(time.Duration(it * float64(time.Millisecond)))})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out, nil
 }
 

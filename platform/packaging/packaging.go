@@ -236,7 +236,16 @@ func Check(platformName string, options map[string]string, fn platform.Function,
 			}
 		}
 	case openwhisk.Name:
-		_, err = openwhisk.ParseSettings(fn)
+		var c openwhisk.Config
+		if _, err = openwhisk.ParseSettings(fn); err == nil {
+			opts := map[string]any{}
+			for k, v := range options {
+				opts[k] = v
+			}
+			if c, err = openwhisk.ParseConfig(platform.Config{Options: opts}); err == nil {
+				err = c.CheckLimits(fn)
+			}
+		}
 	}
 	return err
 }
