@@ -9,6 +9,7 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,8 +32,14 @@ func open(t *testing.T, run string) (*fission.Platform, context.Context, string)
 	if err := os.WriteFile(filepath.Join(dir, "hello.py"), []byte("def main():\n    return 'hello'\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	ns := kubetest.Namespace(t)
+	probe, err := kube.Connect(kube.Options{Kubeconfig: kubetest.Kubeconfig(t), Namespace: ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	router := routerStandIn(t, probe)
 	cfg, err := fission.ParseConfig(platform.Config{RunID: run, WorkloadsDir: dir, Options: map[string]any{"kubeconfig": kubetest.Kubeconfig(t),
-		"namespace": kubetest.Namespace(t), "ready_timeout": "60s", "router_url": "http://127.0.0.1:31314"}})
+		"namespace": ns, "ready_timeout": "60s", "router_url": router}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +62,19 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 	start := time.Now()
 	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2, CPUs: 0.5}); err != nil {
 		t.Fatal(err)
+	}
+	// Deploy returned once both pods answered through the router as the function (the container
+	// executor's pods are Ready before it listens): no call after it fails.
+	u, _ := p.Endpoint(ctx, "hello-go")
+	for i := 0; i < 10; i++ {
+		resp, err := (&http.Client{Transport: &http.Transport{DisableKeepAlives: true}}).Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("X-Fb-Instance") == "" {
+			t.Fatalf("call %d after Deploy: HTTP %d", i, resp.StatusCode)
+		}
 	}
 	// A scale goes to the function's HPA (MinScale = MaxScale = n), which resizes the
 	// Deployment at its next sync (the real HPA controller, every 15 s).
@@ -92,7 +112,7 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 	if lit, _, _ := unstructured.NestedString(pkg.Object, "spec", "deployment", "literal"); lit == "" {
 		t.Errorf("package %v", pkg.Object)
 	}
-	if u, _ := p.Endpoint(ctx, "hello-py"); u != "http://127.0.0.1:31314/hello-py" {
+	if u, _ := p.Endpoint(ctx, "hello-py"); !strings.HasPrefix(u, "http://127.0.0.1:") || !strings.HasSuffix(u, "/hello-py") {
 		t.Errorf("endpoint %q", u)
 	}
 	if err := p.Close(ctx); err != nil {

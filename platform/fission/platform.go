@@ -143,7 +143,28 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if s.Executor == PoolMgr || s.MinScale == 0 {
 		return nil
 	}
-	return p.WaitReplicas(ctx, fn.Name, s.MinScale)
+	if err := p.WaitReplicas(ctx, fn.Name, s.MinScale); err != nil {
+		return err
+	}
+	return p.waitFunction(ctx, fn.Name, s, s.MinScale)
+}
+
+// waitFunction waits, for the container executor, until n instances have
+// answered through the router as the function: its pods have no readiness
+// probe (pkg/executor/executortype/container/deployment.go), so a Ready pod
+// only says its container started.
+func (p *Platform) waitFunction(ctx context.Context, name string, s Settings, n int) error {
+	if s.Executor != Container || n == 0 {
+		return nil
+	}
+	url, err := p.Endpoint(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, nil); err != nil {
+		return fmt.Errorf("function %s through the router (its container executor's pods have no readiness probe): %w", name, err)
+	}
+	return nil
 }
 
 // Scale implements platform.Platform: MinScale = MaxScale = replicas
@@ -166,7 +187,10 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if _, err := p.Cluster.Dynamic.Resource(FunctionGVR).Namespace(p.Namespace()).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
-	return p.WaitReplicas(ctx, name, replicas)
+	if err := p.WaitReplicas(ctx, name, replicas); err != nil {
+		return err
+	}
+	return p.waitFunction(ctx, name, s, replicas)
 }
 
 // MakeCold implements platform.ColdStarter (newdeploy and container

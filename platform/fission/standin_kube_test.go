@@ -5,9 +5,14 @@ package fission_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
@@ -200,4 +205,57 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// routerStandIn is Fission's router for the tests: /<function> goes to one
+// of the function's ready pods, picked per request (the router sends a
+// container or newdeploy request to the function's Service:
+// pkg/router/resolver_fallback.go resolveDeployBacked). The container
+// executor's pods have no readiness probe (executortype/container/
+// deployment.go): a pod is Ready when its container starts, and for 300 ms
+// after it is first seen Ready its function does not listen yet, so the
+// router answers 502 without the function's headers. It returns the
+// router's URL.
+func routerStandIn(t *testing.T, cl *kube.Cluster) string {
+	var mu sync.Mutex
+	readyAt := map[string]time.Time{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.Trim(r.URL.Path, "/")
+		pods, err := cl.Client.CoreV1().Pods(cl.Namespace).List(r.Context(), metav1.ListOptions{LabelSelector: "functionName=" + name})
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		now := time.Now()
+		var ready []string
+		mu.Lock()
+		for _, p := range pods.Items {
+			for _, c := range p.Status.Conditions {
+				if p.DeletionTimestamp == nil && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
+					ready = append(ready, p.Name)
+					if _, ok := readyAt[p.Name]; !ok {
+						readyAt[p.Name] = now
+					}
+				}
+			}
+		}
+		var pod string
+		listening := false
+		if len(ready) > 0 {
+			pod = ready[rand.IntN(len(ready))]
+			listening = now.Sub(readyAt[pod]) >= 300*time.Millisecond
+		}
+		mu.Unlock()
+		switch {
+		case pod == "":
+			http.Error(w, "no ready pod for "+name, http.StatusServiceUnavailable)
+		case !listening:
+			http.Error(w, "dial tcp: connection refused", http.StatusBadGateway)
+		default:
+			w.Header().Set("X-Fb-Instance", pod)
+			_, _ = w.Write([]byte("hello"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
 }

@@ -246,9 +246,8 @@ func (p *Platform) noteLimits(fn platform.Function, s Settings) {
 }
 
 // waitFunction waits until n distinct instances of name have answered
-// through the gateway as the function (its X-Fb-Instance header), each
-// call on a new connection (faas-netes' proxy picks an endpoint per
-// request), bounded by platform.options.ready_timeout.
+// through the gateway as the function (faas-netes' proxy picks an endpoint
+// per request), bounded by platform.options.ready_timeout.
 func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 	url, err := p.Endpoint(ctx, name)
 	if err != nil {
@@ -257,35 +256,15 @@ func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 	if st, ok := p.functions.Get(name); ok && st.s.Async {
 		return nil // the gateway answers 202 whoever runs
 	}
-	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
-	seen := map[string]bool{}
-	last := "no answer yet"
-	err = kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return false, err
-		}
+	err = kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, func(r *http.Request) {
 		if p.gw.Password != "" {
-			req.SetBasicAuth(p.gw.User, p.gw.Password)
+			r.SetBasicAuth(p.gw.User, p.gw.Password)
 		}
-		resp, err := cl.Do(req)
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		_ = resp.Body.Close()
-		if id := resp.Header.Get("X-Fb-Instance"); id != "" && resp.StatusCode < 500 {
-			seen[id] = true
-		} else {
-			last = fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
-		}
-		return len(seen) >= n, nil
 	})
-	if errors.Is(err, kube.ErrTimeout) {
-		return fmt.Errorf("function %s: %d of %d instances answered as the function through the gateway within %s (platform.options.ready_timeout; last: %s): %w",
-			name, len(seen), n, p.ReadyTimeout, last, err)
+	if err != nil {
+		return fmt.Errorf("function %s through the gateway: %w", name, err)
 	}
-	return err
+	return nil
 }
 
 // Scale implements platform.Platform through /system/scale-function. On

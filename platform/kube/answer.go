@@ -1,0 +1,48 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// WaitAnswering waits until n distinct instances of a function have
+// answered at url as the function itself (its X-Fb-Instance header, with a
+// status below 500), each call on a new connection so that a Service or a
+// gateway may send it to another instance, within timeout. It is for
+// platforms whose readiness says less than that the function listens:
+// of-watchdog answers its health check before the function's server is up
+// (OpenFaaS), and Fission's container executor gives its pods no readiness
+// probe at all. prepare, when not nil, completes each request (auth, a Host).
+func WaitAnswering(ctx context.Context, url string, n int, timeout time.Duration, prepare func(*http.Request)) error {
+	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	seen := map[string]bool{}
+	last := "no answer yet"
+	err := Poll(ctx, timeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return false, err
+		}
+		if prepare != nil {
+			prepare(req)
+		}
+		resp, err := cl.Do(req)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		if id := resp.Header.Get("X-Fb-Instance"); id != "" && resp.StatusCode < 500 {
+			seen[id] = true
+		} else {
+			last = fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
+		}
+		return len(seen) >= n, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("%d of %d instances answered as the function at %s within %s (platform.options.ready_timeout; last: %s): %w", len(seen), n, url, timeout, last, err)
+	}
+	return err
+}
