@@ -89,6 +89,14 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	if err := p.Deploy(ctx, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 2, Workers: 4, Settings: map[string]string{"image": "r/reverse-go-nuclio:1"}}); err != nil {
 		t.Fatal(err)
 	}
+	// Nuclio's controller needs the function's project in its namespace: the run made it.
+	proj, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(cl.Namespace).Get(ctx, "default", metav1.GetOptions{})
+	if err != nil || proj.GetLabels()[kube.LabelRunID] != "nu-run" {
+		t.Errorf("the default project: %v %v", proj, err)
+	}
+	if pp, _, _ := unstructured.NestedString(u0(ctx, t, cl).Object, "spec", "imagePullPolicy"); pp != "IfNotPresent" && pp != "Never" && pp != "Always" {
+		t.Errorf("imagePullPolicy %q", pp)
+	}
 	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
 	// The processor sizes its pool from numWorkers (maxWorkers is only copied by the dashboard).
 	if w, _, _ := unstructured.NestedInt64(u.Object, "spec", "triggers", "http", "numWorkers"); w != 4 {
@@ -120,6 +128,50 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	deps, _ := cl.Client.AppsV1().Deployments(cl.Namespace).List(ctx, metav1.ListOptions{})
 	if len(pods.Items)+len(deps.Items) != 0 {
 		t.Errorf("left: %d pods, %d deployments", len(pods.Items), len(deps.Items))
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(cl.Namespace).Get(ctx, "default", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the project the run made is left: %v", err)
+	}
+}
+
+func u0(ctx context.Context, t *testing.T, cl *kube.Cluster) *unstructured.Unstructured {
+	t.Helper()
+	u, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// Without its project, Nuclio's controller puts a function in state error: a function written
+// before the project exists fails its deploy with the controller's words, not a timeout.
+func TestFunctionWithoutItsProjectFails(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	nuclioStandIn(ctx, t, cl)
+	cfg, _ := nuclio.ParseConfig("nu-noproj", nil)
+	fn := platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 1}
+	s, _ := nuclio.ParseSettings(fn)
+	u, err := cfg.Function(cl.Namespace, fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = kube.Poll(ctx, 30*time.Second, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		got, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "hello-python", metav1.GetOptions{})
+		if err != nil {
+			return false, err
+		}
+		st, _, _ := unstructured.NestedString(got.Object, "status", "state")
+		msg, _, _ := unstructured.NestedString(got.Object, "status", "message")
+		return st == "error" && strings.Contains(msg, "Failed to get project default"), nil
+	})
+	if err != nil {
+		t.Errorf("the function without its project: %v", err)
 	}
 }
 
@@ -238,6 +290,12 @@ func (s kubeStore) del(ctx context.Context, ns, name string) (bool, error) {
 func TestThroughTheDashboard(t *testing.T) {
 	cl := kubetest.Cluster(t)
 	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	// The dashboard's functions need their project (the dashboard refuses without it: 412); a
+	// dashboard user has it, made by the dashboard's own project API.
+	if _, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(cl.Namespace).Create(context.Background(),
+		nuclio.Config{}.Project(cl.Namespace), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	srv, log := dashboardStandIn(t, kubeStore{cl.Dynamic.Resource(nuclio.FunctionGVR)})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -14,6 +14,20 @@ import (
 // FunctionGVR is Nuclio's function resource.
 var FunctionGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1beta1", Resource: "nucliofunctions"}
 
+// ProjectGVR is Nuclio's project resource: a function's project (its
+// nuclio.io/project-name label) must exist in its namespace.
+var ProjectGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1beta1", Resource: "nuclioprojects"}
+
+// Project is the NuclioProject "default" faasbench's functions belong to,
+// labelled as the run's so that the run removes it when it made it.
+func (c Config) Project(ns string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "nuclio.io/v1beta1", "kind": "NuclioProject",
+		"metadata": map[string]any{"name": "default", "namespace": ns, "labels": kube.StringMap(kube.Labels(c.RunLabel(), ""))},
+		"spec":     map[string]any{},
+	}}
+}
+
 // StateWaitingForResources is the state nuctl and the dashboard give a
 // function they create or update (pkg/platform/kube/client/deployer.go):
 // Nuclio's controller only (re)configures a function's resources in this
@@ -50,6 +64,8 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"handler":     s.Handler,
 		"env":         env,
 		"serviceType": "NodePort",
+		// The controller's default is Always (a node without the registry could not start it).
+		"imagePullPolicy": string(c.PullPolicy),
 		"triggers": map[string]any{"http": map[string]any{"kind": "http", "numWorkers": workers,
 			"attributes": attrs}},
 	}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -47,7 +48,9 @@ var (
 )
 
 // Kinds are the Nuclio resources a run creates.
-func Kinds() []schema.GroupVersionResource { return []schema.GroupVersionResource{FunctionGVR} }
+func Kinds() []schema.GroupVersionResource {
+	return []schema.GroupVersionResource{FunctionGVR, ProjectGVR}
+}
 
 // New connects and watches the run's functions' Deployments and pods
 // (Nuclio's controller copies a function's labels to them).
@@ -163,6 +166,9 @@ func (p *Platform) get(ctx context.Context, name string) (*unstructured.Unstruct
 // itself, so the status is not sent).
 func (p *Platform) apply(ctx context.Context, u *unstructured.Unstructured) error {
 	if p.dash == nil {
+		if err := p.ensureProject(ctx); err != nil {
+			return err
+		}
 		return kube.Apply(ctx, p.functions(), u, "nuclio function")
 	}
 	old, err := p.dash.Get(ctx, u.GetName())
@@ -175,6 +181,26 @@ func (p *Platform) apply(ctx context.Context, u *unstructured.Unstructured) erro
 		return fmt.Errorf("nuclio function %s/%s exists and was not made by faasbench: choose another function name or namespace", u.GetNamespace(), u.GetName())
 	}
 	return p.dash.Update(ctx, u)
+}
+
+// ensureProject makes the NuclioProject "default" in the run's namespace
+// when it is missing: Nuclio's controller sets a function whose project it
+// cannot find to state error ("Failed to get project default",
+// pkg/platform/kube/controller/nucliofunction.go, seen with the controller
+// built from nuclio 1.14.1 on this project's control plane). A project that
+// exists is left alone; one made here carries the run's labels and goes
+// with the run.
+func (p *Platform) ensureProject(ctx context.Context) error {
+	projects := p.Cluster.Dynamic.Resource(ProjectGVR).Namespace(p.Namespace())
+	if _, err := projects.Get(ctx, "default", metav1.GetOptions{}); err == nil {
+		return nil
+	} else if !apierrors.IsNotFound(err) {
+		return fmt.Errorf("nuclio project default in %s: %w", p.Namespace(), err)
+	}
+	if _, err := projects.Create(ctx, p.cfg.Project(p.Namespace()), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("nuclio project default in %s: create: %w", p.Namespace(), err)
+	}
+	return nil
 }
 
 // reconfigure merges spec into the function's spec (nil deletes a field)

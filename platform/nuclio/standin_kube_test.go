@@ -34,6 +34,10 @@ import (
 // function in state waitingForResourceConfiguration or ready, and moves a
 // waiting one to ready once its pods are, with httpPort the Service's node
 // port, written with the object (Nuclio's CRD has no status subresource).
+// A function whose project (nuclio.io/project-name) does not exist in its
+// namespace goes to state error "Failed to get project <name>", as the
+// controller built from nuclio 1.14.1 did on this control plane
+// (nucliofunction.go: it reads the project to enrich node selectors).
 // The real controllers and KWOK make the pods.
 func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 	kubetest.EveryObject(ctx, t, "nuclio stand-in", cl, nuclio.FunctionGVR, func(ctx context.Context, o *unstructured.Unstructured) error {
@@ -60,6 +64,17 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 	state, _, _ := unstructured.NestedString(fn.Object, "status", "state")
 	if fn.GetDeletionTimestamp() != nil || (state != nuclio.StateWaitingForResources && state != "ready") {
 		return nil
+	}
+	project := fn.GetLabels()["nuclio.io/project-name"]
+	if project == "" {
+		project = "default"
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(fn.GetNamespace()).Get(ctx, project, metav1.GetOptions{}); apierrors.IsNotFound(err) {
+		fn.Object["status"] = map[string]any{"state": "error", "message": "Failed to get project " + project}
+		_, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(fn.GetNamespace()).Update(ctx, fn, metav1.UpdateOptions{})
+		return err
+	} else if err != nil {
+		return err
 	}
 	name := "nuclio-" + fn.GetName()
 	n, set := computedReplicas(fn, state)
