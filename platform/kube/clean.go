@@ -43,13 +43,17 @@ func (c Cleaned) String() string {
 // what they own are gone: their controllers own Deployments, Services and
 // pods and make them again while the owner exists (the real node showed a
 // Knative revision's Deployment and pods recreated under a run's cleanup
-// for minutes); then the core kinds, owned objects going with their owners
-// (background). A kind the server does not know is skipped.
+// for minutes); then Deployments a platform's API made with the run's labels
+// on their pods only (deleteUnlabelledOwners); then the core kinds, owned
+// objects going with their owners (background). A kind the server does not
+// know is skipped.
 func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra []schema.GroupVersionResource) ([]Cleaned, error) {
 	out, errs := c.deleteAll(ctx, namespace, selector, extra, metav1.DeletePropagationForeground)
 	if len(out) > 0 {
 		errs = append(errs, c.waitGone(ctx, namespace, selector, extra, extraGone))
 	}
+	owners, oerrs := c.deleteUnlabelledOwners(ctx, namespace, selector)
+	out, errs = append(out, owners...), append(errs, oerrs...)
 	core, cerrs := c.deleteAll(ctx, namespace, selector, coreKinds, metav1.DeletePropagationBackground)
 	if len(out) > 0 {
 		// A Deployment the platform's controller made went with its owner in the foreground: it

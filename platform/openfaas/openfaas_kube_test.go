@@ -372,3 +372,46 @@ func TestSecretEnvAsAnOpenFaaSSecret(t *testing.T) {
 		t.Errorf("secret after Remove: %v", err)
 	}
 }
+
+// What a killed run leaves on OpenFaaS is found by label: faas-netes labels only the pod template,
+// so cleaning by label must take the Deployment (whose ReplicaSet would make the pods again) and
+// its Service too, and nothing else's.
+func TestCleanAfterAKilledRun(t *testing.T) {
+	p, g, ctx := open(t, "of-killed", true)
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 2}); err != nil {
+		t.Fatal(err)
+	}
+	// Someone else's function in the same namespace, made through the gateway.
+	gw := &openfaas.Gateway{URL: g.url, User: "admin", Password: "s3cret", HTTP: &http.Client{Timeout: 10 * time.Second}}
+	if err := gw.Deploy(ctx, openfaas.FunctionDeployment{Service: "theirs", Image: "x", Namespace: p.Namespace()}); err != nil {
+		t.Fatal(err)
+	}
+	// The run is killed: no Remove, no Close. platform clean deletes what carries its labels.
+	if _, err := p.Cluster.Clean(ctx, p.Namespace(), kube.Selector("of-killed", ""), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Cluster.WaitNoPods(ctx, p.Namespace(), kube.Selector("of-killed", ""), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).Get(ctx, "hello-go", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the run's Deployment: %v", err)
+	}
+	if _, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, "hello-go", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the run's Service: %v", err)
+	}
+	for _, get := range []func() error{
+		func() error {
+			_, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).Get(ctx, "theirs", metav1.GetOptions{})
+			return err
+		},
+		func() error {
+			_, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, "theirs", metav1.GetOptions{})
+			return err
+		},
+	} {
+		if err := get(); err != nil {
+			t.Errorf("someone else's function was touched: %v", err)
+		}
+	}
+	_ = p.Close(context.Background())
+}
