@@ -26,6 +26,9 @@ type Known struct {
 	// Functions checks the spec's functions together against the platform (nil: not checked),
 	// e.g. OpenFaaS CE's limit of 15 functions.
 	Functions func(p PlatformSpec, fs []FunctionSpec) error
+	// ColdStart checks that the platform can force a cold start of a function (nil: not
+	// checked), for the coldstart kind's forced iterations.
+	ColdStart func(p PlatformSpec, f FunctionSpec, v Vary) error
 	// LookupEnv finds the variables functions[].env refers to (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
 	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).
@@ -359,6 +362,13 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		for i, d := range c.Idle {
 			if d < 0 || d.D() > time.Hour {
 				add(fmt.Sprintf("coldstart.idle[%d]", i), "%v: want 0..1h", d)
+			}
+		}
+		if len(c.Idle) == 0 && k.ColdStart != nil && contains(k.Platforms, s.Platform.Name) {
+			for i, f := range s.Functions {
+				if err := k.ColdStart(s.Platform, f, s.Vary); err != nil {
+					add(fmt.Sprintf("functions[%d]", i), "kind coldstart: %v", err)
+				}
 			}
 		}
 	case KindAutoscale:

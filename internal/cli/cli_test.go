@@ -225,3 +225,25 @@ func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 		t.Errorf("16 functions: exit %d: %q", code, errOut)
 	}
 }
+
+// A forced cold start the platform cannot give is refused before anything starts (exit 2), with
+// the reason: Knative at min-scale 1, Fission on poolmgr or with min_scale above 0. An idle sweep
+// forces nothing and is not refused.
+func TestRunRefusesAColdStartThePlatformCannotForce(t *testing.T) {
+	for _, c := range []struct{ name, platform, fn, extra, want string }{
+		{"knative", "knative", `{workload: hello, language: go, replicas: 1}`, "", "kind coldstart: hello-go: min-scale 1: Knative never scales it to zero"},
+		{"fission-pool", "fission", `{workload: hello, language: go, settings: {executor: poolmgr}}`, "", "its cold start is the specialisation of a pool pod"},
+		{"fission-min", "fission", `{workload: hello, language: go, replicas: 2}`, "", "min_scale 2: Fission's idle reaper"},
+	} {
+		dir := t.TempDir()
+		spec := filepath.Join(dir, "s.yaml")
+		body := "version: 1\nname: cold\nkind: coldstart\nplatform: {name: " + c.platform + "}\nfunctions:\n  - " + c.fn + "\ncoldstart: {iterations: 2}\n" + c.extra
+		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
+		}
+	}
+}

@@ -106,6 +106,14 @@ func knownOf(reg *platform.Registry, cat *workloads.Catalog) spec.Known {
 		return checkFunction(ps, f, v, cat.Root)
 	}, Functions: func(ps spec.PlatformSpec, fs []spec.FunctionSpec) error {
 		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))
+	}, ColdStart: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
+		for _, pt := range plan.Grid(v) {
+			fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
+			if err := packaging.CheckCold(ps.Name, fn, cat.Root); err != nil {
+				return fmt.Errorf("%s%s: %w", f.Name, pt, err)
+			}
+		}
+		return nil
 	}}
 }
 

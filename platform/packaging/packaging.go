@@ -250,6 +250,36 @@ func Check(platformName string, options map[string]string, fn platform.Function,
 	return err
 }
 
+// CheckCold refuses, before anything starts, a forced cold start the
+// platform's adapter would refuse after deploying: a Knative function with
+// min-scale above 0 (never scaled to zero), a Fission function on poolmgr
+// (its cold start is the executor's specialisation) or with min_scale above
+// 0 (its idle reaper stops there).
+func CheckCold(platformName string, fn platform.Function, workloadsDir string) error {
+	switch platformName {
+	case knative.Name:
+		s, err := knative.ParseSettings(fn)
+		if err != nil {
+			return err
+		}
+		if m := s.Annotations[knative.AnnMin]; m != "" && m != "0" {
+			return fmt.Errorf("min-scale %s: Knative never scales it to zero, so no cold start can be forced; set settings.min_scale \"0\"", m)
+		}
+	case fission.Name:
+		s, err := fission.ParseSettings(fn, workloadsDir)
+		if err != nil {
+			return err
+		}
+		switch {
+		case s.Executor == fission.PoolMgr:
+			return fmt.Errorf("settings.executor poolmgr: its cold start is the specialisation of a pool pod, which only Fission's executor does; use executor newdeploy or container with min_scale 0")
+		case s.MinScale > 0:
+			return fmt.Errorf("min_scale %d: Fission's idle reaper scales a function down to min_scale only, so it is never cold; deploy it with replicas 0 (or settings.min_scale 0)", s.MinScale)
+		}
+	}
+	return nil
+}
+
 // CheckFunctions checks how many functions a spec deploys against what
 // platformName allows (OpenFaaS CE: 15).
 func CheckFunctions(platformName string, options map[string]string, n int) error {
