@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -24,9 +22,8 @@ type Session struct {
 	Watch   *Watcher
 	sampler *Sampler
 	// kinds are the platform's own resources, cleaned before the core ones.
-	kinds     []schema.GroupVersionResource
-	warnMu    sync.Mutex
-	warnings  []string
+	kinds []schema.GroupVersionResource
+	WarningList
 	createdNS bool
 }
 
@@ -54,8 +51,12 @@ func OpenSessionWatching(ctx context.Context, c Common, wt Watching, kinds []sch
 	if s.Watch, err = cl.WatchWith(ctx, wt); err != nil {
 		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
 	}
-	if s.sampler, s.warnings, err = cl.NewSampler(SamplerOptions{PrometheusURL: c.PrometheusURL, SelectorOf: s.Selector}); err != nil {
+	var ws []string
+	if s.sampler, ws, err = cl.NewSampler(SamplerOptions{PrometheusURL: c.PrometheusURL, SelectorOf: s.Selector}); err != nil {
 		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
+	for _, w := range ws {
+		s.Warn(w)
 	}
 	return s, nil
 }
@@ -65,23 +66,6 @@ func (s *Session) Selector(function string) string { return Selector(s.RunLabel(
 
 // Namespace is where the run's functions are.
 func (s *Session) Namespace() string { return s.Cluster.Namespace }
-
-// Warnings are what the run should record about its measurements.
-func (s *Session) Warnings() []string {
-	s.warnMu.Lock()
-	defer s.warnMu.Unlock()
-	return append([]string(nil), s.warnings...)
-}
-
-// Warn adds a warning for the run's record.
-// A warning already given is not repeated.
-func (s *Session) Warn(w string) {
-	s.warnMu.Lock()
-	defer s.warnMu.Unlock()
-	if !slices.Contains(s.warnings, w) {
-		s.warnings = append(s.warnings, w)
-	}
-}
 
 // WaitReplicas waits until name has n ready pods, none starting or
 // stopping, and a desired count of n, as the watches see it.

@@ -19,7 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
@@ -162,24 +161,8 @@ type Platform struct {
 	c   *Client
 
 	actions kube.Functions[Action]
-
-	mu       sync.Mutex
-	warnings []string
-}
-
-// Warnings are what the run should record about its measurements.
-func (p *Platform) Warnings() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]string(nil), p.warnings...)
-}
-
-func (p *Platform) warn(w string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if !slices.Contains(p.warnings, w) {
-		p.warnings = append(p.warnings, w)
-	}
+	// Warnings: what the run's record should say (a Docker action's pulls).
+	kube.WarningList
 }
 
 var (
@@ -259,10 +242,10 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
 	if fn.Concurrency == 0 {
-		p.warn(fmt.Sprintf("function %s: concurrency 0: OpenWhisk gives the action its default intra-container concurrency (1 unless the deployment's concurrency-limit std says otherwise), where faasbench's 0 means no limit elsewhere", fn.Name))
+		p.Warn(fmt.Sprintf("function %s: concurrency 0: OpenWhisk gives the action its default intra-container concurrency (1 unless the deployment's concurrency-limit std says otherwise), where faasbench's 0 means no limit elsewhere", fn.Name))
 	}
 	if a.Exec.Kind == "blackbox" {
-		p.warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's invoker pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
+		p.Warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's invoker pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
 			fn.Name, a.Exec.Image, map[bool]string{true: "; with the tag latest a failed pull fails the activation, where another tag lets a local image serve", false: ""}[latestTag(a.Exec.Image)]))
 	}
 	old, err := p.c.GetAction(ctx, fn.Name)
