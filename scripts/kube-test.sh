@@ -9,6 +9,9 @@ GO=${GO:-go}
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-kube.XXXXXX")
 trap 'scripts/kube-down.sh "$DIR"; rm -rf "$DIR"' EXIT
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+# The control plane keeps its state under $DIR: kube-controller-manager's flex-volume prober makes its
+# plugin directory where it is told, /usr/libexec/kubernetes by default (a fresh machine showed it).
+had_libexec=$([ -e /usr/libexec/kubernetes ] && echo 1 || echo 0)
 if ! scripts/phase.sh "control plane start" scripts/kube-up.sh "$DIR"; then
   echo "kube-test: the test control plane did not start (see above): the Kubernetes tests cannot run" >&2
   exit 1
@@ -16,3 +19,7 @@ fi
 pkgs=$(grep -rl --include='*_test.go' '^//go:build kube' . | xargs -n1 dirname | sort -u | sed 's|^\./|./|')
 FB_KUBECONFIG="$DIR/kubeconfig" scripts/phase.sh "kubernetes tests (-race, real control plane)" \
   "$GO" test -race -count=1 -tags kube "$@" $pkgs
+if [ "$had_libexec" = 0 ] && [ -e /usr/libexec/kubernetes ]; then
+  echo "kube-test: the control plane made /usr/libexec/kubernetes on the host: its state must stay under $DIR" >&2
+  exit 1
+fi

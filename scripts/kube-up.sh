@@ -57,7 +57,8 @@ done
 api_ready=$(date +%s.%N)
 run kube-controller-manager "$BIN/kube-controller-manager" --kubeconfig "$DIR/kubeconfig" --leader-elect=false \
   --bind-address=127.0.0.1 --secure-port=0 --service-account-private-key-file "$P/sa.key" --root-ca-file "$P/ca.crt" \
-  --use-service-account-credentials=true --cluster-signing-cert-file "$P/ca.crt" --cluster-signing-key-file "$P/ca.key"
+  --use-service-account-credentials=true --cluster-signing-cert-file "$P/ca.crt" --cluster-signing-key-file "$P/ca.key" \
+  --flex-volume-plugin-dir "$DIR/plugins"
 run kube-scheduler "$BIN/kube-scheduler" --kubeconfig "$DIR/kubeconfig" --leader-elect=false --bind-address=127.0.0.1 --secure-port=0
 run kwok "$BIN/kwok" --kubeconfig "$DIR/kubeconfig" --config "$KUBE_DIR/kwok-stages.yaml" --manage-all-nodes=true \
   --cidr=10.244.0.1/16 --node-ip=10.244.255.1 --server-address "127.0.0.1:$(free_port)"

@@ -66,6 +66,15 @@ code=$?
 set -e
 [ "$code" = 2 ] && [[ $out == *"Knative runs the image's own server"* ]] ||
   { echo "node-test: 003-watchdog-modes on knative: exit $code, want 2 with the reason: $out" >&2; exit 1; }
+# What the cluster refuses once the spec reaches it is the user's error too (exit 2): class hpa on a
+# cluster that serves no metrics.k8s.io (make test-real found it ended with exit 1).
+set +e
+out=$(env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/003-autoscale-cpu.yaml "${kn[@]}" \
+  --set 'functions[0].settings={autoscale: cpu, target: "0.5", min: "1", max: "4"}' --results "$DIR/runs-refused-hpa" 2>&1)
+code=$?
+set -e
+[ "$code" = 2 ] && [[ $out == *"metrics.k8s.io"* ]] ||
+  { echo "node-test: class hpa without metrics.k8s.io on knative: exit $code, want 2 with the reason: $out" >&2; exit 1; }
 # NODE_TEST_KEEP=DIR keeps the run directories (the evidence under docs/evidence/ comes from them).
 if [ -n "${NODE_TEST_KEEP:-}" ]; then
   mkdir -p "$NODE_TEST_KEEP" && cp -r "$run" "$DIR"/runs-knative-*/*/ "$NODE_TEST_KEEP/" && cp "$DIR/node/logs/"*.log "$NODE_TEST_KEEP/" 2>/dev/null || true

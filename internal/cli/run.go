@@ -442,6 +442,10 @@ func (a *app) finish(dir *results.Dir, m *results.Manifest, sum *results.Summary
 	switch {
 	case interrupted:
 		return withCode(ExitInterrupted, errors.Join(runErr, werr))
+	case errors.Is(runErr, platform.ErrRefused):
+		// The platform refused what the spec asked once it reached it (a webhook, a gateway's
+		// validation): bad input found late, exit 2; what was measured before is kept.
+		return withCode(ExitUsage, errors.Join(runErr, werr))
 	case runErr != nil:
 		return withCode(ExitFailed, errors.Join(runErr, werr))
 	default:
