@@ -107,35 +107,35 @@ func knownOf(reg *platform.Registry, cat *workloads.Catalog) spec.Known {
 	}, Functions: func(ps spec.PlatformSpec, fs []spec.FunctionSpec) error {
 		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))
 	}, ColdStart: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
-		for _, pt := range plan.Grid(v) {
-			fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
-			if err := packaging.CheckCold(ps.Name, fn, cat.Root); err != nil {
-				return fmt.Errorf("%s%s: %w", f.Name, pt, err)
-			}
-		}
-		return nil
+		return atEveryPoint(f, v, func(fn platform.Function) error { return packaging.CheckCold(ps.Name, fn, cat.Root) })
 	}}
+}
+
+// atEveryPoint checks f as the platform will deploy it at every point of
+// the vary grid, before anything starts; the error names the point.
+func atEveryPoint(f spec.FunctionSpec, v spec.Vary, check func(platform.Function) error) error {
+	for _, pt := range plan.Grid(v) {
+		fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
+		if err := check(fn); err != nil {
+			return fmt.Errorf("%s%s: %w", f.Name, pt, err)
+		}
+	}
+	return nil
 }
 
 // checkFunction checks a function's settings as the platform will read
 // them, at every point of the vary grid, before anything starts.
 func checkFunction(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary, workloadsDir string) error {
-	for _, pt := range plan.Grid(v) {
-		fn, _ := experiment.FunctionOf(f, pt, &experiment.Env{Vars: map[string]string{}})
-		var err error
-		if ps.Name == local.Name {
-			var req local.DeployRequest
-			if req, err = local.DeployRequestOf(fn); err == nil {
-				err = local.ValidateDeploy(req)
-			}
-		} else {
-			err = packaging.Check(ps.Name, ps.Options, fn, workloadsDir)
+	return atEveryPoint(f, v, func(fn platform.Function) error {
+		if ps.Name != local.Name {
+			return packaging.Check(ps.Name, ps.Options, fn, workloadsDir)
 		}
-		if err != nil {
-			return fmt.Errorf("%s%s: %w", f.Name, pt, err)
+		req, err := local.DeployRequestOf(fn)
+		if err == nil {
+			err = local.ValidateDeploy(req)
 		}
-	}
-	return nil
+		return err
+	})
 }
 
 // resumeState reads an interrupted run's directory: its manifest (the

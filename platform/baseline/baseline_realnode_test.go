@@ -16,8 +16,7 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
+	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -56,19 +55,7 @@ func get(t *testing.T, c *http.Client, url string) reply {
 }
 
 func podNames(ctx context.Context, t *testing.T, p *baseline.Platform, fn string) []string {
-	t.Helper()
-	pods, err := p.Cluster.Client.CoreV1().Pods(p.Cluster.Namespace).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(fn)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, pod := range pods.Items {
-		if pod.DeletionTimestamp == nil {
-			names = append(names, pod.Name)
-		}
-	}
-	sort.Strings(names)
-	return names
+	return kubetest.LivePods(ctx, t, p.Cluster, p.Cluster.Namespace, p.Selector(fn))
 }
 
 // A Deployment of the Go image scaled 0→3→0 on the real node: every pod serves, the Service spreads

@@ -5,12 +5,10 @@ package fission_test
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -217,36 +215,13 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 // router answers 502 without the function's headers. It returns the
 // router's URL.
 func routerStandIn(t *testing.T, cl *kube.Cluster) string {
-	var mu sync.Mutex
-	readyAt := map[string]time.Time{}
+	upstreams := kubetest.NewUpstreams(cl, 300*time.Millisecond)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.Trim(r.URL.Path, "/")
-		pods, err := cl.Client.CoreV1().Pods(cl.Namespace).List(r.Context(), metav1.ListOptions{LabelSelector: "functionName=" + name})
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusInternalServerError)
-			return
-		}
-		now := time.Now()
-		var ready []string
-		mu.Lock()
-		for _, p := range pods.Items {
-			for _, c := range p.Status.Conditions {
-				if p.DeletionTimestamp == nil && c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-					ready = append(ready, p.Name)
-					if _, ok := readyAt[p.Name]; !ok {
-						readyAt[p.Name] = now
-					}
-				}
-			}
-		}
-		var pod string
-		listening := false
-		if len(ready) > 0 {
-			pod = ready[rand.IntN(len(ready))]
-			listening = now.Sub(readyAt[pod]) >= 300*time.Millisecond
-		}
-		mu.Unlock()
+		pod, listening, _, err := upstreams.Pick(r.Context(), cl.Namespace, "functionName="+name)
 		switch {
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusInternalServerError)
 		case pod == "":
 			http.Error(w, "no ready pod for "+name, http.StatusServiceUnavailable)
 		case !listening:

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -23,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
@@ -60,18 +60,17 @@ import (
 //     upstreamDelay after a pod is first seen Ready its answer is of-watchdog's
 //     502, without the function's headers.
 type gatewayStandIn struct {
-	cl            *kube.Cluster
-	user, pw      string
-	url           string
-	namespace     string // faas-netes' function namespace
-	upstreamDelay time.Duration
+	cl        *kube.Cluster
+	user, pw  string
+	url       string
+	namespace string // faas-netes' function namespace
+	// upstreams are the functions in the pods, listening 300 ms after a pod is first seen Ready.
+	upstreams *kubetest.Upstreams
 	// private says an image needs pull credentials (CE refuses it).
 	private func(image string) bool
 
-	mu      sync.Mutex
-	calls   []string
-	readyAt map[string]time.Time // pod name: when first seen ready
-	served  map[string]bool      // pod name: has answered as the function
+	mu    sync.Mutex
+	calls []string
 }
 
 type provDeployment struct {
@@ -351,40 +350,15 @@ func (g *gatewayStandIn) invoke(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	pods, err := g.cl.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "faas_function=" + name})
-	if err != nil {
+	pod, listening, cold, err := g.upstreams.Pick(ctx, ns, "faas_function="+name)
+	switch {
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
-	}
-	var ready []string
-	now := time.Now()
-	g.mu.Lock()
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil {
-			continue
-		}
-		for _, c := range p.Status.Conditions {
-			if c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue {
-				ready = append(ready, p.Name)
-				if _, seen := g.readyAt[p.Name]; !seen {
-					g.readyAt[p.Name] = now
-				}
-			}
-		}
-	}
-	if len(ready) == 0 {
-		g.mu.Unlock()
+	case pod == "":
 		http.Error(w, "no endpoints available for: "+name, http.StatusServiceUnavailable)
 		return
-	}
-	pod := ready[rand.IntN(len(ready))]
-	listening := now.Sub(g.readyAt[pod]) >= g.upstreamDelay
-	cold := listening && !g.served[pod]
-	if listening {
-		g.served[pod] = true
-	}
-	g.mu.Unlock()
-	if !listening {
+	case !listening:
 		http.Error(w, "Can't reach service for: "+name, http.StatusBadGateway)
 		return
 	}
@@ -491,8 +465,7 @@ func (g *gatewayStandIn) callsOf(prefix string) []string {
 }
 
 func startGateway(t *testing.T, cl *kube.Cluster, namespace string) (*gatewayStandIn, string) {
-	g := &gatewayStandIn{cl: cl, user: "admin", pw: "s3cret", namespace: namespace, upstreamDelay: 300 * time.Millisecond,
-		readyAt: map[string]time.Time{}, served: map[string]bool{}}
+	g := &gatewayStandIn{cl: cl, user: "admin", pw: "s3cret", namespace: namespace, upstreams: kubetest.NewUpstreams(cl, 300*time.Millisecond)}
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	g.url = srv.URL

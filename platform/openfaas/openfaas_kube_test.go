@@ -148,9 +148,7 @@ func TestThroughTheGateway(t *testing.T) {
 	before := podNames(ctx, t, p, "prime-go")
 	// A function that listens before its pod's first readiness probe (faas-netes probes after
 	// 2 s by default; KWOK makes pods Ready at once): the held request reaches the function.
-	g.mu.Lock()
-	g.upstreamDelay = 0
-	g.mu.Unlock()
+	g.upstreams.SetDelay(0)
 	sentAt := time.Now()
 	cold, err := p.MakeCold(ctx, "prime-go")
 	if err != nil || !cold.OnPath || !strings.Contains(cold.How, "through the Kubernetes API") {
@@ -220,18 +218,7 @@ func invoke(ctx context.Context, t *testing.T, p *openfaas.Platform, name string
 }
 
 func podNames(ctx context.Context, t *testing.T, p *openfaas.Platform, name string) []string {
-	t.Helper()
-	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, po := range pods.Items {
-		if po.DeletionTimestamp == nil {
-			out = append(out, po.Name)
-		}
-	}
-	return out
+	return kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector(name))
 }
 
 // OpenFaaS CE refuses, at once and in the platform's words, what its gateway

@@ -245,8 +245,12 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		p.Warn(fmt.Sprintf("function %s: concurrency 0: OpenWhisk gives the action its default intra-container concurrency (1 unless the deployment's concurrency-limit std says otherwise), where faasbench's 0 means no limit elsewhere", fn.Name))
 	}
 	if a.Exec.Kind == "blackbox" {
+		latest := ""
+		if latestTag(a.Exec.Image) {
+			latest = "; with the tag latest a failed pull fails the activation, where another tag lets a local image serve"
+		}
 		p.Warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's invoker pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
-			fn.Name, a.Exec.Image, map[bool]string{true: "; with the tag latest a failed pull fails the activation, where another tag lets a local image serve", false: ""}[latestTag(a.Exec.Image)]))
+			fn.Name, a.Exec.Image, latest))
 	}
 	old, err := p.c.GetAction(ctx, fn.Name)
 	switch {
