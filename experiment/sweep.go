@@ -305,8 +305,7 @@ func (s *Sweep) loadCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 // recordsFile starts records/<cell>.parquet in the run directory (it
 // appears when the cell's records are complete).
 func (s *Sweep) recordsFile(pc plan.Cell) (*results.Pending, error) {
-	name := strings.NewReplacer("/", "_", "=", "").Replace(pc.ID) + ".parquet"
-	f, err := s.Dir.Create(filepath.Join("records", name))
+	f, err := s.Dir.Create(filepath.Join("records", results.RecordsName(pc.ID)))
 	if err != nil {
 		return nil, fmt.Errorf("records: %w", err)
 	}

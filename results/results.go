@@ -253,3 +253,9 @@ func (d *Dir) ReadJSON(name string, v any) error {
 func HlogName(cellID string) string {
 	return strings.NewReplacer("/", "_", "=", "", "?", "", "&", "_").Replace(cellID) + ".hlog"
 }
+
+// RecordsName is the file of a cell's per-request records (Parquet) under
+// the run directory's records/.
+func RecordsName(cellID string) string {
+	return strings.NewReplacer("/", "_", "=", "").Replace(cellID) + ".parquet"
+}

@@ -39,6 +39,7 @@ type runOpts struct {
 	noPin      bool
 	smoke      bool
 	resume     string
+	dryRun     bool
 	sets       []string
 	cluster    clusterFlags
 }
@@ -74,6 +75,7 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 	cmd.Flags().StringArrayVar(&o.sets, "set", nil, "override a spec field before validation, PATH=YAML (e.g. vary.replicas=[1,2,4,8,16], repetitions=10): how an example's scaled-down default is restored to the seed's grid")
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")
 	return cmd
 }
 
@@ -243,6 +245,9 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) (err error
 	sp := parsed.Spec
 	if o.smoke {
 		sp.Smoke()
+	}
+	if o.dryRun {
+		return a.printPlan(sp, o.smoke)
 	}
 	// What the user gave as secrets (${VAR} in functions[].env), and what
 	// looks like one in faasbench's environment, never reaches a file of the
@@ -491,4 +496,37 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// plannedCell is a cell of a dry run's plan, with the files it will write
+// under the run directory.
+type plannedCell struct {
+	plan.Cell
+	Files []string `json:"files"`
+}
+
+// printPlan writes the plan of sp as JSON (run --dry-run).
+func (a *app) printPlan(sp spec.Spec, smoke bool) error {
+	out := struct {
+		Name    string        `json:"name"`
+		Kind    string        `json:"kind"`
+		Profile string        `json:"profile"`
+		Cells   []plannedCell `json:"cells"`
+	}{Name: sp.Name, Kind: sp.Kind, Profile: "full", Cells: []plannedCell{}}
+	if smoke {
+		out.Profile = "smoke"
+	}
+	for _, c := range plan.Expand(sp) {
+		files := []string{}
+		if _, idle := c.Params.Get("idle"); !idle {
+			files = append(files, "hlog/"+results.HlogName(c.ID))
+		}
+		if sp.Load.Records && (c.Kind == spec.KindSweep || c.Kind == spec.KindBaseline) {
+			files = append(files, "records/"+results.RecordsName(c.ID))
+		}
+		out.Cells = append(out.Cells, plannedCell{Cell: c, Files: files})
+	}
+	enc := json.NewEncoder(a.env.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }
