@@ -1,9 +1,7 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,67 +44,6 @@ func FunctionOf(f spec.FunctionSpec, ps plan.Params, env *Env) (platform.Functio
 		}
 	}
 	return fn, nil
-}
-
-func (s *Sweep) deploy(ctx context.Context, fn platform.Function) error {
-	if err := s.Platform.Deploy(ctx, fn); err != nil {
-		return fmt.Errorf("deploy %s: %w", fn.Name, err)
-	}
-	if s.deployed == nil {
-		s.deployed = map[string]platform.Function{}
-	}
-	s.deployed[fn.Name] = fn
-	return nil
-}
-
-// functionSpec is the spec's function called name (the plan only names
-// functions of the spec).
-func functionSpec(sp spec.Spec, name string) spec.FunctionSpec {
-	for _, f := range sp.Functions {
-		if f.Name == name {
-			return f
-		}
-	}
-	return spec.FunctionSpec{}
-}
-
-// ensure makes the platform run the cell's function as its grid point
-// says: a replica count alone is a scale; anything else a redeploy.
-func (s *Sweep) ensure(ctx context.Context, sp spec.Spec, pc plan.Cell) error {
-	want, err := FunctionOf(functionSpec(sp, pc.Function), pc.Params, s.Env)
-	if err != nil {
-		return err
-	}
-	have, ok := s.deployed[pc.Function]
-	if ok && reflect.DeepEqual(have, want) {
-		return nil
-	}
-	if ok {
-		scaled := have
-		scaled.Replicas = want.Replicas
-		if reflect.DeepEqual(scaled, want) {
-			if err := s.Platform.Scale(ctx, want.Name, want.Replicas); err != nil {
-				return fmt.Errorf("scale %s to %d: %w", want.Name, want.Replicas, err)
-			}
-			s.deployed[want.Name] = want
-			return nil
-		}
-		if err := s.Platform.Remove(ctx, want.Name); err != nil {
-			return fmt.Errorf("remove %s to redeploy it: %w", want.Name, err)
-		}
-		delete(s.deployed, want.Name)
-	}
-	fmt.Fprintf(s.Log, "deploying %s%s\n", want.Name, pc.Params)
-	return s.deploy(ctx, want)
-}
-
-// contentionWarning says when a cell's instances outnumber the platform's
-// cores: beyond that, more instances measure contention, not scaling.
-func contentionWarning(pc plan.Cell, cores int) []string {
-	if cores <= 0 || pc.Replicas <= cores {
-		return nil
-	}
-	return []string{fmt.Sprintf("%d instances on %d platform core(s): beyond %d instances this measures contention for the cores, not scaling", pc.Replicas, cores, cores)}
 }
 
 // secretEnv names the entries of env whose values take something from

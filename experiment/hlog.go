@@ -8,7 +8,6 @@ import (
 
 	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/load"
-	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -16,17 +15,17 @@ import (
 // the HdrHistogram log format: tag "all", tag "ok", and one per error
 // class. The report pools repetitions by merging these, never by
 // averaging percentiles.
-func (s *Sweep) writeHlog(pc plan.Cell, res *load.Result) error {
+func (c *Cell) writeHlog(res *load.Result) error {
 	entries := []hist.LogEntry{{Tag: "all", Histogram: res.AllLatency()}}
 	for cl := load.Class(0); cl < load.NumClasses; cl++ {
 		if h := res.Latency[cl]; h != nil && h.Count() > 0 {
 			entries = append(entries, hist.LogEntry{Tag: cl.String(), Histogram: h})
 		}
 	}
-	return s.writeHlogEntries(pc, res.Start, res.Elapsed, entries)
+	return c.writeHlogEntries(res.Start, res.Elapsed, entries)
 }
 
-func (s *Sweep) writeHlogEntries(pc plan.Cell, start time.Time, elapsed time.Duration, entries []hist.LogEntry) error {
+func (c *Cell) writeHlogEntries(start time.Time, elapsed time.Duration, entries []hist.LogEntry) error {
 	for i := range entries {
 		entries[i].EndMs = elapsed.Milliseconds()
 	}
@@ -34,7 +33,7 @@ func (s *Sweep) writeHlogEntries(pc plan.Cell, start time.Time, elapsed time.Dur
 	if err := hist.WriteLog(&buf, start.UnixMilli(), entries); err != nil {
 		return err
 	}
-	if err := s.Dir.WriteFile(filepath.Join("hlog", results.HlogName(pc.ID)), buf.Bytes()); err != nil {
+	if err := c.Dir.WriteFile(filepath.Join("hlog", results.HlogName(c.Plan.ID)), buf.Bytes()); err != nil {
 		return fmt.Errorf("hlog: %w", err)
 	}
 	return nil

@@ -82,3 +82,10 @@ func Validators(w *workloads.Workload, req spec.RequestSpec) (func([]byte) error
 		return nil
 	}
 }
+
+func truncate(b []byte) string {
+	if len(b) > 40 {
+		return string(b[:40]) + "…"
+	}
+	return string(b)
+}

@@ -32,17 +32,25 @@ type Cell struct {
 	Params Params `json:"params,omitempty"`
 }
 
-// Expand returns the cells of s in run order. Repetitions are interleaved:
-// every cell of repetition 1 runs before any of repetition 2, so drift over
-// time spreads over all cells instead of biasing the last ones. With order
+// Level is one cell of a function at one grid point, as the experiment
+// kind plans it: a load level (a concurrency, or an open loop's rate) or a
+// kind's own point (an idle time, a batch).
+type Level struct {
+	// Suffix ends the cell's key after the grid point ("/c=8", "/cold").
+	Suffix string
+	// Params are the level's own grid values (via, idle).
+	Params      Params
+	Concurrency int
+	Rate        float64
+}
+
+// Expand returns the cells of s in run order: functions × the vary grid ×
+// the kind's levels × repetitions. Repetitions are interleaved: every cell
+// of repetition 1 runs before any of repetition 2, so drift over time
+// spreads over all cells instead of biasing the last ones. With order
 // "shuffled" the cells within each repetition are also shuffled, seeded by
 // spec.seed and the repetition, so a run can be reproduced.
-//
-// A repetition's cells are functions × the vary grid × the kind's levels:
-// concurrency or rate (sweep), via × concurrency or rate (baseline), idle
-// times (coldstart with an idle sweep), or one cell (batch, autoscale,
-// coldstart).
-func Expand(s spec.Spec) []Cell {
+func Expand(s spec.Spec, levels []Level) []Cell {
 	var out []Cell
 	points := Grid(s.Vary)
 	for r := 1; r <= s.Repetitions; r++ {
@@ -57,11 +65,11 @@ func Expand(s spec.Spec) []Cell {
 					base.Replicas = n
 				}
 				prefix := f.Name + pt.String()
-				for _, lv := range levels(s) {
+				for _, lv := range levels {
 					c := base
-					c.Params = pt.With(lv.params)
-					c.Key = prefix + lv.suffix
-					c.Concurrency, c.Rate = lv.concurrency, lv.rate
+					c.Params = pt.With(lv.Params)
+					c.Key = prefix + lv.Suffix
+					c.Concurrency, c.Rate = lv.Concurrency, lv.Rate
 					c.ID = fmt.Sprintf("%s/r=%d", c.Key, r)
 					rep = append(rep, c)
 				}
@@ -79,49 +87,19 @@ func Expand(s spec.Spec) []Cell {
 	return out
 }
 
-type level struct {
-	suffix      string
-	params      Params
-	concurrency int
-	rate        float64
-}
-
-// levels are the load levels of one function at one grid point.
-func levels(s spec.Spec) []level {
-	var loads []level
+// LoadLevels are the load section's levels: the closed loop's
+// concurrencies, or the open loop's rates (whose in-flight bound is
+// load.max_in_flight).
+func LoadLevels(s spec.Spec) []Level {
+	var loads []Level
 	if s.Load.Model == "open" {
 		for _, rate := range s.Load.Rate {
-			loads = append(loads, level{suffix: fmt.Sprintf("/rate=%g", rate), rate: rate, concurrency: s.Load.MaxInFlight})
+			loads = append(loads, Level{Suffix: fmt.Sprintf("/rate=%g", rate), Rate: rate, Concurrency: s.Load.MaxInFlight})
 		}
-	} else {
-		for _, c := range s.Load.Concurrency {
-			loads = append(loads, level{suffix: fmt.Sprintf("/c=%d", c), concurrency: c})
-		}
+		return loads
 	}
-	switch s.Kind {
-	case spec.KindBaseline:
-		var out []level
-		for _, via := range s.Baseline.Via {
-			for _, l := range loads {
-				l.suffix = "/via=" + via + l.suffix
-				l.params = Params{{"via", via}}
-				out = append(out, l)
-			}
-		}
-		return out
-	case spec.KindColdStart:
-		if len(s.ColdStart.Idle) == 0 {
-			return []level{{suffix: "/cold"}}
-		}
-		var out []level
-		for _, d := range s.ColdStart.Idle {
-			out = append(out, level{suffix: "/idle=" + d.String(), params: Params{{"idle", d.String()}}})
-		}
-		return out
-	case spec.KindBatch:
-		return []level{{suffix: "/batch"}}
-	case spec.KindAutoscale:
-		return []level{{suffix: "/autoscale"}}
+	for _, c := range s.Load.Concurrency {
+		loads = append(loads, Level{Suffix: fmt.Sprintf("/c=%d", c), Concurrency: c})
 	}
 	return loads
 }

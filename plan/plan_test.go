@@ -17,7 +17,7 @@ func testSpec(order string, seed int64) spec.Spec {
 }
 
 func TestExpandInterleaved(t *testing.T) {
-	cells := Expand(testSpec("interleaved", 0))
+	cells := expand(testSpec("interleaved", 0))
 	if len(cells) != 18 {
 		t.Fatalf("%d cells, want 2×3×3 = 18", len(cells))
 	}
@@ -37,11 +37,11 @@ func TestExpandInterleaved(t *testing.T) {
 }
 
 func TestExpandShuffledIsSeededAndKeepsRepetitionsApart(t *testing.T) {
-	a, b := Expand(testSpec("shuffled", 7)), Expand(testSpec("shuffled", 7))
+	a, b := expand(testSpec("shuffled", 7)), expand(testSpec("shuffled", 7))
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("same seed, different order")
 	}
-	c := Expand(testSpec("shuffled", 8))
+	c := expand(testSpec("shuffled", 8))
 	if reflect.DeepEqual(a, c) {
 		t.Fatal("different seeds, same order")
 	}
@@ -55,7 +55,7 @@ func TestExpandShuffledIsSeededAndKeepsRepetitionsApart(t *testing.T) {
 func TestExpandOpenModelByRate(t *testing.T) {
 	s := testSpec("interleaved", 0)
 	s.Load = spec.LoadSpec{Model: "open", Rate: []float64{100, 250.5}, MaxInFlight: 64}
-	cells := Expand(s)
+	cells := expand(s)
 	if len(cells) != 2*2*3 || cells[1].ID != "a/rate=250.5/r=1" || cells[1].Rate != 250.5 || cells[1].Concurrency != 64 {
 		t.Fatalf("%d cells, second %+v", len(cells), cells[1])
 	}
@@ -70,38 +70,23 @@ func TestGridAndKinds(t *testing.T) {
 	if len(Grid(spec.Vary{})) != 1 {
 		t.Error("an empty grid is one point")
 	}
-	base := spec.Spec{Repetitions: 2, Order: "interleaved", Functions: []spec.FunctionSpec{{Name: "f", Replicas: 1}},
-		Load: spec.LoadSpec{Model: "closed", Concurrency: []int{1, 8}}, Vary: spec.Vary{Replicas: []int{1, 4}}}
-	for _, tc := range []struct {
-		kind  string
-		mod   func(*spec.Spec)
-		cells int
-		first string
-	}{
-		{spec.KindSweep, nil, 8, "f/replicas=1/c=1/r=1"},
-		{spec.KindBaseline, func(s *spec.Spec) { s.Baseline.Via = []string{"gateway", "direct"} }, 16, "f/replicas=1/via=gateway/c=1/r=1"},
-		{spec.KindBatch, nil, 4, "f/replicas=1/batch/r=1"},
-		{spec.KindAutoscale, nil, 4, "f/replicas=1/autoscale/r=1"},
-		{spec.KindColdStart, nil, 4, "f/replicas=1/cold/r=1"},
-		{spec.KindColdStart, func(s *spec.Spec) { s.ColdStart.Idle = []spec.Duration{1e9, 2e9} }, 8, "f/replicas=1/idle=1s/r=1"},
-	} {
-		s := base
-		s.Kind = tc.kind
-		if tc.mod != nil {
-			tc.mod(&s)
-		}
-		cells := Expand(s)
-		if len(cells) != tc.cells || cells[0].ID != tc.first || cells[0].Kind != tc.kind {
-			t.Errorf("%s: %d cells, first %s", tc.kind, len(cells), cells[0].ID)
-		}
-		if n, _ := cells[len(cells)-1].Params.Int("replicas"); n != 4 || cells[len(cells)-1].Replicas != 4 {
-			t.Errorf("%s: last cell %+v: replicas not taken from the grid", tc.kind, cells[len(cells)-1])
-		}
+	s := spec.Spec{Repetitions: 2, Order: "interleaved", Functions: []spec.FunctionSpec{{Name: "f", Replicas: 1}},
+		Load: spec.LoadSpec{Model: "closed", Concurrency: []int{1, 8}}, Vary: spec.Vary{Replicas: []int{1, 4}}, Kind: "probe"}
+	cells := Expand(s, []Level{{Suffix: "/probe", Params: Params{{"via", "direct"}}, Concurrency: 3}})
+	if len(cells) != 4 || cells[0].ID != "f/replicas=1/probe/r=1" || cells[0].Kind != "probe" || cells[0].Concurrency != 3 {
+		t.Fatalf("%d cells, first %+v", len(cells), cells[0])
+	}
+	if via, _ := cells[0].Params.Get("via"); via != "direct" {
+		t.Errorf("level params not kept: %v", cells[0].Params)
+	}
+	if n, _ := cells[3].Params.Int("replicas"); n != 4 || cells[3].Replicas != 4 {
+		t.Errorf("last cell %+v: replicas not taken from the grid", cells[3])
 	}
 	f := false
-	s := base
 	s.Functions = append(s.Functions, spec.FunctionSpec{Name: "helper", Measured: &f})
-	if len(Expand(s)) != 8 {
+	if len(expand(s)) != 8 {
 		t.Error("a function with measured: false has cells")
 	}
 }
+
+func expand(s spec.Spec) []Cell { return Expand(s, LoadLevels(s)) }

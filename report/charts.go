@@ -317,3 +317,34 @@ func coldWarmChart(runs []runRows) (BarChart, bool) {
 	}
 	return c, len(c.Categories) > 0
 }
+
+// Charts are every figure of the report, in order; empty ones are left out.
+func Charts(runs []Run) []Chart { return charts(withRows(runs)) }
+
+func charts(runs []runRows) []Chart {
+	var out []Chart
+	add := func(c LineChart) {
+		if len(c.Series) > 0 {
+			out = append(out, c)
+		}
+	}
+	add(chartOver(runs, "Throughput", "successful req/s", func(r Row) Agg { return r.RPS }))
+	add(chartOver(runs, "Median latency (successes)", "p50 ms", func(r Row) Agg { return r.P50 }))
+	add(chartOver(runs, "p99 latency (successes)", "p99 ms", func(r Row) Agg { return r.P99 }))
+	if c, ok := boxChart(runs); ok {
+		out = append(out, c)
+	}
+	if c, ok := cdfChart(runs); ok {
+		out = append(out, c)
+	}
+	if c, ok := breakdownChart(runs); ok {
+		out = append(out, c)
+	}
+	if c, ok := coldWarmChart(runs); ok {
+		out = append(out, c)
+	}
+	for _, c := range timelineCharts(runs) {
+		add(c)
+	}
+	return out
+}

@@ -2,12 +2,9 @@ package spec
 
 import (
 	"fmt"
-	"net"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -15,6 +12,9 @@ import (
 // Known is what validation checks names against.
 type Known struct {
 	Platforms []string
+	// Kinds are the experiment kinds (nil: the built-in Kinds); a kind's
+	// own section is checked where this package knows it.
+	Kinds []string
 	// Languages returns a workload's languages, and false if it is unknown.
 	Languages func(workload string) ([]string, bool)
 	Workloads []string
@@ -166,8 +166,12 @@ func (p *Parsed) Validate(k Known) error {
 			add("functions", "%v", err)
 		}
 	}
-	if !contains(Kinds, s.Kind) {
-		add("kind", "unknown experiment kind %q (one of %s)", s.Kind, strings.Join(Kinds, ", "))
+	kinds := k.Kinds
+	if kinds == nil {
+		kinds = Kinds
+	}
+	if !contains(kinds, s.Kind) {
+		add("kind", "unknown experiment kind %q (one of %s)", s.Kind, strings.Join(kinds, ", "))
 	}
 	p.validateKind(k, add)
 	p.validateData(add)
@@ -277,202 +281,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// validateKind checks the section of the spec's kind.
-func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any)) {
-	s := &p.Spec
-	v := s.Vary
-	for i, n := range v.Replicas {
-		if n < 1 || n > 64 {
-			add(fmt.Sprintf("vary.replicas[%d]", i), "%d: want 1..64", n)
-		}
-	}
-	for i, n := range v.Workers {
-		if n < 1 || n > 256 {
-			add(fmt.Sprintf("vary.workers[%d]", i), "%d: want 1..256", n)
-		}
-	}
-	for i, m := range v.Mode {
-		if m != "http" && m != "fork" {
-			add(fmt.Sprintf("vary.mode[%d]", i), "%q: want http or fork", m)
-		}
-	}
-	for i, n := range v.MemoryMB {
-		if n < 16 || n > MaxMemoryMB {
-			add(fmt.Sprintf("vary.memory_mb[%d]", i), "%d: want 16..%d", n, MaxMemoryMB)
-		}
-	}
-	if n, limit := s.CellCount(), MaxCells(); n > limit {
-		add("vary", "%d cells (functions × every list of load and vary × repetitions): more than %d; narrow the grid, or raise the limit with %s=N", n, limit, MaxCellsEnv)
-	}
-	for i, c := range v.CPUs {
-		if !(c > 0 && c <= 256) {
-			add(fmt.Sprintf("vary.cpus[%d]", i), "%v: want (0, 256] cores", c)
-		}
-	}
-	for i, r := range v.Routing {
-		if r != "round-robin" && r != "least-outstanding" && r != "pinned" {
-			add(fmt.Sprintf("vary.routing[%d]", i), "%q: want round-robin, least-outstanding or pinned", r)
-		}
-	}
-	for i, n := range v.PayloadSize {
-		if n < 1 || n > MaxPayloadSize {
-			add(fmt.Sprintf("vary.payload_size[%d]", i), "%d: want 1..%d bytes", n, MaxPayloadSize)
-		}
-	}
-	for i, q := range v.Path {
-		if !strings.HasPrefix(q, "?") && !strings.HasPrefix(q, "/") {
-			add(fmt.Sprintf("vary.path[%d]", i), "%q: start with ? (a query) or / (a sub-path)", q)
-		}
-	}
-	switch s.Kind {
-	case KindBatch:
-		b := s.Batch
-		if b.Items < 0 || b.Items > 1_000_000 {
-			add("batch.items", "%d: want 1..1000000", b.Items)
-		}
-		if b.Items == 0 && b.Files == "" {
-			add("batch", "give batch.items (requests of the function's request) or batch.files (a glob of inputs)")
-		}
-		if b.Files != "" && !strings.Contains(b.Files, "${") {
-			m, err := filepath.Glob(p.Resolve(b.Files))
-			if err != nil || len(m) == 0 {
-				add("batch.files", "%q matches no file (relative to the spec; faasbench data writes inputs)", b.Files)
-			}
-			for _, f := range m {
-				if err := CheckPayloadFile(f); err != nil {
-					add("batch.files", "%s: %v", f, err)
-					break
-				}
-			}
-		}
-		if b.InFlight < 0 || b.InFlightPerReplica < 0 || b.InFlight > 100000 || b.InFlightPerReplica > 1000 {
-			add("batch.in_flight", "in_flight %d, in_flight_per_replica %d: want 1..100000 and 1..1000", b.InFlight, b.InFlightPerReplica)
-		}
-		if b.MaxAttempts < 1 || b.MaxAttempts > 100 {
-			add("batch.max_attempts", "%d: want 1..100 (bounded: seed 000's unbounded retries hid overload)", b.MaxAttempts)
-		}
-	case KindColdStart:
-		c := s.ColdStart
-		if c.Iterations < 1 || c.Iterations > 10000 {
-			add("coldstart.iterations", "%d: want 1..10000", c.Iterations)
-		}
-		if c.Warm < 0 || c.Warm > 1000 {
-			add("coldstart.warm", "%d: want 0..1000", c.Warm)
-		}
-		for i, d := range c.Idle {
-			if d < 0 || d.D() > time.Hour {
-				add(fmt.Sprintf("coldstart.idle[%d]", i), "%v: want 0..1h", d)
-			}
-		}
-		if len(c.Idle) == 0 && k.ColdStart != nil && contains(k.Platforms, s.Platform.Name) {
-			for i, f := range s.Functions {
-				if err := k.ColdStart(s.Platform, f, s.Vary); err != nil {
-					add(fmt.Sprintf("functions[%d]", i), "kind coldstart: %v", err)
-				}
-			}
-		}
-	case KindAutoscale:
-		a := s.Autoscale
-		if a.Schedule == "" {
-			add("autoscale.schedule", "required: a load shape such as constant:50, burst:100/5s, stages:10@10s,100@20s")
-		} else if k.Schedule != nil {
-			if err := k.Schedule(a.Schedule, a.Duration.D()); err != nil {
-				add("autoscale.schedule", "%v", err)
-			}
-		}
-		if a.Duration < 0 || a.Duration.D() > 24*time.Hour {
-			add("autoscale.duration", "%v: want 0..24h", a.Duration)
-		}
-		if a.SampleEvery.D() < 100*time.Millisecond {
-			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
-		}
-	case KindBaseline:
-		for i, v := range s.Baseline.Via {
-			if v != "gateway" && v != "direct" {
-				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway or direct", v)
-			}
-		}
-	}
-}
-
-// lookup resolves ${VAR} in the spec: data.NAME and upstream.url are the
-// run's own; anything else comes from faasbench's environment.
-func (p *Parsed) lookup(k Known) func(string) (string, bool) {
-	env := k.LookupEnv
-	if env == nil {
-		env = os.LookupEnv
-	}
-	return func(name string) (string, bool) {
-		if d, ok := strings.CutPrefix(name, "data."); ok {
-			for _, ds := range p.Spec.Data {
-				if ds.Name == d {
-					return "(data " + d + ")", true
-				}
-			}
-			return "", false
-		}
-		if name == "upstream.url" {
-			return "(upstream)", p.Spec.Services.Upstream
-		}
-		return env(name)
-	}
-}
-
-// validateServices checks services.listen: an IP address (no name to
-// resolve: what listens must be exactly where the user said) and a port.
-func (p *Parsed) validateServices(add func(path, format string, args ...any)) {
-	l := p.Spec.Services.Listen
-	if l == "" {
-		return
-	}
-	host, port, err := net.SplitHostPort(l)
-	if err != nil || net.ParseIP(host) == nil {
-		add("services.listen", "%q: want IP:PORT (port 0 for any)", l)
-		return
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		add("services.listen", "%q: port %q is not a port number", l, port)
-	}
-	if !p.Spec.Services.Upstream {
-		add("services.listen", "%q is set but no service is (services.upstream)", l)
-	}
-}
-
-func (p *Parsed) validateData(add func(path, format string, args ...any)) {
-	names := map[string]bool{}
-	for i, d := range p.Spec.Data {
-		path := fmt.Sprintf("data[%d]", i)
-		if !envNameRE.MatchString(d.Name) {
-			add(path+".name", "%q: want a name of letters, digits and _", d.Name)
-		}
-		if names[d.Name] {
-			add(path+".name", "%q is given twice", d.Name)
-		}
-		names[d.Name] = true
-		switch d.Kind {
-		case "images":
-			if d.Count < 1 || d.Count > 100000 || d.Side < 0 || d.Side > 8192 {
-				add(path, "images: count %d, side %d: want 1..100000 and 1..8192", d.Count, d.Side)
-			}
-		case "corpus":
-			if d.Docs < 1 || d.Docs > 100000 || d.Words < 0 {
-				add(path, "corpus: docs %d, words %d: want 1..100000 documents", d.Docs, d.Words)
-			}
-		case "text":
-			if len(d.SizesMB) == 0 {
-				add(path+".sizes_mb", "required for text: file sizes in MB, e.g. [10, 25, 50, 100]")
-			}
-			for j, mb := range d.SizesMB {
-				if !(mb > 0 && mb <= 4096) {
-					add(fmt.Sprintf("%s.sizes_mb[%d]", path, j), "%v: want (0, 4096] MB", mb)
-				}
-			}
-		default:
-			add(path+".kind", "%q: want images, corpus or text", d.Kind)
-		}
-	}
-}
-
 // repeatAt is the index of the first value that repeats an earlier one (-1: none).
 func repeatAt[T comparable](list []T) int {
 	seen := make(map[T]bool, len(list))
@@ -485,56 +293,4 @@ func repeatAt[T comparable](list []T) int {
 	return -1
 }
 
-// MaxMemoryMB bounds a function's memory_mb (1 TiB).
-const MaxMemoryMB = 1 << 20
-
 var functionNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
-
-// MaxCellsEnv raises the bound on a plan's cells.
-const MaxCellsEnv = "FAASBENCH_MAX_CELLS"
-
-// DefaultMaxCells bounds a plan's cells unless MaxCellsEnv says otherwise:
-// a grid of a million cells is a typo, not a study (and a manifest of
-// hundreds of MB).
-const DefaultMaxCells = 20000
-
-// MaxCells is the bound on a plan's cells.
-func MaxCells() int64 {
-	if v, err := strconv.ParseInt(os.Getenv(MaxCellsEnv), 10, 64); err == nil && v > 0 {
-		return v
-	}
-	return DefaultMaxCells
-}
-
-// CellCount is how many cells the spec's plan has (saturating at 1<<62),
-// computed without expanding it.
-func (s Spec) CellCount() int64 {
-	n := int64(max(len(s.Functions), 1))
-	v := s.Vary
-	for _, l := range []int{len(s.Load.Concurrency) + len(s.Load.Rate), len(v.Replicas), len(v.Workers), len(v.Mode), len(v.MemoryMB),
-		len(v.CPUs), len(v.Routing), len(v.PayloadSize), len(v.Path), s.Repetitions} {
-		if l > 1 {
-			if n > (1<<62)/int64(l) {
-				return 1 << 62
-			}
-			n *= int64(l)
-		}
-	}
-	return n
-}
-
-// CheckPayloadFile checks a file sent as a request body: a regular file (not
-// a directory, a device such as /dev/zero or a FIFO) of at most
-// MaxPayloadSize bytes.
-func CheckPayloadFile(path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return fmt.Errorf("no such file (relative paths start at the spec's directory; faasbench data writes inputs)")
-	case !st.Mode().IsRegular():
-		return fmt.Errorf("not a regular file (%v)", st.Mode().Type())
-	case st.Size() > MaxPayloadSize:
-		return fmt.Errorf("%d bytes: a body is at most %d", st.Size(), MaxPayloadSize)
-	}
-	return nil
-}

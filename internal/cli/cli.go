@@ -56,23 +56,8 @@ func (a *app) registry() (*platform.Registry, error) {
 	if err := r.Register(openwhisk.Name, factory(openwhisk.New)); err != nil {
 		return nil, err
 	}
-	err := r.Register(local.Name, func(ctx context.Context, cfg platform.Config) (platform.Platform, error) {
-		opts := localOptions(cfg.Options)
-		return local.Start(ctx, local.StartConfig{
-			Command: []string{a.env.Executable, "platform", "local", "serve"}, RunID: cfg.RunID,
-			Workloads: cfg.WorkloadsDir, WorkDir: cfg.WorkDir, CPUs: opts.cpus})
-	})
+	err := r.Register(local.Name, local.Factory([]string{a.env.Executable, "platform", "local", "serve"}))
 	return r, err
-}
-
-type localOpts struct{ cpus []int }
-
-func localOptions(m map[string]any) localOpts {
-	var o localOpts
-	if c, ok := m["cpus"].([]int); ok {
-		o.cpus = c
-	}
-	return o
 }
 
 // NewRoot builds the command tree.

@@ -45,6 +45,18 @@ func (f clusterFlags) options(ps spec.PlatformSpec) map[string]any {
 	return o
 }
 
+// flagOptions are the platform options the flags set (a run merges them
+// over the spec's).
+func (f clusterFlags) flagOptions() map[string]any {
+	o := map[string]any{}
+	for _, kv := range [][2]string{{"kubeconfig", f.kubeconfig}, {"context", f.context}, {"namespace", f.namespace}} {
+		if kv[1] != "" {
+			o[kv[0]] = kv[1]
+		}
+	}
+	return o
+}
+
 // kubePlatform is what the CLI knows of each Kubernetes platform: how to
 // make it, what it needs of a cluster, and its own object kinds (for
 // cleaning up leftovers).

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/faasbench/faasbench/platform"
-	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/runner"
 )
 
 func TestExitCodeOfErrors(t *testing.T) {
@@ -27,23 +25,19 @@ func TestExitCodeOfErrors(t *testing.T) {
 }
 
 // A run the platform refused at deploy (Knative's class hpa without metrics.k8s.io, found on the
-// real node) ends failed with exit 2, not 1: finish kept the refusal's code.
-func TestFinishKeepsARefusalsExitCode(t *testing.T) {
-	var out, errb bytes.Buffer
-	a := &app{env: Env{Stdout: &out, Stderr: &errb}}
+// real node) ends with exit 2, not 1; an interrupted run 130; the runner's input errors 2.
+func TestExitOfRunnerErrors(t *testing.T) {
 	for runErr, want := range map[error]int{
 		fmt.Errorf("deploy prime-go: %w", fmt.Errorf("function prime-go: %w: settings: class hpa", platform.ErrRefused)): ExitUsage,
-		errors.New("the daemon died"): ExitFailed,
+		errors.Join(runner.ErrInterrupted, errors.New("report: disk full")):                                              ExitInterrupted,
+		fmt.Errorf("--resume: %w", runner.ErrInput):                                                                      ExitUsage,
+		errors.New("the daemon died"):                                                                                    ExitFailed,
 	} {
-		dir, err := results.Create(t.TempDir(), "r", time.Now())
-		if err != nil {
-			t.Fatal(err)
+		if got := codeOf(exitOf(runErr)); got != want {
+			t.Errorf("%v: exit %d, want %d", runErr, got, want)
 		}
-		m := &results.Manifest{RunID: "r"}
-		sum := &results.Summary{}
-		got := codeOf(a.finish(dir, m, sum, runErr, func() {}))
-		if got != want || m.Status != results.StatusFailed {
-			t.Errorf("%v: exit %d (status %s), want %d", runErr, got, m.Status, want)
-		}
+	}
+	if exitOf(nil) != nil {
+		t.Error("no error, an exit error")
 	}
 }

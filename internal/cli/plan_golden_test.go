@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/faasbench/faasbench/runner"
 )
 
 var updatePlans = flag.Bool("update-plans", false, "rewrite testdata/plans.golden from the examples' dry runs")
@@ -85,7 +87,7 @@ func TestRunDryRunStartsNothing(t *testing.T) {
 	}
 	var p struct {
 		Name, Kind, Profile string
-		Cells               []plannedCell
+		Cells               []runner.Planned
 	}
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatal(err)

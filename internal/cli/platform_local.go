@@ -15,6 +15,7 @@ import (
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/local"
+	"github.com/faasbench/faasbench/runner"
 	"github.com/faasbench/faasbench/workloads"
 )
 
@@ -74,7 +75,7 @@ func (a *app) localCmds(parent *cobra.Command) {
 					return usageErr("--cpus: %v", err)
 				}
 			}
-			runID := newRunID("local", time.Now())
+			runID := runner.NewRunID("local", time.Now())
 			p, err := local.Start(cmd.Context(), local.StartConfig{Command: []string{a.env.Executable, "platform", "local", "serve"},
 				RunID: runID, Workloads: root, WorkDir: filepath.Join(filepath.Dir(path), runID), CPUs: cpuList, Listen: listen, Detached: true})
 			if err != nil {

@@ -7,11 +7,13 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
@@ -39,16 +41,16 @@ type reply struct {
 
 // call sends one request. A nil client opens a new connection (as the
 // first call to a new instance does).
-func call(ctx context.Context, cl *http.Client, cs *cellSetup) (reply, error) {
+func call(ctx context.Context, cl *http.Client, t load.Target) (reply, error) {
 	if cl == nil {
 		cl = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	}
-	req, err := http.NewRequestWithContext(ctx, cs.target.Method, cs.target.URL, bytesReader(cs.target.Body))
+	req, err := http.NewRequestWithContext(ctx, t.Method, t.URL, bytesReader(t.Body))
 	if err != nil {
 		return reply{}, err
 	}
 	// The cell's headers, Host among them (a gateway that routes by host: Knative's ingress).
-	for k, vs := range cs.target.Header {
+	for k, vs := range t.Header {
 		if http.CanonicalHeaderKey(k) == "Host" {
 			req.Host = vs[0]
 			continue
@@ -123,24 +125,49 @@ func histOf(ms []float64) *hist.Histogram {
 
 func percentilesOf(ms []float64) stats.Percentiles { return stats.Of(histOf(ms)) }
 
-// coldCell runs coldstart iterations: make the next call cold through the
-// platform, send one request on a new connection, and verify from two
-// sources that it was cold: the function's cold flag with an instance id
-// not seen before, and the platform's record of an instance it started
-// for it. Samples that fail either are kept and flagged, never counted as
-// cold. Warm requests follow each cold one. With an idle parameter, the
-// cell is an idle-time sweep point instead.
-func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup) (*results.Cell, error) {
+// coldStart is kind coldstart. Forced: per iteration, make the next call
+// cold through the platform, send one request on a new connection, and
+// verify from two sources that it was cold: the function's cold flag with
+// an instance id not seen before, and the platform's record of an instance
+// it started for it. Samples that fail either are kept and flagged, never
+// counted as cold. Warm requests follow each cold one. With coldstart.idle,
+// each cell is a point of the idle-time sweep instead.
+type coldStart struct{ cfg spec.ColdStartSpec }
+
+func newColdStart(sp spec.Spec) (Kind, error) { return coldStart{cfg: sp.ColdStart}, nil }
+
+func (k coldStart) Levels() []plan.Level {
+	if len(k.cfg.Idle) == 0 {
+		return []plan.Level{{Suffix: "/cold"}}
+	}
+	var out []plan.Level
+	for _, d := range k.cfg.Idle {
+		out = append(out, plan.Level{Suffix: "/idle=" + d.String(), Params: plan.Params{{Name: "idle", Value: d.String()}}})
+	}
+	return out
+}
+
+// Files: the forced cells' cold and warm histograms (an idle point keeps
+// its samples in the summary only).
+func (coldStart) Files(c plan.Cell) []string {
+	if _, idle := c.Params.Get("idle"); idle {
+		return nil
+	}
+	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+}
+
+func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
+	pc, target := c.Plan, c.Measured().Target
 	if idle, ok := pc.Params.Get("idle"); ok {
 		d, err := time.ParseDuration(idle)
 		if err != nil {
 			return nil, err
 		}
-		return s.idleCell(ctx, sp, pc, cs, d)
+		return k.idle(ctx, c, d)
 	}
-	cst, ok := s.Platform.(platform.ColdStarter)
+	cst, ok := c.Platform.(platform.ColdStarter)
 	if !ok {
-		return nil, fmt.Errorf("platform %s cannot force a cold start (no ColdStarter)", s.Platform.Name())
+		return nil, fmt.Errorf("platform %s cannot force a cold start (no ColdStarter)", c.Platform.Name())
 	}
 	start := time.Now()
 	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}}
@@ -151,7 +178,7 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 	warmClient := &http.Client{}
 	defer warmClient.CloseIdleConnections()
 	failed := int64(0)
-	for i := 1; i <= sp.ColdStart.Iterations && ctx.Err() == nil; i++ {
+	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
 		since := time.Now()
 		how, err := cst.MakeCold(ctx, pc.Function)
 		if err != nil {
@@ -160,7 +187,7 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		cr.ForcedBy = how.How
 		onPath := how.OnPath
 		cr.StartupOnPath = &onPath
-		r, err := call(ctx, nil, cs)
+		r, err := call(ctx, nil, target)
 		if err != nil {
 			if ctx.Err() != nil {
 				break
@@ -208,8 +235,8 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			cr.NotVerified++
 		}
 		cr.Samples = append(cr.Samples, smp)
-		for j := 0; j < sp.ColdStart.Warm && ctx.Err() == nil; j++ {
-			w, err := call(ctx, warmClient, cs)
+		for j := 0; j < k.cfg.Warm && ctx.Err() == nil; j++ {
+			w, err := call(ctx, warmClient, target)
 			if err != nil || w.status != 200 {
 				failed++
 				continue
@@ -231,39 +258,40 @@ func (s *Sweep) coldCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 			cr.PhasesMs[results.PhaseNames[i]] = percentilesOf(v)
 		}
 	}
-	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
-	if err := s.writeHlogEntries(pc, start, time.Since(start), []hist.LogEntry{{Tag: "cold", Histogram: histOf(cold)}, {Tag: "warm", Histogram: histOf(warm)}}); err != nil {
+	out := simpleCell(pc, c.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
+	if err := c.writeHlogEntries(start, time.Since(start), []hist.LogEntry{{Tag: "cold", Histogram: histOf(cold)}, {Tag: "warm", Histogram: histOf(warm)}}); err != nil {
 		return nil, err
 	}
-	c.LatencyMs, c.SuccessLatencyMs = cr.ColdMs, cr.ColdMs
-	c.HandlerMs = cr.HandlerMs
-	c.ColdStarts, c.ColdKinds = int64(cr.Verified), cr.Kinds
-	c.Cold = cr
-	c.Interrupted = ctx.Err() != nil
+	out.LatencyMs, out.SuccessLatencyMs = cr.ColdMs, cr.ColdMs
+	out.HandlerMs = cr.HandlerMs
+	out.ColdStarts, out.ColdKinds = int64(cr.Verified), cr.Kinds
+	out.Cold = cr
+	out.Interrupted = ctx.Err() != nil
 	if cr.NotVerified > 0 {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d iterations not verified cold by both sources: left out of cold_ms, kept in samples", cr.NotVerified, cr.Iterations))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d iterations not verified cold by both sources: left out of cold_ms, kept in samples", cr.NotVerified, cr.Iterations))
 	}
 	if cr.StartupOnPath != nil && !*cr.StartupOnPath {
-		c.Warnings = append(c.Warnings, fmt.Sprintf("%s cannot start an instance on demand: each cold call was a new instance's first request (kind %s), its start-up was not on the request (%s)",
-			s.Platform.Name(), platform.KindFirstRequest, cr.ForcedBy))
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s cannot start an instance on demand: each cold call was a new instance's first request (kind %s), its start-up was not on the request (%s)",
+			c.Platform.Name(), platform.KindFirstRequest, cr.ForcedBy))
 	}
 	if cr.Verified == 0 {
-		c.Valid = false
-		c.Warnings = append(c.Warnings, "no verified cold start")
+		out.Valid = false
+		out.Warnings = append(out.Warnings, "no verified cold start")
 	}
-	return &c, nil
+	return &out, nil
 }
 
-// idleCell is one point of the idle-time sweep: per iteration, a call, an
+// idle is one point of the idle-time sweep: per iteration, a call, an
 // idle wait, another call; the share of second calls that were cold.
-func (s *Sweep) idleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, idle time.Duration) (*results.Cell, error) {
+func (k coldStart) idle(ctx context.Context, c *Cell, idle time.Duration) (*results.Cell, error) {
+	pc, target := c.Plan, c.Measured().Target
 	start := time.Now()
 	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}, IdleS: idle.Seconds(),
 		ForcedBy: "idle " + idle.String()}
 	var cold, warm []float64
 	failed := int64(0)
-	for i := 1; i <= sp.ColdStart.Iterations && ctx.Err() == nil; i++ {
-		if _, err := call(ctx, nil, cs); err != nil {
+	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
+		if _, err := call(ctx, nil, target); err != nil {
 			failed++
 			continue
 		}
@@ -274,7 +302,7 @@ func (s *Sweep) idleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		if ctx.Err() != nil {
 			break
 		}
-		r, err := call(ctx, nil, cs)
+		r, err := call(ctx, nil, target)
 		if err != nil {
 			failed++
 			continue
@@ -296,13 +324,13 @@ func (s *Sweep) idleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *ce
 		share := float64(len(cold)) / float64(cr.Iterations)
 		cr.ColdShare = &share
 	}
-	c := simpleCell(pc, s.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
-	c.LatencyMs = percentilesOf(append(append([]float64{}, cold...), warm...))
-	c.SuccessLatencyMs = c.LatencyMs
-	c.ColdStarts, c.ColdKinds = int64(len(cold)), cr.Kinds
-	c.Cold = cr
-	c.Interrupted = ctx.Err() != nil
-	return &c, nil
+	out := simpleCell(pc, c.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)), failed)
+	out.LatencyMs = percentilesOf(append(append([]float64{}, cold...), warm...))
+	out.SuccessLatencyMs = out.LatencyMs
+	out.ColdStarts, out.ColdKinds = int64(len(cold)), cr.Kinds
+	out.Cold = cr
+	out.Interrupted = ctx.Err() != nil
+	return &out, nil
 }
 
 // simpleCell is a cell whose figures are not a load run's.

@@ -1,4 +1,4 @@
-package experiment
+package runner
 
 import (
 	"fmt"
@@ -51,7 +51,7 @@ func (p *progress) loop() {
 			return
 		case now := <-t.C:
 			p.mu.Lock()
-			live, cell, i, done, p99 := p.counter, p.cell, p.i, p.done, p.lastP99
+			live, cell, i, done, p99, total := p.counter, p.cell, p.i, p.done, p.lastP99, p.total
 			p.mu.Unlock()
 			n, failed := live.Snapshot()
 			rate := float64(n-lastDone) / now.Sub(last).Seconds()
@@ -62,10 +62,10 @@ func (p *progress) loop() {
 			el := now.Sub(p.start)
 			eta := "?"
 			if done > 0 {
-				eta = (time.Duration(float64(el) / float64(done) * float64(p.total-done))).Round(time.Second).String()
+				eta = (time.Duration(float64(el) / float64(done) * float64(total-done))).Round(time.Second).String()
 			}
 			fmt.Fprintf(p.w, "\r\033[Kcell %d/%d %s | %s elapsed, ETA %s | %.0f req/s, %d errors | last p99 %s ms",
-				i, p.total, cell, el.Round(time.Second), eta, rate, failed, p99)
+				i, total, cell, el.Round(time.Second), eta, rate, failed, p99)
 		}
 	}
 }
@@ -84,7 +84,14 @@ func (p *progress) live() *load.Live {
 
 func (p *progress) begin(pc plan.Cell) {
 	p.mu.Lock()
-	p.i, p.cell = pc.Index+1, pc.ID
+	p.i, p.cell = p.done+1, pc.ID
+	p.mu.Unlock()
+}
+
+// grow sets the number of cells (an adaptive kind added some).
+func (p *progress) grow(total int) {
+	p.mu.Lock()
+	p.total = total
 	p.mu.Unlock()
 }
 

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -96,50 +97,66 @@ func (s *sampler) finish() []results.ScalingSample {
 	return s.out
 }
 
-// autoscaleCell drives the load shape while the sampler watches, then
-// watches the scale-down, and derives the scaling figures.
-func (s *Sweep) autoscaleCell(ctx context.Context, sp spec.Spec, pc plan.Cell, cs *cellSetup, prog *progress) (*results.Cell, error) {
-	a := sp.Autoscale
-	ss, err := load.ParseScheduleSpec(a.Schedule)
+// autoscale is kind autoscale: the load shape (an open loop, seeded)
+// while a sampler watches replicas and resources, then the scale-down
+// watched for autoscale.after; the scaling figures come from both.
+type autoscale struct {
+	cfg         spec.AutoscaleSpec
+	maxInFlight int
+	seed        int64
+}
+
+func newAutoscale(sp spec.Spec) (Kind, error) {
+	return autoscale{cfg: sp.Autoscale, maxInFlight: sp.Load.MaxInFlight, seed: sp.Seed}, nil
+}
+
+func (autoscale) Levels() []plan.Level { return []plan.Level{{Suffix: "/autoscale"}} }
+
+func (autoscale) Files(c plan.Cell) []string {
+	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+}
+
+func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
+	pc, fn := c.Plan, c.Measured()
+	ss, err := load.ParseScheduleSpec(k.cfg.Schedule)
 	if err != nil {
 		return nil, err
 	}
-	sched, err := ss.Build(uint64(sp.Seed)+uint64(pc.Index), a.Duration.D(), 0)
+	sched, err := ss.Build(uint64(k.seed)+uint64(pc.Index), k.cfg.Duration.D(), 0)
 	if err != nil {
 		return nil, err
 	}
-	cl := load.NewClient(cs.opts)
-	defer cl.Close()
-	pc.Concurrency = max(sp.Load.MaxInFlight, 1024) // the open loop's in-flight bound
+	ses := c.Driver.Session(fn.Options)
+	defer ses.Close()
+	pc.Concurrency = max(k.maxInFlight, 1024) // the open loop's in-flight bound
 	start := time.Now()
-	smp := startSampler(ctx, s.Platform, pc.Function, start, a.SampleEvery.D())
-	mon := load.StartMonitor(start, time.Second)
-	expected := a.Duration.D()
+	smp := startSampler(ctx, c.Platform, pc.Function, start, k.cfg.SampleEvery.D())
+	expected := k.cfg.Duration.D()
 	if expected == 0 {
 		expected = time.Minute
 	}
-	res, err := load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: prog.live(), Deadline: a.Duration.D()}.Run(ctx, cl, cs.target)
-	gen := mon.Stop()
+	dr, err := ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: c.live(), Deadline: k.cfg.Duration.D()}, fn.Target)
 	if err != nil {
 		smp.finish()
 		return nil, err
 	}
+	res := dr.Result
 	loadEnd := time.Since(start)
 	select {
 	case <-ctx.Done():
-	case <-time.After(a.After.D()):
+	case <-time.After(k.cfg.After.D()):
 	}
 	samples := smp.finish()
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
 	}
-	c := CellFigures(pc, s.Platform.Name(), "open", res, gen, mon.Cores)
-	if err := s.writeHlog(pc, res); err != nil {
+	out := CellFigures(pc, c.Platform.Name(), "open", res, dr.Generator, dr.Cores)
+	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}
-	c.Scaling = Scaling(samples, loadEnd, res, c.Windows)
-	c.Scaling.Schedule = a.Schedule
-	return &c, nil
+	out.Scaling = Scaling(samples, loadEnd, res, out.Windows)
+	out.Scaling.Schedule = k.cfg.Schedule
+	return &out, nil
 }
 
 // Scaling derives the autoscale figures from the samples: when replicas

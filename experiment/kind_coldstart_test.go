@@ -22,9 +22,8 @@ func TestColdCallCarriesTheCellsHeaders(t *testing.T) {
 		w.Header().Set("X-Fb-Instance", "pod-a-12")
 	}))
 	defer srv.Close()
-	cs := &cellSetup{target: load.Target{Method: "GET", URL: srv.URL + "/",
-		Header: http.Header{"Host": {"hello.ns.example.com"}, "X-Token": {"t1"}}}}
-	r, err := call(context.Background(), nil, cs)
+	r, err := call(context.Background(), nil, load.Target{Method: "GET", URL: srv.URL + "/",
+		Header: http.Header{"Host": {"hello.ns.example.com"}, "X-Token": {"t1"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +47,7 @@ func TestColdPhasesOnTheRequestsTimeLine(t *testing.T) {
 		_, _ = w.Write([]byte("hello"))
 	}))
 	defer srv.Close()
-	r, err := call(context.Background(), nil, &cellSetup{target: load.Target{Method: "GET", URL: srv.URL + "/"}})
+	r, err := call(context.Background(), nil, load.Target{Method: "GET", URL: srv.URL + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,115 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+)
+
+// batch is kind batch: seed 000's function director. Each cell processes
+// the batch once with at most K requests in flight (K = in_flight, or
+// in_flight_per_replica × replicas) and bounded retries.
+type batch struct{ cfg spec.BatchSpec }
+
+func newBatch(sp spec.Spec) (Kind, error) { return batch{cfg: sp.Batch}, nil }
+
+func (batch) Levels() []plan.Level { return []plan.Level{{Suffix: "/batch"}} }
+
+func (batch) Files(c plan.Cell) []string {
+	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+}
+
+// items are the batch's request bodies: one per file of batch.files, or
+// batch.items copies of the cell's request body.
+func (k batch) items(c *Cell) ([][]byte, error) {
+	if k.cfg.Files == "" {
+		items := make([][]byte, k.cfg.Items)
+		for i := range items {
+			items[i] = c.Measured().Target.Body
+		}
+		return items, nil
+	}
+	pattern := k.cfg.Files
+	if c.Path != nil {
+		pattern = c.Path(pattern)
+	}
+	paths, err := filepath.Glob(pattern)
+	if err != nil || len(paths) == 0 {
+		return nil, fmt.Errorf("batch.files %q matches no file", k.cfg.Files)
+	}
+	sort.Strings(paths)
+	if k.cfg.Items > 0 && k.cfg.Items < len(paths) {
+		paths = paths[:k.cfg.Items]
+	}
+	items := make([][]byte, len(paths))
+	for i, p := range paths {
+		if items[i], err = ReadPayload(p); err != nil {
+			return nil, fmt.Errorf("batch: %w", err)
+		}
+	}
+	return items, nil
+}
+
+// batchRun is a load.Batch as an executor: its item figures kept aside.
+type batchRun struct {
+	b    load.Batch
+	figs load.BatchFigures
+}
+
+func (r *batchRun) Run(ctx context.Context, cl *load.Client, t load.Target) (*load.Result, error) {
+	res, figs, err := r.b.Run(ctx, cl, t)
+	r.figs = figs
+	return res, err
+}
+
+func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
+	pc, fn := c.Plan, c.Measured()
+	items, err := k.items(c)
+	if err != nil {
+		return nil, err
+	}
+	inFlight := k.cfg.InFlight
+	if inFlight == 0 {
+		inFlight = k.cfg.InFlightPerReplica * max(pc.Replicas, 1)
+	}
+	pc.Concurrency = inFlight
+	t := fn.Target
+	if t.Method == "" || t.Method == "GET" && k.cfg.Files != "" {
+		t.Method = "POST"
+	}
+	ses := c.Driver.Session(fn.Options)
+	defer ses.Close()
+	br := &batchRun{b: load.Batch{Items: items, MaxInFlight: inFlight, MaxAttempts: k.cfg.MaxAttempts}}
+	dr, err := ses.Drive(ctx, br, t)
+	if err != nil {
+		return nil, err
+	}
+	res, figs := dr.Result, br.figs
+	if res.Interrupted && res.Total() == 0 {
+		return nil, nil
+	}
+	out := CellFigures(pc, c.Platform.Name(), "batch", res, dr.Generator, dr.Cores)
+	if err := c.writeHlog(res); err != nil {
+		return nil, err
+	}
+	r := &results.BatchResult{BatchFigures: figs, InFlight: inFlight, DurationS: res.Elapsed.Seconds()}
+	if d := res.Elapsed.Seconds(); d > 0 {
+		r.ItemsPerS = float64(figs.Succeeded) / d
+		r.MiBPerS = float64(figs.Bytes) / (1 << 20) / d
+	}
+	out.Batch = r
+	if figs.Failed > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d items failed after %d attempts each", figs.Failed, figs.Items, k.cfg.MaxAttempts))
+	}
+	if figs.NotDone > 0 {
+		out.Valid = false
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%d items not done (interrupted): the batch time is not the batch's", figs.NotDone))
+	}
+	return &out, nil
+}

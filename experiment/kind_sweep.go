@@ -1,0 +1,95 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+)
+
+// sweep is kind sweep: per cell, a warm-up whose figures are discarded,
+// then the measured load, closed (concurrency) or open (rate) loop.
+type sweep struct {
+	load spec.LoadSpec
+	seed int64
+}
+
+func newSweep(sp spec.Spec) (Kind, error) { return sweep{load: sp.Load, seed: sp.Seed}, nil }
+
+func (k sweep) Levels() []plan.Level { return plan.LoadLevels(spec.Spec{Load: k.load}) }
+
+func (k sweep) Files(c plan.Cell) []string {
+	files := []string{filepath.Join("hlog", results.HlogName(c.ID))}
+	if k.load.Records {
+		files = append(files, filepath.Join("records", results.RecordsName(c.ID)))
+	}
+	return files
+}
+
+func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
+	pc, fn := c.Plan, c.Measured()
+	var sink *load.RecordSink
+	var recFile *results.Pending
+	if k.load.Records {
+		var err error
+		if recFile, err = c.Dir.Create(filepath.Join("records", results.RecordsName(pc.ID))); err != nil {
+			return nil, fmt.Errorf("records: %w", err)
+		}
+		defer recFile.Abort() // unless committed below
+		sink = load.NewRecordSink(recFile, 2*pc.Concurrency+4, load.Meta(c.RunID, time.Now().UnixNano()))
+	}
+	ses := c.Driver.Session(fn.Options)
+	defer ses.Close()
+	run := func(d time.Duration, n int64, records *load.RecordSink) (Driven, error) {
+		if k.load.Model != "open" {
+			return ses.Drive(ctx, load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records, Live: c.live()}, fn.Target)
+		}
+		ss, err := load.ParseScheduleSpec(fmt.Sprintf("%s:%g", k.load.Schedule, pc.Rate))
+		if err != nil {
+			return Driven{}, err
+		}
+		sched, err := ss.Build(uint64(k.seed)+uint64(pc.Index), d, n)
+		if err != nil {
+			return Driven{}, err
+		}
+		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d}, fn.Target)
+	}
+	if wu := k.load.Warmup.D(); wu > 0 {
+		if _, err := run(wu, 0, nil); err != nil {
+			return nil, fmt.Errorf("warm-up: %w", err)
+		}
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+	}
+	dr, err := run(k.load.Duration.D(), k.load.Requests, sink)
+	if err != nil {
+		return nil, err
+	}
+	res := dr.Result
+	var dropped int64
+	if sink != nil {
+		if _, dropped, err = sink.Close(); err != nil {
+			return nil, err
+		}
+		if err := recFile.Commit(); err != nil {
+			return nil, err
+		}
+	}
+	if res.Interrupted && res.Total() == 0 {
+		return nil, nil
+	}
+	out := CellFigures(pc, c.Platform.Name(), k.load.Model, res, dr.Generator, dr.Cores)
+	if err := c.writeHlog(res); err != nil {
+		return nil, err
+	}
+	if dropped > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("records: %d of %d requests not written (the writer fell behind); the figures count them all", dropped, res.Total()))
+	}
+	return &out, nil
+}

@@ -1,0 +1,226 @@
+package local
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/faasbench/faasbench/internal/affinity"
+	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/reaper"
+)
+
+// StartConfig says how to start the daemon.
+type StartConfig struct {
+	// Command runs the daemon's serve entry point (ServeMain's flags are
+	// appended), e.g. [faasbench platform local serve].
+	Command   []string
+	RunID     string
+	Workloads string
+	WorkDir   string
+	CPUs      []int
+	Listen    string
+	// Detached starts a daemon that outlives faasbench (platform local up):
+	// its own session, no parent-death signal, no stdin watch.
+	Detached bool
+}
+
+// Start starts the daemon and returns once its gateway listens.
+func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
+	if len(cfg.Command) == 0 || cfg.RunID == "" || cfg.WorkDir == "" {
+		return nil, errors.New("local: start needs a command, a run id and a work dir")
+	}
+	for _, p := range []*string{&cfg.Workloads, &cfg.WorkDir} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		*p = abs
+	}
+	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	args := append([]string{}, cfg.Command[1:]...)
+	args = append(args, "--workloads", cfg.Workloads, "--work-dir", cfg.WorkDir, "--ready-fd", "3")
+	if len(cfg.CPUs) > 0 {
+		args = append(args, "--cpus", affinity.Format(cfg.CPUs))
+	}
+	if cfg.Listen != "" {
+		args = append(args, "--listen", cfg.Listen)
+	}
+	logf, err := os.Create(filepath.Join(cfg.WorkDir, "platform.log"))
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	defer logf.Close()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	defer rd.Close()
+	cmd := exec.Command(cfg.Command[0], args...)
+	// The daemon sees only what it needs of faasbench's environment (no
+	// credentials: env.go), and its instances less still.
+	cmd.Env = append(DaemonEnv(os.Environ()), reaper.Marker(cfg.RunID))
+	cmd.ExtraFiles = []*os.File{wr}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	var parent io.WriteCloser = nopCloser{}
+	if cfg.Detached {
+		cmd.Args = append(cmd.Args, "--watch-stdin=false")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	} else {
+		if parent, err = cmd.StdinPipe(); err != nil {
+			wr.Close()
+			return nil, fmt.Errorf("local: %w", err)
+		}
+		// Own process group: a Ctrl-C at the terminal reaches faasbench, which
+		// then tears the platform down in order. Pdeathsig and the stdin pipe
+		// both end the daemon if faasbench itself dies.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
+	}
+	if err := cmd.Start(); err != nil {
+		wr.Close()
+		return nil, fmt.Errorf("local: start daemon: %w", err)
+	}
+	wr.Close()
+	p := &Platform{cmd: cmd, parent: parent, exited: make(chan struct{}), runID: cfg.RunID, cpus: cfg.CPUs, wdir: cfg.WorkDir,
+		hc: &http.Client{Timeout: 5 * time.Minute}}
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	line := make(chan [2]string, 1)
+	go func() {
+		br := bufio.NewReader(rd)
+		addr, _ := br.ReadString('\n')
+		ctl, _ := br.ReadString('\n')
+		line <- [2]string{strings.TrimSpace(addr), strings.TrimSpace(ctl)}
+	}()
+	select {
+	case l := <-line:
+		if l[0] == "" || l[1] == "" {
+			p.kill()
+			return nil, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
+		}
+		p.base, p.ctl = "http://"+l[0], l[1]
+	case <-time.After(30 * time.Second):
+		p.kill()
+		return nil, errors.New("local: daemon not ready after 30 s")
+	case <-ctx.Done():
+		p.kill()
+		return nil, ctx.Err()
+	}
+	return p, nil
+}
+
+type nopCloser struct{}
+
+func (nopCloser) Write(b []byte) (int, error) { return len(b), nil }
+func (nopCloser) Close() error                { return nil }
+
+// State is what platform local up leaves behind for the other commands.
+type State struct {
+	Gateway string `json:"gateway"`
+	// Control is the control API's Unix socket (owner only).
+	Control string `json:"control"`
+	PID     int    `json:"pid"`
+	RunID   string `json:"run_id"`
+	WorkDir string `json:"work_dir"`
+}
+
+// State returns the daemon's state (for platform local up).
+func (p *Platform) State() State {
+	return State{Gateway: p.base, Control: p.ctl, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
+}
+
+// Connect returns a client of a daemon started earlier (not owned: Close
+// shuts it down through its API).
+func Connect(st State) *Platform {
+	return &Platform{base: st.Gateway, ctl: st.Control, runID: st.RunID, wdir: st.WorkDir, pid: st.PID, hc: &http.Client{Timeout: 5 * time.Minute}}
+}
+
+// PID is the daemon's process id.
+func (p *Platform) PID() int {
+	if p.cmd == nil {
+		return p.pid
+	}
+	return p.cmd.Process.Pid
+}
+
+// Lost implements platform.Liveness: nil while the daemon runs, else how
+// it ended (killed, crashed) and the end of its log.
+func (p *Platform) Lost() error {
+	if p.cmd == nil {
+		if !reaper.Alive(p.pid) {
+			return fmt.Errorf("the local platform's daemon (pid %d) is gone", p.pid)
+		}
+		return nil
+	}
+	select {
+	case <-p.exited:
+		return fmt.Errorf("the local platform's daemon (pid %d) ended (%v): %s", p.cmd.Process.Pid, p.cmd.ProcessState,
+			logTail(filepath.Join(p.wdir, "platform.log")))
+	default:
+		return nil
+	}
+}
+
+// lostAfter waits up to d for the daemon to be seen gone (a broken control
+// connection comes before the exit status) and returns Lost.
+func (p *Platform) lostAfter(d time.Duration) error {
+	if p.cmd == nil {
+		return p.Lost()
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(d):
+	}
+	return p.Lost()
+}
+
+// Close stops the daemon (which stops its instances), waits for it, and
+// kills anything still carrying the run's marker.
+func (p *Platform) Close(ctx context.Context) error {
+	if p.cmd == nil {
+		return p.shutdownConnected(ctx)
+	}
+	_ = p.parent.Close() // EOF on the daemon's stdin: it shuts down in order
+	select {
+	case <-p.exited:
+	case <-time.After(15 * time.Second):
+		p.kill()
+	case <-ctx.Done():
+		p.kill()
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
+		return fmt.Errorf("local: close: %w", err)
+	}
+	// What a daemon that was killed could not remove itself.
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.cmd.Process.Pid)), removeStage(p.wdir))
+}
+
+func (p *Platform) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+}
+
+// shutdownConnected stops a daemon this process did not start.
+func (p *Platform) shutdownConnected(ctx context.Context) error {
+	_ = p.call(ctx, http.MethodPost, "/system/shutdown", nil, nil)
+	deadline := time.Now().Add(15 * time.Second)
+	for reaper.Alive(p.pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
+		return fmt.Errorf("local: down: %w", err)
+	}
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.pid)), removeStage(p.wdir))
+}

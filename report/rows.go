@@ -1,0 +1,259 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// Row is one cell key aggregated over its repetitions.
+type Row struct {
+	Run         string
+	Key         string
+	Function    string
+	Concurrency int
+	Reps        int
+	RPS         Agg
+	P50, P90    Agg
+	P99         Agg
+	MaxMs       float64
+	Requests    int64
+	Failed      int64
+	Errors      string
+	ColdStarts  int64
+	Interrupted bool
+	// Detail is the kind's own figures (batch, coldstart, autoscale), each
+	// the median over repetitions with its range.
+	Detail string
+	// DataPath is what the platform said its data path was (Knative's activator in the path or
+	// not), each distinct one of the repetitions once.
+	DataPath string
+	// Warnings are the cells' warnings, each once.
+	Warnings []string
+	// Pooled is the successes' latency of every repetition together, from
+	// their merged histograms (hlog/): never an average of percentiles.
+	Pooled *stats.Percentiles
+	// RPSReps is the throughput over repetitions with its intervals.
+	RPSReps stats.Reps
+	// cells are the key's repetitions; hist their pooled successes'
+	// histogram (nil without hlog files): read once, for the table and
+	// every chart.
+	cells []results.Cell
+	hist  *hist.Histogram
+}
+
+// runRows is a run with its rows, computed once per report.
+type runRows struct {
+	Run
+	Rows []Row
+}
+
+func withRows(runs []Run) []runRows {
+	rr := make([]runRows, len(runs))
+	for i, r := range runs {
+		rr[i] = runRows{Run: r, Rows: Rows(r)}
+	}
+	return rr
+}
+
+// Agg is the median of repetition-level figures with their range. Present is
+// false when no repetition had the figure (e.g. p99 with too few samples).
+type Agg struct {
+	Median, Min, Max float64
+	N                int
+	Present          bool
+}
+
+func aggregate(vs []float64) Agg {
+	if len(vs) == 0 {
+		return Agg{}
+	}
+	s := append([]float64(nil), vs...)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return Agg{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s), Present: true}
+}
+
+func (a Agg) String() string {
+	if !a.Present {
+		return "n too small"
+	}
+	if a.N > 1 && a.Max > a.Min {
+		return fmt.Sprintf("%s [%s–%s]", fmtNum(a.Median), fmtNum(a.Min), fmtNum(a.Max))
+	}
+	return fmtNum(a.Median)
+}
+
+// Rows aggregates a run's cells by key, in plan order.
+func Rows(r Run) []Row {
+	byKey := map[string][]results.Cell{}
+	var order []string
+	for _, c := range r.Summary.Cells {
+		if _, ok := byKey[c.Key]; !ok {
+			order = append(order, c.Key)
+		}
+		byKey[c.Key] = append(byKey[c.Key], c)
+	}
+	var rows []Row
+	for _, k := range order {
+		cs := byKey[k]
+		row := Row{Run: r.Summary.Name, Key: k, Function: cs[0].Function, Concurrency: cs[0].Concurrency, Reps: len(cs)}
+		var rps, p50, p90, p99 []float64
+		errs := map[string]int64{}
+		for _, c := range cs {
+			rps = append(rps, c.ThroughputRPS)
+			if c.SuccessLatencyMs.P50 != nil {
+				p50 = append(p50, *c.SuccessLatencyMs.P50)
+			}
+			if c.SuccessLatencyMs.P90 != nil {
+				p90 = append(p90, *c.SuccessLatencyMs.P90)
+			}
+			if c.SuccessLatencyMs.P99 != nil {
+				p99 = append(p99, *c.SuccessLatencyMs.P99)
+			}
+			row.MaxMs = max(row.MaxMs, c.LatencyMs.Max)
+			row.Requests += c.Requests.Total
+			row.Failed += c.Requests.Failed
+			row.ColdStarts += c.ColdStarts
+			row.Interrupted = row.Interrupted || c.Interrupted
+			for e, n := range c.Errors {
+				errs[e] += n
+			}
+		}
+		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
+		row.RPSReps = stats.SummariseReps(rps)
+		row.cells, row.hist = cs, pooledHist(r.Dir, cs)
+		if row.hist != nil {
+			p := stats.Of(row.hist)
+			row.Pooled = &p
+		}
+		row.Errors = formatErrors(errs)
+		row.Detail = detail(cs)
+		var paths []string
+		for _, c := range cs {
+			if c.DataPath != "" && !slices.Contains(paths, c.DataPath) {
+				paths = append(paths, c.DataPath)
+			}
+		}
+		row.DataPath = strings.Join(paths, "; ")
+		seen := map[string]bool{}
+		for _, c := range cs {
+			for _, w := range c.Warnings {
+				if !seen[w] {
+					seen[w] = true
+					row.Warnings = append(row.Warnings, w)
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// CI formats the throughput's interval over repetitions, or says why there is none.
+func (r Row) CI() string {
+	switch {
+	case r.RPSReps.MedianLo != nil:
+		return fmt.Sprintf("median %s [%s–%s]", fmtNum(r.RPSReps.Median), fmtNum(*r.RPSReps.MedianLo), fmtNum(*r.RPSReps.MedianHi))
+	case r.RPSReps.MeanLo != nil:
+		return fmt.Sprintf("mean %s ± %s (t, n=%d)", fmtNum(r.RPSReps.Mean), fmtNum((*r.RPSReps.MeanHi-*r.RPSReps.MeanLo)/2), r.RPSReps.N)
+	}
+	return "n=1: none"
+}
+
+// PooledP99 formats the pooled p99.
+func (r Row) PooledP99() string {
+	if r.Pooled == nil {
+		return "-"
+	}
+	if r.Pooled.P99 == nil {
+		return fmt.Sprintf("n too small (%d)", r.Pooled.Count)
+	}
+	return fmtNum(*r.Pooled.P99)
+}
+
+// detail aggregates the kind-specific figures of a key's cells.
+func detail(cs []results.Cell) string {
+	pick := func(f func(results.Cell) (float64, bool)) Agg {
+		var vs []float64
+		for _, c := range cs {
+			if v, ok := f(c); ok {
+				vs = append(vs, v)
+			}
+		}
+		return aggregate(vs)
+	}
+	c0 := cs[0]
+	switch {
+	case c0.Batch != nil:
+		return fmt.Sprintf("batch of %d with K=%d: %s s, %s items/s, %s MiB/s, retries %s",
+			c0.Batch.Items, c0.Batch.InFlight,
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.DurationS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.ItemsPerS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return c.Batch.MiBPerS, c.Batch != nil }),
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Batch.Retries), c.Batch != nil }))
+	case c0.Cold != nil && c0.Cold.ColdShare != nil:
+		return fmt.Sprintf("after %.1f s idle, share of calls cold: %s", c0.Cold.IdleS,
+			pick(func(c results.Cell) (float64, bool) {
+				return *c.Cold.ColdShare, c.Cold != nil && c.Cold.ColdShare != nil
+			}))
+	case c0.Cold != nil:
+		ver, it := 0, 0
+		for _, c := range cs {
+			ver, it = ver+c.Cold.Verified, it+c.Cold.Iterations
+		}
+		line := fmt.Sprintf("cold mean %s ms (%d of %d verified cold), warm mean %s ms; of the cold call: waiting for the instance %s ms, handler %s ms",
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.ColdMs.Mean, c.Cold.Verified > 0 }), ver, it,
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.WarmMs.Mean, c.Cold.WarmMs.Count > 0 }),
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.WaitMs.Mean, c.Cold.WaitMs.Count > 0 }),
+			pick(func(c results.Cell) (float64, bool) { return c.Cold.HandlerMs.Mean, c.Cold.HandlerMs.Count > 0 }))
+		var phases []string
+		for _, name := range results.PhaseNames {
+			a := pick(func(c results.Cell) (float64, bool) {
+				p, ok := c.Cold.PhasesMs[name]
+				if !ok || p.P50 == nil {
+					return 0, false
+				}
+				return *p.P50, true
+			})
+			if a.N > 0 {
+				phases = append(phases, strings.ReplaceAll(name, "_", " ")+" "+a.String())
+			}
+		}
+		if len(phases) > 0 {
+			line += "; the start, median ms after the send: " + strings.Join(phases, ", ")
+		}
+		return line
+	case c0.Scaling != nil:
+		opt := func(f func(*results.ScalingResult) *float64) Agg {
+			return pick(func(c results.Cell) (float64, bool) {
+				if c.Scaling == nil || f(c.Scaling) == nil {
+					return 0, false
+				}
+				return *f(c.Scaling), true
+			})
+		}
+		return fmt.Sprintf("replicas max %s (first scale-up at %s s, max at %s s), back down %s s after the load; errors while scaling %s",
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.MaxReplicas), c.Scaling != nil }),
+			opt(func(s *results.ScalingResult) *float64 { return s.FirstScaleUpS }),
+			opt(func(s *results.ScalingResult) *float64 { return s.TimeToMaxS }),
+			opt(func(s *results.ScalingResult) *float64 { return s.ScaleDownS }),
+			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.ErrorsScaling), c.Scaling != nil }))
+	}
+	return ""
+}
+
+func formatErrors(errs map[string]int64) string {
+	if len(errs) == 0 {
+		return "none"
+	}
+	return results.FormatCounts(errs, " ")
+}

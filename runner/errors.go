@@ -1,0 +1,27 @@
+package runner
+
+import "errors"
+
+// ErrInterrupted is returned when the context ended the run early: what was
+// measured is kept and the run is marked partial.
+var ErrInterrupted = errors.New("interrupted")
+
+// ErrInput marks errors of what the caller gave (a spec, a run directory to
+// resume, CPU lists) found before anything started: the CLI exits 2 on them.
+var ErrInput = errors.New("bad input")
+
+// inputError is an error of the caller's input; its message is the
+// cause's alone.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == ErrInput }
+
+// inputErr marks err as the caller's input's (nil stays nil).
+func inputErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &inputError{err: err}
+}

@@ -1,0 +1,80 @@
+package runner
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+// fakePlatform is a platform of one HTTP server answering every function
+// with "pong", the hello workload's reply, as one instance.
+type fakePlatform struct {
+	srv    *httptest.Server
+	mu     sync.Mutex
+	events []string
+}
+
+func (p *fakePlatform) record(e string) {
+	p.mu.Lock()
+	p.events = append(p.events, e)
+	p.mu.Unlock()
+}
+
+func (p *fakePlatform) Name() string { return "fake" }
+func (p *fakePlatform) Deploy(_ context.Context, fn platform.Function) error {
+	p.record("deploy " + fn.Name)
+	return nil
+}
+func (p *fakePlatform) Scale(context.Context, string, int) error { return nil }
+func (p *fakePlatform) Endpoint(_ context.Context, name string) (string, error) {
+	return p.srv.URL + "/function/" + name, nil
+}
+func (p *fakePlatform) Remove(_ context.Context, name string) error {
+	p.record("remove " + name)
+	return nil
+}
+func (p *fakePlatform) Close(context.Context) error {
+	p.record("close")
+	p.srv.Close()
+	return nil
+}
+
+// fakeOptions are runner options with the fake platform registered and
+// the repository's workload catalogue; fp gets the platform when made.
+func fakeOptions(t *testing.T, fp **fakePlatform) Options {
+	t.Helper()
+	reg := platform.NewRegistry()
+	err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
+		p := &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Fb-Instance", "fake-1")
+			_, _ = w.Write([]byte("pong"))
+		}))}
+		*fp = p
+		return p, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := workloads.Load("../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Platforms: reg, Catalog: cat, ResultsDir: t.TempDir(), NoPin: true}
+}
+
+// writeSpec writes a spec file and returns its path.
+func writeSpec(t *testing.T, yaml string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "spec.yaml")
+	if err := os.WriteFile(path, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -1,0 +1,68 @@
+package runner
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
+)
+
+// Resume reopens an interrupted run directory: its spec as run (from the
+// manifest), the cells it completed (not run again; an interrupted cell's
+// figures are dropped and the cell runs again), and the decisions its
+// adaptive kind recorded (replayed, not decided again).
+func Resume(dir string, o Options) (*Run, error) {
+	var m results.Manifest
+	var sum results.Summary
+	for _, f := range []struct {
+		name string
+		v    any
+	}{{"manifest.json", &m}, {"summary.json", &sum}} {
+		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			return nil, inputErr(fmt.Errorf("--resume: %v", err))
+		}
+		if err := json.Unmarshal(b, f.v); err != nil {
+			return nil, inputErr(fmt.Errorf("--resume: %s: %v", f.name, err))
+		}
+	}
+	if m.Status == results.StatusComplete {
+		return nil, inputErr(fmt.Errorf("--resume: %s is complete: nothing to resume", dir))
+	}
+	var decisions []experiment.Decision
+	if b, err := os.ReadFile(filepath.Join(dir, decisionsFile)); err == nil {
+		if err := json.Unmarshal(b, &decisions); err != nil {
+			return nil, inputErr(fmt.Errorf("--resume: %s: %v", decisionsFile, err))
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, inputErr(fmt.Errorf("--resume: %v", err))
+	}
+	p := &spec.Parsed{Spec: m.Spec, File: m.SpecFile}
+	if err := p.Validate(Known(o)); err != nil {
+		return nil, inputErr(err)
+	}
+	kept := sum.Cells[:0]
+	for _, c := range sum.Cells {
+		if !c.Interrupted {
+			kept = append(kept, c)
+		}
+	}
+	sum.Cells = kept
+	sum.Status = results.StatusRunning
+	o.Smoke = false // the manifest's spec is the spec as run
+	r, err := newRun(p.Spec, p.File, o)
+	if err != nil {
+		return nil, err
+	}
+	m.Resumed = append(m.Resumed, time.Now().UTC())
+	m.Status = results.StatusRunning
+	m.End, m.Error = nil, ""
+	return r, r.begin(&results.Dir{Path: dir}, &m, &sum, decisions)
+}

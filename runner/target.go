@@ -1,0 +1,122 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+
+	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+// target is how a cell calls its function: the endpoint (through the
+// platform's gateway, or straight to an instance with via=direct), the
+// request with the cell's overrides, the client options with the response
+// checks, and what the platform said its data path was as the cell began.
+func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, string, error) {
+	fn := experiment.Function{Name: pc.Function}
+	url, err := c.p.Endpoint(ctx, pc.Function)
+	if err != nil {
+		return fn, "", err
+	}
+	via, _ := pc.Params.Get("via")
+	direct := via == "direct"
+	if direct {
+		dc, ok := c.p.(platform.DirectCaller)
+		if !ok {
+			return fn, "", fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller)", c.p.Name())
+		}
+		eps, err := dc.DirectEndpoints(ctx, pc.Function)
+		if err != nil {
+			return fn, "", err
+		}
+		if len(eps) == 0 {
+			return fn, "", fmt.Errorf("no instance of %s to call directly", pc.Function)
+		}
+		url = eps[0]
+	}
+	w, ok := c.o.Catalog.Get(pc.Workload)
+	if !ok {
+		return fn, "", fmt.Errorf("workload %q not in the catalogue", pc.Workload)
+	}
+	fn.Options = load.Options{Timeout: c.sp.Load.Timeout.D(), NewConnPerRequest: !*c.sp.Load.KeepAlive}
+	req := functionSpec(c.sp, pc.Function).Request
+	if p, ok := pc.Params.Get("path"); ok {
+		req.Path, req.Expect = p, ""
+	}
+	if n, ok := pc.Params.Int("payload_size"); ok {
+		req.PayloadSize, req.PayloadFile = n, ""
+	}
+	fn.Options.Validate, fn.Options.ValidatePair = experiment.Validators(w, req)
+	if fn.Target, err = c.request(req, w, url); err != nil {
+		return fn, "", err
+	}
+	if hr, ok := c.p.(platform.HostRouter); ok && !direct {
+		host, err := hr.FunctionHost(ctx, pc.Function)
+		if err != nil {
+			return fn, "", err
+		}
+		if host != "" {
+			if fn.Target.Header == nil {
+				fn.Target.Header = http.Header{}
+			}
+			fn.Target.Header.Set("Host", host)
+		}
+	}
+	dataPath := ""
+	if pr, ok := c.p.(platform.PathReporter); ok && !direct {
+		if dataPath, err = pr.DataPath(ctx, pc.Function); err != nil {
+			dataPath = "unknown: " + err.Error()
+		}
+	} else if direct {
+		dataPath = "direct to an instance"
+	}
+	return fn, dataPath, nil
+}
+
+// specPath is a path the spec gives: ${...} expanded, relative to the
+// spec's directory (as spec.Parsed.Resolve checks it before the run).
+func (c *cells) specPath(p string) string {
+	if c.env != nil {
+		p = c.env.Expand(p)
+	}
+	if !filepath.IsAbs(p) && c.specDir != "" {
+		p = filepath.Join(c.specDir, p)
+	}
+	return p
+}
+
+// request is a cell's request: the workload's default, with the
+// function's request overrides.
+func (c *cells) request(req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
+	t := load.Target{Method: w.Request.Method, URL: url + w.Request.Path}
+	if req.Path != "" {
+		t.URL = url + req.Path
+	}
+	size := w.Request.PayloadSize
+	if req.PayloadSize > 0 {
+		size = req.PayloadSize
+	}
+	switch {
+	case req.PayloadFile != "":
+		b, err := experiment.ReadPayload(c.specPath(req.PayloadFile))
+		if err != nil {
+			return t, fmt.Errorf("payload: %w", err)
+		}
+		t.Body = b
+	case size > 0:
+		t.Body = load.Payload(size, uint64(c.sp.Seed))
+	}
+	if t.Method == "" {
+		t.Method = "GET"
+		if t.Body != nil {
+			t.Method = "POST"
+		}
+	}
+	return t, nil
+}

@@ -1,0 +1,126 @@
+package spec
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// validateKind checks the section of the spec's kind.
+func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any)) {
+	s := &p.Spec
+	v := s.Vary
+	for i, n := range v.Replicas {
+		if n < 1 || n > 64 {
+			add(fmt.Sprintf("vary.replicas[%d]", i), "%d: want 1..64", n)
+		}
+	}
+	for i, n := range v.Workers {
+		if n < 1 || n > 256 {
+			add(fmt.Sprintf("vary.workers[%d]", i), "%d: want 1..256", n)
+		}
+	}
+	for i, m := range v.Mode {
+		if m != "http" && m != "fork" {
+			add(fmt.Sprintf("vary.mode[%d]", i), "%q: want http or fork", m)
+		}
+	}
+	for i, n := range v.MemoryMB {
+		if n < 16 || n > MaxMemoryMB {
+			add(fmt.Sprintf("vary.memory_mb[%d]", i), "%d: want 16..%d", n, MaxMemoryMB)
+		}
+	}
+	if n, limit := s.CellCount(), MaxCells(); n > limit {
+		add("vary", "%d cells (functions × every list of load and vary × repetitions): more than %d; narrow the grid, or raise the limit with %s=N", n, limit, MaxCellsEnv)
+	}
+	for i, c := range v.CPUs {
+		if !(c > 0 && c <= 256) {
+			add(fmt.Sprintf("vary.cpus[%d]", i), "%v: want (0, 256] cores", c)
+		}
+	}
+	for i, r := range v.Routing {
+		if r != "round-robin" && r != "least-outstanding" && r != "pinned" {
+			add(fmt.Sprintf("vary.routing[%d]", i), "%q: want round-robin, least-outstanding or pinned", r)
+		}
+	}
+	for i, n := range v.PayloadSize {
+		if n < 1 || n > MaxPayloadSize {
+			add(fmt.Sprintf("vary.payload_size[%d]", i), "%d: want 1..%d bytes", n, MaxPayloadSize)
+		}
+	}
+	for i, q := range v.Path {
+		if !strings.HasPrefix(q, "?") && !strings.HasPrefix(q, "/") {
+			add(fmt.Sprintf("vary.path[%d]", i), "%q: start with ? (a query) or / (a sub-path)", q)
+		}
+	}
+	switch s.Kind {
+	case KindBatch:
+		b := s.Batch
+		if b.Items < 0 || b.Items > 1_000_000 {
+			add("batch.items", "%d: want 1..1000000", b.Items)
+		}
+		if b.Items == 0 && b.Files == "" {
+			add("batch", "give batch.items (requests of the function's request) or batch.files (a glob of inputs)")
+		}
+		if b.Files != "" && !strings.Contains(b.Files, "${") {
+			m, err := filepath.Glob(p.Resolve(b.Files))
+			if err != nil || len(m) == 0 {
+				add("batch.files", "%q matches no file (relative to the spec; faasbench data writes inputs)", b.Files)
+			}
+			for _, f := range m {
+				if err := CheckPayloadFile(f); err != nil {
+					add("batch.files", "%s: %v", f, err)
+					break
+				}
+			}
+		}
+		if b.InFlight < 0 || b.InFlightPerReplica < 0 || b.InFlight > 100000 || b.InFlightPerReplica > 1000 {
+			add("batch.in_flight", "in_flight %d, in_flight_per_replica %d: want 1..100000 and 1..1000", b.InFlight, b.InFlightPerReplica)
+		}
+		if b.MaxAttempts < 1 || b.MaxAttempts > 100 {
+			add("batch.max_attempts", "%d: want 1..100 (bounded: seed 000's unbounded retries hid overload)", b.MaxAttempts)
+		}
+	case KindColdStart:
+		c := s.ColdStart
+		if c.Iterations < 1 || c.Iterations > 10000 {
+			add("coldstart.iterations", "%d: want 1..10000", c.Iterations)
+		}
+		if c.Warm < 0 || c.Warm > 1000 {
+			add("coldstart.warm", "%d: want 0..1000", c.Warm)
+		}
+		for i, d := range c.Idle {
+			if d < 0 || d.D() > time.Hour {
+				add(fmt.Sprintf("coldstart.idle[%d]", i), "%v: want 0..1h", d)
+			}
+		}
+		if len(c.Idle) == 0 && k.ColdStart != nil && contains(k.Platforms, s.Platform.Name) {
+			for i, f := range s.Functions {
+				if err := k.ColdStart(s.Platform, f, s.Vary); err != nil {
+					add(fmt.Sprintf("functions[%d]", i), "kind coldstart: %v", err)
+				}
+			}
+		}
+	case KindAutoscale:
+		a := s.Autoscale
+		if a.Schedule == "" {
+			add("autoscale.schedule", "required: a load shape such as constant:50, burst:100/5s, stages:10@10s,100@20s")
+		} else if k.Schedule != nil {
+			if err := k.Schedule(a.Schedule, a.Duration.D()); err != nil {
+				add("autoscale.schedule", "%v", err)
+			}
+		}
+		if a.Duration < 0 || a.Duration.D() > 24*time.Hour {
+			add("autoscale.duration", "%v: want 0..24h", a.Duration)
+		}
+		if a.SampleEvery.D() < 100*time.Millisecond {
+			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
+		}
+	case KindBaseline:
+		for i, v := range s.Baseline.Via {
+			if v != "gateway" && v != "direct" {
+				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway or direct", v)
+			}
+		}
+	}
+}
