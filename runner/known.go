@@ -25,6 +25,19 @@ func LoadSpec(path string, sets []string, o Options) (*spec.Parsed, error) {
 	return p, nil
 }
 
+// ParseSpec parses a spec given as YAML (file names it in errors and is
+// where relative paths start) and validates it as LoadSpec does.
+func ParseSpec(file string, yaml []byte, o Options) (*spec.Parsed, error) {
+	p, err := spec.Parse(file, yaml)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	if err := p.Validate(Known(o)); err != nil {
+		return nil, inputErr(err)
+	}
+	return p, nil
+}
+
 // Known is what a spec is validated against: the registered platforms and
 // kinds, the catalogue's workloads and languages, and each platform's
 // checks of a function as it would deploy it.

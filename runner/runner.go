@@ -113,7 +113,10 @@ func Open(p *spec.Parsed, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	absSpec, _ := filepath.Abs(p.File)
+	absSpec := ""
+	if p.File != "" {
+		absSpec, _ = filepath.Abs(p.File)
+	}
 	m := &results.Manifest{SchemaVersion: results.SchemaVersion, RunID: NewRunID(sp.Name, start), SpecFile: absSpec, Spec: sp, Plan: r.cells,
 		Start: start.UTC(), Status: results.StatusRunning, Profile: "full"}
 	if o.Smoke {
