@@ -11,9 +11,8 @@ import (
 // process; a distributed one splits the schedule over generators and
 // merges their results exactly.
 type Driver interface {
-	// Session opens clients for one cell: every load driven through one
-	// session reuses its connections (a warm-up warms them for the measured
-	// load), until Close.
+	// Session opens clients for one cell (a warm-up and the measured load
+	// are driven through one session), until Close.
 	Session(opts load.Options) Session
 }
 

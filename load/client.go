@@ -43,8 +43,10 @@ type Options struct {
 	NetHTTP bool
 }
 
-// Client is the HTTP client of one run. Its connections persist across the
-// phases of a run (warm-up and measurement).
+// Client is the HTTP client of one run. On the net/http path (https, or
+// Options.NetHTTP) its connections persist across the phases of a run
+// (warm-up and measurement); faasbench's own HTTP/1.1 path opens each
+// load's connections per worker and closes them when the load ends.
 type Client struct {
 	tr   *http.Transport
 	opts Options
