@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"time"
@@ -21,6 +22,19 @@ func CheckSchedule(s string, d time.Duration) error {
 	}
 	_, err = ss.Build(1, d, 0)
 	return err
+}
+
+// CheckWorkers is spec.Known.Workers: a closed loop's levels parse, and a
+// constant level has a duration (every load is bounded in time).
+func CheckWorkers(s string, d time.Duration) error {
+	lv, err := load.ParseWorkerLevels(s)
+	if err != nil {
+		return err
+	}
+	if lv.Length() == 0 && d <= 0 {
+		return fmt.Errorf("%q workers throughout: set autoscale.duration (or give stages, which have a length)", s)
+	}
+	return nil
 }
 
 // sampler observes a function's replicas and resources every interval.
@@ -97,7 +111,8 @@ func (s *sampler) finish() []results.ScalingSample {
 	return s.out
 }
 
-// autoscale is kind autoscale: the load shape (an open loop, seeded)
+// autoscale is kind autoscale: the load shape (an open loop at a seeded
+// schedule, or a closed loop of outstanding requests, stepped or bursty)
 // while a sampler watches replicas and resources, then the scale-down
 // watched for autoscale.after; the scaling figures come from both.
 type autoscale struct {
@@ -118,24 +133,37 @@ func (autoscale) Files(c plan.Cell) []string {
 
 func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	pc, fn := c.Plan, c.Measured()
-	ss, err := load.ParseScheduleSpec(k.cfg.Schedule)
-	if err != nil {
-		return nil, err
-	}
-	sched, err := ss.Build(uint64(k.seed)+uint64(pc.Index), k.cfg.Duration.D(), 0)
-	if err != nil {
-		return nil, err
+	var ex load.Executor
+	model := "open"
+	if k.cfg.Model == "closed" {
+		// Outstanding requests, as seed 003's wrk kept them: throughput follows the replicas.
+		lv, err := load.ParseWorkerLevels(k.cfg.Workers)
+		if err != nil {
+			return nil, err
+		}
+		model, pc.Concurrency = "closed", lv.Max()
+		ex = load.Closed{Concurrency: lv.Max(), Duration: k.cfg.Duration.D(), Workers: lv, Live: c.live()}
+	} else {
+		ss, err := load.ParseScheduleSpec(k.cfg.Schedule)
+		if err != nil {
+			return nil, err
+		}
+		sched, err := ss.Build(uint64(k.seed)+uint64(pc.Index), k.cfg.Duration.D(), 0)
+		if err != nil {
+			return nil, err
+		}
+		pc.Concurrency = max(k.maxInFlight, 1024) // the open loop's in-flight bound
+		expected := k.cfg.Duration.D()
+		if expected == 0 {
+			expected = time.Minute
+		}
+		ex = load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: c.live(), Deadline: k.cfg.Duration.D()}
 	}
 	ses := c.Driver.Session(fn.Options)
 	defer ses.Close()
-	pc.Concurrency = max(k.maxInFlight, 1024) // the open loop's in-flight bound
 	start := time.Now()
 	smp := startSampler(ctx, c.Platform, pc.Function, start, k.cfg.SampleEvery.D())
-	expected := k.cfg.Duration.D()
-	if expected == 0 {
-		expected = time.Minute
-	}
-	dr, err := ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: c.live(), Deadline: k.cfg.Duration.D()}, fn.Target)
+	dr, err := ses.Drive(ctx, ex, fn.Target)
 	if err != nil {
 		smp.finish()
 		return nil, err
@@ -150,12 +178,15 @@ func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
 	}
-	out := CellFigures(pc, c.Platform.Name(), "open", res, dr.Generator, dr.Cores)
+	out := CellFigures(pc, c.Platform.Name(), model, res, dr.Generator, dr.Cores)
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}
 	out.Scaling = Scaling(samples, loadEnd, res, out.Windows)
 	out.Scaling.Schedule = k.cfg.Schedule
+	if model == "closed" {
+		out.Scaling.Schedule = "closed, workers " + k.cfg.Workers
+	}
 	return &out, nil
 }
 

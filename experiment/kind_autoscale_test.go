@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -35,5 +36,20 @@ func TestScalingFigures(t *testing.T) {
 	flat := Scaling([]results.ScalingSample{{T: 0, Ready: 1}, {T: 1, Ready: 1}}, time.Second, &load.Result{Recorder: &load.Recorder{}}, nil)
 	if flat.FirstScaleUpS != nil || flat.TimeToMaxS != nil || flat.ScaleDownS != nil || flat.MaxReplicas != 1 {
 		t.Errorf("no scaling: %+v", flat)
+	}
+}
+
+func TestCheckWorkers(t *testing.T) {
+	if err := CheckWorkers("stages:10s@100,20s@0", 0); err != nil {
+		t.Errorf("stages have a length: %v", err)
+	}
+	if err := CheckWorkers("100", 30e9); err != nil {
+		t.Errorf("a constant level with a duration: %v", err)
+	}
+	if err := CheckWorkers("100", 0); err == nil || !strings.Contains(err.Error(), "autoscale.duration") {
+		t.Errorf("a constant level with no end: %v", err)
+	}
+	if err := CheckWorkers("stages:1s@x", 0); err == nil {
+		t.Error("bad stages accepted")
 	}
 }

@@ -77,6 +77,7 @@ func (c *Client) Close() { c.tr.CloseIdleConnections() }
 // worker sends requests and records them into its own Recorder. Nothing in
 // it is shared, so its hot path takes no lock.
 type worker struct {
+	index   int // among the run's workers
 	c       *Client
 	t       *Target
 	req     *http.Request // reused when the target has no body
@@ -305,6 +306,7 @@ func newWorkers(ctx context.Context, cl *Client, t *Target, start time.Time, exp
 		w.rec.Closed = closed
 		w.rec.store = store
 		w.rec.live = live.shard(i)
+		w.index = i
 		ws[i] = w
 	}
 	return ws, nil

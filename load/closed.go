@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -20,6 +21,11 @@ type Closed struct {
 	Records *RecordSink
 	// Live, when set, counts requests as they complete, for a watcher.
 	Live *Live
+	// Workers, when set, varies the number of active workers over time (a
+	// stepped, ramped or bursty closed loop: seed 003's autoscaling loads);
+	// Concurrency is then at least its maximum, and Duration defaults to its
+	// length. A worker above the level finishes its request and waits.
+	Workers *WorkerLevels
 }
 
 // Validate checks the configuration.
@@ -31,8 +37,10 @@ func (c Closed) Validate() error {
 		return errors.New("duration must not be negative")
 	case c.Requests < 0:
 		return errors.New("requests must not be negative")
-	case c.Duration == 0 && c.Requests == 0:
+	case c.Duration == 0 && c.Requests == 0 && c.Workers == nil:
 		return errors.New("set a duration or a request count")
+	case c.Workers != nil && c.Concurrency < c.Workers.Max():
+		return fmt.Errorf("concurrency %d is under the workers' maximum level %d", c.Concurrency, c.Workers.Max())
 	}
 	return nil
 }
@@ -41,6 +49,9 @@ func (c Closed) Validate() error {
 func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
+	}
+	if c.Workers != nil && c.Duration == 0 {
+		c.Duration = c.Workers.Length()
 	}
 	start := time.Now()
 	expected := c.Duration
@@ -58,6 +69,9 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 				return
 			}
 			if c.Duration > 0 && time.Since(start) >= c.Duration {
+				return
+			}
+			if c.Workers != nil && !c.Workers.wait(ctx, w.index, start, c.Duration) {
 				return
 			}
 			if !w.hit(-1, 1) {

@@ -49,7 +49,7 @@ func Known(o Options) spec.Known {
 			return nil, false
 		}
 		return wl.Languages, true
-	}, Schedule: experiment.CheckSchedule, Function: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
+	}, Schedule: experiment.CheckSchedule, Workers: experiment.CheckWorkers, Function: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
 		return checkFunction(ps, f, v, cat.Root)
 	}, Functions: func(ps spec.PlatformSpec, fs []spec.FunctionSpec) error {
 		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))

@@ -54,8 +54,10 @@ grep -q '"verified": *2' "$r/summary.json" || { echo "node-test: the knative col
 kn=(--smoke --set platform.name=knative --set 'platform.generator_cpus="1"'
   --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
 for s in 003-gateway-direct 003-hello-concurrency 003-payload; do
+  # A spec with services (the fetch workload's upstream): they listen on the node's address, where pods reach them.
+  svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
   scripts/phase.sh "faasbench run on knative ($s, smoke)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
-    bin/faasbench run "examples/$s.yaml" "${kn[@]}" --results "$DIR/runs-$s"
+    bin/faasbench run "examples/$s.yaml" "${kn[@]}" "${svc[@]}" --results "$DIR/runs-$s"
   r3=$(ls -d "$DIR/runs-$s"/*/)
   grep -q '"status": *"complete"' "$r3/manifest.json" || { echo "node-test: $s on knative did not end complete: $r3/manifest.json" >&2; exit 1; }
 done

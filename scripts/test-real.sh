@@ -96,12 +96,11 @@ step "knative: realnode-knative-hello" run knative-hello examples/realnode/knati
 # 20 cold starts through the activator, each after Knative scaled the revision to zero by itself.
 step "knative: 20 cold starts" run knative-coldstart examples/realnode/knative-coldstart.yaml --set coldstart.iterations=20
 for s in 003-hello-concurrency 003-gateway-direct 003-payload 003-workers 003-breakdown \
-  003-autoscale-steady 003-autoscale-bursty 003-autoscale-low; do
-  step "knative: $s" run "knative-$s" "examples/$s.yaml" "${kn[@]}"
+  003-autoscale-steady 003-autoscale-bursty 003-autoscale-low 003-http-workload; do
+  # The fetch workload calls the run's own upstream: it listens on the node's address, where pods reach it.
+  svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
+  step "knative: $s" run "knative-$s" "examples/$s.yaml" "${kn[@]}" "${svc[@]}"
 done
-# The fetch workload calls the run's own upstream: it listens on the node's address, where pods reach it.
-step "knative: 003-http-workload" run knative-003-http-workload examples/003-http-workload.yaml "${kn[@]}" \
-  --set "services.listen=\"$NODE_IP:0\""
 step "knative refuses 003-watchdog-modes" refused knative-003-watchdog-modes examples/003-watchdog-modes.yaml \
   "Knative runs the image's own server" "${kn[@]}"
 step "knative refuses 003-autoscale-cpu" refused knative-003-autoscale-cpu examples/003-autoscale-cpu.yaml \

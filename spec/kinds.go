@@ -58,9 +58,16 @@ type ColdStartSpec struct {
 
 // AutoscaleSpec: a load shape while the replicas and resources are sampled.
 type AutoscaleSpec struct {
-	// Schedule is a load schedule (faasbench load --schedule syntax):
+	// Model is the load's: open (default; Schedule sends at a rate whatever
+	// the replies) or closed (Workers keep requests outstanding, as seed
+	// 003's wrk did, so throughput rises as the platform scales).
+	Model string `yaml:"model" json:"model,omitempty"`
+	// Schedule is the open loop's load schedule (faasbench load --schedule syntax):
 	// constant:R, poisson:R, burst:N/T, stages:D1@R1,D2@R2 (~D@R ramps), trace:FILE.
 	Schedule string `yaml:"schedule" json:"schedule"`
+	// Workers is the closed loop's outstanding requests: N throughout, or
+	// stages:D1@N1,D2@N2 (~D@N ramps; a stage of 0 is idle: a bursty load).
+	Workers string `yaml:"workers" json:"workers,omitempty"`
 	// Duration of the load (the schedule's own length for stages/trace).
 	Duration Duration `yaml:"duration" json:"duration,omitempty"`
 	// After is how long sampling goes on after the load ends, to see the

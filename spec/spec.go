@@ -256,6 +256,9 @@ func (s *Spec) ApplyDefaults() {
 			s.ColdStart.Warm = 3
 		}
 	case KindAutoscale:
+		if s.Autoscale.Model == "" {
+			s.Autoscale.Model = "open"
+		}
 		if s.Autoscale.SampleEvery == 0 {
 			s.Autoscale.SampleEvery = Duration(time.Second)
 		}

@@ -211,3 +211,42 @@ func TestSmokeKeepsEveryPartSmall(t *testing.T) {
 		t.Errorf("batch %+v cold %+v data %+v", s.Batch, s.ColdStart, s.Data)
 	}
 }
+
+// The autoscale kind's two load models: an open loop at a schedule, or a
+// closed loop of outstanding requests; each refuses the other's field.
+func TestAutoscaleModels(t *testing.T) {
+	base := strings.Replace(good, "load:\n  concurrency: [1, 8, 32]\n  duration: 3s\n", "kind: autoscale\nautoscale:\n", 1)
+	k := known
+	k.Workers = func(w string, d time.Duration) error {
+		if w == "bad" {
+			return fmt.Errorf("workers %q: bad", w)
+		}
+		return nil
+	}
+	p, err := Parse("q.yaml", []byte(base+"  model: closed\n  workers: \"stages:20s@100,40s@0\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(k); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := Parse("q.yaml", []byte(base+"  schedule: constant:5\n  duration: 3s\n")); err != nil || p.Validate(k) != nil || p.Spec.Autoscale.Model != "open" {
+		t.Fatalf("open by default: %v", err)
+	}
+	for bad, want := range map[string]string{
+		"  model: closed\n":                                  "autoscale.workers: required for the closed model",
+		"  model: closed\n  workers: bad\n":                  `autoscale.workers: workers "bad": bad`,
+		"  model: closed\n  workers: \"9\"\n  schedule: x\n": "autoscale.schedule: applies to the open model",
+		"  schedule: constant:5\n  workers: \"9\"\n":         "autoscale.workers: applies to the closed model",
+		"  model: sideways\n":                                `autoscale.model: "sideways": want open or closed`,
+		"  duration: 3s\n":                                   "autoscale.schedule: required for the open model",
+	} {
+		p, err := Parse("q.yaml", []byte(base+bad))
+		if err == nil {
+			err = p.Validate(k)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", bad, err, want)
+		}
+	}
+}

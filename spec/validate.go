@@ -20,6 +20,8 @@ type Known struct {
 	Workloads []string
 	// Schedule checks autoscale.schedule (nil: not checked).
 	Schedule func(schedule string, duration time.Duration) error
+	// Workers checks autoscale.workers (nil: not checked).
+	Workers func(workers string, duration time.Duration) error
 	// Function checks a function as the platform would deploy it at each
 	// point of the vary grid (nil: not checked); the error names the setting.
 	Function func(p PlatformSpec, f FunctionSpec, v Vary) error

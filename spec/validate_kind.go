@@ -103,12 +103,31 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		}
 	case KindAutoscale:
 		a := s.Autoscale
-		if a.Schedule == "" {
-			add("autoscale.schedule", "required: a load shape such as constant:50, burst:100/5s, stages:10@10s,100@20s")
-		} else if k.Schedule != nil {
-			if err := k.Schedule(a.Schedule, a.Duration.D()); err != nil {
-				add("autoscale.schedule", "%v", err)
+		switch a.Model {
+		case "open":
+			if a.Schedule == "" {
+				add("autoscale.schedule", "required for the open model: a load shape such as constant:50, burst:100/5s, stages:10s@10,20s@100")
+			} else if k.Schedule != nil {
+				if err := k.Schedule(a.Schedule, a.Duration.D()); err != nil {
+					add("autoscale.schedule", "%v", err)
+				}
 			}
+			if a.Workers != "" {
+				add("autoscale.workers", "applies to the closed model (autoscale.model: closed)")
+			}
+		case "closed":
+			if a.Workers == "" {
+				add("autoscale.workers", "required for the closed model: outstanding requests, N or stages:20s@100,40s@0")
+			} else if k.Workers != nil {
+				if err := k.Workers(a.Workers, a.Duration.D()); err != nil {
+					add("autoscale.workers", "%v", err)
+				}
+			}
+			if a.Schedule != "" {
+				add("autoscale.schedule", "applies to the open model; the closed model's load is autoscale.workers")
+			}
+		default:
+			add("autoscale.model", "%q: want open or closed", a.Model)
 		}
 		if a.Duration < 0 || a.Duration.D() > 24*time.Hour {
 			add("autoscale.duration", "%v: want 0..24h", a.Duration)

@@ -127,6 +127,16 @@ func TestFetchWorkloadCallsTheUpstream(t *testing.T) {
 		if r := do(t, "GET", url+"?size=10&delay=soon", nil); r.code != 500 || r.header.Get("X-Fb-Error") == "" {
 			t.Errorf("%s bad delay: %d %q", lang, r.code, r.header.Get("X-Fb-Error"))
 		}
+		// seed 003's http-workload answers with the page itself: the response size follows ?size
+		if r := do(t, "GET", url+"?size=4&reply=body", nil); r.code != 200 || string(r.body) != "abcd" {
+			t.Errorf("%s reply=body: %d %q %s", lang, r.code, r.body, r.header.Get("X-Fb-Error"))
+		}
+		if r := do(t, "GET", url+"?size=65536&reply=body", nil); r.code != 200 || len(r.body) != 65536 {
+			t.Errorf("%s reply=body of 64 KiB: %d, %d bytes", lang, r.code, len(r.body))
+		}
+		if r := do(t, "GET", url+"?size=4&reply=json", nil); r.code != 500 || !strings.Contains(r.header.Get("X-Fb-Error"), "reply") {
+			t.Errorf("%s bad reply: %d %q", lang, r.code, r.header.Get("X-Fb-Error"))
+		}
 	}
 	noEnv := deploy(t, p, platform.Function{Name: "fetch-noenv", Workload: "fetch", Language: "python"})
 	if r := do(t, "GET", noEnv, nil); r.code != 500 || !strings.Contains(r.header.Get("X-Fb-Error"), "FB_UPSTREAM_URL") {

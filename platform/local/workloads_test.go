@@ -38,6 +38,12 @@ func TestCatalogueWorkloadsThroughTheGateway(t *testing.T) {
 		{"prime", "java", "?n=1000", "", "7919"},
 		{"prime", "go", "?n=100000&kind=largest", "", "99991"},
 		{"prime", "python", "?n=100000&kind=largest", "", "99991"},
+		// seed 002's algorithm: every number up to n tested in turn, the same answer
+		{"prime", "python", "?n=10000&kind=scan", "", "9973"},
+		{"prime", "go", "?n=10000&kind=scan", "", "9973"},
+		{"prime", "node", "?n=10000&kind=scan", "", "9973"},
+		{"prime", "java", "?n=10000&kind=scan", "", "9973"},
+		{"prime", "node", "?n=1&kind=scan", "", "0"},
 		{"hello", "node", "", "", "pong"},
 		{"hello", "java", "", "", "pong"},
 		{"hello", "cpp", "", "", "pong"},

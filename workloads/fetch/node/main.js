@@ -1,5 +1,6 @@
 'use strict';
-// fetch: GETs a page of ?size bytes after ?delay from the upstream (FB_UPSTREAM_URL), answers its size.
+// fetch: GETs a page of ?size bytes after ?delay from the upstream (FB_UPSTREAM_URL), answers its size,
+// or with ?reply=body the page itself (seed 003's http-workload: "fetch and respond with" the payload).
 const http = require('node:http');
 const path = require('node:path');
 const fbrt = require(path.join(__dirname, '..', '..', 'runtime', 'node', 'fbrt.js'));
@@ -12,9 +13,9 @@ const agent = new http.Agent({ keepAlive: false });
 function get(url) {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { agent, timeout: TIMEOUT_MS }, (res) => {
-      let n = 0;
-      res.on('data', (c) => { n += c.length; });
-      res.on('end', () => (res.statusCode === 200 ? resolve(n) : reject(new Error(`upstream answered ${res.statusCode}`))));
+      const chunks = [];
+      res.on('data', (c) => { chunks.push(c); });
+      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`upstream answered ${res.statusCode}`))));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`upstream timeout after ${TIMEOUT_MS} ms`)));
@@ -27,12 +28,16 @@ fbrt.serve(async (req) => {
   if (!base) throw new Error('FB_UPSTREAM_URL is not set (run faasbench upstream and pass its URL in the function\'s env)');
   const size = Number(req.query.size ?? '1024');
   if (!Number.isInteger(size) || size < 0) throw new Error(`size=${req.query.size}: want an integer >= 0`);
+  const reply = req.query.reply ?? 'size';
+  if (reply !== 'size' && reply !== 'body') throw new Error(`reply=${reply}: want size or body`);
   let url = `${base.replace(/\/$/, '')}/bytes/${size}`;
   if (req.query.delay) {
     if (!DELAY.test(req.query.delay)) throw new Error(`delay=${req.query.delay}: want a duration such as 250ms or 1s`);
     url += `?delay=${req.query.delay}`;
   }
-  const n = await get(url);
+  const page = await get(url);
+  const n = page.length;
   if (n !== size) throw new Error(`upstream sent ${n} bytes, want ${size}`);
+  if (reply === 'body') return page;
   return `fetched ${n} bytes`;
 });

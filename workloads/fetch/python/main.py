@@ -1,4 +1,5 @@
-"""fetch: GETs a page of ?size bytes after ?delay from the upstream (FB_UPSTREAM_URL), answers its size."""
+"""fetch: GETs a page of ?size bytes after ?delay from the upstream (FB_UPSTREAM_URL), answers its size,
+or with ?reply=body the page itself (seed 003's http-workload: "fetch and respond with" the payload)."""
 
 import os
 import re
@@ -20,6 +21,9 @@ def handle(req: fbrt.Request) -> bytes:
     size = int(req.query.get("size", "1024"))
     if size < 0:
         raise fbrt.FunctionError(f"size={size}: want >= 0")
+    reply = req.query.get("reply", "size")
+    if reply not in ("size", "body"):
+        raise fbrt.FunctionError(f"reply={reply!r}: want size or body")
     url = f"{base.rstrip('/')}/bytes/{size}"
     delay = req.query.get("delay", "")
     if delay:
@@ -27,9 +31,12 @@ def handle(req: fbrt.Request) -> bytes:
             raise fbrt.FunctionError(f"delay={delay!r}: want a duration such as 250ms or 1s")
         url += f"?delay={delay}"
     with urllib.request.urlopen(url, timeout=TIMEOUT_S) as resp:
-        n = len(resp.read())
+        page = resp.read()
+    n = len(page)
     if n != size:
         raise fbrt.FunctionError(f"upstream sent {n} bytes, want {size}")
+    if reply == "body":
+        return page
     return f"fetched {n} bytes".encode()
 
 

@@ -1,5 +1,7 @@
-// Command prime answers the n-th prime (seed 004) or the largest prime <= n
-// (seed 002, ?kind=largest), by trial division.
+// Command prime answers, by trial division, the n-th prime (kind=nth, seed
+// 004), or the largest prime <= n found as seed 002 did, testing every
+// number from 2 to n in turn (kind=scan: the cost grows with n), or by
+// searching down from n (kind=largest: the first prime found ends it).
 package main
 
 import (
@@ -34,7 +36,21 @@ func main() {
 				return fbrt.Response{}, fmt.Errorf("n=%q: want 1..%d", v, maxN)
 			}
 		}
-		if q.Get("kind") == "largest" {
+		kind := q.Get("kind")
+		switch kind {
+		case "", "nth", "largest":
+		case "scan":
+			largest := 0
+			for k := 2; k <= n; k++ {
+				if isPrime(k) {
+					largest = k
+				}
+			}
+			return fbrt.Response{Body: []byte(strconv.Itoa(largest))}, nil
+		default:
+			return fbrt.Response{}, fmt.Errorf("kind=%q: want nth, largest or scan", kind)
+		}
+		if kind == "largest" {
 			k := n
 			for k >= 2 && !isPrime(k) {
 				k--

@@ -1,5 +1,7 @@
 'use strict';
-// prime: the n-th prime (seed 004) or the largest prime <= n (seed 002, ?kind=largest), by trial division.
+// prime: by trial division, the n-th prime (kind=nth, seed 004), or the largest prime <= n found as
+// seed 002 did, testing every number from 2 to n in turn (kind=scan: the cost grows with n), or by
+// searching down from n (kind=largest: the first prime found ends it).
 const path = require('node:path');
 const fbrt = require(path.join(__dirname, '..', '..', 'runtime', 'node', 'fbrt.js'));
 
@@ -14,7 +16,14 @@ function isPrime(k) {
 fbrt.serve((req) => {
   const n = Number(req.query.n || '100');
   if (!Number.isInteger(n) || n < 1 || n > MAX_N) throw new RangeError(`n=${req.query.n}: want 1..${MAX_N}`);
-  if (req.query.kind === 'largest') {
+  const kind = req.query.kind || 'nth';
+  if (!['nth', 'largest', 'scan'].includes(kind)) throw new RangeError(`kind=${kind}: want nth, largest or scan`);
+  if (kind === 'scan') {
+    let largest = 0;
+    for (let k = 2; k <= n; k++) if (isPrime(k)) largest = k;
+    return String(largest);
+  }
+  if (kind === 'largest') {
     let k = n;
     while (k >= 2 && !isPrime(k)) k--;
     return String(k >= 2 ? k : 0);

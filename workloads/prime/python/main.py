@@ -1,4 +1,6 @@
-"""prime: the n-th prime (seed 004) or the largest prime <= n (seed 002), by trial division."""
+"""prime: by trial division, the n-th prime (kind=nth, seed 004), or the largest prime <= n found as
+seed 002 did, testing every number from 2 to n in turn (kind=scan: the cost grows with n), or by
+searching down from n (kind=largest: the first prime found ends it)."""
 
 import os
 import sys
@@ -25,7 +27,16 @@ def handle(req: fbrt.Request) -> bytes:
     n = int(req.query.get("n", "100"))
     if not 1 <= n <= MAX_N:
         raise ValueError(f"n={n}: want 1..{MAX_N}")
-    if req.query.get("kind", "nth") == "largest":
+    kind = req.query.get("kind", "nth")
+    if kind not in ("nth", "largest", "scan"):
+        raise ValueError(f"kind={kind}: want nth, largest or scan")
+    if kind == "scan":
+        largest = 0
+        for k in range(2, n + 1):
+            if is_prime(k):
+                largest = k
+        return str(largest).encode()
+    if kind == "largest":
         k = n
         while k >= 2 and not is_prime(k):
             k -= 1
