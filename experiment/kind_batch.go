@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -14,12 +15,24 @@ import (
 
 // batch is kind batch: seed 000's function director. Each cell processes
 // the batch once with at most K requests in flight (K = in_flight, or
-// in_flight_per_replica × replicas) and bounded retries.
+// in_flight_per_replica × replicas) and bounded retries. With batch.burst,
+// each cell is seed 004's test instead: N copies of the request fired at
+// once (K = N), the batch's wall time the figure.
 type batch struct{ cfg spec.BatchSpec }
 
 func newBatch(sp spec.Spec) (Kind, error) { return batch{cfg: sp.Batch}, nil }
 
-func (batch) Levels() []plan.Level { return []plan.Level{{Suffix: "/batch"}} }
+func (k batch) Levels() []plan.Level {
+	if len(k.cfg.Burst) == 0 {
+		return []plan.Level{{Suffix: "/batch"}}
+	}
+	var out []plan.Level
+	for _, n := range k.cfg.Burst {
+		v := strconv.Itoa(n)
+		out = append(out, plan.Level{Suffix: "/burst=" + v, Params: plan.Params{{Name: "burst", Value: v}}, Concurrency: n})
+	}
+	return out
+}
 
 func (batch) Files(c plan.Cell) []string {
 	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
@@ -29,7 +42,11 @@ func (batch) Files(c plan.Cell) []string {
 // batch.items copies of the cell's request body.
 func (k batch) items(c *Cell) ([][]byte, error) {
 	if k.cfg.Files == "" {
-		items := make([][]byte, k.cfg.Items)
+		n := k.cfg.Items
+		if b, ok := c.Plan.Params.Int("burst"); ok {
+			n = b
+		}
+		items := make([][]byte, n)
 		for i := range items {
 			items[i] = c.Measured().Target.Body
 		}
@@ -77,6 +94,9 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	inFlight := k.cfg.InFlight
 	if inFlight == 0 {
 		inFlight = k.cfg.InFlightPerReplica * max(pc.Replicas, 1)
+	}
+	if _, burst := pc.Params.Get("burst"); burst {
+		inFlight = len(items) // all at once
 	}
 	pc.Concurrency = inFlight
 	t := fn.Target

@@ -41,6 +41,11 @@ type BatchSpec struct {
 	InFlight           int `yaml:"in_flight" json:"in_flight,omitempty"`
 	// MaxAttempts bounds the attempts per item (seed 000 retried forever).
 	MaxAttempts int `yaml:"max_attempts" json:"max_attempts,omitempty"`
+	// Burst, if set, makes each cell one burst of N copies of the
+	// function's request, all in flight at once, timed as a whole (seed
+	// 004's tester: N simultaneous requests fired once): one cell per N,
+	// in place of Items and Files.
+	Burst []int `yaml:"burst" json:"burst,omitempty"`
 }
 
 // ColdStartSpec: per iteration, make the next call cold, send one request,
@@ -142,6 +147,9 @@ func (s *Spec) Smoke() {
 	v.Replicas, v.Workers, v.MemoryMB, v.PayloadSize = pickInt(v.Replicas), pickInt(v.Workers), pickInt(v.MemoryMB), pickInt(v.PayloadSize)
 	v.CPUs = pickFloat(v.CPUs)
 	v.Mode, v.Routing, v.Path = pickStr(v.Mode), pickStr(v.Routing), pickStr(v.Path)
+	if len(s.Batch.Burst) > 0 {
+		s.Batch.Burst = []int{min(s.Batch.Burst[0], 10)}
+	}
 	if s.Batch.Items > 10 {
 		s.Batch.Items = 10
 	}

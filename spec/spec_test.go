@@ -250,3 +250,33 @@ func TestAutoscaleModels(t *testing.T) {
 		}
 	}
 }
+
+// A batch of bursts: N requests at once per cell, in place of items or files.
+func TestBatchBurst(t *testing.T) {
+	base := strings.Replace(good, "load:\n  concurrency: [1, 8, 32]\n  duration: 3s\n", "kind: batch\nbatch:\n", 1)
+	p, err := Parse("q.yaml", []byte(base+"  burst: [100, 2000]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Validate(known); err != nil {
+		t.Fatal(err)
+	}
+	for bad, want := range map[string]string{
+		"  burst: [100]\n  items: 5\n": "batch.burst: a burst is N copies",
+		"  burst: [0]\n":               "batch.burst[0]: 0: want 1..100000",
+		"  burst: [5, 5]\n":            "batch.burst[1]: 5 is already in the list",
+		"  max_attempts: 2\n":          "give batch.items",
+	} {
+		p, err := Parse("q.yaml", []byte(base+bad))
+		if err == nil {
+			err = p.Validate(known)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", bad, err, want)
+		}
+	}
+	p.Spec.Smoke()
+	if len(p.Spec.Batch.Burst) != 1 || p.Spec.Batch.Burst[0] != 10 {
+		t.Errorf("smoke burst %v", p.Spec.Batch.Burst)
+	}
+}

@@ -60,8 +60,19 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		if b.Items < 0 || b.Items > 1_000_000 {
 			add("batch.items", "%d: want 1..1000000", b.Items)
 		}
-		if b.Items == 0 && b.Files == "" {
-			add("batch", "give batch.items (requests of the function's request) or batch.files (a glob of inputs)")
+		switch {
+		case len(b.Burst) > 0 && (b.Items > 0 || b.Files != ""):
+			add("batch.burst", "a burst is N copies of the function's request: give batch.burst, or batch.items/batch.files, not both")
+		case len(b.Burst) == 0 && b.Items == 0 && b.Files == "":
+			add("batch", "give batch.items (requests of the function's request), batch.files (a glob of inputs) or batch.burst (N requests at once)")
+		}
+		for i, n := range b.Burst {
+			if n < 1 || n > 100000 {
+				add(fmt.Sprintf("batch.burst[%d]", i), "%d: want 1..100000 requests", n)
+			}
+		}
+		if j := repeatAt(b.Burst); j >= 0 {
+			add(fmt.Sprintf("batch.burst[%d]", j), "%d is already in the list: two cells would have one ID", b.Burst[j])
 		}
 		if b.Files != "" && !strings.Contains(b.Files, "${") {
 			m, err := filepath.Glob(p.Resolve(b.Files))

@@ -257,3 +257,45 @@ func TestMaxBodyAnswers413(t *testing.T) {
 		t.Errorf("bad max_body: %v", err)
 	}
 }
+
+// A scale-down lets the instances it removes finish what they serve: requests in flight on an
+// instance leaving the set are answered, not cut (seed 003 counts errors while scaling; a platform
+// that dropped them would add errors of its own making).
+func TestScaleDownDrainsInFlightRequests(t *testing.T) {
+	p, _ := startTestPlatform(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "drain", Workload: "sleep", Language: "go", Replicas: 3,
+		Settings: map[string]string{"routing": RoundRobin}}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "drain")
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16}}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	instances := map[string]bool{}
+	for i := 0; i < 9; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := c.Get(url + "?ms=400")
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				codes[-1]++
+				return
+			}
+			resp.Body.Close()
+			codes[resp.StatusCode]++
+			instances[resp.Header.Get("X-Fb-Instance")] = true
+		}()
+	}
+	time.Sleep(100 * time.Millisecond) // all nine in flight, three per instance
+	if err := p.Scale(ctx, "drain", 1); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if codes[200] != 9 || len(instances) != 3 {
+		t.Errorf("requests in flight across a scale-down 3 → 1: %v on %d instances, want 9 × 200 on 3", codes, len(instances))
+	}
+}

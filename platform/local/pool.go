@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/faasbench/faasbench/internal/cgroup"
@@ -17,13 +18,19 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.req.Replicas = n
+	var gone []*instance
 	for len(f.all) > n {
 		in := f.all[len(f.all)-1]
 		f.all = f.all[:len(f.all)-1]
 		in.stopping.Store(true) // before publish: its queue slots are void from now
+		gone = append(gone, in)
+	}
+	if len(gone) > 0 {
 		f.publish()
-		s.event(f, in, "terminating", reason)
-		in.stop(s.cfg.StopGrace)
+		for _, in := range gone {
+			s.event(f, in, "terminating", reason)
+		}
+		stopDrained(gone, s.cfg.StopGrace)
 	}
 	missing := n - len(f.all)
 	if missing <= 0 {
@@ -69,6 +76,38 @@ func (s *Server) scale(ctx context.Context, f *function, n int, reason string) e
 		return fmt.Errorf("scale %s to %d: %w", f.req.Name, n, firstErr)
 	}
 	return nil
+}
+
+// drainSettle is how long an instance out of the routing set must have had
+// no request in flight before it is stopped: a request that picked it just
+// before it left the set reaches it within that.
+const drainSettle = 20 * time.Millisecond
+
+// stopDrained stops instances already out of the routing set once the
+// requests they are serving have finished (as Knative's queue-proxy and
+// OpenFaaS's watchdog drain before their pod ends), waiting at most grace
+// for them, then SIGTERM and at most grace more. Pinned routing does not
+// count requests per instance: its instances stop after the settle time.
+func stopDrained(gone []*instance, grace time.Duration) {
+	var wg sync.WaitGroup
+	for _, in := range gone {
+		wg.Add(1)
+		go func(in *instance) {
+			defer wg.Done()
+			deadline := time.Now().Add(grace)
+			idleSince := time.Now()
+			for time.Now().Before(deadline) {
+				if in.inflight.Load() > 0 {
+					idleSince = time.Now()
+				} else if time.Since(idleSince) >= drainSettle {
+					break
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+			in.stop(grace)
+		}(in)
+	}
+	wg.Wait()
 }
 
 func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
