@@ -78,3 +78,20 @@ func writeSpec(t *testing.T, yaml string) string {
 	}
 	return path
 }
+
+// runSpec loads, opens and executes a spec to the end.
+func runSpec(t *testing.T, yaml string, o Options) *Run {
+	t.Helper()
+	p, err := LoadSpec(writeSpec(t, yaml), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Execute(context.Background()); err != nil {
+		t.Fatalf("execute: %v", err)
+	}
+	return r
+}

@@ -102,17 +102,7 @@ func TestAdaptiveKindDecidesAndResumeReplays(t *testing.T) {
 
 	whole := &probe{start: 1, ceiling: 8, requests: 20, asked: map[string]int{}}
 	o := probeOptions(t, whole)
-	p, err := LoadSpec(writeSpec(t, probeSpec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	r := runSpec(t, probeSpec, o)
 	if got := ids(r.Summary().Cells); !slices.Equal(got, want) {
 		t.Fatalf("cells %v, want %v", got, want)
 	}
@@ -130,6 +120,10 @@ func TestAdaptiveKindDecidesAndResumeReplays(t *testing.T) {
 	defer cancel()
 	first := &probe{start: 1, ceiling: 8, requests: 20, asked: map[string]int{}, stopAfter: 2, cancel: cancel}
 	o = probeOptions(t, first)
+	p, err := LoadSpec(writeSpec(t, probeSpec), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if r, err = Open(p, o); err != nil {
 		t.Fatal(err)
 	}

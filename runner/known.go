@@ -16,23 +16,21 @@ import (
 // error is ErrInput's and names the field.
 func LoadSpec(path string, sets []string, o Options) (*spec.Parsed, error) {
 	p, err := spec.ParseFileWithOverrides(path, sets)
-	if err != nil {
-		return nil, inputErr(err)
-	}
-	if err := p.Validate(Known(o)); err != nil {
-		return nil, inputErr(err)
-	}
-	return p, nil
+	return validated(p, err, o)
 }
 
 // ParseSpec parses a spec given as YAML (file names it in errors and is
 // where relative paths start) and validates it as LoadSpec does.
 func ParseSpec(file string, yaml []byte, o Options) (*spec.Parsed, error) {
 	p, err := spec.Parse(file, yaml)
-	if err != nil {
-		return nil, inputErr(err)
+	return validated(p, err, o)
+}
+
+func validated(p *spec.Parsed, err error, o Options) (*spec.Parsed, error) {
+	if err == nil {
+		err = p.Validate(Known(o))
 	}
-	if err := p.Validate(Known(o)); err != nil {
+	if err != nil {
 		return nil, inputErr(err)
 	}
 	return p, nil

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -32,17 +31,7 @@ func TestRunnerRunsASpec(t *testing.T) {
 	o := fakeOptions(t, &fp)
 	var log, msgs bytes.Buffer
 	o.Log, o.Messages = &log, &msgs
-	p, err := LoadSpec(writeSpec(t, sweepSpec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(context.Background()); err != nil {
-		t.Fatalf("execute: %v\n%s", err, msgs.String())
-	}
+	r := runSpec(t, sweepSpec, o)
 	var ids []string
 	for _, c := range r.Plan() {
 		ids = append(ids, c.ID)
@@ -96,17 +85,7 @@ func TestRunnerInputErrors(t *testing.T) {
 		t.Fatalf("unknown kind: %v", err)
 	}
 	t.Setenv("FB_RUNNER_TEST_TOKEN", "x")
-	p, err := LoadSpec(writeSpec(t, sweepSpec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	r := runSpec(t, sweepSpec, o)
 	if _, err := Resume(r.Dir(), o); !errors.Is(err, ErrInput) || !strings.Contains(err.Error(), "is complete") {
 		t.Fatalf("resume of a complete run: %v", err)
 	}
