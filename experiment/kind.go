@@ -40,6 +40,16 @@ type Adaptive interface {
 	Next(done results.Cell, all []results.Cell) (Decision, error)
 }
 
+// FreshStart is a kind whose every cell starts from a new deployment of
+// its function: what an earlier cell left (replicas an autoscaler has not
+// yet taken back, its windows' history) must not decide the next cell's
+// start. The engine redeploys the function before each such cell that is
+// not the first on it.
+type FreshStart interface {
+	Kind
+	FreshStart()
+}
+
 // Decision is what an Adaptive kind decided after a cell.
 type Decision struct {
 	// After is the ID of the cell whose figures decided.

@@ -127,6 +127,11 @@ func newAutoscale(sp spec.Spec) (Kind, error) {
 
 func (autoscale) Levels() []plan.Level { return []plan.Level{{Suffix: "/autoscale"}} }
 
+// FreshStart: each repetition starts from the function's initial replicas
+// and a new autoscaler (a CPU autoscaler's 300 s stabilisation window kept
+// the previous repetition's 3 replicas for the next one's start).
+func (autoscale) FreshStart() {}
+
 func (autoscale) Files(c plan.Cell) []string {
 	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
 }

@@ -23,6 +23,8 @@ type cells struct {
 	env      *experiment.Env
 	driver   experiment.Driver
 	deployed map[string]platform.Function
+	// used marks the deployments a cell has run on (FreshStart kinds redeploy them).
+	used map[string]bool
 }
 
 // run deploys the spec's functions and runs the cells in order (the plan
@@ -77,6 +79,7 @@ func (c *cells) run(ctx context.Context) (err error) {
 			return err
 		}
 		prog.begin(pc)
+		c.used[pc.Function] = true
 		out, err := c.runCell(ctx, pc, prog)
 		if err != nil {
 			return fmt.Errorf("cell %s: %w", pc.ID, err)

@@ -19,6 +19,7 @@ func (c *cells) deploy(ctx context.Context, fn platform.Function) error {
 		c.deployed = map[string]platform.Function{}
 	}
 	c.deployed[fn.Name] = fn
+	delete(c.used, fn.Name)
 	return nil
 }
 
@@ -34,13 +35,23 @@ func functionSpec(sp spec.Spec, name string) spec.FunctionSpec {
 }
 
 // ensure makes the platform run the cell's function as its grid point
-// says: a replica count alone is a scale; anything else a redeploy.
+// says: a replica count alone is a scale; anything else a redeploy. A kind
+// that wants a fresh start gets a redeploy before every cell but the first
+// on a deployment.
 func (c *cells) ensure(ctx context.Context, pc plan.Cell) error {
 	want, err := experiment.FunctionOf(functionSpec(c.sp, pc.Function), pc.Params, c.env)
 	if err != nil {
 		return err
 	}
 	have, ok := c.deployed[pc.Function]
+	if _, fresh := c.kind.(experiment.FreshStart); fresh && ok && c.used[pc.Function] {
+		if err := c.p.Remove(ctx, want.Name); err != nil {
+			return fmt.Errorf("remove %s for a fresh start: %w", want.Name, err)
+		}
+		delete(c.deployed, want.Name)
+		fmt.Fprintf(c.o.Log, "deploying %s%s afresh\n", want.Name, pc.Params)
+		return c.deploy(ctx, want)
+	}
 	if ok && reflect.DeepEqual(have, want) {
 		return nil
 	}

@@ -94,7 +94,7 @@ func (r *Run) execute(ctx context.Context) (err error) {
 		return err
 	}
 	defer env.Close()
-	c := &cells{Run: r, p: p, env: env, driver: r.o.Driver}
+	c := &cells{Run: r, p: p, env: env, driver: r.o.Driver, used: map[string]bool{}}
 	if c.driver == nil {
 		c.driver = experiment.LocalDriver{}
 	}

@@ -179,3 +179,40 @@ func TestKindRegistryAndDecisionsRefuseDuplicates(t *testing.T) {
 		t.Errorf("a resumed run's bad decisions: %v", err)
 	}
 }
+
+// freshProbe is probe wanting a fresh deployment for every cell.
+type freshProbe struct{ *probe }
+
+func (freshProbe) FreshStart() {}
+
+// A FreshStart kind's cells each start from a new deployment: the second
+// repetition's function is removed and deployed again first; a kind
+// without it keeps the deployment.
+func TestFreshStartKindsRedeployBetweenCells(t *testing.T) {
+	for _, fresh := range []bool{true, false} {
+		var fp *fakePlatform
+		o := fakeOptions(t, &fp)
+		o.Kinds = experiment.NewRegistry()
+		k := &probe{start: 1, ceiling: 1, requests: 10, asked: map[string]int{}}
+		err := o.Kinds.Register("probe", func(spec.Spec) (experiment.Kind, error) {
+			if fresh {
+				return freshProbe{k}, nil
+			}
+			return k, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := runSpec(t, probeSpec+"repetitions: 2\n", o)
+		if len(r.Summary().Cells) != 2 {
+			t.Fatalf("fresh %v: %d cells", fresh, len(r.Summary().Cells))
+		}
+		want := []string{"deploy hello-go", "close"}
+		if fresh {
+			want = []string{"deploy hello-go", "remove hello-go", "deploy hello-go", "close"}
+		}
+		if !slices.Equal(fp.events, want) {
+			t.Errorf("fresh %v: platform events %v, want %v", fresh, fp.events, want)
+		}
+	}
+}
