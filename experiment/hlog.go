@@ -11,6 +11,12 @@ import (
 	"github.com/faasbench/faasbench/results"
 )
 
+// hlogFile is a cell's histogram file in the run directory.
+func hlogFile(cellID string) string { return filepath.Join("hlog", results.HlogName(cellID)) }
+
+// recordsFile is a cell's per-request records file in the run directory.
+func recordsFile(cellID string) string { return filepath.Join("records", results.RecordsName(cellID)) }
+
 // writeHlog keeps a cell's latency histograms (corrected latency, ns) in
 // the HdrHistogram log format: tag "all", tag "ok", and one per error
 // class. The report pools repetitions by merging these, never by
@@ -33,7 +39,7 @@ func (c *Cell) writeHlogEntries(start time.Time, elapsed time.Duration, entries 
 	if err := hist.WriteLog(&buf, start.UnixMilli(), entries); err != nil {
 		return err
 	}
-	if err := c.Dir.WriteFile(filepath.Join("hlog", results.HlogName(c.Plan.ID)), buf.Bytes()); err != nil {
+	if err := c.Dir.WriteFile(hlogFile(c.Plan.ID), buf.Bytes()); err != nil {
 		return fmt.Errorf("hlog: %w", err)
 	}
 	return nil

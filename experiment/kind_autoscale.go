@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -133,7 +132,7 @@ func (autoscale) Levels() []plan.Level { return []plan.Level{{Suffix: "/autoscal
 func (autoscale) FreshStart() {}
 
 func (autoscale) Files(c plan.Cell) []string {
-	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+	return []string{hlogFile(c.ID)}
 }
 
 func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {

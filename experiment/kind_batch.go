@@ -35,7 +35,7 @@ func (k batch) Levels() []plan.Level {
 }
 
 func (batch) Files(c plan.Cell) []string {
-	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+	return []string{hlogFile(c.ID)}
 }
 
 // items are the batch's request bodies: one per file of batch.files, or

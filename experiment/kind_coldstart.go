@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -153,7 +152,7 @@ func (coldStart) Files(c plan.Cell) []string {
 	if _, idle := c.Params.Get("idle"); idle {
 		return nil
 	}
-	return []string{filepath.Join("hlog", results.HlogName(c.ID))}
+	return []string{hlogFile(c.ID)}
 }
 
 func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {

@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/faasbench/faasbench/load"
@@ -21,12 +20,12 @@ type sweep struct {
 
 func newSweep(sp spec.Spec) (Kind, error) { return sweep{load: sp.Load, seed: sp.Seed}, nil }
 
-func (k sweep) Levels() []plan.Level { return plan.LoadLevels(spec.Spec{Load: k.load}) }
+func (k sweep) Levels() []plan.Level { return plan.LoadLevels(k.load) }
 
 func (k sweep) Files(c plan.Cell) []string {
-	files := []string{filepath.Join("hlog", results.HlogName(c.ID))}
+	files := []string{hlogFile(c.ID)}
 	if k.load.Records {
-		files = append(files, filepath.Join("records", results.RecordsName(c.ID)))
+		files = append(files, recordsFile(c.ID))
 	}
 	return files
 }
@@ -37,7 +36,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	var recFile *results.Pending
 	if k.load.Records {
 		var err error
-		if recFile, err = c.Dir.Create(filepath.Join("records", results.RecordsName(pc.ID))); err != nil {
+		if recFile, err = c.Dir.Create(recordsFile(pc.ID)); err != nil {
 			return nil, fmt.Errorf("records: %w", err)
 		}
 		defer recFile.Abort() // unless committed below

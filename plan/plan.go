@@ -90,15 +90,15 @@ func Expand(s spec.Spec, levels []Level) []Cell {
 // LoadLevels are the load section's levels: the closed loop's
 // concurrencies, or the open loop's rates (whose in-flight bound is
 // load.max_in_flight).
-func LoadLevels(s spec.Spec) []Level {
+func LoadLevels(l spec.LoadSpec) []Level {
 	var loads []Level
-	if s.Load.Model == "open" {
-		for _, rate := range s.Load.Rate {
-			loads = append(loads, Level{Suffix: fmt.Sprintf("/rate=%g", rate), Rate: rate, Concurrency: s.Load.MaxInFlight})
+	if l.Model == "open" {
+		for _, rate := range l.Rate {
+			loads = append(loads, Level{Suffix: fmt.Sprintf("/rate=%g", rate), Rate: rate, Concurrency: l.MaxInFlight})
 		}
 		return loads
 	}
-	for _, c := range s.Load.Concurrency {
+	for _, c := range l.Concurrency {
 		loads = append(loads, Level{Suffix: fmt.Sprintf("/c=%d", c), Concurrency: c})
 	}
 	return loads

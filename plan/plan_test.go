@@ -89,4 +89,4 @@ func TestGridAndKinds(t *testing.T) {
 	}
 }
 
-func expand(s spec.Spec) []Cell { return Expand(s, LoadLevels(s)) }
+func expand(s spec.Spec) []Cell { return Expand(s, LoadLevels(s.Load)) }

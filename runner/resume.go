@@ -1,12 +1,9 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/faasbench/faasbench/experiment"
@@ -19,29 +16,19 @@ import (
 // figures are dropped and the cell runs again), and the decisions its
 // adaptive kind recorded (replayed, not decided again).
 func Resume(dir string, o Options) (*Run, error) {
+	d := &results.Dir{Path: dir}
 	var m results.Manifest
 	var sum results.Summary
-	for _, f := range []struct {
-		name string
-		v    any
-	}{{"manifest.json", &m}, {"summary.json", &sum}} {
-		b, err := os.ReadFile(filepath.Join(dir, f.name))
-		if err != nil {
+	for name, v := range map[string]any{"manifest.json": &m, "summary.json": &sum} {
+		if err := d.ReadJSON(name, v); err != nil {
 			return nil, inputErr(fmt.Errorf("--resume: %v", err))
-		}
-		if err := json.Unmarshal(b, f.v); err != nil {
-			return nil, inputErr(fmt.Errorf("--resume: %s: %v", f.name, err))
 		}
 	}
 	if m.Status == results.StatusComplete {
 		return nil, inputErr(fmt.Errorf("--resume: %s is complete: nothing to resume", dir))
 	}
 	var decisions []experiment.Decision
-	if b, err := os.ReadFile(filepath.Join(dir, decisionsFile)); err == nil {
-		if err := json.Unmarshal(b, &decisions); err != nil {
-			return nil, inputErr(fmt.Errorf("--resume: %s: %v", decisionsFile, err))
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	if err := d.ReadJSON(decisionsFile, &decisions); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, inputErr(fmt.Errorf("--resume: %v", err))
 	}
 	p := &spec.Parsed{Spec: m.Spec, File: m.SpecFile}
@@ -64,5 +51,5 @@ func Resume(dir string, o Options) (*Run, error) {
 	m.Resumed = append(m.Resumed, time.Now().UTC())
 	m.Status = results.StatusRunning
 	m.End, m.Error = nil, ""
-	return r, r.begin(&results.Dir{Path: dir}, &m, &sum, decisions)
+	return r, r.begin(d, &m, &sum, decisions)
 }

@@ -5,11 +5,12 @@ package cli
 import (
 	"context"
 	"fmt"
-	"github.com/faasbench/faasbench/internal/redact"
 	"io"
 	"os"
 	"runtime/pprof"
 	"strings"
+
+	"github.com/faasbench/faasbench/internal/redact"
 
 	"github.com/spf13/cobra"
 

@@ -14,7 +14,6 @@ import (
 	"github.com/faasbench/faasbench/platform/kubeless"
 	"github.com/faasbench/faasbench/platform/nuclio"
 	"github.com/faasbench/faasbench/platform/openfaas"
-	"github.com/faasbench/faasbench/spec"
 )
 
 // clusterFlags select a Kubernetes cluster on the command line; they win
@@ -29,24 +28,8 @@ func (f *clusterFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVarP(&f.namespace, "namespace", "n", "", "namespace for the functions (default: platform.namespace, then the context's)")
 }
 
-// options are the platform options of ps with the flags applied.
-func (f clusterFlags) options(ps spec.PlatformSpec) map[string]any {
-	o := map[string]any{}
-	for k, v := range ps.Options {
-		o[k] = v
-	}
-	for _, kv := range [][3]string{{"kubeconfig", f.kubeconfig, ps.Kubeconfig}, {"context", f.context, ps.Context}, {"namespace", f.namespace, ps.Namespace}} {
-		if kv[1] != "" {
-			o[kv[0]] = kv[1]
-		} else if kv[2] != "" {
-			o[kv[0]] = kv[2]
-		}
-	}
-	return o
-}
-
 // flagOptions are the platform options the flags set (a run merges them
-// over the spec's).
+// over the spec's: runner.Options.PlatformOptions).
 func (f clusterFlags) flagOptions() map[string]any {
 	o := map[string]any{}
 	for _, kv := range [][2]string{{"kubeconfig", f.kubeconfig}, {"context", f.context}, {"namespace", f.namespace}} {

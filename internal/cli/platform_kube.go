@@ -13,7 +13,6 @@ import (
 
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/local"
-	"github.com/faasbench/faasbench/spec"
 )
 
 // kubeCmds adds the commands for Kubernetes platforms: check and clean.
@@ -103,7 +102,7 @@ func (a *app) kubeTarget(name string, cf clusterFlags) (kubePlatform, *kube.Clus
 		sort.Strings(names)
 		return kp, nil, usageErr("--platform: %q is not a Kubernetes platform (one of %s)", name, strings.Join(names, ", "))
 	}
-	o := cf.options(spec.PlatformSpec{})
+	o := cf.flagOptions()
 	str := func(k string) string { s, _ := o[k].(string); return s }
 	cl, err := kube.Connect(kube.Options{Kubeconfig: str("kubeconfig"), Context: str("context"), Namespace: str("namespace")})
 	if err != nil {
