@@ -49,6 +49,14 @@ func (r *Result) Throughput() float64 {
 
 // extra are recorders the workers recorded through (shard.go), merged too.
 func mergeWorkers(ws []*worker, start time.Time, interrupted bool, extra ...*Recorder) (*Result, error) {
+	// The load is over: its connections go now, not when the collector
+	// finds them (each held a descriptor here and one at the server: a
+	// run of bursts of 2000 ran the local platform out of files).
+	for _, w := range ws {
+		if w.fast != nil {
+			w.fast.drop()
+		}
+	}
 	res := &Result{Recorder: NewRecorder(0), Start: start, Interrupted: interrupted, Workers: len(ws)}
 	res.Closed = len(ws) > 0 && ws[0].rec.Closed
 	if len(ws) > 0 && ws[0].rec.store != nil {

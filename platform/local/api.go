@@ -14,6 +14,7 @@ import (
 //	POST   /system/functions              DeployRequest → FunctionStatus (once ready)
 //	DELETE /system/functions/{name}       removes the function and its instances
 //	POST   /system/scale-function/{name}  ScaleRequest → FunctionStatus (once reached)
+//	GET    /system/info                   Info (the daemon's files)
 //	POST   /system/shutdown               stops every instance and exits
 //	ANY    /function/{name}[/path]        invokes the function (the gateway)
 //

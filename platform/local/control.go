@@ -149,6 +149,7 @@ func (s *Server) controlRoutes() http.Handler {
 	mux.HandleFunc("DELETE /system/functions/{name}", s.handleRemove)
 	mux.HandleFunc("POST /system/scale-function/{name}", s.handleScale)
 	mux.HandleFunc("GET /system/events", s.handleEvents)
+	mux.HandleFunc("GET /system/info", func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 200, s.info()) })
 	mux.HandleFunc("POST /system/shutdown", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]string{"status": "shutting down"})
 		s.shutdown()

@@ -170,7 +170,7 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	if req.TimeoutMs > 0 {
 		f.timeout = time.Duration(req.TimeoutMs) * time.Millisecond
 	}
-	r, err := newRouter(f, req.Routing, req.Rebalance)
+	r, err := newRouter(f, req.Routing, req.Rebalance, s.maxIdle)
 	if err != nil {
 		return nil, err
 	}

@@ -63,6 +63,8 @@ type instanceSpec struct {
 	home       string
 	cred       *syscall.Credential
 	noNewPrivs string
+	// maxIdle bounds the idle connections kept to the instance (files.go).
+	maxIdle int
 }
 
 // startInstance starts the process and returns once it has signalled
@@ -169,7 +171,7 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	in.tr = &http.Transport{
 		Proxy:               nil,
 		DialContext:         (&net.Dialer{Timeout: 5 * time.Second}).DialContext,
-		MaxIdleConnsPerHost: 4096,
+		MaxIdleConnsPerHost: s.maxIdle,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
 	}

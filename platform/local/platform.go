@@ -209,7 +209,35 @@ func (p *Platform) Functions(ctx context.Context) ([]FunctionStatus, error) {
 	return out, err
 }
 
+// Info is the daemon's account of its own resources (files.go).
+func (p *Platform) Info(ctx context.Context) (Info, error) {
+	var out Info
+	err := p.call(ctx, http.MethodGet, "/system/info", nil, &out)
+	return out, err
+}
+
 // Fingerprint implements platform.Fingerprinter.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	return map[string]any{"platform": Name, "gateway": p.base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}, nil
+	m := map[string]any{"platform": Name, "gateway": p.base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}
+	if info, err := p.Info(ctx); err == nil {
+		m["file_limit"], m["idle_per_instance"] = info.FileLimit, info.IdlePerInstance
+	}
+	return m, nil
+}
+
+// Warnings says what the daemon's own limits did to the run (files.go): the
+// runner asks when the platform opens and again when the run ends.
+func (p *Platform) Warnings() []string {
+	select {
+	case <-p.exited:
+		return nil // the run's error says so
+	default:
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	info, err := p.Info(ctx)
+	if err != nil {
+		return []string{fmt.Sprintf("could not ask the local platform how it fared: %v", err)}
+	}
+	return info.Warnings()
 }

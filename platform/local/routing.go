@@ -38,7 +38,7 @@ type router struct {
 	rebalance bool
 }
 
-func newRouter(f *function, policy string, rebalance bool) (*router, error) {
+func newRouter(f *function, policy string, rebalance bool, maxIdle int) (*router, error) {
 	r := &router{policy: policy, f: f, rebalance: rebalance}
 	switch policy {
 	case "", RoundRobin:
@@ -55,7 +55,7 @@ func newRouter(f *function, policy string, rebalance bool) (*router, error) {
 				d := net.Dialer{Timeout: 5 * time.Second}
 				return d.DialContext(ctx, network, in.addr)
 			},
-			MaxIdleConnsPerHost: 4096,
+			MaxIdleConnsPerHost: maxIdle,
 			IdleConnTimeout:     90 * time.Second,
 			DisableCompression:  true,
 		}

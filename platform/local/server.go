@@ -71,6 +71,10 @@ type Server struct {
 	cgErr      error
 	evMu       sync.Mutex
 	events     []Event // bounded to maxEvents
+	// files counts the gateway's accepts that found no descriptor; maxIdle
+	// bounds each instance's idle upstream connections (files.go).
+	files   fileErrors
+	maxIdle int
 }
 
 const maxEvents = 100000
@@ -145,6 +149,7 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	}
 	empty := map[string]*function{}
 	s.fns.Store(&empty)
+	s.maxIdle = idlePerInstance(fdLimit())
 	run := os.Getenv(reaper.EnvVar)
 	if run == "" {
 		run = "standalone"
@@ -170,6 +175,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("local: listen: %w", err)
 	}
+	s.files.onFull = s.closeIdle
+	ln = countingListener{Listener: ln, fe: &s.files}
 	if w := exposure(ln.Addr()); w != "" {
 		fmt.Fprintf(os.Stderr, "local: WARNING: %s\n", w)
 	}
