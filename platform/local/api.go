@@ -32,10 +32,13 @@ type DeployRequest struct {
 	// Workers per instance (python: pre-forked processes sharing the socket).
 	Workers int `json:"workers,omitempty"`
 	// Concurrency is the per-instance limit (0: none); requests over it
-	// wait in a queue of QueueSize for up to QueueTimeoutMs.
-	Concurrency    int   `json:"concurrency,omitempty"`
-	QueueSize      int   `json:"queue_size,omitempty"`
-	QueueTimeoutMs int64 `json:"queue_timeout_ms,omitempty"`
+	// wait in a queue of QueueSize for up to QueueTimeoutMs: each
+	// instance's own (Queue "instance", the default) or one in front of
+	// the function's instances (Queue "function").
+	Concurrency    int    `json:"concurrency,omitempty"`
+	Queue          string `json:"queue,omitempty"`
+	QueueSize      int    `json:"queue_size,omitempty"`
+	QueueTimeoutMs int64  `json:"queue_timeout_ms,omitempty"`
 	// Routing: round-robin (default), least-outstanding or pinned.
 	Routing   string `json:"routing,omitempty"`
 	Rebalance bool   `json:"rebalance,omitempty"`

@@ -93,6 +93,11 @@ func ValidateDeploy(req DeployRequest) error {
 	case req.MemoryMB > 0 && req.MemoryMB < 8:
 		return fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
 	}
+	switch req.Queue {
+	case "", QueueInstance, QueueFunction:
+	default:
+		return fmt.Errorf("queue %q: want %s (each instance queues its own requests, the default) or %s (one queue in front of all instances)", req.Queue, QueueInstance, QueueFunction)
+	}
 	switch req.Routing {
 	case "", RoundRobin, LeastOutstanding, Pinned:
 	default:
@@ -183,7 +188,7 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 		if req.QueueTimeoutMs > 0 {
 			qt = time.Duration(req.QueueTimeoutMs) * time.Millisecond
 		}
-		f.limit = newLimiter(req.Concurrency, qs, qt)
+		f.limit = newLimiter(req.Queue, r, req.Concurrency, qs, qt)
 	}
 	return f, nil
 }

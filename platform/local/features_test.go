@@ -299,3 +299,51 @@ func TestScaleDownDrainsInFlightRequests(t *testing.T) {
 		t.Errorf("requests in flight across a scale-down 3 → 1: %v on %d instances, want 9 × 200 on 3", codes, len(instances))
 	}
 }
+
+// By default each instance queues its own requests (a pod's queue): the
+// gateway picks the instance, and a request waits for that one even when
+// another is free; with queue: function, it takes any free slot.
+func TestQueuePerInstanceOrPerFunction(t *testing.T) {
+	p, _ := startTestPlatform(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		queue       string
+		same        bool // the third request is served by the busy instance
+		ok, refused int
+	}{{"", true, 4, 2}, {"function", false, 3, 3}} {
+		name := "q" + c.queue
+		err := p.Deploy(ctx, platform.Function{Name: name, Workload: "sleep", Language: "go", Replicas: 2, Concurrency: 1,
+			Settings: map[string]string{"queue": c.queue, "queue_size": "1", "queue_timeout": "5s"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		url, _ := p.Endpoint(ctx, name)
+		// Six at once on two instances of one slot and a queue of one: per
+		// instance, each gets three (round robin): one runs, one waits, one
+		// is refused; per function, two run, one waits, three are refused.
+		st := parallel(t, url+"?ms=300", 6)
+		if count(st, 200) != c.ok || count(st, 429) != c.refused {
+			t.Fatalf("queue %q: statuses %v, want %d×200 and %d×429", c.queue, st, c.ok, c.refused)
+		}
+		// A long request holds one instance; a short one goes to the other
+		// and returns; the next is routed to the busy one again.
+		long := make(chan reply, 1)
+		go func() { long <- invoke(t, url+"?ms=600") }()
+		time.Sleep(100 * time.Millisecond)
+		if r := invoke(t, url+"?ms=0"); r.status != 200 {
+			t.Fatalf("short request: %d", r.status)
+		}
+		third := invoke(t, url+"?ms=0")
+		first := <-long
+		if third.status != 200 || first.status != 200 {
+			t.Fatalf("statuses %d, %d", first.status, third.status)
+		}
+		if (third.instance == first.instance) != c.same {
+			t.Errorf("queue %q: the request after the busy one's was served by %s, the long one by %s; want same=%v", c.queue, third.instance, first.instance, c.same)
+		}
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "bad", Workload: "sleep", Language: "go", Replicas: 1, Concurrency: 1,
+		Settings: map[string]string{"queue": "pod"}}); err == nil || !strings.Contains(err.Error(), `queue "pod"`) {
+		t.Fatalf("queue: pod accepted or unclear: %v", err)
+	}
+}

@@ -22,7 +22,7 @@ type function struct {
 	removed  bool
 	ready    atomic.Pointer[[]*instance]
 	route    *router
-	limit    *limiter // nil: no concurrency limit
+	limit    limiter // nil: no concurrency limit
 	timeout  time.Duration
 	started  []StartRecord
 	// lastRequest is the monotonic time of the last request's arrival.
@@ -78,7 +78,7 @@ func (f *function) status() FunctionStatus {
 		Replicas: f.req.Replicas, Ready: len(f.all), Restarts: f.restarts, OOMKills: f.oomKills, Warnings: f.warnings, Instances: []InstanceStatus{},
 		Started: append([]StartRecord{}, f.started...)}
 	if f.limit != nil {
-		st.Queued = f.limit.waiting.Load()
+		st.Queued = f.limit.queued()
 	}
 	for _, in := range f.all {
 		st.Instances = append(st.Instances, in.status())

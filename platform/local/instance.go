@@ -36,7 +36,12 @@ type instance struct {
 	exited   chan struct{}
 	stopping atomic.Bool
 	inflight atomic.Int64
-	group    *cgroup.Group // nil without cgroups
+	// q is the instance's own queue (instanceQueue in routing.go).
+	q struct {
+		slots   chan struct{}
+		waiting atomic.Int64
+	}
+	group *cgroup.Group // nil without cgroups
 	// oomed: the instance ended in an OOM kill (set before its cgroup,
 	// which counted it, is removed).
 	oomed atomic.Bool

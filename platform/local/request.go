@@ -10,7 +10,7 @@ import (
 )
 
 // Settings the local platform reads from platform.Function.Settings.
-var settingNames = []string{"routing", "rebalance", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout",
+var settingNames = []string{"routing", "rebalance", "queue", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout",
 	"max_body", "autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
 
 // DeployRequestOf turns a platform-neutral function into the daemon's
@@ -47,6 +47,8 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 			req.MaxBodyBytes, err = parseBytes(v)
 		case "rebalance":
 			req.Rebalance, err = strconv.ParseBool(v)
+		case "queue":
+			req.Queue = v
 		case "queue_size":
 			req.QueueSize, err = strconv.Atoi(v)
 		case "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout":

@@ -87,10 +87,12 @@ func (r *router) pick() *instance {
 	switch r.policy {
 	case LeastOutstanding:
 		l := r.ready()
+		// Requests queued at an instance are outstanding too.
 		var best *instance
+		var least int64
 		for _, in := range l {
-			if best == nil || in.inflight.Load() < best.inflight.Load() {
-				best = in
+			if n := in.inflight.Load() + in.q.waiting.Load(); best == nil || n < least {
+				best, least = in, n
 			}
 		}
 		return best
@@ -112,16 +114,32 @@ func (r *router) close() {
 	}
 }
 
-// limiter is the per-instance concurrency limit with a bounded queue in
-// front of it (Knative's queue-proxy and activator, OpenFaaS max_inflight):
-// a request takes a free slot of any instance, waits in the queue for one
-// up to the queue timeout, or is refused when the queue is full.
-type limiter struct {
-	perInstance int
-	slots       chan *instance // one token per free slot
-	waiting     atomic.Int64
-	queueSize   int64
-	timeout     time.Duration
+// Queues: where requests over the concurrency limit wait.
+const (
+	// QueueInstance (the default) gives every instance its own queue: the
+	// gateway picks the instance first (by its routing policy), then the
+	// request waits for a slot of that instance, as in front of a pod
+	// (Knative's queue-proxy breaker, OpenFaaS's of-watchdog max_inflight:
+	// pkg/watchdog.go limits per pod and answers 429 over it). A request
+	// can wait behind a busy instance while another has a free slot.
+	QueueInstance = "instance"
+	// QueueFunction is one queue in front of all of a function's instances:
+	// a request takes a free slot of any instance (Knative's activator when
+	// it is in the path, OpenWhisk's controller).
+	QueueFunction = "function"
+)
+
+// limiter is a per-instance concurrency limit with a bounded queue in
+// front of it, per function or per instance; over the queue a request is
+// refused at once (429), and one that waits longer than the queue timeout
+// gets 503.
+type limiter interface {
+	acquire(ctx context.Context) (*instance, int)
+	release(in *instance)
+	// add makes an instance's slots available.
+	add(in *instance)
+	// queued is the number of requests waiting now.
+	queued() int64
 }
 
 // Status codes the queue answers with.
@@ -130,12 +148,26 @@ const (
 	statusQueueTimeout = http.StatusServiceUnavailable // waited the queue timeout for a slot
 )
 
-func newLimiter(perInstance, queueSize int, timeout time.Duration) *limiter {
-	return &limiter{perInstance: perInstance, slots: make(chan *instance, perInstance*MaxReplicas),
-		queueSize: int64(queueSize), timeout: timeout}
+func newLimiter(queue string, route *router, perInstance, queueSize int, timeout time.Duration) limiter {
+	if queue == QueueFunction {
+		return &functionQueue{perInstance: perInstance, slots: make(chan *instance, perInstance*MaxReplicas),
+			queueSize: int64(queueSize), timeout: timeout}
+	}
+	return &instanceQueue{route: route, perInstance: perInstance, queueSize: int64(queueSize), timeout: timeout}
 }
 
-func (l *limiter) add(in *instance) {
+// functionQueue: a request takes a free slot of any instance.
+type functionQueue struct {
+	perInstance int
+	slots       chan *instance // one token per free slot
+	waiting     atomic.Int64
+	queueSize   int64
+	timeout     time.Duration
+}
+
+func (l *functionQueue) queued() int64 { return l.waiting.Load() }
+
+func (l *functionQueue) add(in *instance) {
 	for i := 0; i < l.perInstance; i++ {
 		l.slots <- in
 	}
@@ -143,7 +175,7 @@ func (l *limiter) add(in *instance) {
 
 // acquire returns an instance with a slot held for the caller, or the
 // status to answer with.
-func (l *limiter) acquire(ctx context.Context) (*instance, int) {
+func (l *functionQueue) acquire(ctx context.Context) (*instance, int) {
 	for {
 		select {
 		case in := <-l.slots:
@@ -177,11 +209,78 @@ func (l *limiter) acquire(ctx context.Context) (*instance, int) {
 	}
 }
 
-func (l *limiter) release(in *instance) {
+func (l *functionQueue) release(in *instance) {
 	if !in.stopping.Load() {
 		l.slots <- in
 	}
 }
+
+// instanceQueue: the router picks the instance, the request waits for one
+// of its slots in its queue.
+type instanceQueue struct {
+	route       *router
+	perInstance int
+	queueSize   int64
+	timeout     time.Duration
+	// total waiting over all instances (for status)
+	waiting atomic.Int64
+}
+
+// slotsOf is an instance's semaphore, made when it joins.
+func (l *instanceQueue) add(in *instance) {
+	in.q.slots = make(chan struct{}, l.perInstance)
+}
+
+func (l *instanceQueue) queued() int64 { return l.waiting.Load() }
+
+func (l *instanceQueue) acquire(ctx context.Context) (*instance, int) {
+	var t *time.Timer
+	for {
+		in := l.route.pick()
+		if in == nil || in.q.slots == nil {
+			return nil, http.StatusServiceUnavailable
+		}
+		select {
+		case in.q.slots <- struct{}{}:
+			return in, 0
+		default:
+		}
+		if in.q.waiting.Add(1) > l.queueSize {
+			in.q.waiting.Add(-1)
+			return nil, statusQueueFull
+		}
+		l.waiting.Add(1)
+		if t == nil {
+			t = time.NewTimer(l.timeout)
+			defer t.Stop()
+		}
+		var code int
+		got := false
+		select {
+		case in.q.slots <- struct{}{}:
+			got = true
+		case <-in.exited:
+			// Its queue goes with it (a pod's queue-proxy ends with the
+			// pod): try the instances that are left, in the time left.
+		case <-t.C:
+			code = statusQueueTimeout
+		case <-ctx.Done():
+			code = statusClientGone
+		}
+		in.q.waiting.Add(-1)
+		l.waiting.Add(-1)
+		switch {
+		case got && in.stopping.Load():
+			<-in.q.slots // it drains: its slot is no use
+		case got:
+			return in, 0
+		case code != 0:
+			return nil, code
+		}
+	}
+}
+
+func (l *instanceQueue) release(in *instance) { <-in.q.slots }
 
 // statusClientGone is logged when the client left while queued (nginx's 499).
 const statusClientGone = 499
