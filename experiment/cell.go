@@ -120,6 +120,10 @@ func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 				rw.Errors[c.String()] = w.Counts[c]
 			}
 		}
+		if done > 0 {
+			v := float64(w.LatMaxNs) / 1e6
+			rw.MaxMs = &v
+		}
 		if done >= stats.MinSamples(0.5) {
 			v := float64(w.QuantileNs(0.5)) / 1e6
 			rw.P50Ms = &v

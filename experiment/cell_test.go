@@ -89,3 +89,17 @@ func TestSteadyStateFlagsAWarmingCell(t *testing.T) {
 		t.Errorf("too short to judge, flagged: %q", w)
 	}
 }
+
+// Each second carries its worst time, exactly (not a bucket's bound), and
+// none when nothing completed in it.
+func TestWindowsCarryTheWorstTimePerSecond(t *testing.T) {
+	res := &load.Result{Recorder: load.NewRecorder(0)}
+	var w0, w2 load.Window
+	w0.Counts[load.ClassOK], w0.LatMaxNs = 10, 12_345_678
+	w2.Counts[load.ClassOK], w2.LatMaxNs = 1, 1_000_000
+	res.Windows = []load.Window{w0, {Sent: 3}, w2}
+	ws := windows(res, nil)
+	if len(ws) != 3 || ws[0].MaxMs == nil || *ws[0].MaxMs != 12.345678 || ws[1].MaxMs != nil || ws[2].MaxMs == nil || *ws[2].MaxMs != 1 {
+		t.Fatalf("windows %+v", ws)
+	}
+}

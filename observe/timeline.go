@@ -16,7 +16,22 @@ type Timeline struct {
 	IntervalMs int64                   `json:"interval_ms"`
 	Samples    []TimelineSample        `json:"samples"`
 	Events     []platform.ReplicaEvent `json:"events"`
-	Warnings   []string                `json:"warnings,omitempty"`
+	// Hosts are the hosts' own CPU and memory (the platform's CPU set, or
+	// the cluster's nodes), when the platform can say.
+	Hosts    []HostSample `json:"hosts,omitempty"`
+	Warnings []string     `json:"warnings,omitempty"`
+}
+
+// HostSample is one host at one moment.
+type HostSample struct {
+	TMs  int64  `json:"t_ms"`
+	Host string `json:"host"`
+	// CPUCores is the host's busy CPU since the previous sample, in cores;
+	// CPUShare the same over its capacity.
+	CPUCores       float64 `json:"cpu_cores"`
+	CPUShare       float64 `json:"cpu_share"`
+	MemoryMiB      float64 `json:"memory_mib"`
+	MemoryTotalMiB float64 `json:"memory_total_mib"`
 }
 
 // TimelineSample is one function at one moment.
@@ -76,11 +91,22 @@ func (r *TimelineRecorder) loop() {
 	prevAt := r.tl.Start
 	desired := map[string]int{}
 	ctx := context.Background()
+	hosts := newHostRates(r.p)
+	if hosts != nil {
+		hosts.sample(ctx, r.tl.Start) // the baseline of the first interval
+	}
 	for {
 		select {
 		case <-r.stop:
 			return
 		case <-t.C:
+		}
+		if hosts != nil {
+			if hs := hosts.sample(ctx, r.tl.Start); len(hs) > 0 {
+				r.mu.Lock()
+				r.tl.Hosts = append(r.tl.Hosts, hs...)
+				r.mu.Unlock()
+			}
 		}
 		rs, ok := r.p.(platform.ResourceSampler)
 		if !ok {
@@ -137,4 +163,45 @@ func (r *TimelineRecorder) Stop() Timeline {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.tl
+}
+
+// hostRates turns a platform's cumulative host figures into rates.
+type hostRates struct {
+	hs     platform.HostSampler
+	prev   map[string]int64 // host -> busy ns at the previous sample
+	prevAt time.Time
+}
+
+func newHostRates(p platform.Platform) *hostRates {
+	hs, ok := p.(platform.HostSampler)
+	if !ok {
+		return nil
+	}
+	return &hostRates{hs: hs, prev: map[string]int64{}}
+}
+
+// sample returns one HostSample per host that had a previous sample.
+func (h *hostRates) sample(ctx context.Context, start time.Time) []HostSample {
+	us, err := h.hs.SampleHosts(ctx)
+	now := time.Now()
+	if err != nil {
+		return nil
+	}
+	dt := now.Sub(h.prevAt).Seconds()
+	var out []HostSample
+	for _, u := range us {
+		last, ok := h.prev[u.Host]
+		h.prev[u.Host] = u.CPUNs
+		if !ok || h.prevAt.IsZero() || dt <= 0 {
+			continue
+		}
+		s := HostSample{TMs: now.Sub(start).Milliseconds(), Host: u.Host, CPUCores: float64(u.CPUNs-last) / 1e9 / dt,
+			MemoryMiB: float64(u.MemoryBytes) / (1 << 20), MemoryTotalMiB: float64(u.MemoryTotalBytes) / (1 << 20)}
+		if u.CPUs > 0 {
+			s.CPUShare = s.CPUCores / u.CPUs
+		}
+		out = append(out, s)
+	}
+	h.prevAt = now
+	return out
 }

@@ -60,3 +60,27 @@ func TestTimelineWarnsWithoutCapabilities(t *testing.T) {
 type namedBare struct{ platform.Platform }
 
 func (namedBare) Name() string { return "bare" }
+
+// hostMeter is a platform whose one host burns 1.5 of its 2 cores.
+type hostMeter struct {
+	namedBare
+	start time.Time
+}
+
+func (h hostMeter) SampleHosts(ctx context.Context) ([]platform.HostUsage, error) {
+	return []platform.HostUsage{{Host: "n1", CPUs: 2, CPUNs: int64(time.Since(h.start)) * 3 / 2, MemoryBytes: 512 << 20, MemoryTotalBytes: 1024 << 20}}, nil
+}
+
+func TestTimelineSamplesHosts(t *testing.T) {
+	r := StartTimeline(hostMeter{start: time.Now()}, []string{"f"}, 50*time.Millisecond)
+	time.Sleep(300 * time.Millisecond)
+	tl := r.Stop()
+	if len(tl.Hosts) < 3 {
+		t.Fatalf("host samples %d", len(tl.Hosts))
+	}
+	for _, s := range tl.Hosts {
+		if s.Host != "n1" || s.CPUCores < 1.4 || s.CPUCores > 1.6 || s.CPUShare < 0.7 || s.CPUShare > 0.8 || s.MemoryMiB != 512 || s.MemoryTotalMiB != 1024 {
+			t.Fatalf("host sample %+v: want 1.5 cores, 75 %%, 512 of 1024 MiB", s)
+		}
+	}
+}

@@ -156,6 +156,27 @@ type FunctionUsage struct {
 	Queued int64 `json:"queued"`
 }
 
+// HostUsage is one host's use at a moment: a node of a cluster, or the CPU
+// set the local platform runs on (the studies' per-invoker and per-node
+// CPU and memory figures).
+type HostUsage struct {
+	Host string `json:"host"`
+	// CPUs is the host's capacity in cores; CPUNs its cumulative busy CPU
+	// time (every core together).
+	CPUs  float64 `json:"cpus"`
+	CPUNs int64   `json:"cpu_ns"`
+	// MemoryBytes is what is in use (the node's working set; on the local
+	// platform the machine's total less what it has available), of
+	// MemoryTotalBytes.
+	MemoryBytes      int64 `json:"memory_bytes"`
+	MemoryTotalBytes int64 `json:"memory_total_bytes"`
+}
+
+// HostSampler is an optional capability: every host's use now.
+type HostSampler interface {
+	SampleHosts(ctx context.Context) ([]HostUsage, error)
+}
+
 // ResourceSampler is an optional capability: per-instance usage now.
 type ResourceSampler interface {
 	SampleResources(ctx context.Context, name string) (FunctionUsage, error)

@@ -54,6 +54,7 @@ func browserRun(t *testing.T) Run {
 	tl := observe.Timeline{}
 	for i := 0; i < 30; i++ {
 		tl.Samples = append(tl.Samples, observe.TimelineSample{TMs: int64(i * 1000), Function: "hello-go", Ready: 1 + i/10, CPUCores: 0.3, MemoryMiB: 12})
+		tl.Hosts = append(tl.Hosts, observe.HostSample{TMs: int64(i * 1000), Host: "cpus 0", CPUCores: 0.2 + 0.02*float64(i), MemoryMiB: 900, MemoryTotalMiB: 24000})
 	}
 	b, _ := json.Marshal(tl)
 	if err := os.WriteFile(filepath.Join(dir, "timeline.json"), b, 0o644); err != nil {

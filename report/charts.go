@@ -112,6 +112,8 @@ func timelineCharts(runs []runRows) []LineChart {
 	reps := LineChart{Title: "Ready instances over time", XLabel: "seconds", YLabel: "instances"}
 	cpu := LineChart{Title: "CPU of the instances over time", XLabel: "seconds", YLabel: "cores"}
 	mem := LineChart{Title: "Memory of the instances over time", XLabel: "seconds", YLabel: "MiB"}
+	hcpu := LineChart{Title: "CPU of each host over time", XLabel: "seconds", YLabel: "cores"}
+	hmem := LineChart{Title: "Memory in use on each host over time", XLabel: "seconds", YLabel: "MiB"}
 	for _, r := range runs {
 		b, err := os.ReadFile(filepath.Join(r.Dir, "timeline.json"))
 		if err != nil {
@@ -144,11 +146,36 @@ func timelineCharts(runs []runRows) []LineChart {
 			cpu.Series = append(cpu.Series, *by[n][1])
 			mem.Series = append(mem.Series, *by[n][2])
 		}
+		hosts := map[string][2]*Series{}
+		var hnames []string
+		for _, h := range tl.Hosts {
+			name := h.Host
+			if len(runs) > 1 {
+				name = r.Summary.Name + "/" + name
+			}
+			ss, ok := hosts[name]
+			if !ok {
+				ss = [2]*Series{{Name: name}, {Name: name}}
+				hosts[name] = ss
+				hnames = append(hnames, name)
+			}
+			t := float64(h.TMs) / 1000
+			ss[0].Points = append(ss[0].Points, Point{X: t, Y: h.CPUCores})
+			ss[1].Points = append(ss[1].Points, Point{X: t, Y: h.MemoryMiB})
+		}
+		for _, n := range hnames {
+			hcpu.Series = append(hcpu.Series, *hosts[n][0])
+			hmem.Series = append(hmem.Series, *hosts[n][1])
+		}
 	}
 	if len(reps.Series) == 0 {
 		return nil
 	}
-	return []LineChart{reps, cpu, mem}
+	out := []LineChart{reps, cpu, mem}
+	if len(hcpu.Series) > 0 {
+		out = append(out, hcpu, hmem)
+	}
+	return out
 }
 
 // cdfChart draws the latency CDF of each key's pooled successes (at most

@@ -15,7 +15,7 @@ var CellsCSVHeader = []string{"run_id", "cell", "key", "function", "workload", "
 
 // WindowsCSVHeader names the columns of WriteWindowsCSV.
 var WindowsCSVHeader = []string{"run_id", "cell", "second", "offered", "sent", "in_flight", "completed", "succeeded",
-	"failed", "p50_ms", "p99_ms", "generator_cpu", "steal", "errors"}
+	"failed", "p50_ms", "p99_ms", "max_ms", "generator_cpu", "steal", "errors"}
 
 func f(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
@@ -63,7 +63,7 @@ func WriteWindowsCSV(w io.Writer, s Summary) error {
 		for _, win := range c.Windows {
 			row := []string{s.RunID, c.ID, strconv.Itoa(win.Second), strconv.FormatInt(win.Offered, 10),
 				strconv.FormatInt(win.Sent, 10), strconv.FormatInt(win.InFlight, 10), strconv.FormatInt(win.Completed, 10),
-				strconv.FormatInt(win.Succeeded, 10), strconv.FormatInt(win.Failed, 10), fp(win.P50Ms), fp(win.P99Ms),
+				strconv.FormatInt(win.Succeeded, 10), strconv.FormatInt(win.Failed, 10), fp(win.P50Ms), fp(win.P99Ms), fp(win.MaxMs),
 				f(win.GeneratorCPU), f(win.Steal), classes(win.Errors)}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -10,12 +10,12 @@ import (
 )
 
 func TestExportCSV(t *testing.T) {
-	p50 := 1.5
+	p50, worst := 1.5, 12.5
 	s := Summary{RunID: "r1", Cells: []Cell{{
 		Cell:     plan.Cell{ID: "f/c=2/r=1", Key: "f/c=2", Function: "f", Concurrency: 2, Repetition: 1},
 		Requests: Requests{Total: 10, Succeeded: 8, Failed: 2}, Errors: map[string]int64{"http-503": 1, "connect": 1},
 		SuccessLatencyMs: stats.Percentiles{P50: &p50, Max: 3},
-		Windows:          []Window{{Second: 0, Sent: 6, Completed: 6, Succeeded: 5, Failed: 1, Errors: map[string]int64{"connect": 1}}, {Second: 1, Sent: 4, Completed: 4, Succeeded: 3, Failed: 1}},
+		Windows:          []Window{{Second: 0, Sent: 6, Completed: 6, Succeeded: 5, Failed: 1, MaxMs: &worst, Errors: map[string]int64{"connect": 1}}, {Second: 1, Sent: 4, Completed: 4, Succeeded: 3, Failed: 1}},
 	}}}
 	var b bytes.Buffer
 	if err := WriteCellsCSV(&b, s); err != nil {
@@ -42,7 +42,7 @@ func TestExportCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, _ = csv.NewReader(&b).ReadAll()
-	if len(rows) != 3 || rows[1][2] != "0" || rows[1][13] != "connect=1" || rows[2][4] != "4" {
+	if len(rows) != 3 || rows[1][2] != "0" || rows[1][11] != "12.5" || rows[2][11] != "" || rows[1][14] != "connect=1" || rows[2][4] != "4" {
 		t.Fatalf("windows: %v", rows)
 	}
 }

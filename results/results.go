@@ -90,6 +90,9 @@ type Window struct {
 	Failed    int64    `json:"failed"`
 	P50Ms     *float64 `json:"p50_ms"`
 	P99Ms     *float64 `json:"p99_ms"`
+	// MaxMs is the second's worst time (any class; absent when nothing
+	// completed): seed 000's worst time per second.
+	MaxMs *float64 `json:"max_ms,omitempty"`
 	// Errors counts failed requests by class.
 	Errors map[string]int64 `json:"errors"`
 	// GeneratorCPU is the load generator's CPU use in cores; Steal the share

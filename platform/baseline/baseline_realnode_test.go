@@ -153,6 +153,14 @@ func TestRealNodeScaleServeAndSample(t *testing.T) {
 		}
 	}
 	t.Logf("kubelet usage: %+v", fu.Instances)
+	// The node's own figures (the studies' per-node CPU and memory).
+	hosts, err := sampler.SampleHosts(ctx)
+	if err != nil || len(hosts) != 1 {
+		t.Fatalf("hosts %+v %v: want the real node", hosts, err)
+	}
+	if h := hosts[0]; h.CPUs < 1 || h.CPUNs <= 0 || h.MemoryBytes <= 0 || h.MemoryTotalBytes < h.MemoryBytes {
+		t.Errorf("node figures %+v: want capacity, CPU time and memory", h)
+	}
 
 	// A forced cold start: new pods, and the first request lands on one the watcher saw start.
 	t0 := time.Now()

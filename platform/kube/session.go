@@ -102,6 +102,14 @@ func (s *Session) SampleResources(ctx context.Context, name string) (platform.Fu
 	return s.sampler.SampleResources(ctx, name)
 }
 
+// SampleHosts implements platform.HostSampler: each real node's CPU and memory (summary.go).
+func (s *Session) SampleHosts(ctx context.Context) ([]platform.HostUsage, error) {
+	if s.sampler == nil {
+		return nil, errors.New("no resource metrics in this cluster")
+	}
+	return s.sampler.SampleHosts(ctx)
+}
+
 // Fingerprint is the part of a platform's fingerprint every adapter
 // shares: the cluster's facts, and the images of the platform's components
 // in componentsNamespace (none when empty).

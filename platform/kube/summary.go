@@ -7,6 +7,7 @@ import (
 	"sort"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/faasbench/faasbench/platform"
@@ -19,6 +20,14 @@ const SourceKubelet = "kubelet /stats/summary"
 
 // summary is the part of the kubelet's Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1) used here.
 type summary struct {
+	Node struct {
+		CPU *struct {
+			UsageCoreNanoSeconds *uint64 `json:"usageCoreNanoSeconds"`
+		} `json:"cpu"`
+		Memory *struct {
+			WorkingSetBytes *uint64 `json:"workingSetBytes"`
+		} `json:"memory"`
+	} `json:"node"`
 	Pods []struct {
 		PodRef struct {
 			Name      string `json:"name"`
@@ -124,4 +133,40 @@ func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.Functi
 	}
 	sort.Slice(fu.Instances, func(i, j int) bool { return fu.Instances[i].Instance < fu.Instances[j].Instance })
 	return fu, nil
+}
+
+// SampleHosts reads every real node's own figures from its kubelet (simulated nodes have none):
+// cumulative CPU time and working-set memory, with the node's capacity.
+func (s *Sampler) SampleHosts(ctx context.Context) ([]platform.HostUsage, error) {
+	if s.source != SourceKubelet {
+		return nil, fmt.Errorf("node figures come from the kubelets' Summary API, which this cluster's API server does not proxy")
+	}
+	nodes, err := s.c.Client.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("nodes: %w", err)
+	}
+	var out []platform.HostUsage
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
+		if simulatedNode(n) {
+			continue
+		}
+		sum, err := s.c.nodeSummary(ctx, n.Name)
+		if err != nil {
+			return nil, err
+		}
+		if sum.Node.CPU == nil || sum.Node.CPU.UsageCoreNanoSeconds == nil || sum.Node.Memory == nil || sum.Node.Memory.WorkingSetBytes == nil {
+			continue // not measured yet
+		}
+		h := platform.HostUsage{Host: n.Name, CPUNs: int64(*sum.Node.CPU.UsageCoreNanoSeconds), MemoryBytes: int64(*sum.Node.Memory.WorkingSetBytes)}
+		if q, ok := n.Status.Capacity[corev1.ResourceCPU]; ok {
+			h.CPUs = float64(q.MilliValue()) / 1000
+		}
+		if q, ok := n.Status.Capacity[corev1.ResourceMemory]; ok {
+			h.MemoryTotalBytes = q.Value()
+		}
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Host < out[j].Host })
+	return out, nil
 }
