@@ -53,6 +53,12 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 	if ok := res.Latency[load.ClassOK]; ok != nil {
 		c.SuccessLatencyMs = stats.Of(ok)
 	}
+	for name, h := range res.Phases {
+		if c.ReportedMs == nil {
+			c.ReportedMs = map[string]stats.Percentiles{}
+		}
+		c.ReportedMs[name] = stats.Of(h)
+	}
 	if res.ScheduleSpan > 0 {
 		c.SentRPS = float64(res.Sent()) / res.ScheduleSpan.Seconds()
 	} else if res.Elapsed > 0 {
@@ -194,5 +200,11 @@ func breakdown(res *load.Result) *results.Breakdown {
 	}
 	ms := func(v float64) float64 { return v / 1e6 }
 	total, up, q, h := ms(ok.Mean()), ms(res.GwUpstream.Mean()), ms(res.GwQueue.Mean()), ms(res.Handler.Mean())
-	return &results.Breakdown{TotalMs: total, HandlerMs: h, InstanceMs: math.Max(0, up-h), GatewayQueueMs: q, OutsideMs: math.Max(0, total-up-q)}
+	b := &results.Breakdown{TotalMs: total, HandlerMs: h, InstanceMs: math.Max(0, up-h), GatewayQueueMs: q, OutsideMs: math.Max(0, total-up-q)}
+	if res.GwSetup != nil && res.GwSetup.Count() == res.GwUpstream.Count() {
+		setup := math.Min(ms(res.GwSetup.Mean()), b.InstanceMs)
+		reply := b.InstanceMs - setup
+		b.InstanceSetupMs, b.InstanceReplyMs = &setup, &reply
+	}
+	return b
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
@@ -101,5 +102,34 @@ func TestWindowsCarryTheWorstTimePerSecond(t *testing.T) {
 	ws := windows(res, nil)
 	if len(ws) != 3 || ws[0].MaxMs == nil || *ws[0].MaxMs != 12.345678 || ws[1].MaxMs != nil || ws[2].MaxMs == nil || *ws[2].MaxMs != 1 {
 		t.Fatalf("windows %+v", ws)
+	}
+}
+
+// The breakdown's parts add up to the mean, and the instance's part splits
+// into the way in and the way back when every success had both clocks.
+func TestBreakdownSplitsTheInstanceTime(t *testing.T) {
+	res := &load.Result{Recorder: load.NewRecorder(0)}
+	rec := func(ns int64) *hist.Histogram {
+		h := hist.New()
+		for range 10 {
+			h.Record(ns)
+		}
+		return h
+	}
+	res.Latency[load.ClassOK] = rec(5_000_000)
+	res.Closed = true
+	res.GwQueue, res.GwUpstream, res.Handler = rec(1_000_000), rec(3_000_000), rec(1_000_000)
+	b := breakdown(res)
+	if b == nil || b.InstanceSetupMs != nil {
+		t.Fatalf("without setup stamps: %+v", b)
+	}
+	res.GwSetup = rec(1_500_000)
+	b = breakdown(res)
+	if b == nil || b.InstanceSetupMs == nil || b.InstanceReplyMs == nil {
+		t.Fatalf("with setup stamps: %+v", b)
+	}
+	near := func(a, want float64) bool { return a > want*0.99 && a < want*1.01 }
+	if !near(b.InstanceMs, 2) || !near(*b.InstanceSetupMs, 1.5) || !near(*b.InstanceReplyMs, 0.5) || !near(b.OutsideMs+b.GatewayQueueMs+b.InstanceMs+b.HandlerMs, b.TotalMs) {
+		t.Fatalf("breakdown %+v (setup %v reply %v): want instance 2 = 1.5 in + 0.5 back", b, *b.InstanceSetupMs, *b.InstanceReplyMs)
 	}
 }

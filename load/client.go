@@ -163,7 +163,7 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 // returns the outcome class, and false if the run was interrupted (the
 // request is then counted as aborted, not as an outcome of the server).
 func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, bool) {
-	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, BytesOut: int64(len(body))}
+	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1, BytesOut: int64(len(body))}
 	if w.fast != nil {
 		return w.sendFast(&s, body)
 	}
@@ -214,6 +214,9 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 		}
 	}
 	s.Instance = h.Get(HeaderInstance)
+	if v := h.Get(HeaderPhases); v != "" {
+		s.Phases = []byte(v)
+	}
 	if v := h.Get(HeaderCold); v == "1" || v == "true" {
 		s.Cold = true
 		s.ColdKind = h.Get(HeaderColdKind)
@@ -221,6 +224,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	if b, e := strconv.ParseInt(h.Get(HeaderHandlerBegin), 10, 64); e == nil {
 		if en, e2 := strconv.ParseInt(h.Get(HeaderHandlerEnd), 10, 64); e2 == nil && en >= b {
 			s.HandlerNs = en - b
+			s.GwSetupNs = gwSetup(parseNsString(h.Get(HeaderGwAssigned)), b, en, parseNsString(h.Get(HeaderGwUpstream)))
 		}
 	}
 	s.GwQueueNs, s.GwUpstreamNs = gwTimes(parseNsString(h.Get(HeaderGwArrive)), parseNsString(h.Get(HeaderGwAssigned)), parseNsString(h.Get(HeaderGwUpstream)))
@@ -277,6 +281,10 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 		s.HandlerNs = r.end - r.begin
 	}
 	s.GwQueueNs, s.GwUpstreamNs = gwTimes(r.gwArrive, r.gwAssigned, r.gwUpstream)
+	if s.HandlerNs >= 0 {
+		s.GwSetupNs = gwSetup(r.gwAssigned, r.begin, r.end, r.gwUpstream)
+	}
+	s.Phases = r.phases
 	w.record(s)
 	return s.Class, true
 }

@@ -51,6 +51,8 @@ type h1resp struct {
 	hasError bool
 	// platformError is X-Fb-Platform-Error's value.
 	platformError []byte
+	// phases is X-Fb-Phases's value.
+	phases []byte
 	begin         int64
 	end           int64
 	// gateway stamps (-1: absent)
@@ -190,7 +192,7 @@ func (c *h1) write(body []byte) error {
 
 func (c *h1) readHead(status []byte) error {
 	r := &c.resp
-	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], platformError: r.platformError[:0], length: -1, begin: -1, end: -1, gwArrive: -1, gwAssigned: -1, gwUpstream: -1}
+	*r = h1resp{instance: r.instance[:0], coldKind: r.coldKind[:0], platformError: r.platformError[:0], phases: r.phases[:0], length: -1, begin: -1, end: -1, gwArrive: -1, gwAssigned: -1, gwUpstream: -1}
 	if len(status) < 12 || !bytes.HasPrefix(status, []byte("HTTP/1.")) {
 		return errMalformed
 	}
@@ -254,6 +256,8 @@ func (c *h1) readHead(status []byte) error {
 			r.hasError = len(val) > 0
 		case bytes.EqualFold(name, []byte(HeaderPlatformError)):
 			r.platformError = append(r.platformError[:0], val...)
+		case bytes.EqualFold(name, []byte(HeaderPhases)):
+			r.phases = append(r.phases[:0], val...)
 		}
 	}
 	if c.close {

@@ -33,5 +33,18 @@ func gwTimes(arrive, assigned, upstream int64) (int64, int64) {
 	return assigned - arrive, upstream - assigned
 }
 
+// gwSetup is the time from the gateway's assignment of an instance to the
+// start of the function's handler: the request's way into the instance
+// (seed 003 Fig 10's "function initiation"); -1 unless both stamps are
+// there and in order. Both clocks are CLOCK_MONOTONIC of one host: only
+// the local platform sends the gateway's stamps, and its instances run
+// beside it.
+func gwSetup(assigned, handlerBegin, handlerEnd, upstream int64) int64 {
+	if assigned < 0 || handlerBegin < assigned || handlerEnd < handlerBegin || upstream < handlerEnd {
+		return -1
+	}
+	return handlerBegin - assigned
+}
+
 // parseNsString is parseNs for a header read by net/http (not the hot path).
 func parseNsString(s string) int64 { return parseNs([]byte(s)) }

@@ -226,6 +226,6 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 // dropLate records a request that was never sent because it was too late.
 func (w *worker) dropLate(intended time.Duration) {
 	now := time.Since(w.start)
-	s := Sample{Intended: intended, Sent: now, Done: now, Class: ClassGeneratorLag, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1}
+	s := Sample{Intended: intended, Sent: now, Done: now, Class: ClassGeneratorLag, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1}
 	w.record(&s)
 }

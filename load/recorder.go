@@ -23,6 +23,12 @@ type Sample struct {
 	Cold      bool
 	ColdKind  string
 	HandlerNs int64 // handler end - begin as the function reported, -1 if unknown
+	// Phases is the reply's HeaderPhases value (nil: none); it may point
+	// into the worker's buffer, valid until the sample is recorded.
+	Phases []byte
+	// GwSetupNs is the handler's start less the gateway's assignment
+	// (gwSetup), -1 if unknown.
+	GwSetupNs int64
 	// GwQueueNs (assigned - arrive) and GwUpstreamNs (upstream - assigned)
 	// from the gateway's stamps; -1 if unknown.
 	GwQueueNs, GwUpstreamNs int64
@@ -54,6 +60,12 @@ type Recorder struct {
 	// the gateway stamps its replies): waiting for an instance, and the
 	// round trip to it (the handler inside).
 	GwQueue, GwUpstream *hist.Histogram
+	// GwSetup is the request's way from the gateway into the handler
+	// (successes with both the gateway's and the handler's stamps).
+	GwSetup *hist.Histogram
+	// Phases are the times the function reported inside itself
+	// (HeaderPhases), per name, for successes.
+	Phases map[string]*hist.Histogram
 
 	Counts     [NumClasses]int64
 	BytesOut   int64
@@ -180,6 +192,12 @@ func (r *Recorder) Record(s *Sample) {
 		if s.GwQueueNs >= 0 && s.GwUpstreamNs >= 0 {
 			orNew(&r.GwQueue).Record(s.GwQueueNs)
 			orNew(&r.GwUpstream).Record(s.GwUpstreamNs)
+			if s.GwSetupNs >= 0 {
+				orNew(&r.GwSetup).Record(s.GwSetupNs)
+			}
+		}
+		if len(s.Phases) > 0 {
+			r.recordPhases(s.Phases)
 		}
 	}
 }
@@ -212,10 +230,20 @@ func (r *Recorder) Merge(o *Recorder) error {
 	for _, p := range []struct {
 		dst **hist.Histogram
 		src *hist.Histogram
-	}{{&r.Lag, o.Lag}, {&r.Handler, o.Handler}, {&r.Overhead, o.Overhead}, {&r.GwQueue, o.GwQueue}, {&r.GwUpstream, o.GwUpstream}} {
+	}{{&r.Lag, o.Lag}, {&r.Handler, o.Handler}, {&r.Overhead, o.Overhead}, {&r.GwQueue, o.GwQueue}, {&r.GwUpstream, o.GwUpstream}, {&r.GwSetup, o.GwSetup}} {
 		if err := mergeInto(p.dst, p.src); err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}
+	}
+	for name, h := range o.Phases {
+		if r.Phases == nil {
+			r.Phases = map[string]*hist.Histogram{}
+		}
+		dst := r.Phases[name]
+		if err := mergeInto(&dst, h); err != nil {
+			return fmt.Errorf("merge phase %s: %w", name, err)
+		}
+		r.Phases[name] = dst
 	}
 	for i := range r.Counts {
 		r.Counts[i] += o.Counts[i]

@@ -36,6 +36,8 @@ type Row struct {
 	// The gateway's queueing and round trip to the instance (-1: no stamps).
 	GwQueueNs    int64 `parquet:"gw_queue_ns"`
 	GwUpstreamNs int64 `parquet:"gw_upstream_ns"`
+	// From the gateway's assignment to the handler's start (-1: unknown).
+	GwSetupNs int64 `parquet:"gw_setup_ns"`
 }
 
 // chunkRows is how many samples a worker buffers before handing them over.
@@ -103,7 +105,7 @@ func toRow(x *Sample, worker int32) Row {
 	return Row{IntendedNs: int64(x.Intended), SentNs: int64(x.Sent), FirstByteNs: int64(x.FirstByte), DoneNs: int64(x.Done),
 		Status: int32(x.Status), Class: x.Class.String(), BytesOut: x.BytesOut, BytesIn: x.BytesIn, Attempt: int32(x.Attempt),
 		Worker: worker, Instance: x.Instance, Cold: x.Cold, ColdKind: x.ColdKind, HandlerNs: x.HandlerNs,
-		GwQueueNs: x.GwQueueNs, GwUpstreamNs: x.GwUpstreamNs}
+		GwQueueNs: x.GwQueueNs, GwUpstreamNs: x.GwUpstreamNs, GwSetupNs: x.GwSetupNs}
 }
 
 // recordBuffer is one worker's handle on the sink.

@@ -36,6 +36,9 @@ type batch struct {
 	n     int
 	since time.Duration // Done of the oldest sample held
 	buf   [batchLen]Sample
+	// phases holds the held samples' Phases (a sample's points into the
+	// worker's buffer, which the next request overwrites).
+	phases []byte
 }
 
 // add holds s, handing the batch over when it is full or old.
@@ -44,6 +47,11 @@ func (b *batch) add(s *Sample) {
 		b.since = s.Done
 	}
 	b.buf[b.n] = *s
+	if len(s.Phases) > 0 {
+		at := len(b.phases)
+		b.phases = append(b.phases, s.Phases...)
+		b.buf[b.n].Phases = b.phases[at:len(b.phases):len(b.phases)]
+	}
 	b.n++
 	if b.n == batchLen || s.Done-b.since >= batchAge {
 		b.flush()
@@ -62,6 +70,7 @@ func (b *batch) flush() {
 	b.to.mu.Unlock()
 	clear(b.buf[:b.n]) // drop the strings they hold
 	b.n = 0
+	b.phases = b.phases[:0]
 }
 
 // record adds a sample: to the worker's own recorder, or through its batch

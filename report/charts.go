@@ -281,17 +281,23 @@ func boxChart(runs []runRows) (BoxChart, bool) {
 }
 
 // breakdownChart stacks each key's mean latency into its parts (outside,
-// gateway queue, instance, handler), the median over repetitions of each
-// (seed 003 Fig 10).
+// gateway queue, the way into the handler, the handler, the way back; or
+// the instance's round trip unsplit where the clocks do not allow it), the
+// median over repetitions of each (seed 003 Fig 10).
 func breakdownChart(runs []runRows) (BarChart, bool) {
 	c := BarChart{Title: "Where the time goes (mean latency of successes)", YLabel: "ms",
-		Segments: []Segment{{Name: "client to gateway and back"}, {Name: "gateway: waiting for an instance"}, {Name: "gateway to instance and back"}, {Name: "handler"}}}
+		Segments: []Segment{{Name: "client to gateway and back"}, {Name: "gateway: waiting for an instance"},
+			{Name: "gateway to instance and back (not split)"}, {Name: "gateway into the handler"}, {Name: "handler"}, {Name: "handler's reply back to the gateway"}}}
 	for _, r := range runs {
 		for _, row := range r.Rows {
-			var parts [4][]float64
+			var parts [6][]float64
 			for _, cell := range row.cells {
 				if b := cell.Breakdown; b != nil {
-					for i, v := range []float64{b.OutsideMs, b.GatewayQueueMs, b.InstanceMs, b.HandlerMs} {
+					unsplit, setup, reply := b.InstanceMs, 0.0, 0.0
+					if b.InstanceSetupMs != nil && b.InstanceReplyMs != nil {
+						unsplit, setup, reply = 0, *b.InstanceSetupMs, *b.InstanceReplyMs
+					}
+					for i, v := range []float64{b.OutsideMs, b.GatewayQueueMs, unsplit, setup, b.HandlerMs, reply} {
 						parts[i] = append(parts[i], v)
 					}
 				}

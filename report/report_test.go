@@ -129,3 +129,16 @@ func TestHowTheAdapterWasValidatedIsShown(t *testing.T) {
 		t.Error("the adapter's validation is not in the report")
 	}
 }
+
+// The times a function reported (X-Fb-Phases) reach the row's detail: the
+// median over repetitions of each name's mean, with their range.
+func TestReportedTimesAreShown(t *testing.T) {
+	run := testRun()
+	run.Summary.Cells[0].ReportedMs = map[string]stats.Percentiles{"mapper": {Count: 5, Mean: 40}, "map_phase": {Count: 5, Mean: 800}}
+	run.Summary.Cells[1].ReportedMs = map[string]stats.Percentiles{"mapper": {Count: 5, Mean: 50}, "map_phase": {Count: 5, Mean: 900}}
+	rows := Rows(run)
+	want := "the function's own times, mean ms: map_phase 850 [800–900], mapper 45 [40–50]"
+	if rows[0].Detail != want || rows[1].Detail != "" {
+		t.Fatalf("details %q, %q; want %q", rows[0].Detail, rows[1].Detail, want)
+	}
+}

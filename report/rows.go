@@ -137,6 +137,9 @@ func Rows(r Run) []Row {
 		}
 		row.Errors = formatErrors(errs)
 		row.Detail = detail(cs)
+		if rep := reported(cs); rep != "" {
+			row.Detail = strings.TrimPrefix(row.Detail+"; "+rep, "; ")
+		}
 		var paths []string
 		for _, c := range cs {
 			if c.DataPath != "" && !slices.Contains(paths, c.DataPath) {
@@ -256,4 +259,32 @@ func formatErrors(errs map[string]int64) string {
 		return "none"
 	}
 	return results.FormatCounts(errs, " ")
+}
+
+// reported is the times the function reported inside itself (X-Fb-Phases),
+// each the median over repetitions of its mean, with their range.
+func reported(cs []results.Cell) string {
+	var names []string
+	for _, c := range cs {
+		for n := range c.ReportedMs {
+			if !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	parts := make([]string, 0, len(names))
+	for _, n := range names {
+		var vs []float64
+		for _, c := range cs {
+			if p, ok := c.ReportedMs[n]; ok && p.Count > 0 {
+				vs = append(vs, p.Mean)
+			}
+		}
+		parts = append(parts, n+" "+aggregate(vs).String())
+	}
+	return "the function's own times, mean ms: " + strings.Join(parts, ", ")
 }

@@ -101,6 +101,12 @@ type Breakdown struct {
 	// InstanceMs: gateway to instance and back, minus the handler (the
 	// runtime's HTTP layer and the hop).
 	InstanceMs float64 `json:"instance_ms"`
+	// InstanceSetupMs and InstanceReplyMs split InstanceMs where the
+	// gateway's and the handler's clocks are one (the local platform): the
+	// request's way from the gateway into the handler, and the reply's way
+	// back (seed 003 Fig 10's function initiation and response delay).
+	InstanceSetupMs *float64 `json:"instance_setup_ms,omitempty"`
+	InstanceReplyMs *float64 `json:"instance_reply_ms,omitempty"`
 	// HandlerMs: the function's own code.
 	HandlerMs float64 `json:"handler_ms"`
 	// TotalMs is the mean the parts add up to.

@@ -123,6 +123,10 @@ type Cell struct {
 	// minus handler time (network, gateway, queueing), successes only.
 	HandlerMs  stats.Percentiles `json:"handler_ms"`
 	OverheadMs stats.Percentiles `json:"overhead_ms"`
+	// ReportedMs are times the function measured inside itself and
+	// reported (X-Fb-Phases), per name, successes only: seed 002's
+	// MapReduce mapper, reducer and phase times.
+	ReportedMs map[string]stats.Percentiles `json:"reported_ms,omitempty"`
 	// ServiceLatencyMs is latency from the actual send (uncorrected), all
 	// requests; in a closed loop it equals LatencyMs.
 	ServiceLatencyMs stats.Percentiles `json:"service_latency_ms"`

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 
@@ -24,6 +25,36 @@ var (
 	version = "dev"
 	commit  = "unknown"
 )
+
+// toolCommit is the commit the binary was built from: the Makefile's, or
+// else what the Go toolchain stamped (a plain go build in a checkout),
+// with "-dirty" when the tree had changes; so that a run's fingerprint
+// names its code however the binary was built.
+func toolCommit() string {
+	if commit != "unknown" {
+		return commit
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return commit
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return commit
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
 
 // Env is everything outside the process a command touches, so tests can run
 // the CLI in-process.

@@ -195,7 +195,7 @@ func (a *app) localCmds(parent *cobra.Command) {
 	df.Int64Var(&fn.MemoryMB, "memory-mb", 0, "memory limit per instance in MB (cgroups)")
 	df.Float64Var(&fn.CPUs, "cpus", 0, "CPU limit per instance in cores (cgroups)")
 	df.StringArrayVar(&envs, "env", nil, "environment variable KEY=VALUE for the function's instances (e.g. FB_UPSTREAM_URL, FB_DB_PASSWORD)")
-	df.StringArrayVar(&sets, "set", nil, "platform setting KEY=VALUE (routing, rebalance, queue, queue_size, queue_timeout, timeout, scale_to_zero_after, cold_start_timeout, autoscale, min, max, target, stable_window, panic_window, panic_threshold, max_scale_up_rate, scale_interval, step_percent)")
+	df.StringArrayVar(&sets, "set", nil, "platform setting KEY=VALUE (routing: round-robin, least-outstanding, pinned or sharding; rebalance, queue, queue_size, queue_timeout, timeout, scale_to_zero_after, cold_start_timeout, autoscale, min, max, target, stable_window, panic_window, panic_threshold, max_scale_up_rate, scale_interval, step_percent)")
 
 	scale := &cobra.Command{
 		Use:   "scale NAME REPLICAS",

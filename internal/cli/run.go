@@ -82,7 +82,7 @@ func (a *app) runnerOptions(o runOpts) (runner.Options, error) {
 		return runner.Options{}, withCode(ExitUsage, err)
 	}
 	ro := runner.Options{Platforms: reg, Catalog: cat, ResultsDir: o.resultsDir, Log: a.env.Stdout, Messages: a.env.Stderr,
-		Smoke: o.smoke, NoPin: o.noPin, Tool: observe.Tool{Version: version, Commit: commit}, PlatformOptions: o.cluster.flagOptions()}
+		Smoke: o.smoke, NoPin: o.noPin, Tool: observe.Tool{Version: version, Commit: toolCommit()}, PlatformOptions: o.cluster.flagOptions()}
 	if a.json() {
 		ro.Log = a.env.Stderr
 	}

@@ -15,9 +15,9 @@ func (a *app) versionCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.json() {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]string{"version": version, "commit": commit, "go": runtime.Version()})
+				return json.NewEncoder(a.env.Stdout).Encode(map[string]string{"version": version, "commit": toolCommit(), "go": runtime.Version()})
 			}
-			fmt.Fprintf(a.env.Stdout, "faasbench %s (commit %s, %s)\n", version, commit, runtime.Version())
+			fmt.Fprintf(a.env.Stdout, "faasbench %s (commit %s, %s)\n", version, toolCommit(), runtime.Version())
 			return nil
 		},
 	}

@@ -84,6 +84,8 @@ func ValidateDeploy(req DeployRequest) error {
 		return fmt.Errorf("workers %d: want 0..256", req.Workers)
 	case req.Workers > 1 && req.Language != "python":
 		return fmt.Errorf("workers %d: worker processes are implemented for python only (%s serves concurrently in one process)", req.Workers, req.Language)
+	case req.Routing == Sharding && (req.Concurrency == 0 || req.Queue == QueueFunction):
+		return errors.New("sharding routing (OpenWhisk's balancer) needs a concurrency limit (its slots per instance) and the per-instance queue: an overloaded balancer sends the request to an instance, which queues it")
 	case req.Routing == Pinned && req.Concurrency > 0:
 		return errors.New("pinned routing with a concurrency limit: the connection, not the gateway, picks the instance; use one or the other")
 	case req.ScaleToZeroAfterMs < 0 || req.ColdStartTimeoutMs < 0:
@@ -99,9 +101,9 @@ func ValidateDeploy(req DeployRequest) error {
 		return fmt.Errorf("queue %q: want %s (each instance queues its own requests, the default) or %s (one queue in front of all instances)", req.Queue, QueueInstance, QueueFunction)
 	}
 	switch req.Routing {
-	case "", RoundRobin, LeastOutstanding, Pinned:
+	case "", RoundRobin, LeastOutstanding, Pinned, Sharding:
 	default:
-		return fmt.Errorf("routing %q: want %s, %s or %s", req.Routing, RoundRobin, LeastOutstanding, Pinned)
+		return fmt.Errorf("routing %q: want %s, %s, %s or %s", req.Routing, RoundRobin, LeastOutstanding, Pinned, Sharding)
 	}
 	mode := req.Mode
 	if req.Language == "cpp" {

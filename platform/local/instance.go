@@ -36,6 +36,8 @@ type instance struct {
 	exited   chan struct{}
 	stopping atomic.Bool
 	inflight atomic.Int64
+	// booked is what the sharding balancer sent it (sharding.go).
+	booked booked
 	// q is the instance's own queue (instanceQueue in routing.go).
 	q struct {
 		slots   chan struct{}

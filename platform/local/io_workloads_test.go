@@ -233,6 +233,38 @@ func TestWordcountAndMapreduce(t *testing.T) {
 	if reducers.Words != docs*500 || sum != docs*500 || reducers.Levels != 4 || reducers.Retries == 0 || reducers.Tasks != 12+11+reducers.Retries {
 		t.Errorf("reducers: %+v, want %d words, 4 levels, 23 tasks + retries, some retries", reducers, docs*500)
 	}
+	// Several files per mapper (seed 002 Figs 10-11's x axis): 12 documents, 5 per mapper, give 3
+	// mappers (5, 5, 2) and, with reducers, 2 levels (3 -> 2 -> 1); the coordinator's phase
+	// times come in X-Fb-Phases.
+	var grouped struct {
+		Words, Tasks, Mappers, Levels int
+		PhasesMs                      map[string]float64 `json:"phases_ms"`
+	}
+	for _, c := range []struct {
+		variant string
+		levels  int
+		phases  []string
+	}{{"mappers", 0, []string{"map_phase", "mapper", "mapper_max"}}, {"reducers", 2, []string{"map_phase", "mapper", "mapper_max", "reduce_phase", "reducer", "reducer_max"}}} {
+		r = do(t, "GET", mr+"?docs=12&per_mapper=5&variant="+c.variant, nil)
+		if r.code != 200 || json.Unmarshal(r.body, &grouped) != nil {
+			t.Fatalf("%s per_mapper=5: %d %q %s", c.variant, r.code, r.body, r.header.Get("X-Fb-Error"))
+		}
+		if grouped.Words != docs*500 || grouped.Mappers != 3 || grouped.Levels != c.levels || grouped.Tasks != 3+c.levels {
+			t.Errorf("%s per_mapper=5: %+v, want %d words, 3 mappers, %d levels", c.variant, grouped, docs*500, c.levels)
+		}
+		hdr := r.header.Get("X-Fb-Phases")
+		for _, ph := range c.phases {
+			if grouped.PhasesMs[ph] <= 0 || !strings.Contains(hdr, ph+"=") {
+				t.Errorf("%s: phase %s: %v in the reply, header %q", c.variant, ph, grouped.PhasesMs[ph], hdr)
+			}
+		}
+		if grouped.PhasesMs["mapper_max"] < grouped.PhasesMs["mapper"] || grouped.PhasesMs["map_phase"] < grouped.PhasesMs["mapper_max"] {
+			t.Errorf("%s: phases %v: want mapper <= mapper_max <= map_phase", c.variant, grouped.PhasesMs)
+		}
+	}
+	if r := do(t, "GET", byDir+"?files=doc-0000.txt,doc-0001.txt", nil); r.code != 200 || json.Unmarshal(r.body, &a) != nil || a["words"] != 1000 {
+		t.Errorf("two files: %d %s", r.code, r.body)
+	}
 	// A task that always fails fails the job after its attempts.
 	if r := do(t, "GET", mr+"?docs=2&fail=1&attempts=2", nil); r.code != 500 || !strings.Contains(r.header.Get("X-Fb-Error"), "failed 2 times") {
 		t.Errorf("always failing: %d %q", r.code, r.header.Get("X-Fb-Error"))

@@ -44,6 +44,7 @@ func newRouter(f *function, policy string, rebalance bool, maxIdle int) (*router
 	case "", RoundRobin:
 		r.policy = RoundRobin
 	case LeastOutstanding:
+	case Sharding:
 	case Pinned:
 		r.pinned = &http.Transport{
 			Proxy: nil,
@@ -60,7 +61,7 @@ func newRouter(f *function, policy string, rebalance bool, maxIdle int) (*router
 			DisableCompression:  true,
 		}
 	default:
-		return nil, fmt.Errorf("routing %q: want %s, %s or %s", policy, RoundRobin, LeastOutstanding, Pinned)
+		return nil, fmt.Errorf("routing %q: want %s, %s, %s or %s", policy, RoundRobin, LeastOutstanding, Pinned, Sharding)
 	}
 	return r, nil
 }
@@ -96,8 +97,18 @@ func (r *router) pick() *instance {
 			}
 		}
 		return best
+	case Sharding:
+		return r.pickSharding()
 	default:
 		return r.pickRR()
+	}
+}
+
+// done gives back what pick took for a request (the sharding balancer's
+// slot), once the request is over or did not go to in after all.
+func (r *router) done(in *instance) {
+	if r.policy == Sharding {
+		in.booked.n.Add(-1)
 	}
 }
 
@@ -237,7 +248,11 @@ func (l *instanceQueue) acquire(ctx context.Context) (*instance, int) {
 	var t *time.Timer
 	for {
 		in := l.route.pick()
-		if in == nil || in.q.slots == nil {
+		if in == nil {
+			return nil, http.StatusServiceUnavailable
+		}
+		if in.q.slots == nil {
+			l.route.done(in)
 			return nil, http.StatusServiceUnavailable
 		}
 		select {
@@ -247,6 +262,7 @@ func (l *instanceQueue) acquire(ctx context.Context) (*instance, int) {
 		}
 		if in.q.waiting.Add(1) > l.queueSize {
 			in.q.waiting.Add(-1)
+			l.route.done(in)
 			return nil, statusQueueFull
 		}
 		l.waiting.Add(1)
@@ -272,15 +288,22 @@ func (l *instanceQueue) acquire(ctx context.Context) (*instance, int) {
 		switch {
 		case got && in.stopping.Load():
 			<-in.q.slots // it drains: its slot is no use
+			l.route.done(in)
 		case got:
 			return in, 0
 		case code != 0:
+			l.route.done(in)
 			return nil, code
+		default:
+			l.route.done(in) // it exited: pick again
 		}
 	}
 }
 
-func (l *instanceQueue) release(in *instance) { <-in.q.slots }
+func (l *instanceQueue) release(in *instance) {
+	<-in.q.slots
+	l.route.done(in)
+}
 
 // statusClientGone is logged when the client left while queued (nginx's 499).
 const statusClientGone = 499

@@ -1,6 +1,7 @@
 """wordcount: counts the words of a file on shared storage (seed 002's I/O test; mapreduce's mapper).
 
 ?file=NAME   a file under FB_DATA_DIR (a directory) or FB_DATA_URL (an HTTP base URL)
+?files=A,B   several files (at most 1000), counted together: a mapper given several files
 ?by=         total (default): {"words": N, "distinct": M}; word: counts per word; letter: per first letter
 ?fail=P      fail with probability P (0..1): fault injection for mapreduce's retries
 """
@@ -19,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import fbrt  # noqa: E402
 
 WORD = re.compile(rb"[A-Za-z0-9']+")
+MAX_FILES = 1000
 NAME = re.compile(r"^[A-Za-z0-9._-][A-Za-z0-9._/-]*$")
 
 
@@ -51,10 +53,12 @@ def handle(req: fbrt.Request) -> fbrt.Response:
     fail = float(req.query.get("fail", "0"))
     if random.random() < fail:
         raise fbrt.FunctionError(f"injected failure (fail={fail})")
-    name = req.query.get("file")
-    if not name:
-        raise fbrt.FunctionError("?file= is required")
-    out = count(read(name), req.query.get("by", "total"))
+    names = [n for n in req.query.get("files", "").split(",") if n] or [req.query.get("file", "")]
+    if not names[0]:
+        raise fbrt.FunctionError("?file= or ?files= is required")
+    if len(names) > MAX_FILES:
+        raise fbrt.FunctionError(f"files: {len(names)} names, at most {MAX_FILES}")
+    out = count(b"\n".join(read(n) for n in names), req.query.get("by", "total"))
     return fbrt.Response(json.dumps(out, sort_keys=True).encode(), headers={"Content-Type": "application/json"})
 
 
