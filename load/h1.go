@@ -53,8 +53,8 @@ type h1resp struct {
 	platformError []byte
 	// phases is X-Fb-Phases's value.
 	phases []byte
-	begin         int64
-	end           int64
+	begin  int64
+	end    int64
 	// gateway stamps (-1: absent)
 	gwArrive, gwAssigned, gwUpstream int64
 }
