@@ -28,6 +28,9 @@ type Cell struct {
 	// Path resolves a path the spec gives (${...} expanded, relative to the
 	// spec's directory).
 	Path func(string) string
+	// CPUs are the CPUs the platform runs on (nil: not pinned): where a
+	// native baseline runs, for a like-for-like comparison.
+	CPUs []int
 }
 
 // Function is one of a cell's functions as the cell calls it.

@@ -3,10 +3,12 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
 
+	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
@@ -18,13 +20,35 @@ import (
 // in_flight_per_replica × replicas) and bounded retries. With batch.burst,
 // each cell is seed 004's test instead: N copies of the request fired at
 // once (K = N), the batch's wall time the figure.
-type batch struct{ cfg spec.BatchSpec }
+type batch struct {
+	cfg spec.BatchSpec
+	// firstReplicas is the vary grid's first replica count (0: no such
+	// axis): the native baseline is planned there only.
+	firstReplicas int
+}
 
-func newBatch(sp spec.Spec) (Kind, error) { return batch{cfg: sp.Batch}, nil }
+func newBatch(sp spec.Spec) (Kind, error) {
+	k := batch{cfg: sp.Batch}
+	if len(sp.Vary.Replicas) > 0 {
+		k.firstReplicas = sp.Vary.Replicas[0]
+	}
+	return k, nil
+}
 
 func (k batch) Levels() []plan.Level {
 	if len(k.cfg.Burst) == 0 {
-		return []plan.Level{{Suffix: "/batch"}}
+		out := []plan.Level{{Suffix: "/batch"}}
+		if k.cfg.Native {
+			// The same items on the bare host (native.go), beside the platform's cell.
+			// It is the workload's C++ program whatever the function's language or replicas: planned
+			// once per grid point, beside the C++ function at the first replica count.
+			out = append(out, plan.Level{Suffix: "/native", Params: plan.Params{{Name: "via", Value: "native"}},
+				Only: func(lang string, pt plan.Params) bool {
+					n, ok := pt.Int("replicas")
+					return lang == "cpp" && (!ok || n == k.firstReplicas)
+				}})
+		}
+		return out
 	}
 	var out []plan.Level
 	for _, n := range k.cfg.Burst {
@@ -91,6 +115,9 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if err != nil {
 		return nil, err
 	}
+	if via, _ := pc.Params.Get("via"); via == "native" {
+		return k.runNative(ctx, c, items)
+	}
 	inFlight := k.cfg.InFlight
 	if inFlight == 0 {
 		inFlight = k.cfg.InFlightPerReplica * max(pc.Replicas, 1)
@@ -132,4 +159,49 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%d items not done (interrupted): the batch time is not the batch's", figs.NotDone))
 	}
 	return &out, nil
+}
+
+// runNative is the native twin of a batch cell: the same items through the workload's native
+// program on the platform's CPUs, no platform (native.go).
+func (k batch) runNative(ctx context.Context, c *Cell, items [][]byte) (*results.Cell, error) {
+	if c.Catalog == nil {
+		return nil, fmt.Errorf("batch.native: no workload catalogue to find the native program in")
+	}
+	w, ok := c.Catalog.Get(c.Plan.Workload)
+	if !ok {
+		return nil, fmt.Errorf("batch.native: workload %q is not in the catalogue", c.Plan.Workload)
+	}
+	query := ""
+	if u, err := url.Parse(c.Measured().Target.URL); err == nil {
+		query = u.RawQuery
+	}
+	run, err := runNative(ctx, c.Catalog.Root, w.Name, query, items, c.CPUs)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil
+		}
+		return nil, err
+	}
+	pc := c.Plan
+	pc.Concurrency = run.threads
+	out := CellFigures(pc, "native", "batch", run.res, nil, 0)
+	r := &results.BatchResult{BatchFigures: load.BatchFigures{Items: int64(len(items)), Succeeded: run.done, Failed: int64(len(items)) - run.done,
+		Attempts: run.done, Bytes: run.bytes}, InFlight: run.threads, DurationS: run.total.Seconds()}
+	if d := run.total.Seconds(); d > 0 {
+		r.ItemsPerS = float64(run.done) / d
+		r.MiBPerS = float64(run.bytes) / (1 << 20) / d
+	}
+	out.Batch = r
+	out.Warnings = append(out.Warnings, fmt.Sprintf("native baseline: the workload's own program (cpp/native.cpp, OpenMP) on the bare host, %d thread(s) on CPUs %s, no platform and no network: the figures are the work alone", run.threads, cpusOrAll(c.CPUs)))
+	if err := c.writeHlog(run.res); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func cpusOrAll(cpus []int) string {
+	if len(cpus) == 0 {
+		return "all"
+	}
+	return affinity.Format(cpus)
 }

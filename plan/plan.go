@@ -42,6 +42,10 @@ type Level struct {
 	Params      Params
 	Concurrency int
 	Rate        float64
+	// Only, if set, says for which functions (by language) and grid points
+	// the level is planned (nil: all): a native baseline is the workload's
+	// C++ program, the same whatever the replicas.
+	Only func(language string, point Params) bool
 }
 
 // Expand returns the cells of s in run order: functions × the vary grid ×
@@ -66,6 +70,9 @@ func Expand(s spec.Spec, levels []Level) []Cell {
 				}
 				prefix := f.Name + pt.String()
 				for _, lv := range levels {
+					if lv.Only != nil && !lv.Only(f.Language, pt) {
+						continue
+					}
 					c := base
 					c.Params = pt.With(lv.Params)
 					c.Key = prefix + lv.Suffix

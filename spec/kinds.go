@@ -46,6 +46,11 @@ type BatchSpec struct {
 	// 004's tester: N simultaneous requests fired once): one cell per N,
 	// in place of Items and Files.
 	Burst []int `yaml:"burst" json:"burst,omitempty"`
+	// Native adds, beside each cell, the same items processed on the bare
+	// host by the workload's native program (its cpp/native.cpp, built with
+	// OpenMP), one thread per CPU of the platform, with no platform and no
+	// network: seed 000's baseline. Not with Burst.
+	Native bool `yaml:"native" json:"native,omitempty"`
 }
 
 // ColdStartSpec: per iteration, make the next call cold, send one request,

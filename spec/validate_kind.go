@@ -65,6 +65,8 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 			add("batch.burst", "a burst is N copies of the function's request: give batch.burst, or batch.items/batch.files, not both")
 		case len(b.Burst) == 0 && b.Items == 0 && b.Files == "":
 			add("batch", "give batch.items (requests of the function's request), batch.files (a glob of inputs) or batch.burst (N requests at once)")
+		case len(b.Burst) > 0 && b.Native:
+			add("batch.native", "a native baseline processes batch.items or batch.files on the bare host; a burst measures the platform's answer to N requests at once")
 		}
 		for i, n := range b.Burst {
 			if n < 1 || n > 100000 {

@@ -94,7 +94,9 @@ func Dockerfile(w *Workload, lang string) (string, error) {
 			flags = " $(/usr/lib/x86_64-linux-gnu/ImageMagick-6.9.11/bin-q16/Magick++-config --cppflags --cxxflags --ldflags --libs)"
 		}
 		fmt.Fprintf(&b, "RUN apt-get update \\\n    && apt-get install -y --no-install-recommends %s \\\n    && rm -rf /var/lib/apt/lists/*\n", pkgs)
-		fmt.Fprintf(&b, "WORKDIR /src\nCOPY %s/main.cpp ./\n", src)
+		// The whole directory: main.cpp and the headers it includes (native.cpp, the bare-host
+		// baseline, comes along unbuilt).
+		fmt.Fprintf(&b, "WORKDIR /src\nCOPY %s/ ./\n", src)
 		if flags != "" {
 			b.WriteString("# Magick++-config's output is a list of flags: split on purpose\n# hadolint ignore=SC2046\n")
 		}

@@ -113,7 +113,7 @@ func TestFetchWorkloadCallsTheUpstream(t *testing.T) {
 	p, _ := startTestPlatform(t)
 	up := httptest.NewServer(&upstream.Server{})
 	defer up.Close()
-	for _, lang := range []string{"python", "node"} {
+	for _, lang := range []string{"python", "node", "java"} {
 		url := deploy(t, p, platform.Function{Name: "fetch-" + lang, Workload: "fetch", Language: lang,
 			Env: map[string]string{"FB_UPSTREAM_URL": up.URL}})
 		r := do(t, "GET", url+"?size=100000", nil)

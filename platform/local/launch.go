@@ -8,9 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
+
+	"github.com/faasbench/faasbench/internal/cppbuild"
 )
 
 // launcher turns a workload and language into the argv of an instance.
@@ -100,45 +101,16 @@ func (l *launcher) copyCode(workload, lang string) (string, error) {
 	return l.stage.copyTree(l.workloads, filepath.Join(workload, lang))
 }
 
-// buildCpp compiles main.cpp with g++ -O2 (and Magick++ when the source
-// includes it, with the flags Magick++-config gives, as seed 000 built it).
+// buildCpp compiles main.cpp (internal/cppbuild: g++ -O2, and Magick++
+// when the source includes it, as seed 000 built it).
 func (l *launcher) buildCpp(ctx context.Context, workload, dir string) (string, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	bin := filepath.Join(l.stage.bin(), workload+"-cpp")
-	src := filepath.Join(dir, "main.cpp")
-	args := []string{"-O2", "-std=c++17", "-o", bin, src}
-	if b, err := os.ReadFile(src); err == nil && strings.Contains(string(b), "<Magick++.h>") {
-		cfg, err := magickConfig()
-		if err != nil {
-			return "", fmt.Errorf("%s needs Magick++ (Debian: libmagick++-dev): %w", src, err)
-		}
-		out, err := exec.CommandContext(ctx, cfg, "--cppflags", "--cxxflags", "--ldflags", "--libs").Output()
-		if err != nil {
-			return "", fmt.Errorf("%s needs Magick++ (Debian: libmagick++-dev): %w", src, err)
-		}
-		args = append(args, strings.Fields(string(out))...)
-	}
-	cmd := exec.CommandContext(ctx, "g++", args...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("g++ %s: %w\n%s", src, err, out)
+	if err := cppbuild.Build(ctx, filepath.Join(dir, "main.cpp"), bin); err != nil {
+		return "", err
 	}
 	return bin, nil
-}
-
-// magickConfig finds Magick++-config: on the PATH, or where Debian's
-// libmagick++-dev puts it (not on the PATH: under the ImageMagick
-// library directory).
-func magickConfig() (string, error) {
-	if p, err := exec.LookPath("Magick++-config"); err == nil {
-		return p, nil
-	}
-	m, _ := filepath.Glob("/usr/lib/*/ImageMagick-*/bin-q16/Magick++-config")
-	if len(m) == 0 {
-		return "", errors.New("no Magick++-config on the PATH or under /usr/lib/*/ImageMagick-*/bin-q16")
-	}
-	sort.Strings(m)
-	return m[len(m)-1], nil
 }
 
 // buildJava compiles Main.java with the Java runtime (Fbrt.java) into a

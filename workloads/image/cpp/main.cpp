@@ -3,24 +3,19 @@
 // variant=np (decode, sleep 1 s, encode) or version=1 (print the ImageMagick version and exit).
 #include <Magick++.h>
 
-#include <chrono>
+#include "pipeline.hpp"
+
 #include <cstdlib>
 #include <iostream>
 #include <iterator>
 #include <string>
-#include <thread>
 #include <vector>
-
-static bool has(const std::string& query, const std::string& kv) {
-    std::string q = "&" + query + "&";
-    return q.find("&" + kv + "&") != std::string::npos;
-}
 
 int main(int argc, char** argv) {
     Magick::InitializeMagick(argc > 0 ? argv[0] : nullptr);
     const char* env = std::getenv("FB_QUERY");
     const std::string query = env ? env : "";
-    if (has(query, "version=1")) {
+    if (query_has(query, "version=1")) {
         std::cout << MagickCore::GetMagickVersion(nullptr);
         return std::cout.good() ? 0 : 1;
     }
@@ -31,24 +26,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     try {
-        Magick::Image img;
-        img.read(Magick::Blob(in.data(), in.size()));
-        if (has(query, "variant=np")) {
-            std::this_thread::sleep_for(std::chrono::seconds(1));
-        } else {
-            img.blur(0, 1.5);
-            img.addNoise(Magick::GaussianNoise);
-            img.addNoise(Magick::ImpulseNoise);
-            img.enhance();
-            img.negate();
-            img.normalize();
-            img.reduceNoise(3);
-            img.swirl(90);
-            img.wave(10, 100);
-        }
-        img.magick("PNG");
-        Magick::Blob out;
-        img.write(&out);
+        Magick::Blob out = transform(Magick::Blob(in.data(), in.size()), query_has(query, "variant=np"));
         std::cout.write(static_cast<const char*>(out.data()), static_cast<std::streamsize>(out.length()));
     } catch (const Magick::Exception& e) {
         std::cerr << "image: " << e.what() << "\n";
