@@ -25,7 +25,8 @@ import (
 )
 
 // A native baseline (batch.native: seed 000's "OpenMP C++" on the bare host) runs the workload's
-// native program, <catalogue>/<workload>/cpp/native.cpp, once over the batch's items: built with
+// native program, <catalogue>/<workload>/cpp/native.cpp (on the frame runtime/cpp/native.hpp),
+// once over the batch's items: built with
 // g++ -O2 -fopenmp (and Magick++ when it includes it), started on the platform's CPUs with one
 // OpenMP thread per CPU, the items as files on its command line, the request's query in FB_QUERY.
 // It prints "item INDEX START_NS END_NS BYTES" per item and "total NS" (monotonic, from its start).
@@ -49,7 +50,10 @@ func nativeProgram(ctx context.Context, catalogRoot, workload string) (string, e
 		return "", fmt.Errorf("batch.native: workload %q has no native program (%s): only a workload with cpp/native.cpp has a bare-host baseline", workload, src)
 	}
 	h := sha256.New()
+	// Its sources: the workload's C++ files and the frame every native program includes.
 	srcs, _ := filepath.Glob(filepath.Join(dir, "*.[ch]pp"))
+	frame, _ := filepath.Glob(filepath.Join(catalogRoot, "runtime", "cpp", "*.hpp"))
+	srcs = append(srcs, frame...)
 	for _, f := range srcs {
 		b, err := os.ReadFile(f)
 		if err != nil {

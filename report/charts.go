@@ -123,50 +123,18 @@ func timelineCharts(runs []runRows) []LineChart {
 		if json.Unmarshal(b, &tl) != nil {
 			continue
 		}
-		by := map[string][3]*Series{}
-		var names []string
-		for _, s := range tl.Samples {
-			name := s.Function
-			if len(runs) > 1 {
-				name = r.Summary.Name + "/" + name
-			}
-			ss, ok := by[name]
-			if !ok {
-				ss = [3]*Series{{Name: name}, {Name: name}, {Name: name}}
-				by[name] = ss
-				names = append(names, name)
-			}
-			t := float64(s.TMs) / 1000
-			ss[0].Points = append(ss[0].Points, Point{X: t, Y: float64(s.Ready)})
-			ss[1].Points = append(ss[1].Points, Point{X: t, Y: s.CPUCores})
-			ss[2].Points = append(ss[2].Points, Point{X: t, Y: s.MemoryMiB})
+		prefix := ""
+		if len(runs) > 1 {
+			prefix = r.Summary.Name + "/"
 		}
-		for _, n := range names {
-			reps.Series = append(reps.Series, *by[n][0])
-			cpu.Series = append(cpu.Series, *by[n][1])
-			mem.Series = append(mem.Series, *by[n][2])
-		}
-		hosts := map[string][2]*Series{}
-		var hnames []string
-		for _, h := range tl.Hosts {
-			name := h.Host
-			if len(runs) > 1 {
-				name = r.Summary.Name + "/" + name
-			}
-			ss, ok := hosts[name]
-			if !ok {
-				ss = [2]*Series{{Name: name}, {Name: name}}
-				hosts[name] = ss
-				hnames = append(hnames, name)
-			}
-			t := float64(h.TMs) / 1000
-			ss[0].Points = append(ss[0].Points, Point{X: t, Y: h.CPUCores})
-			ss[1].Points = append(ss[1].Points, Point{X: t, Y: h.MemoryMiB})
-		}
-		for _, n := range hnames {
-			hcpu.Series = append(hcpu.Series, *hosts[n][0])
-			hmem.Series = append(hmem.Series, *hosts[n][1])
-		}
+		groupSeries([]*LineChart{&reps, &cpu, &mem}, len(tl.Samples), func(i int) (string, float64, []float64) {
+			s := tl.Samples[i]
+			return prefix + s.Function, float64(s.TMs) / 1000, []float64{float64(s.Ready), s.CPUCores, s.MemoryMiB}
+		})
+		groupSeries([]*LineChart{&hcpu, &hmem}, len(tl.Hosts), func(i int) (string, float64, []float64) {
+			h := tl.Hosts[i]
+			return prefix + h.Host, float64(h.TMs) / 1000, []float64{h.CPUCores, h.MemoryMiB}
+		})
 	}
 	if len(reps.Series) == 0 {
 		return nil
@@ -176,6 +144,33 @@ func timelineCharts(runs []runRows) []LineChart {
 		out = append(out, hcpu, hmem)
 	}
 	return out
+}
+
+// groupSeries adds to each chart one series per name (in the order the names first come), from n
+// samples: sample i's name, time and one value per chart.
+func groupSeries(charts []*LineChart, n int, sample func(i int) (name string, t float64, ys []float64)) {
+	by := map[string][]*Series{}
+	var names []string
+	for i := 0; i < n; i++ {
+		name, t, ys := sample(i)
+		ss, ok := by[name]
+		if !ok {
+			ss = make([]*Series, len(charts))
+			for j := range ss {
+				ss[j] = &Series{Name: name}
+			}
+			by[name] = ss
+			names = append(names, name)
+		}
+		for j, y := range ys {
+			ss[j].Points = append(ss[j].Points, Point{X: t, Y: y})
+		}
+	}
+	for _, name := range names {
+		for j, c := range charts {
+			c.Series = append(c.Series, *by[name][j])
+		}
+	}
 }
 
 // cdfChart draws the latency CDF of each key's pooled successes (at most

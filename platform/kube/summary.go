@@ -21,25 +21,26 @@ const SourceKubelet = "kubelet /stats/summary"
 // summary is the part of the kubelet's Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1) used here.
 type summary struct {
 	Node struct {
-		CPU *struct {
-			UsageCoreNanoSeconds *uint64 `json:"usageCoreNanoSeconds"`
-		} `json:"cpu"`
-		Memory *struct {
-			WorkingSetBytes *uint64 `json:"workingSetBytes"`
-		} `json:"memory"`
+		CPU    *cpuStats    `json:"cpu"`
+		Memory *memoryStats `json:"memory"`
 	} `json:"node"`
 	Pods []struct {
 		PodRef struct {
 			Name      string `json:"name"`
 			Namespace string `json:"namespace"`
 		} `json:"podRef"`
-		CPU *struct {
-			UsageCoreNanoSeconds *uint64 `json:"usageCoreNanoSeconds"`
-		} `json:"cpu"`
-		Memory *struct {
-			WorkingSetBytes *uint64 `json:"workingSetBytes"`
-		} `json:"memory"`
+		CPU    *cpuStats    `json:"cpu"`
+		Memory *memoryStats `json:"memory"`
 	} `json:"pods"`
+}
+
+// cpuStats and memoryStats are the parts of the Summary API's CPUStats and MemoryStats used here.
+type cpuStats struct {
+	UsageCoreNanoSeconds *uint64 `json:"usageCoreNanoSeconds"`
+}
+
+type memoryStats struct {
+	WorkingSetBytes *uint64 `json:"workingSetBytes"`
 }
 
 // nodeSummary fetches one node's summary.

@@ -1,66 +1,16 @@
-// native: seed 000's bare-host baseline for the byte reversal. The items (files named on the command
-// line, a file named twice is two items) are each read whole and reversed, in parallel over the
-// OpenMP threads (-t N), with no platform and no network in between. Prints, per item,
-// "item INDEX START_NS END_NS BYTES" (monotonic, from the program's start) and then "total NS".
-// Built by faasbench with g++ -O2 -fopenmp (batch.native: true).
-#include <omp.h>
-
+// native: seed 000's bare-host baseline for the byte reversal: each item read whole and reversed, in
+// parallel over the OpenMP threads, no platform, no network (the frame: runtime/cpp/native.hpp).
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <iterator>
-#include <string>
 #include <vector>
 
+#include "../../runtime/cpp/native.hpp"
+
 int main(int argc, char** argv) {
-    int threads = 1;
-    std::vector<std::string> files;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        if (a == "-t" && i + 1 < argc) {
-            threads = std::atoi(argv[++i]);
-        } else {
-            files.push_back(a);
-        }
-    }
-    if (threads < 1 || files.empty()) {
-        std::fprintf(stderr, "usage: native -t THREADS FILE...\n");
-        return 2;
-    }
-    omp_set_num_threads(threads);
-    const long n = static_cast<long>(files.size());
-    std::vector<long long> start(n), end(n), bytes(n, -1);
-    const auto t0 = std::chrono::steady_clock::now();
-    auto since = [t0]() {
-        return static_cast<long long>(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-    };
-    long failed = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : failed)
-    for (long i = 0; i < n; i++) {
-        start[i] = since();
-        std::ifstream in(files[i], std::ios::binary);
-        std::vector<char> buf((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        if (!in.eof() && in.fail()) {
-            failed++;
-            continue;
-        }
+    return run_native(argc, argv, [](std::vector<char>& buf) {
         std::reverse(buf.begin(), buf.end());
         // Keep the result observable, so the reversal is not optimised away.
         volatile char sink = buf.empty() ? 0 : buf[0];
         (void)sink;
-        end[i] = since();
-        bytes[i] = static_cast<long long>(buf.size());
-    }
-    const long long total = since();
-    for (long i = 0; i < n; i++) {
-        if (bytes[i] >= 0) std::printf("item %ld %lld %lld %lld\n", i, start[i], end[i], bytes[i]);
-    }
-    std::printf("total %lld\n", total);
-    if (failed > 0) {
-        std::fprintf(stderr, "native: %ld of %ld items could not be read\n", failed, n);
-        return 1;
-    }
-    return 0;
+        return true;
+    });
 }
