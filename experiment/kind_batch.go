@@ -25,10 +25,13 @@ type batch struct {
 	// firstReplicas is the vary grid's first replica count (0: no such
 	// axis): the native baseline is planned there only.
 	firstReplicas int
+	// via, when set (baseline.via), runs each batch through the gateway
+	// and straight to an instance (seed 004's server baseline).
+	via []string
 }
 
 func newBatch(sp spec.Spec) (Kind, error) {
-	k := batch{cfg: sp.Batch}
+	k := batch{cfg: sp.Batch, via: sp.Baseline.Via}
 	if len(sp.Vary.Replicas) > 0 {
 		k.firstReplicas = sp.Vary.Replicas[0]
 	}
@@ -36,19 +39,29 @@ func newBatch(sp spec.Spec) (Kind, error) {
 }
 
 func (k batch) Levels() []plan.Level {
-	if len(k.cfg.Burst) == 0 {
-		out := []plan.Level{{Suffix: "/batch"}}
-		if k.cfg.Native {
-			// The same items on the bare host (native.go), beside the platform's cell.
-			// It is the workload's C++ program whatever the function's language or replicas: planned
-			// once per grid point, beside the C++ function at the first replica count.
-			out = append(out, plan.Level{Suffix: "/native", Params: plan.Params{{Name: "via", Value: "native"}},
-				Only: func(lang string, pt plan.Params) bool {
-					n, ok := pt.Int("replicas")
-					return lang == "cpp" && (!ok || n == k.firstReplicas)
-				}})
+	return k.native(withVia(k.via, k.batches()))
+}
+
+// withVia crosses levels with the paths of via (none: as they are).
+func withVia(via []string, levels []plan.Level) []plan.Level {
+	if len(via) == 0 {
+		return levels
+	}
+	var out []plan.Level
+	for _, v := range via {
+		for _, l := range levels {
+			l.Suffix = "/via=" + v + l.Suffix
+			l.Params = append(plan.Params{{Name: "via", Value: v}}, l.Params...)
+			out = append(out, l)
 		}
-		return out
+	}
+	return out
+}
+
+// batches are the batch's own levels: one batch, or a burst per N.
+func (k batch) batches() []plan.Level {
+	if len(k.cfg.Burst) == 0 {
+		return []plan.Level{{Suffix: "/batch"}}
 	}
 	var out []plan.Level
 	for _, n := range k.cfg.Burst {
@@ -56,6 +69,21 @@ func (k batch) Levels() []plan.Level {
 		out = append(out, plan.Level{Suffix: "/burst=" + v, Params: plan.Params{{Name: "burst", Value: v}}, Concurrency: n})
 	}
 	return out
+}
+
+// native adds the native baseline's level (batch.native) to levels: the same items on the bare
+// host (native.go), beside the platform's cells. It is the workload's C++ program whatever the
+// function's language or replicas: planned once per grid point, beside the C++ function at the
+// first replica count.
+func (k batch) native(levels []plan.Level) []plan.Level {
+	if !k.cfg.Native {
+		return levels
+	}
+	return append(levels, plan.Level{Suffix: "/native", Params: plan.Params{{Name: "via", Value: "native"}},
+		Only: func(lang string, pt plan.Params) bool {
+			n, ok := pt.Int("replicas")
+			return lang == "cpp" && (!ok || n == k.firstReplicas)
+		}})
 }
 
 func (batch) Files(c plan.Cell) []string {

@@ -99,3 +99,26 @@ func TestBatchNativeLevels(t *testing.T) {
 		t.Fatalf("cells %s\nwant  %s", got, want)
 	}
 }
+
+// With baseline.via, each burst runs through the gateway and straight to an instance (seed 004's
+// server baseline), the via first in the key as kind baseline has it.
+func TestBatchViaLevels(t *testing.T) {
+	sp := spec.Spec{Kind: spec.KindBatch, Repetitions: 1, Batch: spec.BatchSpec{Burst: []int{10, 100}},
+		Baseline:  spec.BaselineSpec{Via: []string{"gateway", "direct"}},
+		Functions: []spec.FunctionSpec{{Name: "p", Workload: "prime", Language: "node", Replicas: 1}}}
+	k, err := newBatch(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range plan.Expand(sp, k.Levels()) {
+		if v, _ := c.Params.Get("via"); !strings.Contains(c.ID, "via="+v) || c.Concurrency == 0 {
+			t.Errorf("cell %s: via %q, concurrency %d", c.ID, v, c.Concurrency)
+		}
+		ids = append(ids, c.ID)
+	}
+	want := "p/via=gateway/burst=10/r=1 p/via=gateway/burst=100/r=1 p/via=direct/burst=10/r=1 p/via=direct/burst=100/r=1"
+	if got := strings.Join(ids, " "); got != want {
+		t.Fatalf("cells %s\nwant  %s", got, want)
+	}
+}

@@ -92,7 +92,9 @@ type AutoscaleSpec struct {
 type BaselineSpec struct {
 	// Via lists the paths compared: gateway (through the platform), direct
 	// (straight to the instance, no gateway: seed 003's Fig 9, and the
-	// always-on server of seed 004). Default both.
+	// always-on server of seed 004). Default both for kind baseline; kind
+	// batch runs each batch both ways when set (seed 004's bursts against
+	// the server, Figs 5.1-5.3).
 	Via []string `yaml:"via" json:"via,omitempty"`
 }
 

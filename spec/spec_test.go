@@ -262,11 +262,13 @@ func TestBatchBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for bad, want := range map[string]string{
-		"  burst: [100]\n  items: 5\n":   "batch.burst: a burst is N copies",
-		"  burst: [0]\n":                 "batch.burst[0]: 0: want 1..100000",
-		"  burst: [5, 5]\n":              "batch.burst[1]: 5 is already in the list",
-		"  max_attempts: 2\n":            "give batch.items",
-		"  burst: [5]\n  native: true\n": "batch.native: a native baseline processes batch.items",
+		"  burst: [100]\n  items: 5\n":                        "batch.burst: a burst is N copies",
+		"  burst: [0]\n":                                      "batch.burst[0]: 0: want 1..100000",
+		"  burst: [5, 5]\n":                                   "batch.burst[1]: 5 is already in the list",
+		"  max_attempts: 2\n":                                 "give batch.items",
+		"  burst: [5]\n  native: true\n":                      "batch.native: a native baseline processes batch.items",
+		"  burst: [5]\nbaseline:\n  via: [gateway, server]\n": "baseline.via[1]: \"server\": want gateway or direct",
+		"  burst: [5]\nbaseline:\n  via: [direct, direct]\n":  "baseline.via[1]: \"direct\" is already in the list",
 	} {
 		p, err := Parse("q.yaml", []byte(base+bad))
 		if err == nil {
@@ -279,5 +281,15 @@ func TestBatchBurst(t *testing.T) {
 	p.Spec.Smoke()
 	if len(p.Spec.Batch.Burst) != 1 || p.Spec.Batch.Burst[0] != 10 {
 		t.Errorf("smoke burst %v", p.Spec.Batch.Burst)
+	}
+}
+
+func TestBaselineViaOnlyWhereItMeansSomething(t *testing.T) {
+	p, err := Parse("q.yaml", []byte(good+"baseline:\n  via: [direct]\n"))
+	if err == nil {
+		err = p.Validate(known)
+	}
+	if err == nil || !strings.Contains(err.Error(), "baseline.via: only kinds baseline and batch") {
+		t.Fatalf("a sweep with baseline.via: %v", err)
 	}
 }

@@ -148,11 +148,20 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		if a.SampleEvery.D() < 100*time.Millisecond {
 			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
 		}
-	case KindBaseline:
+	}
+	switch s.Kind {
+	case KindBaseline, KindBatch:
 		for i, v := range s.Baseline.Via {
 			if v != "gateway" && v != "direct" {
 				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway or direct", v)
 			}
+		}
+		if j := repeatAt(s.Baseline.Via); j >= 0 {
+			add(fmt.Sprintf("baseline.via[%d]", j), "%q is already in the list: two cells would have one ID", s.Baseline.Via[j])
+		}
+	default:
+		if len(s.Baseline.Via) > 0 {
+			add("baseline.via", "only kinds baseline and batch call a function past its gateway; kind %s does not", s.Kind)
 		}
 	}
 }
