@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/load"
@@ -40,22 +41,6 @@ func newBatch(sp spec.Spec) (Kind, error) {
 
 func (k batch) Levels() []plan.Level {
 	return k.native(withVia(k.via, k.batches()))
-}
-
-// withVia crosses levels with the paths of via (none: as they are).
-func withVia(via []string, levels []plan.Level) []plan.Level {
-	if len(via) == 0 {
-		return levels
-	}
-	var out []plan.Level
-	for _, v := range via {
-		for _, l := range levels {
-			l.Suffix = "/via=" + v + l.Suffix
-			l.Params = append(plan.Params{{Name: "via", Value: v}}, l.Params...)
-			out = append(out, l)
-		}
-	}
-	return out
 }
 
 // batches are the batch's own levels: one batch, or a burst per N.
@@ -173,12 +158,7 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}
-	r := &results.BatchResult{BatchFigures: figs, InFlight: inFlight, DurationS: res.Elapsed.Seconds()}
-	if d := res.Elapsed.Seconds(); d > 0 {
-		r.ItemsPerS = float64(figs.Succeeded) / d
-		r.MiBPerS = float64(figs.Bytes) / (1 << 20) / d
-	}
-	out.Batch = r
+	out.Batch = batchResult(figs, inFlight, res.Elapsed)
 	if figs.Failed > 0 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%d of %d items failed after %d attempts each", figs.Failed, figs.Items, k.cfg.MaxAttempts))
 	}
@@ -213,13 +193,8 @@ func (k batch) runNative(ctx context.Context, c *Cell, items [][]byte) (*results
 	pc := c.Plan
 	pc.Concurrency = run.threads
 	out := CellFigures(pc, "native", "batch", run.res, nil, 0)
-	r := &results.BatchResult{BatchFigures: load.BatchFigures{Items: int64(len(items)), Succeeded: run.done, Failed: int64(len(items)) - run.done,
-		Attempts: run.done, Bytes: run.bytes}, InFlight: run.threads, DurationS: run.total.Seconds()}
-	if d := run.total.Seconds(); d > 0 {
-		r.ItemsPerS = float64(run.done) / d
-		r.MiBPerS = float64(run.bytes) / (1 << 20) / d
-	}
-	out.Batch = r
+	out.Batch = batchResult(load.BatchFigures{Items: int64(len(items)), Succeeded: run.done, Failed: int64(len(items)) - run.done,
+		Attempts: run.done, Bytes: run.bytes}, run.threads, run.total)
 	out.Warnings = append(out.Warnings, fmt.Sprintf("native baseline: the workload's own program (cpp/native.cpp, OpenMP) on the bare host, %d thread(s) on CPUs %s, no platform and no network: the figures are the work alone", run.threads, cpusOrAll(c.CPUs)))
 	if err := c.writeHlog(run.res); err != nil {
 		return nil, err
@@ -232,4 +207,14 @@ func cpusOrAll(cpus []int) string {
 		return "all"
 	}
 	return affinity.Format(cpus)
+}
+
+// batchResult is a batch's figures with its rates over the time it took.
+func batchResult(figs load.BatchFigures, inFlight int, took time.Duration) *results.BatchResult {
+	r := &results.BatchResult{BatchFigures: figs, InFlight: inFlight, DurationS: took.Seconds()}
+	if d := took.Seconds(); d > 0 {
+		r.ItemsPerS = float64(figs.Succeeded) / d
+		r.MiBPerS = float64(figs.Bytes) / (1 << 20) / d
+	}
+	return r
 }

@@ -221,13 +221,14 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 		s.Cold = true
 		s.ColdKind = h.Get(HeaderColdKind)
 	}
+	assigned, upstream := parseNsString(h.Get(HeaderGwAssigned)), parseNsString(h.Get(HeaderGwUpstream))
 	if b, e := strconv.ParseInt(h.Get(HeaderHandlerBegin), 10, 64); e == nil {
 		if en, e2 := strconv.ParseInt(h.Get(HeaderHandlerEnd), 10, 64); e2 == nil && en >= b {
 			s.HandlerNs = en - b
-			s.GwSetupNs = gwSetup(parseNsString(h.Get(HeaderGwAssigned)), b, en, parseNsString(h.Get(HeaderGwUpstream)))
+			s.GwSetupNs = gwSetup(assigned, b, en, upstream)
 		}
 	}
-	s.GwQueueNs, s.GwUpstreamNs = gwTimes(parseNsString(h.Get(HeaderGwArrive)), parseNsString(h.Get(HeaderGwAssigned)), parseNsString(h.Get(HeaderGwUpstream)))
+	s.GwQueueNs, s.GwUpstreamNs = gwTimes(parseNsString(h.Get(HeaderGwArrive)), assigned, upstream)
 	w.record(&s)
 	return s.Class, true
 }

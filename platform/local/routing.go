@@ -36,6 +36,10 @@ type router struct {
 	// connection opens.
 	pinned    *http.Transport
 	rebalance bool
+	// sharding: the hash of the function's name, and the plan for the
+	// current number of instances (sharding.go).
+	shardHash int
+	shard     atomic.Pointer[shardPlan]
 }
 
 func newRouter(f *function, policy string, rebalance bool, maxIdle int) (*router, error) {
@@ -45,6 +49,7 @@ func newRouter(f *function, policy string, rebalance bool, maxIdle int) (*router
 		r.policy = RoundRobin
 	case LeastOutstanding:
 	case Sharding:
+		r.shardHash = shardingHash(f.req.Name)
 	case Pinned:
 		r.pinned = &http.Transport{
 			Proxy: nil,
@@ -237,7 +242,7 @@ type instanceQueue struct {
 	waiting atomic.Int64
 }
 
-// slotsOf is an instance's semaphore, made when it joins.
+// add makes the instance's semaphore of slots when it joins.
 func (l *instanceQueue) add(in *instance) {
 	in.q.slots = make(chan struct{}, l.perInstance)
 }

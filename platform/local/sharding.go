@@ -89,6 +89,15 @@ func (b *booked) tryAcquire(slots int64) bool {
 	}
 }
 
+// shardPlan is where the balancer starts and how it steps for n instances:
+// worked out when the number of instances changes, not per request.
+type shardPlan struct{ n, home, step int }
+
+func newShardPlan(hash, n int) *shardPlan {
+	steps := pairwiseCoprimesUntil(n)
+	return &shardPlan{n: n, home: hash % n, step: steps[hash%len(steps)]}
+}
+
 // pickSharding schedules one request over the ready instances (nil: none).
 // The slot it takes is given back by the router's done.
 func (r *router) pickSharding() *instance {
@@ -97,9 +106,12 @@ func (r *router) pickSharding() *instance {
 	if n == 0 {
 		return nil
 	}
-	hash := shardingHash(r.f.req.Name)
-	steps := pairwiseCoprimesUntil(n)
-	index, step := hash%n, steps[hash%len(steps)]
+	p := r.shard.Load()
+	if p == nil || p.n != n {
+		p = newShardPlan(r.shardHash, n)
+		r.shard.Store(p)
+	}
+	index, step := p.home, p.step
 	slots := int64(r.f.req.Concurrency)
 	for range n {
 		if in := l[index]; in.booked.tryAcquire(slots) {
