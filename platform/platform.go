@@ -32,7 +32,9 @@ type Function struct {
 	// stdin, reply on stdout: the classic OpenFaaS watchdog, Kubeless).
 	Mode string `json:"mode,omitempty"`
 	// Workers is the number of worker processes per instance (Nuclio
-	// numWorkers, gunicorn workers); 0 or 1: one.
+	// numWorkers, gunicorn workers); 0: the runtime's default (one
+	// process; Python serves in threads), 1 or more: that many sync
+	// workers, one request at a time each.
 	Workers int `json:"workers,omitempty"`
 	// MemoryMB and CPUs limit each instance (0: no limit).
 	MemoryMB int64   `json:"memory_mb,omitempty"`

@@ -50,7 +50,10 @@ func ContractEnv(fn platform.Function, podName bool) []corev1.EnvVar {
 	if podName {
 		env = append(env, corev1.EnvVar{Name: "FB_INSTANCE_ID", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}})
 	}
-	if fn.Workers > 1 {
+	if fn.Workers > 0 {
+		// Set even for 1, as the local platform does: one sync worker, not
+		// the runtime's threaded default, so workers: [1, 2, 4] compares
+		// like with like on every platform.
 		env = append(env, corev1.EnvVar{Name: "FB_WORKERS", Value: fmt.Sprint(fn.Workers)})
 	}
 	for _, k := range plainEnvKeys(fn) {
