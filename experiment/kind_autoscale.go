@@ -183,6 +183,7 @@ func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		return nil, nil
 	}
 	out := CellFigures(pc, c.Platform.Name(), model, res, dr.Generator, dr.Cores)
+	dr.Split.Apply(&out)
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}

@@ -110,17 +110,17 @@ func (k batch) items(c *Cell) ([][]byte, error) {
 	return items, nil
 }
 
-// batchRun is a load.Batch as an executor: its item figures kept aside.
-type batchRun struct {
-	b    load.Batch
-	figs load.BatchFigures
-}
+// batchRun is a load.Batch as an executor (its item figures are in the
+// result's Batch); a distributed driver splits it by its items (LoadBatch).
+type batchRun struct{ b load.Batch }
 
 func (r *batchRun) Run(ctx context.Context, cl *load.Client, t load.Target) (*load.Result, error) {
-	res, figs, err := r.b.Run(ctx, cl, t)
-	r.figs = figs
+	res, _, err := r.b.Run(ctx, cl, t)
 	return res, err
 }
+
+// LoadBatch is the batch (distrib.Batcher).
+func (r *batchRun) LoadBatch() load.Batch { return r.b }
 
 func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	pc, fn := c.Plan, c.Measured()
@@ -150,11 +150,16 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, figs := dr.Result, br.figs
+	res := dr.Result
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
 	}
+	var figs load.BatchFigures
+	if res.Batch != nil {
+		figs = *res.Batch
+	}
 	out := CellFigures(pc, c.Platform.Name(), "batch", res, dr.Generator, dr.Cores)
+	dr.Split.Apply(&out)
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}

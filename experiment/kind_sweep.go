@@ -84,6 +84,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		return nil, nil
 	}
 	out := CellFigures(pc, c.Platform.Name(), k.load.Model, res, dr.Generator, dr.Cores)
+	dr.Split.Apply(&out)
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
 	}

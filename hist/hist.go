@@ -153,3 +153,44 @@ func (h *Histogram) Each(fn func(ns, count int64)) {
 		}
 	}
 }
+
+// Wire is a histogram as one process sends it to another: the compressed
+// V2 encoding and the count of values clamped at Highest (which the
+// encoding does not carry).
+type Wire struct {
+	HDR     []byte `json:"hdr"`
+	Clamped int64  `json:"clamped,omitempty"`
+}
+
+// ToWire encodes h (nil: nil).
+func (h *Histogram) ToWire() (*Wire, error) {
+	if h == nil {
+		return nil, nil
+	}
+	b, err := h.Encode()
+	if err != nil {
+		return nil, err
+	}
+	return &Wire{HDR: b, Clamped: h.clamped}, nil
+}
+
+// FromWire decodes what ToWire made (nil: nil), checking that it has
+// faasbench's range, so that it merges with the histograms made here.
+func FromWire(w *Wire) (*Histogram, error) {
+	if w == nil {
+		return nil, nil
+	}
+	h, err := Decode(w.HDR)
+	if err != nil {
+		return nil, err
+	}
+	if h.h.LowestTrackableValue() != Lowest || h.h.HighestTrackableValue() != Highest || h.h.SignificantFigures() != SigFigs {
+		return nil, fmt.Errorf("hist: a histogram of range %d..%d ns at %d digits, want %d..%d at %d",
+			h.h.LowestTrackableValue(), h.h.HighestTrackableValue(), h.h.SignificantFigures(), Lowest, Highest, SigFigs)
+	}
+	if w.Clamped < 0 {
+		return nil, fmt.Errorf("hist: %d values clamped", w.Clamped)
+	}
+	h.clamped = w.Clamped
+	return h, nil
+}

@@ -27,6 +27,11 @@ type Batch struct {
 	Records *RecordSink
 	// Live, when set, counts attempts as they complete, for a watcher.
 	Live *Live
+	// StartAt, when set, is the instant the load starts (a coordinator's
+	// synchronised start over several generators): Run waits for it, and
+	// offsets count from it even when Run begins late (a late generator's
+	// requests then show as lag, never shifted).
+	StartAt time.Time
 }
 
 // BatchFigures summarise a batch.
@@ -68,7 +73,10 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	if retry == nil {
 		retry = func(c Class) bool { return c != ClassOK }
 	}
-	start := time.Now()
+	start, err := begin(ctx, b.StartAt)
+	if err != nil {
+		return nil, BatchFigures{}, err
+	}
 	n := min(b.MaxInFlight, len(b.Items))
 	ws, err := newWorkers(ctx, cl, &t, start, 10*time.Second, b.Records, n, true, b.Live)
 	if err != nil {
@@ -118,5 +126,6 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	f := BatchFigures{Items: int64(len(b.Items)), Succeeded: ok.Load(), Failed: failed.Load(),
 		Attempts: sent.Load(), Retries: retries.Load(), Bytes: bytes.Load()}
 	f.NotDone = f.Items - f.Succeeded - f.Failed
+	res.Batch = &f
 	return res, f, nil
 }

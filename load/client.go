@@ -41,6 +41,9 @@ type Options struct {
 	// NetHTTP sends plain-HTTP targets through Go's net/http client instead
 	// of faasbench's own HTTP/1.1 client (https always uses net/http).
 	NetHTTP bool
+	// Checks are what Validate and ValidatePair were built from, as data
+	// (Checks.Funcs): what a coordinator sends its generators.
+	Checks Checks
 }
 
 // Client is the HTTP client of one run. On the net/http path (https, or

@@ -26,6 +26,11 @@ type Closed struct {
 	// Concurrency is then at least its maximum, and Duration defaults to its
 	// length. A worker above the level finishes its request and waits.
 	Workers *WorkerLevels
+	// StartAt, when set, is the instant the load starts (a coordinator's
+	// synchronised start over several generators): Run waits for it, and
+	// offsets count from it even when Run begins late (a late generator's
+	// requests then show as lag, never shifted).
+	StartAt time.Time
 }
 
 // Validate checks the configuration.
@@ -53,7 +58,10 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 	if c.Workers != nil && c.Duration == 0 {
 		c.Duration = c.Workers.Length()
 	}
-	start := time.Now()
+	start, err := begin(ctx, c.StartAt)
+	if err != nil {
+		return nil, err
+	}
 	expected := c.Duration
 	if expected == 0 {
 		expected = 10 * time.Second

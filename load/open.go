@@ -36,6 +36,11 @@ type Open struct {
 	// every request the schedule still had up to it is counted as not sent
 	// (class generator-lag), never sent late past the end of the run.
 	Deadline time.Duration
+	// StartAt, when set, is the instant the load starts (a coordinator's
+	// synchronised start over several generators): Run waits for it, and
+	// offsets count from it even when Run begins late (a late generator's
+	// requests then show as lag, never shifted).
+	StartAt time.Time
 }
 
 // DefaultMaxInFlight bounds an open loop's concurrency when not set.
@@ -68,7 +73,10 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	if n == 0 {
 		n = DefaultMaxInFlight
 	}
-	start := time.Now()
+	start, err := begin(ctx, o.StartAt)
+	if err != nil {
+		return nil, err
+	}
 	// Workers are started as the load needs them, up to n, and record
 	// through a few shared recorders (shard.go): memory follows neither the
 	// run's length nor how far behind the machine falls. The first worker

@@ -33,6 +33,9 @@ type Result struct {
 	// OfferedWindows counts the requests the schedule offered in each second
 	// (open loop only).
 	OfferedWindows []int64
+	// Batch is a batch's item figures (what Batch.Run also returns), nil
+	// for other loads.
+	Batch *BatchFigures
 }
 
 // Succeeded is the number of requests in class ok.

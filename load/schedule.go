@@ -143,6 +143,9 @@ type Poisson struct {
 	Seed   uint64
 	window float64 // seconds
 	prefix []int64 // prefix[w] = arrivals before window w
+	// what it was made for (NewPoisson), to make it again elsewhere
+	horizon  time.Duration
+	requests int64
 }
 
 // poissonWindowArrivals is the expected number of arrivals per window.
@@ -157,7 +160,7 @@ func NewPoisson(rate float64, seed uint64, horizon time.Duration, requests int64
 	if horizon <= 0 && requests <= 0 {
 		return nil, errors.New("poisson: needs a duration or a request count")
 	}
-	p := &Poisson{Rate: rate, Seed: seed, window: poissonWindowArrivals / rate}
+	p := &Poisson{Rate: rate, Seed: seed, window: poissonWindowArrivals / rate, horizon: horizon, requests: requests}
 	p.prefix = []int64{0}
 	for w := 0; ; w++ {
 		if horizon > 0 && float64(w)*p.window >= horizon.Seconds() {

@@ -17,6 +17,9 @@ type WorkerLevels struct {
 	stages []Stage
 	length time.Duration
 	max    int
+	// share, when set, is one generator's part of the levels (Split): At
+	// and Max give its count of the whole's level.
+	share Share
 }
 
 // ParseWorkerLevels reads N (N workers throughout) or stages:D@N,~D@N,...
@@ -56,13 +59,18 @@ func NewWorkerLevels(st []Stage) (*WorkerLevels, error) {
 }
 
 // Max is the most workers active at once.
-func (l *WorkerLevels) Max() int { return l.max }
+func (l *WorkerLevels) Max() int { return int(l.share.Count(int64(l.max))) }
 
 // Length is how long the stages last (0: a constant level, no end of its own).
 func (l *WorkerLevels) Length() time.Duration { return l.length }
 
 // At is the number of active workers at elapsed (0 after the last stage).
 func (l *WorkerLevels) At(elapsed time.Duration) int {
+	return int(l.share.Count(int64(l.level(elapsed))))
+}
+
+// level is the whole load's number of active workers at elapsed.
+func (l *WorkerLevels) level(elapsed time.Duration) int {
 	if len(l.stages) == 0 {
 		return l.max
 	}
@@ -102,4 +110,40 @@ func (l *WorkerLevels) wait(ctx context.Context, i int, start time.Time, stop ti
 		case <-t.C:
 		}
 	}
+}
+
+// WireLevels are worker levels as data (to make the same levels in
+// another process).
+type WireLevels struct {
+	Stages []Stage `json:"stages,omitempty"`
+	Max    int     `json:"max"`
+	Share  Share   `json:"share,omitzero"`
+}
+
+// ToWire describes l.
+func (l *WorkerLevels) ToWire() WireLevels {
+	return WireLevels{Stages: l.stages, Max: l.max, Share: l.share}
+}
+
+// Build makes the levels w describes.
+func (w WireLevels) Build() (*WorkerLevels, error) {
+	var l *WorkerLevels
+	if len(w.Stages) == 0 {
+		if w.Max < 1 || w.Max > 100000 {
+			return nil, fmt.Errorf("workers: %d: want 1..100000", w.Max)
+		}
+		l = &WorkerLevels{max: w.Max}
+	} else {
+		var err error
+		if l, err = NewWorkerLevels(w.Stages); err != nil {
+			return nil, err
+		}
+	}
+	if w.Share != (Share{}) {
+		if err := w.Share.Validate(); err != nil {
+			return nil, fmt.Errorf("workers: %w", err)
+		}
+		l.share = w.Share
+	}
+	return l, nil
 }

@@ -154,6 +154,10 @@ type Cell struct {
 	Scaling *ScalingResult `json:"scaling,omitempty"`
 	// Breakdown of the successes' mean latency (when the gateway stamps).
 	Breakdown *Breakdown `json:"breakdown,omitempty"`
+	// Generators are the processes a split load ran on (load.generators).
+	Generators []Generator `json:"generators,omitempty"`
+	// Partial: a generator's share is missing; the figures are what arrived.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Dir is a run directory.

@@ -96,7 +96,7 @@ func (r *Run) execute(ctx context.Context) (err error) {
 	defer env.Close()
 	c := &cells{Run: r, p: p, env: env, driver: r.o.Driver, used: map[string]bool{}}
 	if c.driver == nil {
-		c.driver = experiment.LocalDriver{}
+		c.driver = r.driver()
 	}
 	return c.run(ctx)
 }

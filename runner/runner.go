@@ -35,7 +35,8 @@ type Options struct {
 	Catalog *workloads.Catalog
 	// Kinds make the spec's experiment kind (nil: experiment.Builtin()).
 	Kinds *experiment.Registry
-	// Driver sends each cell's load (nil: experiment.LocalDriver, this process).
+	// Driver sends each cell's load (nil: this process, or the spec's
+	// load.generators).
 	Driver experiment.Driver
 	// ResultsDir is where a new run directory is created (default "runs").
 	ResultsDir string

@@ -52,7 +52,8 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	if n, ok := pc.Params.Int("payload_size"); ok {
 		req.PayloadSize, req.PayloadFile = n, ""
 	}
-	fn.Options.Validate, fn.Options.ValidatePair = experiment.Validators(w, req)
+	fn.Options.Checks = experiment.Checks(w, req)
+	fn.Options.Validate, fn.Options.ValidatePair = fn.Options.Checks.Funcs()
 	if fn.Target, err = c.request(req, w, url); err != nil {
 		return fn, "", err
 	}

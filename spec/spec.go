@@ -181,7 +181,22 @@ type LoadSpec struct {
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
 	// Records writes every request of every cell to records/<cell>.parquet.
 	Records bool `yaml:"records" json:"records,omitempty"`
+	// Generators splits every cell's load over several generator processes
+	// and merges their results exactly (nil: one, this process).
+	Generators *GeneratorsSpec `yaml:"generators" json:"generators,omitempty"`
 }
+
+// GeneratorsSpec is load.generators.
+type GeneratorsSpec struct {
+	// Count is the number of generators (1: this process alone).
+	Count int `yaml:"count" json:"count"`
+	// Where they run: local (child processes of the run, each pinned to its
+	// own part of the generator's CPUs where there are enough).
+	Where string `yaml:"where" json:"where,omitempty"`
+}
+
+// MaxGenerators bounds load.generators.count.
+const MaxGenerators = 256
 
 // Duration is a time.Duration written as "3s", "250ms".
 type Duration time.Duration

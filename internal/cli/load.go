@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/distrib"
 	"github.com/faasbench/faasbench/experiment"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -37,6 +39,7 @@ type loadOpts struct {
 	records     string
 	payloadSize int
 	resolution  time.Duration
+	generators  int
 }
 
 func (a *app) loadCmd() *cobra.Command {
@@ -86,6 +89,7 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	f.BoolVar(&o.netHTTP, "net-http", false, "use Go's net/http client instead of faasbench's HTTP/1.1 client (https always uses net/http)")
 	f.StringVar(&o.records, "records", "", "write every request as a row to this Parquet file (pandas, DuckDB and polars read it)")
 	f.IntVar(&o.payloadSize, "payload-size", 0, "send a body of this many random bytes (seeded by --seed)")
+	f.IntVar(&o.generators, "generators", 1, "split the load over N generator processes (faasbench agent) and merge their results exactly")
 	f.DurationVar(&o.resolution, "pacing-resolution", 0, "open loop: wake up on a grid of this step and send all that is due (less CPU; up to this much lag); 0: a wake-up per request")
 	return cmd
 }
@@ -154,6 +158,12 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	if o.dryRun != "" {
 		return writeDryRun(a, o.dryRun, sched)
 	}
+	if o.generators < 1 || o.generators > distrib.MaxGenerators {
+		return usageErr("--generators %d: want 1..%d", o.generators, distrib.MaxGenerators)
+	}
+	if o.generators > 1 && o.records != "" {
+		return usageErr("--records with --generators: per-request records are kept with one generator only")
+	}
 	closed := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests}
 	if model == "closed" {
 		if err := closed.Validate(); err != nil {
@@ -176,26 +186,32 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		}
 		sink = load.NewRecordSink(f, 2*workers+4, load.Meta("load", time.Now().UnixNano()))
 	}
-	cl := load.NewClient(opts)
-	defer cl.Close()
-	var res *load.Result
+	var ex load.Executor
 	conc := o.concurrency
-	mon := load.StartMonitor(time.Now(), time.Second)
 	if model == "open" {
 		conc = o.maxInFlight
 		if o.resolution < 0 {
 			return usageErr("--pacing-resolution must not be negative")
 		}
-		res, err = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution,
-			Deadline: o.duration}.Run(ctx, cl, target)
+		ex = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution,
+			Deadline: o.duration}
 	} else {
 		closed.Records = sink
-		res, err = closed.Run(ctx, cl, target)
+		ex = closed
 	}
-	gen := mon.Stop()
+	var driver experiment.Driver = experiment.LocalDriver{}
+	if o.generators > 1 {
+		driver = distrib.Driver{Launch: func(ctx context.Context, allow []string) (*distrib.Coordinator, error) {
+			return distrib.Local{N: o.generators, Allow: allow, Stderr: a.env.Stderr}.Start(ctx)
+		}}
+	}
+	ses := driver.Session(opts)
+	dr, err := ses.Drive(ctx, ex, target)
+	ses.Close()
 	if err != nil {
 		return err
 	}
+	res := dr.Result
 	if sink != nil {
 		written, dropped, serr := sink.Close()
 		if serr != nil {
@@ -204,7 +220,8 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		fmt.Fprintf(a.env.Stderr, "records: %d written to %s, %d dropped (the writer fell behind)\n", written, o.records, dropped)
 	}
 	cell := experiment.CellFigures(plan.Cell{ID: rawURL, Key: rawURL, Function: "-", Workload: "-", Language: "-",
-		Concurrency: conc, Repetition: 1}, "none", model, res, gen, mon.Cores)
+		Concurrency: conc, Repetition: 1}, "none", model, res, dr.Generator, dr.Cores)
+	dr.Split.Apply(&cell)
 	if a.json() {
 		if err := json.NewEncoder(a.env.Stdout).Encode(cell); err != nil {
 			return err

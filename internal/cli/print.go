@@ -42,7 +42,18 @@ func printLoad(a *app, c *results.Cell) {
 			fmt.Fprintf(w, "errors     %-14s %d of %d\n", k, c.Errors[k], c.Requests.Total)
 		}
 	}
+	for _, g := range c.Generators {
+		fmt.Fprintf(w, "generator  %d on %s: %d requests, clock %+.3f ± %.3f ms, began %.1f ms late, CPU ≤ %.2f of %d cores%s\n",
+			g.Index, g.Host, g.Requests, g.ClockOffsetMs, g.ClockUncertaintyMs, g.LateMs, g.CPUMax, g.Cores, errSuffix(g.Error))
+	}
 	for _, warn := range c.Warnings {
 		fmt.Fprintf(a.env.Stderr, "warning: %s\n", warn)
 	}
+}
+
+func errSuffix(e string) string {
+	if e == "" {
+		return ""
+	}
+	return ": " + e
 }

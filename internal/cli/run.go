@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -26,6 +27,7 @@ type runOpts struct {
 	resume     string
 	dryRun     bool
 	sets       []string
+	generators int
 	cluster    clusterFlags
 }
 
@@ -49,8 +51,14 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 				return usageErr("--dry-run: give a spec (a resumed run's plan is in its manifest.json)")
 			case o.resume == "" && len(args) == 0:
 				return usageErr("run: want a spec file (or --resume RUNDIR)")
+			case o.resume != "" && cmd.Flags().Changed("generators"):
+				return usageErr("--generators: a resumed run keeps its spec's load.generators")
 			case o.resume != "":
 				return a.run(cmd.Context(), "", o)
+			}
+			if cmd.Flags().Changed("generators") {
+				// Validated with the spec: load.generators.count names the field.
+				o.sets = append(o.sets, fmt.Sprintf("load.generators.count=%d", o.generators))
 			}
 			return a.run(cmd.Context(), args[0], o)
 		},
@@ -60,6 +68,7 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 	cmd.Flags().BoolVar(&o.noPin, "no-pin", false, "do not pin the local platform and the load generator to separate CPUs")
 	cmd.Flags().BoolVar(&o.smoke, "smoke", false, "run the spec reduced to a quick check of every part (1 s cells, 1 repetition, the first and last value of each list; see docs/experiments.md)")
 	cmd.Flags().StringArrayVar(&o.sets, "set", nil, "override a spec field before validation, PATH=YAML (e.g. vary.replicas=[1,2,4,8,16], repetitions=10): how an example's scaled-down default is restored to the seed's grid")
+	cmd.Flags().IntVar(&o.generators, "generators", 1, "split every cell's load over N generator processes (load.generators.count) and merge their results exactly")
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")

@@ -1,0 +1,282 @@
+package distrib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+)
+
+// Stream is one agent's byte stream as the coordinator holds it; Close ends
+// it (and so the agent's session).
+type Stream struct {
+	R     io.Reader
+	W     io.Writer
+	Close func() error
+}
+
+// conn is one agent in session.
+type conn struct {
+	Stream
+	index  int
+	hello  Hello
+	offset Offset
+	mu     sync.Mutex // serialises writes (a cancel while a job is out)
+}
+
+func (c *conn) send(m *Msg) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return writeMsg(c.W, m)
+}
+
+// Coordinator holds the sessions of a run's generators.
+type Coordinator struct {
+	conns []*conn
+	// Lead is how far ahead of now a load's start is set: time for every
+	// job to reach its agent (default 300 ms plus the slowest round trip).
+	Lead time.Duration
+	// Grace bounds the wait for reports after an interruption (default 10 s).
+	Grace time.Duration
+}
+
+// Pings is the number of clock pings per agent.
+const Pings = 8
+
+// handshakeTimeout bounds the hello and the pings of one agent.
+const handshakeTimeout = 30 * time.Second
+
+// Connect opens a session on every stream: the token, the agent's hello,
+// then its clock offset. On error every stream is closed.
+func Connect(ctx context.Context, streams []Stream, token string) (*Coordinator, error) {
+	co := &Coordinator{}
+	for i, s := range streams {
+		co.conns = append(co.conns, &conn{Stream: s, index: i})
+	}
+	errs := make([]error, len(streams))
+	var wg sync.WaitGroup
+	for i, c := range co.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.handshake(ctx, token)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		co.Close()
+		return nil, err
+	}
+	return co, nil
+}
+
+// handshake says hello and measures the clock, closing the stream if ctx
+// ends or the agent does not answer in time (a read cannot be cancelled).
+func (c *conn) handshake(ctx context.Context, token string) error {
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTimer(handshakeTimeout)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			_ = c.Close()
+		case <-t.C:
+			_ = c.Close()
+		}
+	}()
+	if err := c.send(&Msg{Type: "hello", Hello: &Hello{Protocol: Protocol, Token: token, Index: c.index}}); err != nil {
+		return fmt.Errorf("generator %d: %w", c.index, err)
+	}
+	m, err := readMsg(c.R, MaxControl, "hello")
+	if err != nil {
+		return fmt.Errorf("generator %d: hello: %w", c.index, err)
+	}
+	if m.Hello == nil || m.Hello.Protocol != Protocol {
+		return fmt.Errorf("generator %d: hello without protocol %d", c.index, Protocol)
+	}
+	c.hello = *m.Hello
+	samples := make([]ClockSample, 0, Pings)
+	for seq := range Pings {
+		t0 := time.Now().UnixNano()
+		if err := c.send(&Msg{Type: "ping", Ping: &Ping{Seq: seq}}); err != nil {
+			return fmt.Errorf("generator %d: %w", c.index, err)
+		}
+		m, err := readMsg(c.R, MaxControl, "pong")
+		if err != nil {
+			return fmt.Errorf("generator %d: clock: %w", c.index, err)
+		}
+		t1 := time.Now().UnixNano()
+		if m.Ping == nil || m.Ping.Seq != seq {
+			return fmt.Errorf("generator %d: clock: pong out of order", c.index)
+		}
+		samples = append(samples, ClockSample{T0: t0, TA: m.Ping.RealNs, T1: t1})
+	}
+	c.offset, err = EstimateOffset(samples)
+	if err != nil {
+		return fmt.Errorf("generator %d: %w", c.index, err)
+	}
+	return nil
+}
+
+// N is the number of generators.
+func (co *Coordinator) N() int { return len(co.conns) }
+
+// Close says bye to every agent and closes the streams.
+func (co *Coordinator) Close() {
+	for _, c := range co.conns {
+		_ = c.send(&Msg{Type: "bye"})
+		if c.Close != nil {
+			_ = c.Close()
+		}
+	}
+}
+
+// Generator is what the run knows of one generator in one load: where it
+// ran, its clock against the coordinator's, how late it began, its own CPU,
+// and what went wrong.
+type Generator struct {
+	Index  int    `json:"index"`
+	Host   string `json:"host,omitempty"`
+	Pid    int    `json:"pid,omitempty"`
+	CPUs   string `json:"cpus,omitempty"`
+	Offset Offset `json:"clock"`
+	// LateNs: how late the generator began its share (its own clock).
+	LateNs int64 `json:"late_ns"`
+	// Requests is how many requests its share completed.
+	Requests int64                  `json:"requests"`
+	Cores    int                    `json:"cores"`
+	Windows  []load.GeneratorWindow `json:"-"`
+	Empty    bool                   `json:"empty,omitempty"`
+	Error    string                 `json:"error,omitempty"`
+}
+
+// Outcome is a load run over every generator.
+type Outcome struct {
+	// Result is the exact merge of the shares that reported (nil if none).
+	Result *load.Result
+	// Generators, one per share, in share order.
+	Generators []Generator
+	// Partial: a share is missing or failed; Result is what arrived.
+	Partial bool
+}
+
+// Run sends each agent its job (jobs[i] to generator i) with one start
+// instant, waits for every report, and merges them. When ctx ends first,
+// the agents are told to stop and their reports are awaited for Grace.
+func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
+	if len(jobs) != len(co.conns) {
+		return nil, fmt.Errorf("generators: %d jobs for %d generators", len(jobs), len(co.conns))
+	}
+	lead := co.Lead
+	if lead == 0 {
+		lead = 300 * time.Millisecond
+		for _, c := range co.conns {
+			lead = max(lead, 300*time.Millisecond+time.Duration(c.offset.RTTNs))
+		}
+	}
+	start := time.Now().Add(lead)
+	reports := make([]*Report, len(jobs))
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, c := range co.conns {
+		j := jobs[i]
+		j.StartAtNs = c.offset.ToAgent(start).UnixNano()
+		if err := c.send(&Msg{Type: "job", Job: &j}); err != nil {
+			errs[i] = fmt.Errorf("generator %d: %w", i, err)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, err := readMsg(c.R, MaxReport, "report")
+			if err != nil {
+				errs[i] = fmt.Errorf("generator %d: %w", i, err)
+				return
+			}
+			reports[i] = m.Report
+		}()
+	}
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	interrupted := false
+	select {
+	case <-all:
+	case <-ctx.Done():
+		interrupted = true
+		for _, c := range co.conns {
+			_ = c.send(&Msg{Type: "cancel"})
+		}
+		grace := co.Grace
+		if grace == 0 {
+			grace = 10 * time.Second
+		}
+		select {
+		case <-all:
+		case <-time.After(grace):
+			for _, c := range co.conns { // unblock the readers
+				if c.Close != nil {
+					_ = c.Close()
+				}
+			}
+			<-all
+		}
+	}
+	return co.merge(reports, errs, interrupted)
+}
+
+func (co *Coordinator) merge(reports []*Report, errs []error, interrupted bool) (*Outcome, error) {
+	out := &Outcome{Generators: make([]Generator, len(reports))}
+	parts := make([]*load.Result, len(reports))
+	for i, c := range co.conns {
+		g := Generator{Index: i, Host: c.hello.Host, Pid: c.hello.Pid, CPUs: c.hello.CPUs, Offset: c.offset, Cores: c.hello.Cores}
+		rep := reports[i]
+		switch {
+		case errs[i] != nil:
+			g.Error = errs[i].Error()
+		case rep == nil:
+			g.Error = "no report"
+		default:
+			g.LateNs, g.Windows, g.Empty, g.Error = rep.LateNs, rep.Generator, rep.Empty, rep.Error
+			if rep.Cores > 0 {
+				g.Cores = rep.Cores
+			}
+			if rep.Result != nil {
+				r, err := rep.Result.FromWire()
+				if err != nil {
+					g.Error = fmt.Sprintf("its report: %v", err)
+				} else {
+					parts[i] = r
+					g.Requests = r.Total()
+				}
+			}
+		}
+		if g.Error != "" || (parts[i] == nil && !g.Empty) {
+			out.Partial = true
+		}
+		out.Generators[i] = g
+	}
+	res, err := load.MergeResults(parts)
+	if err != nil {
+		return out, fmt.Errorf("generators: %w (%s)", err, firstError(out.Generators))
+	}
+	if interrupted {
+		res.Interrupted = true
+	}
+	out.Result = res
+	return out, nil
+}
+
+func firstError(gs []Generator) string {
+	for _, g := range gs {
+		if g.Error != "" {
+			return fmt.Sprintf("generator %d: %s", g.Index, g.Error)
+		}
+	}
+	return "no generator reported an error"
+}

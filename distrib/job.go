@@ -1,0 +1,244 @@
+package distrib
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+)
+
+// Job is one generator's share of a load, as data: the model and its
+// parameters (already this share's: see Split), the request, the client's
+// options and checks, and the instant to start on the agent's own clock.
+type Job struct {
+	Cell      string     `json:"cell"`
+	Share     load.Share `json:"share"`
+	StartAtNs int64      `json:"start_at_ns"`
+	Model     string     `json:"model"` // open, closed, batch
+	Open      *OpenJob   `json:"open,omitempty"`
+	Closed    *ClosedJob `json:"closed,omitempty"`
+	Batch     *BatchJob  `json:"batch,omitempty"`
+	Target    TargetJob  `json:"target"`
+	Client    ClientJob  `json:"client"`
+}
+
+// OpenJob is a load.Open.
+type OpenJob struct {
+	Schedule     *load.WireSchedule `json:"schedule"`
+	MaxInFlight  int                `json:"max_in_flight"`
+	MaxLagNs     int64              `json:"max_lag_ns,omitempty"`
+	ExpectedNs   int64              `json:"expected_ns,omitempty"`
+	ResolutionNs int64              `json:"resolution_ns,omitempty"`
+	DeadlineNs   int64              `json:"deadline_ns,omitempty"`
+}
+
+// ClosedJob is a load.Closed.
+type ClosedJob struct {
+	Concurrency int              `json:"concurrency"`
+	DurationNs  int64            `json:"duration_ns,omitempty"`
+	Requests    int64            `json:"requests,omitempty"`
+	Workers     *load.WireLevels `json:"workers,omitempty"`
+}
+
+// BatchJob is a load.Batch.
+type BatchJob struct {
+	Items       [][]byte `json:"items"`
+	MaxInFlight int      `json:"max_in_flight"`
+	MaxAttempts int      `json:"max_attempts,omitempty"`
+	BackoffNs   int64    `json:"backoff_ns,omitempty"`
+}
+
+// TargetJob is a load.Target.
+type TargetJob struct {
+	Method string      `json:"method,omitempty"`
+	URL    string      `json:"url"`
+	Header http.Header `json:"header,omitempty"`
+	Body   []byte      `json:"body,omitempty"`
+}
+
+// ClientJob is a load.Options without its functions (the checks as data).
+type ClientJob struct {
+	TimeoutNs         int64       `json:"timeout_ns,omitempty"`
+	NewConnPerRequest bool        `json:"new_conn_per_request,omitempty"`
+	MaxConns          int         `json:"max_conns,omitempty"`
+	NetHTTP           bool        `json:"net_http,omitempty"`
+	Checks            load.Checks `json:"checks"`
+}
+
+// Batcher is an executor that runs a load.Batch (BatchExecutor, the
+// experiment's batch kind): a batch is split by its items.
+type Batcher interface {
+	load.Executor
+	LoadBatch() load.Batch
+}
+
+// NewJobs cuts ex into n generators' jobs for t with opts. Executors of other
+// types, and parts that cannot travel (a per-request record sink, a retry
+// function), are refused with the reason.
+func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("generators: %d: want at least 1", n)
+	}
+	var jobs []Job
+	switch e := ex.(type) {
+	case load.Open:
+		if e.Records != nil {
+			return nil, errors.New("generators: per-request records are not kept with several generators yet (load.records)")
+		}
+		for i := range n {
+			s := e.Split(load.Share{Index: i, Of: n})
+			ws, err := load.ToWire(s.Schedule)
+			if err != nil {
+				return nil, fmt.Errorf("generators: %w", err)
+			}
+			jobs = append(jobs, Job{Model: "open", Open: &OpenJob{Schedule: ws, MaxInFlight: s.MaxInFlight, MaxLagNs: int64(s.MaxLag),
+				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline)}})
+		}
+	case load.Closed:
+		if e.Records != nil {
+			return nil, errors.New("generators: per-request records are not kept with several generators yet (load.records)")
+		}
+		for i := range n {
+			s := e.Split(load.Share{Index: i, Of: n})
+			j := &ClosedJob{Concurrency: s.Concurrency, DurationNs: int64(s.Duration), Requests: s.Requests}
+			if s.Workers != nil {
+				w := s.Workers.ToWire()
+				j.Workers = &w
+			}
+			jobs = append(jobs, Job{Model: "closed", Closed: j})
+		}
+	case Batcher:
+		b := e.LoadBatch()
+		if b.Records != nil || b.Retry != nil {
+			return nil, errors.New("generators: a batch with per-request records or its own retry rule cannot be split yet")
+		}
+		for i := range n {
+			s := b.Split(load.Share{Index: i, Of: n})
+			jobs = append(jobs, Job{Model: "batch", Batch: &BatchJob{Items: s.Items, MaxInFlight: s.MaxInFlight,
+				MaxAttempts: s.MaxAttempts, BackoffNs: int64(s.Backoff)}})
+		}
+	default:
+		return nil, fmt.Errorf("generators: a %T load cannot be split over generators", ex)
+	}
+	for i := range jobs {
+		jobs[i].Share = load.Share{Index: i, Of: n}
+		jobs[i].Target = TargetJob{Method: t.Method, URL: t.URL, Header: t.Header, Body: t.Body}
+		jobs[i].Client = ClientJob{TimeoutNs: int64(opts.Timeout), NewConnPerRequest: opts.NewConnPerRequest, MaxConns: opts.MaxConns,
+			NetHTTP: opts.NetHTTP, Checks: opts.Checks}
+	}
+	return jobs, nil
+}
+
+// BatchExecutor runs a load.Batch as an executor (its figures go into the
+// result's Batch).
+type BatchExecutor struct{ B load.Batch }
+
+// LoadBatch implements Batcher.
+func (b *BatchExecutor) LoadBatch() load.Batch { return b.B }
+
+// Run implements load.Executor.
+func (b *BatchExecutor) Run(ctx context.Context, cl *load.Client, t load.Target) (*load.Result, error) {
+	res, _, err := b.B.Run(ctx, cl, t)
+	return res, err
+}
+
+// Empty reports whether the job sends nothing (a share with no worker or
+// no item): the agent then reports an empty result at once.
+func (j *Job) Empty() bool {
+	switch {
+	case j.Closed != nil:
+		return j.Closed.Concurrency == 0 || (j.Closed.Workers != nil && j.Closed.Workers.Max == 0)
+	case j.Batch != nil:
+		return len(j.Batch.Items) == 0
+	}
+	return false
+}
+
+// executor makes the job's executor, starting at start.
+func (j *Job) executor(start time.Time) (load.Executor, error) {
+	switch j.Model {
+	case "open":
+		if j.Open == nil {
+			return nil, errors.New("job: open without its parameters")
+		}
+		s, err := j.Open.Schedule.Build()
+		if err != nil {
+			return nil, fmt.Errorf("job: %w", err)
+		}
+		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs),
+			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start}
+		return o, o.Validate()
+	case "closed":
+		if j.Closed == nil {
+			return nil, errors.New("job: closed without its parameters")
+		}
+		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start}
+		if j.Closed.Workers != nil {
+			w, err := j.Closed.Workers.Build()
+			if err != nil {
+				return nil, fmt.Errorf("job: %w", err)
+			}
+			c.Workers = w
+		}
+		return c, c.Validate()
+	case "batch":
+		if j.Batch == nil {
+			return nil, errors.New("job: batch without its parameters")
+		}
+		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start}
+		return &BatchExecutor{B: b}, b.Validate()
+	}
+	return nil, fmt.Errorf("job: unknown model %q", j.Model)
+}
+
+// target is the job's request, checked against the origins the agent was
+// started with: an agent sends load only where its coordinator's plan said
+// when the agent was made, never where a later message asks.
+func (j *Job) target(allow []string) (load.Target, error) {
+	t := load.Target{Method: j.Target.Method, URL: j.Target.URL, Header: j.Target.Header, Body: j.Target.Body}
+	if err := t.Validate(); err != nil {
+		return t, fmt.Errorf("job: %w", err)
+	}
+	o, err := Origin(t.URL)
+	if err != nil {
+		return t, err
+	}
+	for _, a := range allow {
+		if a == o {
+			return t, nil
+		}
+	}
+	return t, fmt.Errorf("job: target %s is not among the agent's allowed targets (%s)", o, strings.Join(allow, ", "))
+}
+
+// Origin is scheme://host:port of u (the port made explicit).
+func Origin(u string) (string, error) {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "", fmt.Errorf("target %q: %w", u, err)
+	}
+	if p.Scheme != "http" && p.Scheme != "https" || p.Hostname() == "" {
+		return "", fmt.Errorf("target %q: want http(s)://host[:port]", u)
+	}
+	port := p.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[p.Scheme]
+	}
+	host := p.Hostname()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return p.Scheme + "://" + host + ":" + port, nil
+}
+
+func (j *Job) options() load.Options {
+	o := load.Options{Timeout: time.Duration(j.Client.TimeoutNs), NewConnPerRequest: j.Client.NewConnPerRequest, MaxConns: j.Client.MaxConns,
+		NetHTTP: j.Client.NetHTTP, Checks: j.Client.Checks}
+	o.Validate, o.ValidatePair = o.Checks.Funcs()
+	return o
+}
