@@ -30,7 +30,7 @@ setup:
 	@scripts/setup.sh
 
 build:
-	@scripts/phase.sh "build" $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
+	@scripts/phase.sh "build" env CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
 
 lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'

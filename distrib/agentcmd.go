@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/faasbench/faasbench/internal/affinity"
@@ -62,6 +64,11 @@ func RunAgent(ctx context.Context, args []string, in io.Reader, out io.Writer) e
 	if d := *skew; d != 0 {
 		ag.Now = func() time.Time { return time.Now().Add(d) }
 	}
+	// SIGTERM (a pod evicted or deleted, its grace period running) and
+	// SIGINT end the job in progress: its report still goes, with what was
+	// measured, before the agent exits.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
 	return ag.Serve(ctx, in, out)
 }
 

@@ -17,11 +17,20 @@ type Stream struct {
 	R     io.Reader
 	W     io.Writer
 	Close func() error
+	// Err, when set, is why this generator has no stream (its pod never
+	// started): it takes no share and its cells are partial.
+	Err error
+	// Why, when set, says what became of the generator when its stream
+	// broke (a pod evicted, killed for memory).
+	Why func() string
 }
 
 // conn is one agent in session.
 type conn struct {
 	Stream
+	// failed is why this generator takes no part (it never started, or
+	// its handshake failed).
+	failed error
 	index  int
 	hello  Hello
 	offset Offset
@@ -42,6 +51,9 @@ type Coordinator struct {
 	Lead time.Duration
 	// Grace bounds the wait for reports after an interruption (default 10 s).
 	Grace time.Duration
+	// onClose, when set, runs after the streams are closed (a launcher's
+	// cleanup: the Kubernetes Job and its Secret).
+	onClose func()
 }
 
 // Pings is the number of clock pings per agent.
@@ -51,27 +63,54 @@ const Pings = 8
 const handshakeTimeout = 30 * time.Second
 
 // Connect opens a session on every stream: the token, the agent's hello,
-// then its clock offset. On error every stream is closed.
+// then its clock offset. A generator whose stream is missing (Stream.Err)
+// or whose handshake fails is kept as failed: it takes no share, and every
+// load says so (partial). When none connects, every stream is closed and
+// the error says why.
 func Connect(ctx context.Context, streams []Stream, token string) (*Coordinator, error) {
 	co := &Coordinator{}
 	for i, s := range streams {
-		co.conns = append(co.conns, &conn{Stream: s, index: i})
+		co.conns = append(co.conns, &conn{Stream: s, index: i, failed: s.Err})
 	}
 	errs := make([]error, len(streams))
 	var wg sync.WaitGroup
 	for i, c := range co.conns {
+		if c.failed != nil {
+			errs[i] = c.failed
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			errs[i] = c.handshake(ctx, token)
+			if errs[i] != nil {
+				c.failed = errs[i]
+				if c.Close != nil {
+					_ = c.Close()
+				}
+			}
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if co.Live() == 0 || ctx.Err() != nil {
 		co.Close()
-		return nil, err
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, errors.Join(errs...)
 	}
 	return co, nil
+}
+
+// Live is the number of generators in session.
+func (co *Coordinator) Live() int {
+	n := 0
+	for _, c := range co.conns {
+		if c.failed == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // handshake says hello and measures the clock, closing the stream if ctx
@@ -130,10 +169,16 @@ func (co *Coordinator) N() int { return len(co.conns) }
 // Close says bye to every agent and closes the streams.
 func (co *Coordinator) Close() {
 	for _, c := range co.conns {
-		_ = c.send(&Msg{Type: "bye"})
+		if c.failed == nil {
+			_ = c.send(&Msg{Type: "bye"})
+		}
 		if c.Close != nil {
 			_ = c.Close()
 		}
+	}
+	if co.onClose != nil {
+		co.onClose()
+		co.onClose = nil
 	}
 }
 
@@ -185,6 +230,10 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, c := range co.conns {
+		if c.failed != nil {
+			errs[i] = c.failed
+			continue
+		}
 		j := jobs[i]
 		j.StartAtNs = c.offset.ToAgent(start).UnixNano()
 		if err := c.send(&Msg{Type: "job", Job: &j}); err != nil {
@@ -196,7 +245,14 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 			defer wg.Done()
 			m, err := readMsg(c.R, MaxReport, "report")
 			if err != nil {
+				var re *RemoteError
+				if !errors.As(err, &re) && c.Why != nil {
+					if why := c.Why(); why != "" {
+						err = fmt.Errorf("%w (%s)", err, why)
+					}
+				}
 				errs[i] = fmt.Errorf("generator %d: %w", i, err)
+				c.failed = errs[i] // its stream is broken: no more jobs
 				return
 			}
 			reports[i] = m.Report

@@ -96,7 +96,9 @@ func (r *Run) execute(ctx context.Context) (err error) {
 	defer env.Close()
 	c := &cells{Run: r, p: p, env: env, driver: r.o.Driver, used: map[string]bool{}}
 	if c.driver == nil {
-		c.driver = r.driver()
+		if c.driver, err = r.driver(opts); err != nil {
+			return err
+		}
 	}
 	return c.run(ctx)
 }

@@ -191,8 +191,24 @@ type GeneratorsSpec struct {
 	// Count is the number of generators (1: this process alone).
 	Count int `yaml:"count" json:"count"`
 	// Where they run: local (child processes of the run, each pinned to its
-	// own part of the generator's CPUs where there are enough).
+	// own part of the generator's CPUs where there are enough) or
+	// kubernetes (an Indexed Job of agent pods on the platform's cluster).
 	Where string `yaml:"where" json:"where,omitempty"`
+	// Image is the agent image (kubernetes; `faasbench image agent` builds it).
+	Image string `yaml:"image" json:"image,omitempty"`
+	// PullPolicy of the agent image (kubernetes: Always, IfNotPresent, Never).
+	PullPolicy string `yaml:"pull_policy" json:"pull_policy,omitempty"`
+	// CPU and Memory are each agent pod's request and limit (kubernetes),
+	// as Kubernetes quantities ("2", "500m", "1Gi").
+	CPU    string `yaml:"cpu" json:"cpu,omitempty"`
+	Memory string `yaml:"memory" json:"memory,omitempty"`
+	// NodeSelector places the agent pods (kubernetes).
+	NodeSelector map[string]string `yaml:"node_selector" json:"node_selector,omitempty"`
+	// StartTimeout bounds the wait for the agents to run (kubernetes; default 2m).
+	StartTimeout Duration `yaml:"start_timeout" json:"start_timeout,omitempty"`
+	// OnMissing: partial (default: a cell goes on with the generators that
+	// started, marked partial) or fail (the cell fails).
+	OnMissing string `yaml:"on_missing" json:"on_missing,omitempty"`
 }
 
 // MaxGenerators bounds load.generators.count.

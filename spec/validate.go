@@ -253,14 +253,7 @@ func (p *Parsed) Validate(k Known) error {
 		}
 	}
 	if g := l.Generators; g != nil {
-		switch {
-		case g.Count < 1 || g.Count > MaxGenerators:
-			add("load.generators.count", "%d: want 1..%d", g.Count, MaxGenerators)
-		case g.Where != "" && g.Where != "local":
-			add("load.generators.where", "%q: want local (kubernetes, an Indexed Job of agents, is not built yet)", g.Where)
-		case g.Count > 1 && l.Records:
-			add("load.generators", "per-request records (load.records) are not kept with several generators yet: use one generator or no records")
-		}
+		p.validateGenerators(g, l.Records, add)
 	}
 	nonNeg("load.duration", l.Duration)
 	nonNeg("load.warmup", l.Warmup)

@@ -106,7 +106,7 @@ func (a *app) imageCmd() *cobra.Command {
 			return err
 		},
 	}
-	cmd.AddCommand(build, bases)
+	cmd.AddCommand(build, bases, a.agentImageCmd())
 	return cmd
 }
 
