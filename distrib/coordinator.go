@@ -83,6 +83,11 @@ func Connect(ctx context.Context, streams []Stream, token string) (*Coordinator,
 		go func() {
 			defer wg.Done()
 			errs[i] = c.handshake(ctx, token)
+			if errs[i] != nil && c.Why != nil {
+				if why := c.Why(); why != "" {
+					errs[i] = fmt.Errorf("%w (%s)", errs[i], why)
+				}
+			}
 			if errs[i] != nil {
 				c.failed = errs[i]
 				if c.Close != nil {

@@ -107,7 +107,7 @@ func (k Kube) Job() *batchv1.Job {
 					EnableServiceLinks:            &no,
 					NodeSelector:                  k.NodeSelector,
 					TerminationGracePeriodSeconds: ptr(int64(15)),
-					SecurityContext:               &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &nonroot},
+					SecurityContext:               &corev1.PodSecurityContext{RunAsNonRoot: &yes, RunAsUser: &nonroot, FSGroup: &nonroot},
 					Containers: []corev1.Container{{
 						Name: "agent", Image: k.Image, ImagePullPolicy: k.PullPolicy, Args: args,
 						Stdin: true, StdinOnce: true, Resources: k.Resources,
@@ -116,7 +116,7 @@ func (k Kube) Job() *batchv1.Job {
 							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
 					}},
 					Volumes: []corev1.Volume{{Name: "token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-						SecretName: k.Name + "-token", DefaultMode: ptr(int32(0o400))}}}},
+						SecretName: k.Name + "-token", DefaultMode: ptr(int32(0o440))}}}}, // the agent's group (fsGroup) only
 				},
 			},
 		},
@@ -240,6 +240,10 @@ func (k Kube) waitPods(ctx context.Context) ([]string, []string) {
 			names[i], why[i], final[i] = p.Name, "", true
 		case reason != "":
 			why[i], final[i] = reason, true
+		default:
+			if w := pending(p); w != "" {
+				why[i] = fmt.Sprintf("no pod running within %v: pod %s: %s", timeout, p.Name, w)
+			}
 		}
 	}
 	for ctx.Err() == nil && !done() {
@@ -295,6 +299,23 @@ func agentState(p *corev1.Pod) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// pending is why a pod that may still start has not: its scheduling
+// condition (Unschedulable: "0/1 nodes are available: 1 Insufficient cpu"),
+// or its agent's waiting reason.
+func pending(p *corev1.Pod) string {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse {
+			return c.Reason + ": " + c.Message
+		}
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		if w := c.State.Waiting; w != nil && w.Reason != "" {
+			return w.Reason + " " + w.Message
+		}
+	}
+	return ""
 }
 
 // attach opens the agent's stdin and stdout through the API server.

@@ -6,7 +6,8 @@
 # examples/realnode/baseline-hello.yaml inside the node's network namespace (the release binary,
 # pinned to the CPU the node does not use), installs real Knative Serving with faasbench's own
 # ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
-# knative-coldstart runs, stops the node and checks that the host is as it was
+# knative-coldstart runs, a run whose load comes from two agent pods of an Indexed Job (and the same
+# run's coordinator killed, its pods checked to stop and platform clean to remove the Job), stops the node and checks that the host is as it was
 # (node-down.sh fails otherwise), then checks that a node left running by a killed test run is cleaned
 # up by the next node-up. Never skips: a node that cannot start fails the tier with the reason.
 set -euo pipefail
@@ -49,6 +50,15 @@ for s in knative-hello knative-coldstart; do
   grep -q '"status": *"complete"' "$r/manifest.json" || { echo "node-test: the $s run did not end complete: $r/manifest.json" >&2; exit 1; }
 done
 grep -q '"verified": *2' "$r/summary.json" || { echo "node-test: the knative cold starts were not both verified: $r/summary.json" >&2; exit 1; }
+# Load generators as a Kubernetes Indexed Job of agent pods (load.generators.where: kubernetes): the
+# agent image is the release binary (static), imported like the function images; the coordinator
+# reaches the agents only through the API server.
+scripts/phase.sh "agent image (faasbench image agent)" scripts/node-agent-image.sh "$DIR/node"
+scripts/phase.sh "faasbench run on knative (2 generators as an Indexed Job)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
+  bin/faasbench run examples/realnode/knative-generators.yaml --results "$DIR/runs-generators"
+rg=$(ls -d "$DIR/runs-generators"/*/)
+python3 scripts/node/check-generators.py "$rg" 2 || { echo "node-test: the generator run is not as it should be: $rg" >&2; exit 1; }
+scripts/phase.sh "generators after a killed coordinator (SIGKILL, then platform clean)" scripts/node/killed-generators.sh "$DIR"
 # Seed 003's Knative rows, smoke-sized: the examples as written for the local platform, moved to
 # Knative on the command line (make test-real runs them full size).
 kn=(--smoke --set platform.name=knative --set 'platform.generator_cpus="1"'
