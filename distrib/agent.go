@@ -29,6 +29,17 @@ type Report struct {
 	Empty bool `json:"empty,omitempty"`
 	// Error is why the job failed (the result, if any, is what was measured).
 	Error string `json:"error,omitempty"`
+	// Records, when the job kept them: the file that follows the report.
+	Records *RecordsInfo `json:"records,omitempty"`
+}
+
+// RecordsInfo describes the records file that follows a report: its size
+// (0: none follows), the rows in it and the requests not written.
+type RecordsInfo struct {
+	Bytes   int64  `json:"bytes"`
+	Written int64  `json:"written"`
+	Dropped int64  `json:"dropped"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Agent is a generator's side of the protocol (`faasbench agent`).
@@ -136,10 +147,17 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			}
 			jctx, jcancel := context.WithCancel(ctx)
 			stop.Store(&jcancel)
-			rep := a.run(jctx, m.Job)
+			rep, records := a.run(jctx, m.Job)
 			stop.Store(nil)
 			jcancel()
-			if err := writeMsg(w, &Msg{Type: "report", Report: rep}); err != nil {
+			err := writeMsg(w, &Msg{Type: "report", Report: rep})
+			if records != "" {
+				if err == nil && rep.Records.Bytes > 0 {
+					err = sendRecords(w, records)
+				}
+				_ = os.Remove(records)
+			}
+			if err != nil {
 				return fmt.Errorf("agent: %w", err)
 			}
 		case "bye":
@@ -150,12 +168,39 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	}
 }
 
-// run does one job and reports it (an error in the report, never a panic).
-func (a *Agent) run(ctx context.Context, j *Job) *Report {
+// sendRecords sends the records file in chunks, then its end.
+func sendRecords(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, RecordsChunkBytes)
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > 0 {
+			if werr := writeMsg(w, &Msg{Type: "records", Records: &RecordsChunk{Data: buf[:n]}}); werr != nil {
+				return werr
+			}
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return writeMsg(w, &Msg{Type: "records", Records: &RecordsChunk{Done: true}})
+		}
+		if err != nil {
+			return fmt.Errorf("records: %w", err)
+		}
+	}
+}
+
+// run does one job and reports it (an error in the report, never a panic),
+// with the path of its records file when it kept them ("": none; the
+// caller removes it).
+func (a *Agent) run(ctx context.Context, j *Job) (*Report, string) {
 	rep := &Report{Index: a.Index, Cores: runtime.GOMAXPROCS(0)}
-	fail := func(err error) *Report {
+	var records string
+	fail := func(err error) (*Report, string) {
 		rep.Error = err.Error()
-		return rep
+		return rep, records
 	}
 	if err := j.Share.Validate(); err != nil {
 		return fail(err)
@@ -169,10 +214,23 @@ func (a *Agent) run(ctx context.Context, j *Job) *Report {
 	start := time.Now().Add(time.Duration(j.StartAtNs - a.now().UnixNano()))
 	if j.Empty() {
 		rep.Empty = true
-		return rep
+		return rep, ""
 	}
-	ex, err := j.executor(start)
+	var sink *load.RecordSink
+	var file *os.File
+	if j.Records {
+		if file, err = os.CreateTemp("", "faasbench-records-*.parquet"); err != nil {
+			return fail(fmt.Errorf("records: %w", err))
+		}
+		records = file.Name()
+		defer file.Close()
+		sink = load.NewRecordSink(file, 2*j.workers()+4, load.Meta(j.Cell, j.StartAtNs)).ForGenerator(a.Index)
+	}
+	ex, err := j.executor(start, sink)
 	if err != nil {
+		if sink != nil {
+			_, _, _ = sink.Close()
+		}
 		return fail(err)
 	}
 	if d := time.Until(start); d > 0 {
@@ -180,6 +238,9 @@ func (a *Agent) run(ctx context.Context, j *Job) *Report {
 		select {
 		case <-ctx.Done():
 			tm.Stop()
+			if sink != nil {
+				_, _, _ = sink.Close()
+			}
 			return fail(ctx.Err())
 		case <-tm.C:
 		}
@@ -201,5 +262,22 @@ func (a *Agent) run(ctx context.Context, j *Job) *Report {
 	if err != nil {
 		rep.Error = err.Error()
 	}
-	return rep
+	if sink != nil {
+		info := &RecordsInfo{}
+		var serr error
+		info.Written, info.Dropped, serr = sink.Close()
+		st, sterr := file.Stat()
+		switch {
+		case serr != nil:
+			info.Error = serr.Error()
+		case sterr != nil:
+			info.Error = sterr.Error()
+		case st.Size() > MaxRecordsBytes:
+			info.Error = fmt.Sprintf("a records file of %d bytes, more than the %d one generator may send: not sent", st.Size(), int64(MaxRecordsBytes))
+		default:
+			info.Bytes = st.Size()
+		}
+		rep.Records = info
+	}
+	return rep, records
 }

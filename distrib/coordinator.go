@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -203,7 +204,9 @@ type Generator struct {
 	Cores    int                    `json:"cores"`
 	Windows  []load.GeneratorWindow `json:"-"`
 	Empty    bool                   `json:"empty,omitempty"`
-	Error    string                 `json:"error,omitempty"`
+	// Records is what its records file held (nil: the load kept none).
+	Records *RecordsInfo `json:"records,omitempty"`
+	Error   string       `json:"error,omitempty"`
 }
 
 // Outcome is a load run over every generator.
@@ -214,6 +217,9 @@ type Outcome struct {
 	Generators []Generator
 	// Partial: a share is missing or failed; Result is what arrived.
 	Partial bool
+	// Records are the generators' records files by share ("": none), in
+	// temporary files the caller removes (Driver adds them to the load's sink).
+	Records []string
 }
 
 // Run sends each agent its job (jobs[i] to generator i) with one start
@@ -232,6 +238,7 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 	}
 	start := time.Now().Add(lead)
 	reports := make([]*Report, len(jobs))
+	files := make([]string, len(jobs))
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, c := range co.conns {
@@ -261,6 +268,12 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 				return
 			}
 			reports[i] = m.Report
+			if rec := m.Report.Records; rec != nil && rec.Bytes > 0 {
+				if files[i], err = receiveRecords(c.R, rec.Bytes); err != nil {
+					errs[i] = fmt.Errorf("generator %d: records: %w", i, err)
+					c.failed = errs[i]
+				}
+			}
 		}()
 	}
 	all := make(chan struct{})
@@ -288,7 +301,51 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 			<-all
 		}
 	}
-	return co.merge(reports, errs, interrupted)
+	out, err := co.merge(reports, errs, interrupted)
+	if out != nil {
+		out.Records = files
+	}
+	return out, err
+}
+
+// receiveRecords reads a records file of size bytes, chunk by chunk, into
+// a temporary file, and returns its path (the caller removes it).
+func receiveRecords(r io.Reader, size int64) (string, error) {
+	if size > MaxRecordsBytes {
+		return "", fmt.Errorf("%d bytes announced, more than %d", size, int64(MaxRecordsBytes))
+	}
+	f, err := os.CreateTemp("", "faasbench-records-*.parquet")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var got int64
+	for {
+		m, err := readMsg(r, MaxControl, "records")
+		if err == nil && m.Records == nil {
+			err = errors.New("a records message without its chunk")
+		}
+		if err != nil {
+			_ = os.Remove(f.Name())
+			return "", err
+		}
+		if m.Records.Done {
+			break
+		}
+		if got += int64(len(m.Records.Data)); got > size {
+			_ = os.Remove(f.Name())
+			return "", fmt.Errorf("more than the %d bytes announced", size)
+		}
+		if _, err := f.Write(m.Records.Data); err != nil {
+			_ = os.Remove(f.Name())
+			return "", err
+		}
+	}
+	if got != size {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("%d bytes of the %d announced", got, size)
+	}
+	return f.Name(), nil
 }
 
 func (co *Coordinator) merge(reports []*Report, errs []error, interrupted bool) (*Outcome, error) {
@@ -303,7 +360,7 @@ func (co *Coordinator) merge(reports []*Report, errs []error, interrupted bool) 
 		case rep == nil:
 			g.Error = "no report"
 		default:
-			g.LateNs, g.Windows, g.Empty, g.Error = rep.LateNs, rep.Generator, rep.Empty, rep.Error
+			g.LateNs, g.Windows, g.Empty, g.Error, g.Records = rep.LateNs, rep.Generator, rep.Empty, rep.Error, rep.Records
 			if rep.Cores > 0 {
 				g.Cores = rep.Cores
 			}

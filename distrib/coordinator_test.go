@@ -6,11 +6,15 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/faasbench/faasbench/load"
 )
@@ -289,5 +293,55 @@ func TestADeadGeneratorMakesThePartial(t *testing.T) {
 	}
 	if !out.Partial || out.Generators[1].Error == "" || out.Generators[0].Error != "" || out.Result.Total() == 0 {
 		t.Errorf("partial %v, generators %+v, %d requests", out.Partial, out.Generators, out.Result.Total())
+	}
+}
+
+// Records with several generators: every request is a row of the load's
+// one records file, its generator column naming whose share it was.
+func TestGeneratorsRecordsAreOneDataSet(t *testing.T) {
+	var a arrivals
+	s := a.server(t)
+	path := filepath.Join(t.TempDir(), "records.parquet")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := load.NewRecordSink(f, 8, load.Meta("test", 0))
+	co := inProcess(t, 3, origin(t, s.URL), nil)
+	d := Driver{Launch: func(context.Context, []string) (*Coordinator, error) { return co, nil }}
+	ses := d.Session(load.Options{})
+	dr, err := ses.Drive(context.Background(), load.Closed{Concurrency: 3, Requests: 300, Records: sink}, load.Target{URL: s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, dropped, err := sink.Close()
+	f.Close()
+	if err != nil || written != 300 || dropped != 0 || dr.Result.Total() != 300 {
+		t.Fatalf("%d rows written, %d dropped (%v) for %d requests", written, dropped, err, dr.Result.Total())
+	}
+	rows, err := parquet.ReadFile[load.Row](path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[int32]int64{}
+	for _, r := range rows {
+		per[r.Generator]++
+		if r.Class != "ok" || r.DoneNs < r.SentNs {
+			t.Fatalf("row %+v", r)
+		}
+	}
+	for _, g := range dr.Split.Generators {
+		if per[int32(g.Index)] != g.Requests || g.Requests == 0 {
+			t.Errorf("generator %d: %d rows for %d requests", g.Index, per[int32(g.Index)], g.Requests)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "faasbench-records-*.parquet"))
+	for _, l := range left {
+		if st, err := os.Stat(l); err == nil && time.Since(st.ModTime()) < time.Minute {
+			t.Errorf("a generator's records file was left behind: %s", l)
+		}
 	}
 }

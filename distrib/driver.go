@@ -3,6 +3,7 @@ package distrib
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/faasbench/faasbench/experiment"
 	"github.com/faasbench/faasbench/load"
@@ -58,10 +59,39 @@ func (s *session) Drive(ctx context.Context, ex load.Executor, t load.Target) (e
 		return experiment.Driven{}, err
 	}
 	out, err := s.co.Run(ctx, jobs)
+	if out != nil {
+		defer removeAll(out.Records)
+	}
 	if err != nil {
 		return experiment.Driven{}, err
 	}
-	split := &experiment.Split{Partial: out.Partial}
+	var warnings []string
+	if sink := RecordsOf(ex); sink != nil {
+		// The generators' rows join the load's own records file: one data
+		// set, its generator column saying whose share each row was.
+		for i, path := range out.Records {
+			var dropped int64
+			if r := out.Generators[i].Records; r != nil {
+				dropped = r.Dropped
+				if path == "" {
+					dropped = r.Written + r.Dropped // written there, never received
+				}
+				if r.Error != "" {
+					warnings = append(warnings, fmt.Sprintf("generator %d: records: %s", i, r.Error))
+				}
+			}
+			if path == "" {
+				if err := sink.WriteRows(nil, dropped); err != nil {
+					return experiment.Driven{}, err
+				}
+				continue
+			}
+			if err := load.CopyRecords(sink, path, dropped); err != nil {
+				return experiment.Driven{}, fmt.Errorf("generator %d: %w", i, err)
+			}
+		}
+	}
+	split := &experiment.Split{Partial: out.Partial, Warnings: warnings}
 	var cores int
 	var sum []load.GeneratorWindow
 	for _, g := range out.Generators {
@@ -82,4 +112,12 @@ func (s *session) Drive(ctx context.Context, ex load.Executor, t load.Target) (e
 		}
 	}
 	return experiment.Driven{Result: out.Result, Generator: sum, Cores: cores, Split: split}, nil
+}
+
+func removeAll(paths []string) {
+	for _, p := range paths {
+		if p != "" {
+			_ = os.Remove(p)
+		}
+	}
 }

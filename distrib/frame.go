@@ -22,13 +22,29 @@ const (
 
 // Msg is one message; Type says which field is set.
 type Msg struct {
-	Type   string  `json:"type"` // hello, ping, pong, job, report, error, bye
+	Type   string  `json:"type"` // hello, ping, pong, job, report, records, error, bye
 	Hello  *Hello  `json:"hello,omitempty"`
 	Ping   *Ping   `json:"ping,omitempty"`
 	Job    *Job    `json:"job,omitempty"`
 	Report *Report `json:"report,omitempty"`
-	Error  string  `json:"error,omitempty"`
+	// Records is a piece of a generator's per-request records file, sent
+	// after its report when the load keeps records.
+	Records *RecordsChunk `json:"records,omitempty"`
+	Error   string        `json:"error,omitempty"`
 }
+
+// RecordsChunk is up to RecordsChunkBytes of a records file; Done ends it.
+type RecordsChunk struct {
+	Data []byte `json:"data,omitempty"`
+	Done bool   `json:"done,omitempty"`
+}
+
+// RecordsChunkBytes is the size of a records chunk (a control message).
+const RecordsChunkBytes = 512 << 10
+
+// MaxRecordsBytes bounds the records file one generator sends for one load
+// (about 30 million requests): past it the agent sends none and says so.
+const MaxRecordsBytes = 1 << 30
 
 // Hello opens a session: from the coordinator with the token, from the agent
 // with what it is.

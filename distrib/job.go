@@ -25,6 +25,8 @@ type Job struct {
 	Batch     *BatchJob  `json:"batch,omitempty"`
 	Target    TargetJob  `json:"target"`
 	Client    ClientJob  `json:"client"`
+	// Records: keep every request, and send the file after the report.
+	Records bool `json:"records,omitempty"`
 }
 
 // OpenJob is a load.Open.
@@ -85,11 +87,10 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 		return nil, fmt.Errorf("generators: %d: want at least 1", n)
 	}
 	var jobs []Job
+	var records bool
 	switch e := ex.(type) {
 	case load.Open:
-		if e.Records != nil {
-			return nil, errors.New("generators: per-request records are not kept with several generators yet (load.records)")
-		}
+		records = e.Records != nil
 		for i := range n {
 			s := e.Split(load.Share{Index: i, Of: n})
 			ws, err := load.ToWire(s.Schedule)
@@ -100,9 +101,7 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline)}})
 		}
 	case load.Closed:
-		if e.Records != nil {
-			return nil, errors.New("generators: per-request records are not kept with several generators yet (load.records)")
-		}
+		records = e.Records != nil
 		for i := range n {
 			s := e.Split(load.Share{Index: i, Of: n})
 			j := &ClosedJob{Concurrency: s.Concurrency, DurationNs: int64(s.Duration), Requests: s.Requests}
@@ -114,9 +113,10 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 		}
 	case Batcher:
 		b := e.LoadBatch()
-		if b.Records != nil || b.Retry != nil {
-			return nil, errors.New("generators: a batch with per-request records or its own retry rule cannot be split yet")
+		if b.Retry != nil {
+			return nil, errors.New("generators: a batch with its own retry rule cannot be split over generators")
 		}
+		records = b.Records != nil
 		for i := range n {
 			s := b.Split(load.Share{Index: i, Of: n})
 			jobs = append(jobs, Job{Model: "batch", Batch: &BatchJob{Items: s.Items, MaxInFlight: s.MaxInFlight,
@@ -127,6 +127,7 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 	}
 	for i := range jobs {
 		jobs[i].Share = load.Share{Index: i, Of: n}
+		jobs[i].Records = records
 		jobs[i].Target = TargetJob{Method: t.Method, URL: t.URL, Header: t.Header, Body: t.Body}
 		jobs[i].Client = ClientJob{TimeoutNs: int64(opts.Timeout), NewConnPerRequest: opts.NewConnPerRequest, MaxConns: opts.MaxConns,
 			NetHTTP: opts.NetHTTP, Checks: opts.Checks}
@@ -147,6 +148,33 @@ func (b *BatchExecutor) Run(ctx context.Context, cl *load.Client, t load.Target)
 	return res, err
 }
 
+// RecordsOf is the record sink of an executor NewJobs splits (nil: none).
+func RecordsOf(ex load.Executor) *load.RecordSink {
+	switch e := ex.(type) {
+	case load.Open:
+		return e.Records
+	case load.Closed:
+		return e.Records
+	case Batcher:
+		return e.LoadBatch().Records
+	}
+	return nil
+}
+
+// workers is how many workers the job runs at most (a records sink wants
+// about two chunks each).
+func (j *Job) workers() int {
+	switch {
+	case j.Open != nil:
+		return max(j.Open.MaxInFlight, 1)
+	case j.Closed != nil:
+		return max(j.Closed.Concurrency, 1)
+	case j.Batch != nil:
+		return max(j.Batch.MaxInFlight, 1)
+	}
+	return 1
+}
+
 // Empty reports whether the job sends nothing (a share with no worker or
 // no item): the agent then reports an empty result at once.
 func (j *Job) Empty() bool {
@@ -159,8 +187,9 @@ func (j *Job) Empty() bool {
 	return false
 }
 
-// executor makes the job's executor, starting at start.
-func (j *Job) executor(start time.Time) (load.Executor, error) {
+// executor makes the job's executor, starting at start, its records (if
+// any) going to sink.
+func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, error) {
 	switch j.Model {
 	case "open":
 		if j.Open == nil {
@@ -171,13 +200,13 @@ func (j *Job) executor(start time.Time) (load.Executor, error) {
 			return nil, fmt.Errorf("job: %w", err)
 		}
 		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs),
-			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start}
+			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start, Records: sink}
 		return o, o.Validate()
 	case "closed":
 		if j.Closed == nil {
 			return nil, errors.New("job: closed without its parameters")
 		}
-		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start}
+		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start, Records: sink}
 		if j.Closed.Workers != nil {
 			w, err := j.Closed.Workers.Build()
 			if err != nil {
@@ -190,7 +219,7 @@ func (j *Job) executor(start time.Time) (load.Executor, error) {
 		if j.Batch == nil {
 			return nil, errors.New("job: batch without its parameters")
 		}
-		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start}
+		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start, Records: sink}
 		return &BatchExecutor{B: b}, b.Validate()
 	}
 	return nil, fmt.Errorf("job: unknown model %q", j.Model)

@@ -12,6 +12,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -111,12 +112,14 @@ func (k Kube) Job() *batchv1.Job {
 					Containers: []corev1.Container{{
 						Name: "agent", Image: k.Image, ImagePullPolicy: k.PullPolicy, Args: args,
 						Stdin: true, StdinOnce: true, Resources: k.Resources,
-						VolumeMounts: []corev1.VolumeMount{{Name: "token", MountPath: tokenMount, ReadOnly: true}},
+						// /tmp: the agent's records file, before it is sent (the root is read-only)
+						VolumeMounts: []corev1.VolumeMount{{Name: "token", MountPath: tokenMount, ReadOnly: true}, {Name: "tmp", MountPath: "/tmp"}},
 						SecurityContext: &corev1.SecurityContext{AllowPrivilegeEscalation: &no, ReadOnlyRootFilesystem: &yes,
 							Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}},
 					}},
 					Volumes: []corev1.Volume{{Name: "token", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-						SecretName: k.Name + "-token", DefaultMode: ptr(int32(0o440))}}}}, // the agent's group (fsGroup) only
+						SecretName: k.Name + "-token", DefaultMode: ptr(int32(0o440))}}}, // the agent's group (fsGroup) only
+						{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: resource.NewQuantity(2<<30, resource.BinarySI)}}}},
 				},
 			},
 		},

@@ -41,6 +41,8 @@ type Split struct {
 	// Windows[i] are generator i's own CPU and steal per second.
 	Windows [][]load.GeneratorWindow
 	Partial bool
+	// Warnings are said with the cell (a generator's records not received).
+	Warnings []string
 }
 
 // LateStart is how late a generator may begin its share before the cell
@@ -82,6 +84,7 @@ func (s *Split) Apply(c *results.Cell) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("generator %d (%s): %s", g.Index, g.Host, g.Error))
 		}
 	}
+	c.Warnings = append(c.Warnings, s.Warnings...)
 	if s.Partial {
 		c.Partial, c.Valid = true, false
 		c.Warnings = append(c.Warnings, "partial: a generator's share is missing or failed; the figures are what arrived")

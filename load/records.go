@@ -1,8 +1,10 @@
 package load
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,7 +14,7 @@ import (
 )
 
 // RecordsSchemaVersion is the version of the per-request records file.
-const RecordsSchemaVersion = "1"
+const RecordsSchemaVersion = "2"
 
 // Row is one request in the records file (Parquet, one row group per flush;
 // pandas, DuckDB and polars read it directly). Times are nanoseconds: offsets
@@ -38,6 +40,10 @@ type Row struct {
 	GwUpstreamNs int64 `parquet:"gw_upstream_ns"`
 	// From the gateway's assignment to the handler's start (-1: unknown).
 	GwSetupNs int64 `parquet:"gw_setup_ns"`
+	// Generator is the load generator that sent it (load.generators; 0 when
+	// one process sent the whole load). Offsets of every generator count
+	// from the same start instant. Schema version 2.
+	Generator int32 `parquet:"generator"`
 }
 
 // chunkRows is how many samples a worker buffers before handing them over.
@@ -54,6 +60,8 @@ type chunk struct {
 // requests. Memory is bounded by the pool of chunks: if the writer falls
 // behind, records are dropped and counted, never waited for.
 type RecordSink struct {
+	gen     int32
+	wmu     sync.Mutex // the writer: its goroutine, and WriteRows after a load
 	full    chan *chunk
 	free    chan *chunk
 	w       *parquet.GenericWriter[Row]
@@ -88,24 +96,80 @@ func (s *RecordSink) loop() {
 		if s.err == nil {
 			rows = rows[:0]
 			for i := range c.samples {
-				rows = append(rows, toRow(&c.samples[i], c.worker))
+				rows = append(rows, toRow(&c.samples[i], c.worker, s.gen))
 			}
+			s.wmu.Lock()
 			if _, err := s.w.Write(rows); err != nil {
 				s.err = fmt.Errorf("records: %w", err)
 			} else {
 				s.written.Add(int64(len(rows)))
 			}
+			s.wmu.Unlock()
 		}
 		c.samples = c.samples[:0]
 		s.free <- c
 	}
 }
 
-func toRow(x *Sample, worker int32) Row {
+func toRow(x *Sample, worker, gen int32) Row {
 	return Row{IntendedNs: int64(x.Intended), SentNs: int64(x.Sent), FirstByteNs: int64(x.FirstByte), DoneNs: int64(x.Done),
 		Status: int32(x.Status), Class: x.Class.String(), BytesOut: x.BytesOut, BytesIn: x.BytesIn, Attempt: int32(x.Attempt),
 		Worker: worker, Instance: x.Instance, Cold: x.Cold, ColdKind: x.ColdKind, HandlerNs: x.HandlerNs,
-		GwQueueNs: x.GwQueueNs, GwUpstreamNs: x.GwUpstreamNs, GwSetupNs: x.GwSetupNs}
+		GwQueueNs: x.GwQueueNs, GwUpstreamNs: x.GwUpstreamNs, GwSetupNs: x.GwSetupNs, Generator: gen}
+}
+
+// ForGenerator marks the rows this sink writes as generator i's (before
+// the load starts).
+func (s *RecordSink) ForGenerator(i int) *RecordSink {
+	s.gen = int32(i)
+	return s
+}
+
+// WriteRows adds rows another process recorded (a generator's share of a
+// load), and counts what it dropped: the sink then holds the whole load.
+func (s *RecordSink) WriteRows(rows []Row, dropped int64) error {
+	s.dropped.Add(dropped)
+	if len(rows) == 0 {
+		return nil
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if _, err := s.w.Write(rows); err != nil {
+		s.err = fmt.Errorf("records: %w", err)
+		return s.err
+	}
+	s.written.Add(int64(len(rows)))
+	return nil
+}
+
+// CopyRecords adds every row of the records file at path to s, reading it
+// in batches (memory stays bounded by a batch, whatever the file's size).
+func CopyRecords(s *RecordSink, path string, dropped int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("records: %w", err)
+	}
+	defer f.Close()
+	r := parquet.NewGenericReader[Row](f)
+	defer r.Close()
+	buf := make([]Row, chunkRows)
+	for {
+		n, err := r.Read(buf)
+		if werr := s.WriteRows(buf[:n], 0); werr != nil {
+			return werr
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("records %s: %w", path, err)
+		}
+	}
+	s.dropped.Add(dropped)
+	return nil
 }
 
 // recordBuffer is one worker's handle on the sink.
@@ -148,6 +212,8 @@ func (s *RecordSink) Close() (written, dropped int64, err error) {
 	s.closeMu.Do(func() {
 		close(s.full)
 		<-s.done
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
 		if cerr := s.w.Close(); s.err == nil && cerr != nil {
 			s.err = fmt.Errorf("records: %w", cerr)
 		}

@@ -253,7 +253,7 @@ func (p *Parsed) Validate(k Known) error {
 		}
 	}
 	if g := l.Generators; g != nil {
-		p.validateGenerators(g, l.Records, add)
+		p.validateGenerators(g, add)
 	}
 	nonNeg("load.duration", l.Duration)
 	nonNeg("load.warmup", l.Warmup)

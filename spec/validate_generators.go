@@ -7,12 +7,9 @@ import (
 
 // validateGenerators checks load.generators: where the generators run and
 // what a Kubernetes Job of them needs.
-func (p *Parsed) validateGenerators(g *GeneratorsSpec, records bool, add func(path, format string, args ...any)) {
+func (p *Parsed) validateGenerators(g *GeneratorsSpec, add func(path, format string, args ...any)) {
 	if g.Count < 1 || g.Count > MaxGenerators {
 		add("load.generators.count", "%d: want 1..%d", g.Count, MaxGenerators)
-	}
-	if g.Count > 1 && records {
-		add("load.generators", "per-request records (load.records) are kept with one generator only: use one generator or no records")
 	}
 	switch g.OnMissing {
 	case "", "partial", "fail":

@@ -161,9 +161,7 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	if o.generators < 1 || o.generators > distrib.MaxGenerators {
 		return usageErr("--generators %d: want 1..%d", o.generators, distrib.MaxGenerators)
 	}
-	if o.generators > 1 && o.records != "" {
-		return usageErr("--records with --generators: per-request records are kept with one generator only")
-	}
+
 	closed := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests}
 	if model == "closed" {
 		if err := closed.Validate(); err != nil {
