@@ -142,3 +142,32 @@ func TestReportedTimesAreShown(t *testing.T) {
 		t.Fatalf("details %q, %q; want %q", rows[0].Detail, rows[1].Detail, want)
 	}
 }
+
+// A load split over generators is said under its row: how many, where, the
+// requests each sent (repetitions added), clocks, lateness and failures.
+func TestGeneratorsAreShown(t *testing.T) {
+	run := testRun()
+	run.Summary.Cells[0].Generators = []results.Generator{
+		{Index: 0, Host: "fb-gen-a-0", Requests: 60, ClockUncertaintyMs: 0.2, CPUMax: 0.4},
+		{Index: 1, Host: "fb-gen-a-1", Requests: 40, ClockUncertaintyMs: 0.25, LateMs: 3},
+	}
+	run.Summary.Cells[1].Generators = []results.Generator{
+		{Index: 0, Host: "fb-gen-b-0", Requests: 50},
+		{Index: 1, Host: "fb-gen-b-1", Error: "pod evicted"},
+	}
+	rows := Rows(run)
+	want := "2 generators (fb-gen-a-0, fb-gen-a-1, fb-gen-b-0, fb-gen-b-1): requests 110/40; clocks within ±0.250 ms; latest start 3.0 ms late; peak CPU 0.40 cores; failed: 1: pod evicted"
+	if rows[0].Generators != want || rows[1].Generators != "" {
+		t.Errorf("generators line %q, want %q", rows[0].Generators, want)
+	}
+	var md, html bytes.Buffer
+	if err := Markdown(&md, []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	if err := HTML(&html, []Run{run}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), want) || !strings.Contains(html.String(), "requests 110/40") {
+		t.Errorf("markdown or html lacks the generators:\n%s", md.String())
+	}
+}

@@ -33,6 +33,9 @@ type Row struct {
 	// DataPath is what the platform said its data path was (Knative's activator in the path or
 	// not), each distinct one of the repetitions once.
 	DataPath string
+	// Generators says how the load was split over generators
+	// (load.generators), "" when one process sent it.
+	Generators string
 	// Warnings are the cells' warnings, each once.
 	Warnings []string
 	// Pooled is the successes' latency of every repetition together, from
@@ -147,6 +150,7 @@ func Rows(r Run) []Row {
 			}
 		}
 		row.DataPath = strings.Join(paths, "; ")
+		row.Generators = generatorsLine(cs)
 		seen := map[string]bool{}
 		for _, c := range cs {
 			for _, w := range c.Warnings {
@@ -287,4 +291,46 @@ func reported(cs []results.Cell) string {
 		parts = append(parts, n+" "+aggregate(vs).String())
 	}
 	return "the function's own times, mean ms: " + strings.Join(parts, ", ")
+}
+
+// generatorsLine summarises the generators of a key's repetitions: how many,
+// where, the requests each sent (repetitions added), the widest clock
+// uncertainty, the latest start and any failure.
+func generatorsLine(cs []results.Cell) string {
+	var req []int64
+	var hosts []string
+	var unc, late, cpu float64
+	var failed []string
+	for _, c := range cs {
+		for _, g := range c.Generators {
+			for len(req) <= g.Index {
+				req = append(req, 0)
+			}
+			req[g.Index] += g.Requests
+			if g.Host != "" && !slices.Contains(hosts, g.Host) {
+				hosts = append(hosts, g.Host)
+			}
+			unc, late, cpu = max(unc, g.ClockUncertaintyMs), max(late, g.LateMs), max(cpu, g.CPUMax)
+			if g.Error != "" {
+				failed = append(failed, fmt.Sprintf("%d: %s", g.Index, g.Error))
+			}
+		}
+	}
+	if len(req) == 0 {
+		return ""
+	}
+	parts := make([]string, len(req))
+	for i, n := range req {
+		parts[i] = fmt.Sprint(n)
+	}
+	where := strings.Join(hosts, ", ")
+	if len(hosts) > 4 {
+		where = fmt.Sprintf("%s, … (%d hosts)", strings.Join(hosts[:3], ", "), len(hosts))
+	}
+	out := fmt.Sprintf("%d generators (%s): requests %s; clocks within ±%.3f ms; latest start %.1f ms late; peak CPU %.2f cores",
+		len(req), where, strings.Join(parts, "/"), unc, late, cpu)
+	if len(failed) > 0 {
+		out += "; failed: " + strings.Join(failed, "; ")
+	}
+	return out
 }
