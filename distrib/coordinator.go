@@ -83,12 +83,7 @@ func Connect(ctx context.Context, streams []Stream, token string) (*Coordinator,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = c.handshake(ctx, token)
-			if errs[i] != nil && c.Why != nil {
-				if why := c.Why(); why != "" {
-					errs[i] = fmt.Errorf("%w (%s)", errs[i], why)
-				}
-			}
+			errs[i] = c.explain(c.handshake(ctx, token))
 			if errs[i] != nil {
 				c.failed = errs[i]
 				if c.Close != nil {
@@ -167,6 +162,19 @@ func (c *conn) handshake(ctx context.Context, token string) error {
 		return fmt.Errorf("generator %d: %w", c.index, err)
 	}
 	return nil
+}
+
+// explain adds what became of the generator (its pod evicted, killed) to
+// an error of its stream; what the agent itself said needs nothing more.
+func (c *conn) explain(err error) error {
+	var re *RemoteError
+	if err == nil || errors.As(err, &re) || c.Why == nil {
+		return err
+	}
+	if why := c.Why(); why != "" {
+		return fmt.Errorf("%w (%s)", err, why)
+	}
+	return err
 }
 
 // N is the number of generators.
@@ -257,13 +265,7 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 			defer wg.Done()
 			m, err := readMsg(c.R, MaxReport, "report")
 			if err != nil {
-				var re *RemoteError
-				if !errors.As(err, &re) && c.Why != nil {
-					if why := c.Why(); why != "" {
-						err = fmt.Errorf("%w (%s)", err, why)
-					}
-				}
-				errs[i] = fmt.Errorf("generator %d: %w", i, err)
+				errs[i] = fmt.Errorf("generator %d: %w", i, c.explain(err))
 				c.failed = errs[i] // its stream is broken: no more jobs
 				return
 			}

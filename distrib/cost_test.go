@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/internal/canned"
 	"github.com/faasbench/faasbench/load"
 )
 
@@ -30,7 +31,6 @@ func cannedServe() {
 	}
 	fmt.Println(ln.Addr().String())
 	reply := []byte("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\npong")
-	end := []byte("\r\n\r\n")
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -38,25 +38,7 @@ func cannedServe() {
 		}
 		go func() {
 			defer c.Close()
-			buf := make([]byte, 4096)
-			have := 0
-			for have < len(buf) {
-				n, err := c.Read(buf[have:])
-				if err != nil {
-					return
-				}
-				have += n
-				for {
-					i := bytes.Index(buf[:have], end)
-					if i < 0 {
-						break
-					}
-					if _, err := c.Write(reply); err != nil {
-						return
-					}
-					have = copy(buf, buf[i+len(end):have])
-				}
-			}
+			canned.Serve(c, reply)
 		}()
 	}
 }

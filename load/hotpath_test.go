@@ -1,11 +1,12 @@
 package load
 
 import (
-	"bytes"
 	"context"
 	"net"
 	"testing"
 	"time"
+
+	"github.com/faasbench/faasbench/internal/canned"
 )
 
 // cannedReply is what cannedServer answers: a function's reply with the
@@ -20,29 +21,7 @@ const cannedReply = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n" +
 // count of the process is the client's.
 func cannedServer(tb testing.TB) string {
 	tb.Helper()
-	reply := []byte(cannedReply)
-	end := []byte("\r\n\r\n")
-	return "http://" + loopbackServer(tb, func(c net.Conn) {
-		buf := make([]byte, 4096)
-		have := 0
-		for have < len(buf) { // a request head this big is not what this server serves
-			n, err := c.Read(buf[have:])
-			if err != nil {
-				return
-			}
-			have += n
-			for {
-				i := bytes.Index(buf[:have], end)
-				if i < 0 {
-					break
-				}
-				if _, err := c.Write(reply); err != nil {
-					return
-				}
-				have = copy(buf, buf[i+len(end):have])
-			}
-		}
-	}) + "/f"
+	return "http://" + loopbackServer(tb, func(c net.Conn) { canned.Serve(c, []byte(cannedReply)) }) + "/f"
 }
 
 // hotWorker is a worker on faasbench's own HTTP/1.1 client, warmed up (its
