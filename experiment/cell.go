@@ -52,6 +52,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 	}
 	if ok := res.Latency[load.ClassOK]; ok != nil {
 		c.SuccessLatencyMs = stats.Of(ok)
+		c.SuccessLatencyMs.Intervals = stats.WithinRun(ok)
 	}
 	for name, h := range res.Phases {
 		if c.ReportedMs == nil {

@@ -154,6 +154,16 @@ func (h *Histogram) Each(fn func(ns, count int64)) {
 	}
 }
 
+// EachBand calls fn for every recorded value band with its bounds in ns and
+// its count, lowest first: Quantile reports a band by its upper bound.
+func (h *Histogram) EachBand(fn func(from, to, count int64)) {
+	for _, b := range h.h.Distribution() {
+		if b.Count > 0 {
+			fn(b.From, b.To, b.Count)
+		}
+	}
+}
+
 // Wire is a histogram as one process sends it to another: the compressed
 // V2 encoding and the count of values clamped at Highest (which the
 // encoding does not carry).

@@ -65,7 +65,8 @@ func HTML(w io.Writer, runs []Run) error {
 		"Across repetitions each figure is the median of the repetitions' own figures; [min–max] shows their range and the bars in the charts draw it.",
 		"Percentiles need enough samples (p50: 20, p90: 100, p99: 1000); below that the figure says \"n too small\" instead of guessing.",
 		"Throughput counts successful requests per second of elapsed time (first send to last reply); failed requests are counted by class and are in the all-requests latency of summary.json.",
-		"p99 pooled merges the histograms of every repetition (hlog/, HdrHistogram log format) before taking the percentile. The interval is over repetition-level throughput: a 95 % order-statistics interval for the median from 6 repetitions, a t interval for the mean below that (wide with few repetitions, and it says so), none with one.")
+		"p99 pooled merges the histograms of every repetition (hlog/, HdrHistogram log format) before taking the percentile. Its interval is the headline one: a bootstrap over whole repetitions (every resample of the repetitions, drawn with replacement, pooled), since requests of one run are autocorrelated and the repetition is the unit of inference; with one repetition the cell's order-statistic interval is shown instead and labelled \"within the run\": it assumes independent samples and is too narrow when latencies drift. summary.json has both for p50, p90, p99 and p99.9 (keys and each cell's success_latency_ms.intervals).",
+		"The req/s interval is over repetition-level throughput: a 95 % order-statistics interval for the median from 6 repetitions, a t interval for the mean below that (wide with few repetitions, and it says so), none with one.")
 	return pageTemplate.Execute(w, p)
 }
 
@@ -105,7 +106,7 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 {{end}}
 <h2>Summary</h2>
 <table>
-<tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th><th>p99 pooled ms</th><th>req/s 95% interval</th></tr>
+<tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th><th>p99 pooled ms [95 % interval]</th><th>req/s 95% interval</th></tr>
 {{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td><td>{{.PooledP99}}</td><td>{{.CI}}</td></tr>
 {{if .Detail}}<tr><td></td><td class="l" colspan="12">{{.Detail}}</td></tr>{{end}}{{if .DataPath}}<tr><td></td><td class="l" colspan="12">data path: {{.DataPath}}</td></tr>{{end}}{{if .Generators}}<tr><td></td><td class="l" colspan="12">{{.Generators}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="12">{{.}}</td></tr>{{end}}
 {{end}}</table>

@@ -3,9 +3,12 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
@@ -169,5 +172,37 @@ func TestGeneratorsAreShown(t *testing.T) {
 	}
 	if !strings.Contains(md.String(), want) || !strings.Contains(html.String(), "requests 110/40") {
 		t.Errorf("markdown or html lacks the generators:\n%s", md.String())
+	}
+}
+
+// The pooled p99 carries its headline interval: over repetitions when a key
+// ran several times, the cell's own (labelled within the run) when once.
+func TestPooledP99ShowsItsInterval(t *testing.T) {
+	dir := t.TempDir()
+	run := testRun()
+	run.Dir = dir
+	for i, c := range run.Summary.Cells {
+		h := hist.New()
+		for j := range 2000 {
+			h.Record(int64((1 + float64(i)) * float64(1000+j) * 1000))
+		}
+		var buf bytes.Buffer
+		if err := hist.WriteLog(&buf, 0, []hist.LogEntry{{Tag: "ok", Histogram: h, EndMs: 1000}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "hlog"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "hlog", results.HlogName(c.ID)), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run.Summary.Cells[i].SuccessLatencyMs.Intervals = stats.WithinRun(h)
+	}
+	rows := Rows(run)
+	if got := rows[0].PooledP99(); !strings.Contains(got, "–") || strings.Contains(got, "within") {
+		t.Errorf("two repetitions: %q, want the interval over repetitions", got)
+	}
+	if got := rows[1].PooledP99(); !strings.Contains(got, "within the run") {
+		t.Errorf("one repetition: %q, want the within-run interval, labelled", got)
 	}
 }

@@ -136,6 +136,15 @@ func Rows(r Run) []Row {
 		row.cells, row.hist = cs, pooledHist(r.Dir, cs)
 		if row.hist != nil {
 			p := stats.Of(row.hist)
+			switch {
+			case len(cs) > 1:
+				// The headline interval: the bootstrap over whole repetitions.
+				if k := results.PoolKeys(r.Dir, cs); len(k) == 1 {
+					p.Intervals = k[0].SuccessLatencyMs.Intervals
+				}
+			default:
+				p.Intervals = cs[0].SuccessLatencyMs.Intervals // within the run, labelled
+			}
 			row.Pooled = &p
 		}
 		row.Errors = formatErrors(errs)
@@ -184,7 +193,15 @@ func (r Row) PooledP99() string {
 	if r.Pooled.P99 == nil {
 		return fmt.Sprintf("n too small (%d)", r.Pooled.Count)
 	}
-	return fmtNum(*r.Pooled.P99)
+	v := fmtNum(*r.Pooled.P99)
+	if r.Pooled.Intervals == nil || r.Pooled.Intervals.P99 == nil {
+		return v + " [none]"
+	}
+	iv := r.Pooled.Intervals.P99
+	if iv.Method == stats.MethodOrderStatistic {
+		return fmt.Sprintf("%s [%s–%s within the run]", v, fmtNum(iv.Lo), fmtNum(iv.Hi))
+	}
+	return fmt.Sprintf("%s [%s–%s]", v, fmtNum(iv.Lo), fmtNum(iv.Hi))
 }
 
 // detail aggregates the kind-specific figures of a key's cells.

@@ -20,7 +20,7 @@ import (
 )
 
 // SchemaVersion is the version of manifest.json and summary.json.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // Run statuses.
 const (
@@ -65,6 +65,9 @@ type Summary struct {
 	Platform      string `json:"platform"`
 	Status        string `json:"status"`
 	Cells         []Cell `json:"cells"`
+	// Keys are the grid points pooled over their repetitions, with the
+	// headline intervals (schema 2; written when the run ends).
+	Keys []Key `json:"keys,omitempty"`
 }
 
 // Requests counts requests by fate. Total = Succeeded + Failed; Aborted

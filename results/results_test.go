@@ -39,15 +39,15 @@ func TestCreateWriteRead(t *testing.T) {
 }
 
 func TestSchemaRejectsDrift(t *testing.T) {
-	good := `{"schema_version":"1","run_id":"r","name":"q","platform":"local","status":"complete","cells":[]}`
+	good := `{"schema_version":"2","run_id":"r","name":"q","platform":"local","status":"complete","cells":[]}`
 	if err := ValidateSummary([]byte(good)); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []string{
-		`{"schema_version":"2","run_id":"r","name":"q","platform":"local","status":"complete","cells":[]}`,
-		`{"schema_version":"1","run_id":"r","name":"q","platform":"local","status":"done","cells":[]}`,
-		`{"schema_version":"1","run_id":"r","name":"q","platform":"local","status":"complete","cells":[],"extra":1}`,
-		`{"schema_version":"1","run_id":"r","name":"q","platform":"local","status":"complete","cells":[{"id":"x"}]}`,
+		`{"schema_version":"1","run_id":"r","name":"q","platform":"local","status":"complete","cells":[]}`,
+		`{"schema_version":"2","run_id":"r","name":"q","platform":"local","status":"done","cells":[]}`,
+		`{"schema_version":"2","run_id":"r","name":"q","platform":"local","status":"complete","cells":[],"extra":1}`,
+		`{"schema_version":"2","run_id":"r","name":"q","platform":"local","status":"complete","cells":[{"id":"x"}]}`,
 		`not json`,
 	} {
 		if err := ValidateSummary([]byte(bad)); err == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/faasbench/faasbench/report"
 	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
 )
 
 // finish ends the run: the final manifest (status complete, partial or
@@ -37,6 +38,8 @@ func (r *Run) finish(runErr error) error {
 			m.Warnings = append(m.Warnings, fmt.Sprintf("cell %s is not valid: %v", c.ID, c.Warnings))
 		}
 	}
+	sum.Keys = results.PoolKeys(r.dir.Path, sum.Cells)
+	printKeys(r.o.Log, sum.Keys)
 	werr := errors.Join(r.dir.WriteJSON("summary.json", sum), r.dir.WriteJSON("manifest.json", m), writeReport(r.dir))
 	fmt.Fprintf(r.o.Messages, "\nrun %s: %s; %d cells measured\n  %s\n  %s\n", m.RunID, m.Status, len(sum.Cells),
 		r.dir.File("summary.json"), r.dir.File("report.html"))
@@ -68,4 +71,39 @@ func writeReport(dir *results.Dir) error {
 	}
 	_, _, err = report.WriteFigures(dir.File("figures"), []report.Run{run})
 	return err
+}
+
+// printKeys adds the keys measured more than once to the text table: the
+// pooled p50 and p99 with their intervals over repetitions (nothing when
+// every key ran once: the cell rows say it all).
+func printKeys(w io.Writer, keys []results.Key) {
+	var many []results.Key
+	for _, k := range keys {
+		if k.Reps > 1 {
+			many = append(many, k)
+		}
+	}
+	if len(many) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\n%-32s %4s  %-26s  %-26s\n", "pooled over repetitions", "reps", "p50 ms [95% interval]", "p99 ms [95% interval]")
+	for _, k := range many {
+		p := k.SuccessLatencyMs
+		var p50, p99 *stats.Interval
+		if p.Intervals != nil {
+			p50, p99 = p.Intervals.P50, p.Intervals.P99
+		}
+		fmt.Fprintf(w, "%-32s %4d  %-26s  %-26s\n", k.Key, k.Reps, withInterval(p.P50, p50), withInterval(p.P99, p99))
+	}
+	fmt.Fprintln(w, "intervals: bootstrap over whole repetitions (each cell's within-run order-statistic interval is in summary.json)")
+}
+
+func withInterval(v *float64, iv *stats.Interval) string {
+	switch {
+	case v == nil:
+		return "n<min"
+	case iv == nil:
+		return fmt.Sprintf("%.3f [none]", *v)
+	}
+	return fmt.Sprintf("%.3f [%.3f–%.3f]", *v, iv.Lo, iv.Hi)
 }

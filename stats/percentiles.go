@@ -27,6 +27,10 @@ type Percentiles struct {
 	GeoMean  float64 `json:"geo_mean"`
 	HarmMean float64 `json:"harm_mean"`
 	CV       float64 `json:"cv"`
+	// Intervals are 95 % intervals of p50, p90, p99 and p99.9, each saying
+	// its method: within a cell, the order-statistic one (WithinRun); for a
+	// key pooled over repetitions, the bootstrap over them (AcrossReps).
+	Intervals *Intervals `json:"intervals,omitempty"`
 }
 
 // MinSamples is the smallest count at which quantile q is reported.

@@ -1,0 +1,102 @@
+package results
+
+import (
+	"hash/fnv"
+	"os"
+	"path/filepath"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/stats"
+)
+
+// Key is one grid point over its repetitions: the successes' latency of
+// every repetition pooled (their histograms merged, never percentiles
+// averaged), with the headline interval of each percentile: the bootstrap
+// over whole repetitions (stats.AcrossReps). A key measured once has no
+// such interval; its cell keeps the within-run one, labelled as such.
+type Key struct {
+	Key  string `json:"key"`
+	Reps int    `json:"reps"`
+	// SuccessLatencyMs is the pooled successes' latency (cold starts for a
+	// coldstart cell), with Intervals across repetitions.
+	SuccessLatencyMs stats.Percentiles `json:"success_latency_ms"`
+	// Note says why a figure is missing (one repetition, no histograms).
+	Note string `json:"note,omitempty"`
+}
+
+// PoolKeys pools the cells of each key from their histogram logs in dir
+// (hlog/<cell>.hlog; the tag "ok", or "cold" for a coldstart cell), in the
+// order the keys first appear. A key whose logs cannot all be read is
+// listed with the note why and no figures.
+func PoolKeys(dir string, cells []Cell) []Key {
+	var order []string
+	byKey := map[string][]Cell{}
+	for _, c := range cells {
+		if _, ok := byKey[c.Key]; !ok {
+			order = append(order, c.Key)
+		}
+		byKey[c.Key] = append(byKey[c.Key], c)
+	}
+	out := make([]Key, 0, len(order))
+	for _, k := range order {
+		cs := byKey[k]
+		key := Key{Key: k, Reps: len(cs)}
+		hs, err := cellHists(dir, cs)
+		if err != nil {
+			key.Note = "no pooled figures: a repetition has no readable histogram log"
+			out = append(out, key)
+			continue
+		}
+		pooled := hist.New()
+		for _, h := range hs {
+			if err := pooled.Merge(h); err != nil {
+				key.Note = "no pooled figures: " + err.Error()
+				break
+			}
+		}
+		if key.Note == "" {
+			key.SuccessLatencyMs = stats.Of(pooled)
+			key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
+			if len(cs) < 2 {
+				key.Note = "one repetition: no interval across repetitions (the cell has the within-run one)"
+			}
+		}
+		out = append(out, key)
+	}
+	return out
+}
+
+// cellHists reads each cell's successes' histogram (an empty one when the
+// cell had no success).
+func cellHists(dir string, cs []Cell) ([]*hist.Histogram, error) {
+	var hs []*hist.Histogram
+	for _, c := range cs {
+		f, err := os.Open(filepath.Join(dir, "hlog", HlogName(c.ID)))
+		if err != nil {
+			return nil, err
+		}
+		logs, err := hist.ReadLog(f)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		tag := "ok"
+		if c.Cold != nil {
+			tag = "cold"
+		}
+		h := logs[tag]
+		if h == nil {
+			h = hist.New()
+		}
+		hs = append(hs, h)
+	}
+	return hs, nil
+}
+
+// seedOf seeds a key's bootstrap, so that a summary rewritten from the same
+// histograms says the same.
+func seedOf(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
+}

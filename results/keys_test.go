@@ -1,0 +1,84 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/stats"
+)
+
+func writeHlog(t *testing.T, dir, id string, ms float64, n int) {
+	t.Helper()
+	h := hist.New()
+	for range n {
+		h.Record(int64(ms * 1e6))
+	}
+	var buf bytes.Buffer
+	if err := hist.WriteLog(&buf, 0, []hist.LogEntry{{Tag: "ok", Histogram: h, EndMs: 1000}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "hlog"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hlog", HlogName(id)), buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keyCell(key string, rep int) Cell {
+	return Cell{Cell: plan.Cell{ID: key + "/r=" + string(rune('0'+rep)), Key: key, Function: "f", Workload: "hello", Language: "go",
+		Replicas: 1, Concurrency: 1, Repetition: rep, Kind: "sweep"}, Platform: "local", Model: "closed", Errors: map[string]int64{},
+		LatencyByClassMs: map[string]stats.Percentiles{}, Warnings: []string{}, ColdKinds: map[string]int64{}, Instances: map[string]int64{},
+		Windows: []Window{}}
+}
+
+// A key of three repetitions pools their histograms and has the bootstrap
+// interval over them; a key run once says why it has none; a key whose
+// logs are missing says so; and the summary with all of it is valid.
+func TestPoolKeysGivesTheHeadlineIntervals(t *testing.T) {
+	dir := t.TempDir()
+	var cells []Cell
+	for rep, ms := range []float64{10, 20, 30} {
+		c := keyCell("f/c=1", rep+1)
+		writeHlog(t, dir, c.ID, ms, 1000)
+		cells = append(cells, c)
+	}
+	once := keyCell("f/c=8", 1)
+	writeHlog(t, dir, once.ID, 5, 200)
+	h := hist.New()
+	for range 200 {
+		h.Record(5e6)
+	}
+	once.SuccessLatencyMs = stats.Of(h)
+	once.SuccessLatencyMs.Intervals = stats.WithinRun(h)
+	cells = append(cells, once, keyCell("f/c=32", 1))
+	keys := PoolKeys(dir, cells)
+	if len(keys) != 3 || keys[0].Key != "f/c=1" || keys[0].Reps != 3 || keys[1].Reps != 1 {
+		t.Fatalf("keys %+v", keys)
+	}
+	p := keys[0].SuccessLatencyMs
+	if p.Count != 3000 || p.Intervals == nil || p.Intervals.P50 == nil || p.Intervals.P50.Method != stats.MethodBootstrapReps ||
+		p.Intervals.P50.Lo > 10.01 || p.Intervals.P50.Hi < 29.99 {
+		t.Errorf("pooled %+v, intervals %+v", p, p.Intervals)
+	}
+	if keys[1].SuccessLatencyMs.Intervals != nil || !strings.Contains(keys[1].Note, "one repetition") {
+		t.Errorf("a key run once: %+v", keys[1])
+	}
+	if keys[2].SuccessLatencyMs.Count != 0 || !strings.Contains(keys[2].Note, "no readable histogram log") || strings.Contains(keys[2].Note, dir) {
+		t.Errorf("a key without logs: %+v", keys[2])
+	}
+	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: cells, Keys: keys}
+	doc, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Fatalf("a summary with keys and intervals: %v", err)
+	}
+}
