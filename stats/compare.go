@@ -42,6 +42,10 @@ type Comparison struct {
 	// NeedReps estimates the repetitions per run that would decide an
 	// inconclusive test (80 % power at the observed or the margin's effect).
 	NeedReps int `json:"need_reps,omitempty"`
+	// Rank is the distribution-free test beside Welch's: Mann-Whitney's U
+	// and the Hodges-Lehmann shift with its interval. The verdict is
+	// Welch's (with Holm); a reader sees whether the rank test agrees.
+	Rank *RankTest `json:"rank,omitempty"`
 }
 
 // Compare tests every Test: equivalent when the whole 95 % interval of the
@@ -53,7 +57,8 @@ func Compare(tests []Test, margin, alpha float64) []Comparison {
 	out := make([]Comparison, len(tests))
 	var ps []int
 	for i, t := range tests {
-		c := Comparison{Key: t.Key, Metric: t.Metric, A: SummariseReps(t.A), B: SummariseReps(t.B), Verdict: Inconclusive}
+		c := Comparison{Key: t.Key, Metric: t.Metric, A: SummariseReps(t.A), B: SummariseReps(t.B), Verdict: Inconclusive,
+			Rank: MannWhitney(t.A, t.B, alpha)}
 		welch(&c, t, margin, alpha)
 		if c.P != nil {
 			ps = append(ps, i)

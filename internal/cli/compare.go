@@ -62,6 +62,9 @@ run that would decide.`,
 				if c.Verdict == stats.Inconclusive {
 					fmt.Fprintf(w, "%-36s   %s\n", "", c.Reason)
 				}
+				if r := c.Rank; r != nil {
+					fmt.Fprintf(w, "%-36s   rank test: %s\n", "", rankLine(r))
+				}
 			}
 			fmt.Fprintf(w, "\n%d better, %d worse, %d equivalent, %d inconclusive\n", counts[stats.Better], counts[stats.Worse], counts[stats.Equivalent], counts[stats.Inconclusive])
 			if len(onlyA)+len(onlyB) > 0 {
@@ -73,4 +76,20 @@ run that would decide.`,
 	cmd.Flags().Float64Var(&margin, "margin", 0.05, "equivalence margin, a fraction: differences inside ±margin do not matter")
 	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level (after Holm's correction) and 1 − interval coverage")
 	return cmd
+}
+
+// rankLine says the Mann-Whitney test and the Hodges-Lehmann shift.
+func rankLine(r *stats.RankTest) string {
+	how := "exact"
+	if !r.Exact {
+		how = "normal approx."
+	}
+	out := fmt.Sprintf("Mann-Whitney p = %.3g (%s), Hodges-Lehmann shift %+.1f%%", r.P, how, 100*r.RelShift)
+	if r.Lo != nil {
+		out += fmt.Sprintf(" [%+.1f%%, %+.1f%%]", 100**r.Lo, 100**r.Hi)
+	}
+	if r.Note != "" {
+		out += "; " + r.Note
+	}
+	return out
 }

@@ -56,9 +56,16 @@ func TestCompareCommand(t *testing.T) {
 	if verdicts["throughput"] != "better" || verdicts["p50"] != "better" || verdicts["error_rate"] != "equivalent" {
 		t.Errorf("verdicts %v", verdicts)
 	}
+	// Beside Welch, the rank test: 6 against 6 completely apart, exact p = 2/924, a +30 % shift.
+	for _, c := range got.Comparisons {
+		if c.Metric == "throughput" && (c.Rank == nil || !c.Rank.Exact || c.Rank.P > 0.0022 || c.Rank.RelShift < 0.28 || c.Rank.Lo == nil) {
+			t.Errorf("throughput's rank test %+v", c.Rank)
+		}
+	}
 	few := fakeRun(t, "c", []float64{900, 1300, 1100})
 	code, out, _ = runCLI(t, "compare", a, few)
-	if code != 0 || !strings.Contains(out, "inconclusive") || !strings.Contains(out, "repetitions per run would decide") {
+	if code != 0 || !strings.Contains(out, "inconclusive") || !strings.Contains(out, "repetitions per run would decide") ||
+		!strings.Contains(out, "rank test: Mann-Whitney p = ") {
 		t.Errorf("3 noisy repetitions: %d\n%s", code, out)
 	}
 	if code, _, e := runCLI(t, "compare", a, faster, "--margin", "5"); code != 2 || !strings.Contains(e, "--margin") {
