@@ -16,6 +16,9 @@ type Run struct {
 	Summary  results.Summary
 }
 
+// Methodology is r judged against Papadopoulos et al.'s principles.
+func (r Run) Methodology() []Principle { return Methodology(r) }
+
 // Load reads a run directory.
 func Load(dir string) (Run, error) {
 	d, err := results.Open(dir)
@@ -102,6 +105,10 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 <tr><th class="l">faasbench</th><td class="l">{{.Manifest.Fingerprint.Tool.Version}} ({{.Manifest.Fingerprint.Tool.Commit}})</td></tr>
 {{with .Manifest.Platform}}{{with index . "validated"}}<tr><th class="l">adapter validated</th><td class="l">{{.}}</td></tr>{{end}}{{end}}
 </table></details>
+<details><summary>Methodology: Papadopoulos et al.'s eight principles</summary>
+<table><tr><th class="l">principle</th><th class="l">met</th><th class="l">why</th></tr>
+{{range .Methodology}}<tr><td class="l">{{.Name}}</td><td class="l">{{.Met}}</td><td class="l">{{.Why}}</td></tr>
+{{end}}</table></details>
 </section>
 {{end}}
 <h2>Summary</h2>
@@ -138,6 +145,10 @@ func Markdown(w io.Writer, runs []Run) error {
 			if row.Generators != "" {
 				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Generators)
 			}
+		}
+		b.WriteString("\n\nMethodology (Papadopoulos et al.'s principles):\n\n| principle | met | why |\n|---|---|---|\n")
+		for _, p := range r.Methodology() {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", p.Name, p.Met, p.Why)
 		}
 		b.WriteString("\n")
 	}
