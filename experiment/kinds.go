@@ -12,5 +12,6 @@ func Builtin() *Registry {
 		spec.KindBatch:     newBatch,
 		spec.KindColdStart: newColdStart,
 		spec.KindAutoscale: newAutoscale,
+		spec.KindCapacity:  newCapacity,
 	}}
 }

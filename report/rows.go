@@ -256,6 +256,13 @@ func detail(cs []results.Cell) string {
 			line += "; the start, median ms after the send: " + strings.Join(phases, ", ")
 		}
 		return line
+	case c0.Capacity != nil:
+		var steps []string
+		for _, c := range cs {
+			st := c.Capacity
+			steps = append(steps, fmt.Sprintf("r=%d step %d (%s): %s, %s; goodput %.4g req/s", c.Repetition, st.Step, st.Phase, st.Verdict, st.Reason, st.GoodputRPS))
+		}
+		return strings.Join(steps, " | ")
 	case c0.Scaling != nil:
 		opt := func(f func(*results.ScalingResult) *float64) Agg {
 			return pick(func(c results.Cell) (float64, bool) {

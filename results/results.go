@@ -157,6 +157,8 @@ type Cell struct {
 	Scaling *ScalingResult `json:"scaling,omitempty"`
 	// Breakdown of the successes' mean latency (when the gateway stamps).
 	Breakdown *Breakdown `json:"breakdown,omitempty"`
+	// Capacity is kind capacity's step: its rate, verdict and goodput.
+	Capacity *CapacityStep `json:"capacity,omitempty"`
 	// Generators are the processes a split load ran on (load.generators).
 	Generators []Generator `json:"generators,omitempty"`
 	// Partial: a generator's share is missing; the figures are what arrived.

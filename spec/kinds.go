@@ -7,10 +7,41 @@ const (
 	KindColdStart = "coldstart"
 	KindAutoscale = "autoscale"
 	KindBaseline  = "baseline"
+	KindCapacity  = "capacity"
 )
 
 // Kinds lists the experiment kinds.
-var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline}
+var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline, KindCapacity}
+
+// CapacitySpec is kind capacity: the highest offered rate at which a
+// function keeps its SLO (a percentile of its latency and a share of
+// errors), found by a search over open-loop steps that converges within
+// Tolerance and is then confirmed by a longer validation run.
+type CapacitySpec struct {
+	// Percentile and LatencyMs are the SLO's latency: p<Percentile> ≤
+	// LatencyMs (Percentile 50, 90, 99 or 99.9; default 99).
+	Percentile float64 `yaml:"percentile" json:"percentile,omitempty"`
+	LatencyMs  float64 `yaml:"latency_ms" json:"latency_ms"`
+	// MaxErrors is the share of failed requests the SLO allows (default 0.001).
+	MaxErrors *float64 `yaml:"max_errors" json:"max_errors,omitempty"`
+	// Start is the first rate tried, Max the highest (req/s; defaults 10 and 100000).
+	Start float64 `yaml:"start" json:"start,omitempty"`
+	Max   float64 `yaml:"max" json:"max,omitempty"`
+	// Tolerance ends the search when (lowest missing − highest meeting) ÷
+	// highest meeting is at most this (default 0.05).
+	Tolerance float64 `yaml:"tolerance" json:"tolerance,omitempty"`
+	// Step is each search step's length (default 10s: at least the
+	// autoscaler's window, or fix the replicas); a step is lengthened to
+	// collect the percentile's minimum sample count at its rate.
+	Step Duration `yaml:"step" json:"step,omitempty"`
+	// Validate is the confirming run's length at the rate found (default 3 steps).
+	Validate Duration `yaml:"validate" json:"validate,omitempty"`
+	// MaxSteps bounds the steps of one search (default 30).
+	MaxSteps int `yaml:"max_steps" json:"max_steps,omitempty"`
+	// InvalidRetries: how many times a step whose generator was starved
+	// (steal, lag, saturation) is run again before it counts as missing (default 2).
+	InvalidRetries *int `yaml:"invalid_retries" json:"invalid_retries,omitempty"`
+}
 
 // Vary is a grid over function parameters: every combination of the
 // listed values is a cell of its own (for every function and load level).
@@ -139,6 +170,14 @@ func (s *Spec) Smoke() {
 			out = append(out, xs[i])
 		}
 		return out
+	}
+	if s.Kind == KindCapacity {
+		c := &s.Capacity
+		short(&c.Step, Duration(5e8))
+		short(&c.Validate, Duration(5e8))
+		if c.MaxSteps == 0 || c.MaxSteps > 3 {
+			c.MaxSteps = 3
+		}
 	}
 	l := &s.Load
 	short(&l.Duration, Duration(1e9))

@@ -26,6 +26,7 @@ type Spec struct {
 	ColdStart ColdStartSpec  `yaml:"coldstart" json:"coldstart,omitempty"`
 	Autoscale AutoscaleSpec  `yaml:"autoscale" json:"autoscale,omitempty"`
 	Baseline  BaselineSpec   `yaml:"baseline" json:"baseline,omitempty"`
+	Capacity  CapacitySpec   `yaml:"capacity" json:"capacity,omitempty"`
 	Data      []DataSpec     `yaml:"data" json:"data,omitempty"`
 	Services  Services       `yaml:"services" json:"services,omitempty"`
 	Platform  PlatformSpec   `yaml:"platform" json:"platform"`
@@ -299,6 +300,40 @@ func (s *Spec) ApplyDefaults() {
 	case KindBaseline:
 		if len(s.Baseline.Via) == 0 {
 			s.Baseline.Via = []string{"gateway", "direct"}
+		}
+	case KindCapacity:
+		c := &s.Capacity
+		if s.Load.Model == "" {
+			s.Load.Model = "open" // a capacity is an offered rate
+		}
+		if c.Percentile == 0 {
+			c.Percentile = 99
+		}
+		if c.MaxErrors == nil {
+			e := 0.001
+			c.MaxErrors = &e
+		}
+		if c.Start == 0 {
+			c.Start = 10
+		}
+		if c.Max == 0 {
+			c.Max = 100000
+		}
+		if c.Tolerance == 0 {
+			c.Tolerance = 0.05
+		}
+		if c.Step == 0 {
+			c.Step = Duration(10 * time.Second)
+		}
+		if c.Validate == 0 {
+			c.Validate = 3 * c.Step
+		}
+		if c.MaxSteps == 0 {
+			c.MaxSteps = 30
+		}
+		if c.InvalidRetries == nil {
+			n := 2
+			c.InvalidRetries = &n
 		}
 	}
 	if s.Order == "" {

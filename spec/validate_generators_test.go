@@ -50,3 +50,35 @@ func TestGeneratorsAreValidatedByField(t *testing.T) {
 		t.Errorf("a good kubernetes generators section: %v", err)
 	}
 }
+
+func TestCapacityIsValidatedByField(t *testing.T) {
+	kn := known
+	kn.Kinds = append(kn.Kinds, KindCapacity)
+	base := strings.Replace(good, "load:\n  concurrency: [1, 8, 32]\n  duration: 3s\n", "", 1) + "kind: capacity\n"
+	check := func(extra string) error {
+		p, err := Parse("c.yaml", []byte(base+extra))
+		if err == nil {
+			err = p.Validate(kn)
+		}
+		return err
+	}
+	if err := check("capacity: {latency_ms: 50}\n"); err != nil {
+		t.Fatalf("a good capacity spec: %v", err)
+	}
+	for extra, want := range map[string]string{
+		"capacity: {}\n": "capacity.latency_ms",
+		"capacity: {latency_ms: 50, percentile: 95}\n":                          "capacity.percentile",
+		"capacity: {latency_ms: 50, max_errors: 1.5}\n":                         "capacity.max_errors",
+		"capacity: {latency_ms: 50, start: 100, max: 50}\n":                     "capacity.max",
+		"capacity: {latency_ms: 50, tolerance: 2}\n":                            "capacity.tolerance",
+		"capacity: {latency_ms: 50, step: 100ms}\n":                             "capacity.step",
+		"capacity: {latency_ms: 50, step: 5s, validate: 1s}\n":                  "capacity.validate",
+		"capacity: {latency_ms: 50, max_steps: 1}\n":                            "capacity.max_steps",
+		"capacity: {latency_ms: 50}\nload: {model: closed, concurrency: [1]}\n": "load.model",
+		"capacity: {latency_ms: 50}\nload: {model: open, rate: [10]}\n":         "load.rate",
+	} {
+		if err := check(extra); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error naming %s", strings.TrimSpace(extra), err, want)
+		}
+	}
+}

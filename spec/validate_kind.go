@@ -149,6 +149,9 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
 		}
 	}
+	if s.Kind == KindCapacity {
+		p.validateCapacity(add)
+	}
 	switch s.Kind {
 	case KindBaseline, KindBatch:
 		for i, v := range s.Baseline.Via {
@@ -163,5 +166,52 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		if len(s.Baseline.Via) > 0 {
 			add("baseline.via", "only kinds baseline and batch call a function past its gateway; kind %s does not", s.Kind)
 		}
+	}
+}
+
+// validateCapacity checks kind capacity's section and its load.
+func (p *Parsed) validateCapacity(add func(path, format string, args ...any)) {
+	s := &p.Spec
+	c := s.Capacity
+	switch c.Percentile {
+	case 50, 90, 99, 99.9:
+	default:
+		add("capacity.percentile", "%v: want 50, 90, 99 or 99.9", c.Percentile)
+	}
+	if !(c.LatencyMs > 0 && c.LatencyMs <= 3_600_000) {
+		add("capacity.latency_ms", "%v: required, the SLO's latency in ms (0, 3600000]", c.LatencyMs)
+	}
+	if e := *c.MaxErrors; !(e >= 0 && e < 1) {
+		add("capacity.max_errors", "%v: want a share in [0, 1)", e)
+	}
+	if !(c.Start > 0 && c.Start <= 1e7) {
+		add("capacity.start", "%v: want a rate in (0, 1e7] req/s", c.Start)
+	}
+	if !(c.Max >= c.Start && c.Max <= 1e7) {
+		add("capacity.max", "%v: want a rate in [start, 1e7] req/s", c.Max)
+	}
+	if !(c.Tolerance > 0 && c.Tolerance <= 1) {
+		add("capacity.tolerance", "%v: want (0, 1]", c.Tolerance)
+	}
+	if c.Step.D() < 500*time.Millisecond || c.Step.D() > time.Hour {
+		add("capacity.step", "%v: want 500ms..1h", c.Step)
+	}
+	if c.Validate.D() < c.Step.D() || c.Validate.D() > 24*time.Hour {
+		add("capacity.validate", "%v: want at least one step, at most 24h", c.Validate)
+	}
+	if c.MaxSteps < 2 || c.MaxSteps > 200 {
+		add("capacity.max_steps", "%d: want 2..200", c.MaxSteps)
+	}
+	if n := *c.InvalidRetries; n < 0 || n > 10 {
+		add("capacity.invalid_retries", "%d: want 0..10", n)
+	}
+	if s.Load.Model != "open" {
+		add("load.model", "%q: kind capacity searches an offered rate: the open model only", s.Load.Model)
+	}
+	if len(s.Load.Rate) > 0 {
+		add("load.rate", "kind capacity chooses its rates (capacity.start, capacity.max): leave load.rate out")
+	}
+	if len(s.Load.Concurrency) > 1 {
+		add("load.concurrency", "kind capacity runs one in-flight bound (load.max_in_flight)")
 	}
 }

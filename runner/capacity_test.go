@@ -1,0 +1,106 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/workloads"
+)
+
+// md1 is a simulated M/D/1 server: one server, requests queued in arrival
+// order, each served for exactly service. Its capacity is 1/service
+// requests per second; under Poisson arrivals its latency grows without
+// bound as the rate nears it, so an SLO on a percentile holds up to a rate
+// somewhat below it.
+func md1(service time.Duration) http.Handler {
+	var mu sync.Mutex
+	var free time.Time // when the server is next free
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		start := time.Now()
+		if free.After(start) {
+			start = free
+		}
+		free = start.Add(service)
+		done := free
+		mu.Unlock()
+		time.Sleep(time.Until(done))
+		w.Write([]byte("pong"))
+	})
+}
+
+// Kind capacity against a server of known capacity (200 req/s): the search
+// converges within its tolerance and validates a rate under the capacity,
+// and not far under it; every step says its verdict and goodput.
+func TestCapacityFindsTheKnownCapacityOfAnMD1Server(t *testing.T) {
+	reg := platform.NewRegistry()
+	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
+		return &fakePlatform{srv: httptest.NewServer(md1(5 * time.Millisecond))}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := workloads.Load("../workloads")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Platforms: reg, Catalog: cat, ResultsDir: t.TempDir(), NoPin: true}
+	spec := `version: 1
+name: capacity
+kind: capacity
+platform: {name: fake}
+functions: [{workload: hello, language: go}]
+capacity: {percentile: 90, latency_ms: 25, start: 40, tolerance: 0.1, step: 1s, validate: 2s}
+load: {warmup: 200ms, schedule: poisson}
+`
+	p, err := LoadSpec(writeSpec(t, spec), nil, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Execute(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Summary()
+	var validated float64
+	var meets, misses int
+	for _, c := range s.Cells {
+		st := c.Capacity
+		if st == nil {
+			t.Fatalf("cell %s has no capacity step", c.ID)
+		}
+		if st.Reason == "" || (st.Verdict == results.Meets && st.GoodputRPS < 0.8*st.RateRPS) {
+			t.Errorf("step %+v", st)
+		}
+		t.Logf("step %d %s %.4g req/s: %s (%s), goodput %.1f", st.Step, st.Phase, st.RateRPS, st.Verdict, st.Reason, st.GoodputRPS)
+		switch {
+		case st.Phase == "validate" && st.Verdict == results.Meets:
+			validated = st.RateRPS
+		case st.Verdict == results.Meets:
+			meets++
+		case st.Verdict == results.Misses:
+			misses++
+		}
+	}
+	if validated < 100 || validated > 200 || meets == 0 || misses == 0 {
+		t.Errorf("validated %v req/s (capacity 200) after %d steps that met and %d that missed", validated, meets, misses)
+	}
+	var ds []experiment.Decision
+	b, _ := os.ReadFile(filepath.Join(r.Dir(), "decisions.json"))
+	if err := json.Unmarshal(b, &ds); err != nil || len(ds) == 0 || !strings.Contains(ds[len(ds)-1].Reason, "validated") {
+		t.Errorf("the last decision (%v): %s", err, b)
+	}
+}
