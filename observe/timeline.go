@@ -156,6 +156,23 @@ func (r *TimelineRecorder) loop() {
 	}
 }
 
+// Window is a copy of the samples of function taken between from and to
+// (ms since Start), and the sampling interval.
+func (r *TimelineRecorder) Window(function string, from, to int64) ([]TimelineSample, time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []TimelineSample
+	for _, s := range r.tl.Samples {
+		if s.Function == function && s.TMs > from && s.TMs <= to {
+			out = append(out, s)
+		}
+	}
+	return out, time.Duration(r.tl.IntervalMs) * time.Millisecond
+}
+
+// Started is when sampling began (TMs counts from it).
+func (r *TimelineRecorder) Started() time.Time { return r.tl.Start }
+
 // Stop ends sampling and returns the timeline.
 func (r *TimelineRecorder) Stop() Timeline {
 	close(r.stop)

@@ -66,7 +66,21 @@ func Methodology(r Run) []Principle {
 		add("P6 statistical evaluation", "partly", "within-run intervals only (they assume independent requests); with repetitions the headline interval is across them")
 	}
 	add("P7 measurement units", "yes", "units in every field name (_ms, _rps, _s, _bytes); times from the intended send")
-	add("P8 cost", "no", "not reported yet: CPU- and GB-seconds per million invocations and a price model are planned (issue #25)")
+	costed, sampled := false, false
+	for _, c := range r.Summary.Cells {
+		if e := c.Efficiency; e != nil && e.Samples > 0 {
+			sampled = true
+			costed = costed || e.Cost != nil
+		}
+	}
+	switch {
+	case costed:
+		add("P8 cost", "yes", "CPU- and GB-seconds per million successful invocations, used and allocated, priced with the spec's cost model")
+	case sampled:
+		add("P8 cost", "partly", "CPU- and GB-seconds per million successful invocations; no price model (cost: {vcpu_hour, gb_hour, per_million_requests})")
+	default:
+		add("P8 cost", "no", "no resource samples over the cells: the platform reports none, or the cells are shorter than the 1 s sampling")
+	}
 	return ps
 }
 

@@ -115,7 +115,7 @@ CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Gene
 <table>
 <tr><th class="l">cell</th><th>reps</th><th>req/s</th><th>p50 ms</th><th>p90 ms</th><th>p99 ms</th><th>max ms</th><th>requests</th><th>failed</th><th class="l">errors by class</th><th>cold starts</th><th>p99 pooled ms [95 % interval]</th><th>req/s 95% interval</th></tr>
 {{range .Rows}}<tr><td class="l">{{if gt (len $.Runs) 1}}{{.Run}}/{{end}}{{.Key}}{{if .Interrupted}} (interrupted){{end}}</td><td>{{.Reps}}</td><td>{{.RPS}}</td><td>{{.P50}}</td><td>{{.P90}}</td><td>{{.P99}}</td><td>{{printf "%.2f" .MaxMs}}</td><td>{{.Requests}}</td><td>{{.Failed}}</td><td class="l">{{.Errors}}</td><td>{{.ColdStarts}}</td><td>{{.PooledP99}}</td><td>{{.CI}}</td></tr>
-{{if .Detail}}<tr><td></td><td class="l" colspan="12">{{.Detail}}</td></tr>{{end}}{{if .DataPath}}<tr><td></td><td class="l" colspan="12">data path: {{.DataPath}}</td></tr>{{end}}{{if .Generators}}<tr><td></td><td class="l" colspan="12">{{.Generators}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="12">{{.}}</td></tr>{{end}}
+{{if .Detail}}<tr><td></td><td class="l" colspan="12">{{.Detail}}</td></tr>{{end}}{{if .DataPath}}<tr><td></td><td class="l" colspan="12">data path: {{.DataPath}}</td></tr>{{end}}{{if .Generators}}<tr><td></td><td class="l" colspan="12">{{.Generators}}</td></tr>{{end}}{{if .Efficiency}}<tr><td></td><td class="l" colspan="12">{{.Efficiency}}</td></tr>{{end}}{{range .Warnings}}<tr><td></td><td class="l warn" colspan="12">{{.}}</td></tr>{{end}}
 {{end}}</table>
 <h2>Charts</h2>
 <div class="charts">{{range .Charts}}<figure>{{.}}</figure>{{end}}</div>
@@ -144,6 +144,9 @@ func Markdown(w io.Writer, runs []Run) error {
 			}
 			if row.Generators != "" {
 				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Generators)
+			}
+			if row.Efficiency != "" {
+				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Efficiency)
 			}
 		}
 		b.WriteString("\n\nMethodology (Papadopoulos et al.'s principles):\n\n| principle | met | why |\n|---|---|---|\n")

@@ -206,3 +206,24 @@ func TestPooledP99ShowsItsInterval(t *testing.T) {
 		t.Errorf("one repetition: %q, want the within-run interval, labelled", got)
 	}
 }
+
+// What a million successful invocations took is said under the row, the
+// median over repetitions, with the price model's cost; P8 says it is met.
+func TestEfficiencyIsShownAndMeetsP8(t *testing.T) {
+	run := testRun()
+	alloc := 40.0
+	for i, cpu := range []float64{10, 30} {
+		run.Summary.Cells[i].Efficiency = &results.Efficiency{Samples: 3, PerMillion: results.EfficiencyPerMillion{CPUSecondsUsed: cpu, GBSecondsUsed: 2, CPUSecondsAllocated: &alloc, GBSecondsAllocated: &alloc},
+			Cost: &results.Cost{Currency: "EUR", PerMillionUsed: cpu / 100}}
+	}
+	rows := Rows(run)
+	want := "per million successful invocations: 20 CPU-s and 2 GB-s used, 40 CPU-s and 40 GB-s allocated; cost 0.2 EUR used"
+	if rows[0].Efficiency != want || rows[1].Efficiency != "" {
+		t.Errorf("efficiency %q, want %q", rows[0].Efficiency, want)
+	}
+	for _, p := range Methodology(run) {
+		if strings.HasPrefix(p.Name, "P8") && p.Met != "yes" {
+			t.Errorf("P8 with a priced run: %+v", p)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type Row struct {
 	// DataPath is what the platform said its data path was (Knative's activator in the path or
 	// not), each distinct one of the repetitions once.
 	DataPath string
+	// Efficiency says what a million successful invocations took (median
+	// over repetitions), "" without resource samples.
+	Efficiency string
 	// Generators says how the load was split over generators
 	// (load.generators), "" when one process sent it.
 	Generators string
@@ -160,6 +163,7 @@ func Rows(r Run) []Row {
 		}
 		row.DataPath = strings.Join(paths, "; ")
 		row.Generators = generatorsLine(cs)
+		row.Efficiency = efficiencyLine(cs)
 		seen := map[string]bool{}
 		for _, c := range cs {
 			for _, w := range c.Warnings {
@@ -355,6 +359,47 @@ func generatorsLine(cs []results.Cell) string {
 		len(req), where, strings.Join(parts, "/"), unc, late, cpu)
 	if len(failed) > 0 {
 		out += "; failed: " + strings.Join(failed, "; ")
+	}
+	return out
+}
+
+// efficiencyLine is what a million successful invocations took, the median
+// over the repetitions that have resource samples.
+func efficiencyLine(cs []results.Cell) string {
+	var cpu, gb, cpuA, gbA, used, alloc []float64
+	cur := ""
+	for _, c := range cs {
+		e := c.Efficiency
+		if e == nil || e.Samples == 0 || c.Requests.Succeeded == 0 {
+			continue
+		}
+		cpu, gb = append(cpu, e.PerMillion.CPUSecondsUsed), append(gb, e.PerMillion.GBSecondsUsed)
+		if v := e.PerMillion.CPUSecondsAllocated; v != nil {
+			cpuA = append(cpuA, *v)
+		}
+		if v := e.PerMillion.GBSecondsAllocated; v != nil {
+			gbA = append(gbA, *v)
+		}
+		if e.Cost != nil {
+			cur = e.Cost.Currency
+			used = append(used, e.Cost.PerMillionUsed)
+			if e.Cost.PerMillionAllocated != nil {
+				alloc = append(alloc, *e.Cost.PerMillionAllocated)
+			}
+		}
+	}
+	if len(cpu) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("per million successful invocations: %s CPU-s and %s GB-s used", fmtNum(aggregate(cpu).Median), fmtNum(aggregate(gb).Median))
+	if len(cpuA) > 0 && len(gbA) > 0 {
+		out += fmt.Sprintf(", %s CPU-s and %s GB-s allocated", fmtNum(aggregate(cpuA).Median), fmtNum(aggregate(gbA).Median))
+	}
+	if len(used) > 0 {
+		out += fmt.Sprintf("; cost %s %s used", fmtNum(aggregate(used).Median), cur)
+		if len(alloc) > 0 {
+			out += fmt.Sprintf(", %s %s allocated", fmtNum(aggregate(alloc).Median), cur)
+		}
 	}
 	return out
 }

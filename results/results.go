@@ -157,6 +157,9 @@ type Cell struct {
 	Scaling *ScalingResult `json:"scaling,omitempty"`
 	// Breakdown of the successes' mean latency (when the gateway stamps).
 	Breakdown *Breakdown `json:"breakdown,omitempty"`
+	// Efficiency is what the cell's successful invocations cost in
+	// resources (and money, with the spec's price model).
+	Efficiency *Efficiency `json:"efficiency,omitempty"`
 	// Capacity is kind capacity's step: its rate, verdict and goodput.
 	Capacity *CapacityStep `json:"capacity,omitempty"`
 	// Generators are the processes a split load ran on (load.generators).

@@ -91,6 +91,7 @@ func (c *cells) run(ctx context.Context) (err error) {
 		}
 		if out != nil {
 			out.Warnings = append(out.Warnings, contentionWarning(pc, len(c.platCPUs))...)
+			out.Efficiency = efficiencyOf(tl, out, c.deployed[pc.Function], c.sp.Cost)
 			if adaptive != nil && !out.Interrupted {
 				if err := c.log.decide(adaptive, *out, append(c.sum.Cells[:len(c.sum.Cells):len(c.sum.Cells)], *out)); err != nil {
 					return err

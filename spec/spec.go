@@ -20,13 +20,16 @@ type Spec struct {
 	Description string `yaml:"description" json:"description,omitempty"`
 	// Kind is the experiment: sweep (default), batch, coldstart, autoscale
 	// or baseline; each reads its own section below.
-	Kind      string         `yaml:"kind" json:"kind"`
-	Vary      Vary           `yaml:"vary" json:"vary,omitempty"`
-	Batch     BatchSpec      `yaml:"batch" json:"batch,omitempty"`
-	ColdStart ColdStartSpec  `yaml:"coldstart" json:"coldstart,omitempty"`
-	Autoscale AutoscaleSpec  `yaml:"autoscale" json:"autoscale,omitempty"`
-	Baseline  BaselineSpec   `yaml:"baseline" json:"baseline,omitempty"`
-	Capacity  CapacitySpec   `yaml:"capacity" json:"capacity,omitempty"`
+	Kind      string        `yaml:"kind" json:"kind"`
+	Vary      Vary          `yaml:"vary" json:"vary,omitempty"`
+	Batch     BatchSpec     `yaml:"batch" json:"batch,omitempty"`
+	ColdStart ColdStartSpec `yaml:"coldstart" json:"coldstart,omitempty"`
+	Autoscale AutoscaleSpec `yaml:"autoscale" json:"autoscale,omitempty"`
+	Baseline  BaselineSpec  `yaml:"baseline" json:"baseline,omitempty"`
+	Capacity  CapacitySpec  `yaml:"capacity" json:"capacity,omitempty"`
+	// Cost is the price model that turns a cell's resources into money
+	// (nil: resources only).
+	Cost      *CostSpec      `yaml:"cost" json:"cost,omitempty"`
 	Data      []DataSpec     `yaml:"data" json:"data,omitempty"`
 	Services  Services       `yaml:"services" json:"services,omitempty"`
 	Platform  PlatformSpec   `yaml:"platform" json:"platform"`
@@ -185,6 +188,16 @@ type LoadSpec struct {
 	// Generators splits every cell's load over several generator processes
 	// and merges their results exactly (nil: one, this process).
 	Generators *GeneratorsSpec `yaml:"generators" json:"generators,omitempty"`
+}
+
+// CostSpec is a price model: per vCPU-hour, per GB-hour of memory, per
+// million requests (a cloud FaaS bill's three parts, or a cluster's
+// amortised prices).
+type CostSpec struct {
+	Currency           string  `yaml:"currency" json:"currency,omitempty"`
+	VCPUHour           float64 `yaml:"vcpu_hour" json:"vcpu_hour"`
+	GBHour             float64 `yaml:"gb_hour" json:"gb_hour"`
+	PerMillionRequests float64 `yaml:"per_million_requests" json:"per_million_requests"`
 }
 
 // GeneratorsSpec is load.generators.

@@ -252,6 +252,16 @@ func (p *Parsed) Validate(k Known) error {
 			add(path, "%v: must not be negative", d)
 		}
 	}
+	if c := s.Cost; c != nil {
+		for path, v := range map[string]float64{"cost.vcpu_hour": c.VCPUHour, "cost.gb_hour": c.GBHour, "cost.per_million_requests": c.PerMillionRequests} {
+			if !(v >= 0 && v < 1e6) {
+				add(path, "%v: want a price in [0, 1e6)", v)
+			}
+		}
+		if len(c.Currency) > 8 {
+			add("cost.currency", "%q: want a short code such as USD", c.Currency)
+		}
+	}
 	if g := l.Generators; g != nil {
 		p.validateGenerators(g, add)
 	}
