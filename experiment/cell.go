@@ -6,7 +6,6 @@ package experiment
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -149,42 +148,36 @@ func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 // apart says the cell was still warming up (or something changed) and the
 // whole-cell figures mix two regimes.
 func steadyState(ws []results.Window) string {
+	// the last window is usually partial: leave it out
 	if len(ws) < 5 {
 		return ""
 	}
-	n := max(1, len(ws)/5)
-	rate := func(ws []results.Window) float64 {
-		var s int64
-		for _, w := range ws {
-			s += w.Succeeded
+	ws = ws[:len(ws)-1]
+	rate := make([]float64, len(ws))
+	var p50 []float64
+	for i, w := range ws {
+		rate[i] = float64(w.Succeeded)
+		if w.P50Ms != nil {
+			p50 = append(p50, *w.P50Ms)
 		}
-		return float64(s) / float64(len(ws))
 	}
-	p50 := func(ws []results.Window) (float64, bool) {
-		var vs []float64
-		for _, w := range ws {
-			if w.P50Ms != nil {
-				vs = append(vs, *w.P50Ms)
-			}
+	for _, x := range []struct {
+		what string
+		xs   []float64
+	}{{"throughput", rate}, {"median latency", p50}} {
+		if len(x.xs) < len(ws) {
+			continue // seconds without a median: not judged
 		}
-		if len(vs) == 0 {
-			return 0, false
+		ok, from, t := stats.Steady(x.xs)
+		switch {
+		case ok:
+		case from < 0:
+			return fmt.Sprintf("not steady: %s drifts by %+.0f %% over the cell (Mann-Kendall p = %.2g, corrected for autocorrelation ρ = %.2f): no warm-up would make it steady",
+				x.what, 100*t.Relative, t.P, t.Rho)
+		default:
+			return fmt.Sprintf("not steady: %s settled only after %d s (MSER; the first %d s differ by more than %.0f %%): a warm-up %d s longer would do",
+				x.what, from, from, 100*stats.SteadyShift, from)
 		}
-		sort.Float64s(vs)
-		return vs[len(vs)/2], true
-	}
-	// the last window is usually partial: leave it out
-	head, tail := ws[:n], ws[n:len(ws)-1]
-	if len(tail) == 0 {
-		return ""
-	}
-	if a, b := rate(head), rate(tail); b > 0 && math.Abs(a-b)/b > 0.25 {
-		return fmt.Sprintf("not steady: the first %d s ran at %.0f req/s, the rest at %.0f req/s (a longer warm-up may be needed)", n, a, b)
-	}
-	a, ok1 := p50(head)
-	b, ok2 := p50(tail)
-	if ok1 && ok2 && b > 0 && math.Abs(a-b)/b > 0.25 {
-		return fmt.Sprintf("not steady: median latency %.3g ms in the first %d s, %.3g ms after (a longer warm-up may be needed)", a, n, b)
 	}
 	return ""
 }

@@ -54,7 +54,7 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch coldstart sweep" {
+	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch capacity coldstart sweep" {
 		t.Errorf("built-in kinds %q", got)
 	}
 	if known := slices.Sorted(slices.Values(spec.Kinds)); !slices.Equal(r.Names(), known) {
