@@ -191,6 +191,8 @@ func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	out.Scaling.Schedule = k.cfg.Schedule
 	if model == "closed" {
 		out.Scaling.Schedule = "closed, workers " + k.cfg.Workers
+	} else {
+		out.Scaling.Elasticity = Elasticity(samples, out.Windows, loadEnd.Seconds(), k.cfg.InstanceRPS)
 	}
 	return &out, nil
 }

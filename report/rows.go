@@ -276,12 +276,33 @@ func detail(cs []results.Cell) string {
 				return *f(c.Scaling), true
 			})
 		}
-		return fmt.Sprintf("replicas max %s (first scale-up at %s s, max at %s s), back down %s s after the load; errors while scaling %s",
+		line := fmt.Sprintf("replicas max %s (first scale-up at %s s, max at %s s), back down %s s after the load; errors while scaling %s",
 			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.MaxReplicas), c.Scaling != nil }),
 			opt(func(s *results.ScalingResult) *float64 { return s.FirstScaleUpS }),
 			opt(func(s *results.ScalingResult) *float64 { return s.TimeToMaxS }),
 			opt(func(s *results.ScalingResult) *float64 { return s.ScaleDownS }),
 			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.ErrorsScaling), c.Scaling != nil }))
+		el := func(f func(*results.Elasticity) float64) Agg {
+			return pick(func(c results.Cell) (float64, bool) {
+				if c.Scaling == nil || c.Scaling.Elasticity == nil {
+					return 0, false
+				}
+				return f(c.Scaling.Elasticity), true
+			})
+		}
+		if under := el(func(e *results.Elasticity) float64 { return e.AccuracyUnder }); under.N > 0 {
+			line += fmt.Sprintf("; elasticity (BUNGEE, %%): under-provisioning accuracy %s and time share %s, over %s and %s, instability %s; the required instances (peak %s) ready at %s s",
+				under, el(func(e *results.Elasticity) float64 { return e.TimeshareUnder }),
+				el(func(e *results.Elasticity) float64 { return e.AccuracyOver }), el(func(e *results.Elasticity) float64 { return e.TimeshareOver }),
+				el(func(e *results.Elasticity) float64 { return e.Instability }), el(func(e *results.Elasticity) float64 { return float64(e.PeakRequired) }),
+				pick(func(c results.Cell) (float64, bool) {
+					if c.Scaling == nil || c.Scaling.Elasticity == nil || c.Scaling.Elasticity.ToRequiredS == nil {
+						return 0, false
+					}
+					return *c.Scaling.Elasticity.ToRequiredS, true
+				}))
+		}
+		return line
 	}
 	return ""
 }

@@ -137,4 +137,6 @@ type ScalingResult struct {
 	ErrorsScaling int64              `json:"errors_while_scaling"`
 	RequestsShare map[string]float64 `json:"requests_share"`
 	Samples       []ScalingSample    `json:"samples"`
+	// Elasticity is BUNGEE's metrics (open loop with autoscale.instance_rps).
+	Elasticity *Elasticity `json:"elasticity,omitempty"`
 }

@@ -116,6 +116,11 @@ type AutoscaleSpec struct {
 	After Duration `yaml:"after" json:"after,omitempty"`
 	// SampleEvery is the sampling interval (default 1 s; seed 003: 2 s).
 	SampleEvery Duration `yaml:"sample_every" json:"sample_every,omitempty"`
+	// InstanceRPS is what one instance serves within the SLO (kind
+	// capacity measures it): with it, an open loop's cells get SPEC RG's
+	// BUNGEE elasticity metrics (the instances the demand required each
+	// second against those ready).
+	InstanceRPS float64 `yaml:"instance_rps" json:"instance_rps,omitempty"`
 }
 
 // BaselineSpec: the function through the platform against the same

@@ -148,6 +148,12 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		if a.SampleEvery.D() < 100*time.Millisecond {
 			add("autoscale.sample_every", "%v: want at least 100ms", a.SampleEvery)
 		}
+		switch {
+		case a.InstanceRPS < 0 || a.InstanceRPS > 1e7:
+			add("autoscale.instance_rps", "%v: want a rate in (0, 1e7] req/s", a.InstanceRPS)
+		case a.InstanceRPS > 0 && a.Model == "closed":
+			add("autoscale.instance_rps", "elasticity needs a demand that does not depend on the platform: the open model only")
+		}
 	}
 	if s.Kind == KindCapacity {
 		p.validateCapacity(add)
