@@ -100,3 +100,11 @@ func seedOf(key string) uint64 {
 	h.Write([]byte(key))
 	return h.Sum64()
 }
+
+// UntilOutcome is how adaptive repetitions (spec until) ended: how many ran,
+// whether the interval was narrow enough, and why it stopped (or went on).
+type UntilOutcome struct {
+	Repetitions int    `json:"repetitions"`
+	Met         bool   `json:"met"`
+	Reason      string `json:"reason"`
+}

@@ -68,6 +68,8 @@ type Summary struct {
 	// Keys are the grid points pooled over their repetitions, with the
 	// headline intervals (schema 2; written when the run ends).
 	Keys []Key `json:"keys,omitempty"`
+	// Until is how adaptive repetitions ended (spec until).
+	Until *UntilOutcome `json:"until,omitempty"`
 }
 
 // Requests counts requests by fate. Total = Succeeded + Failed; Aborted

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/experiment"
-	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
-	"github.com/faasbench/faasbench/workloads"
 )
 
 // md1 is a simulated M/D/1 server: one server, requests queued in arrival
@@ -44,17 +41,7 @@ func md1(service time.Duration) http.Handler {
 // converges within its tolerance and validates a rate under the capacity,
 // and not far under it; every step says its verdict and goodput.
 func TestCapacityFindsTheKnownCapacityOfAnMD1Server(t *testing.T) {
-	reg := platform.NewRegistry()
-	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
-		return &fakePlatform{srv: httptest.NewServer(md1(5 * time.Millisecond))}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	cat, err := workloads.Load("../workloads")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := Options{Platforms: reg, Catalog: cat, ResultsDir: t.TempDir(), NoPin: true}
+	o := optionsWith(t, md1(5*time.Millisecond))
 	spec := `version: 1
 name: capacity
 kind: capacity

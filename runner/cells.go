@@ -11,6 +11,7 @@ import (
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
 )
 
 // sampleEvery is the run timeline's interval (replicas, CPU, memory).
@@ -101,6 +102,11 @@ func (c *cells) run(ctx context.Context) (err error) {
 				prog.grow(len(c.cells))
 			}
 			c.sum.Cells = append(c.sum.Cells, *out)
+			if u := c.sp.Until; u != nil && i == len(c.cells)-1 && !out.Interrupted {
+				if err := c.until(*u, out.ID, prog); err != nil {
+					return err
+				}
+			}
 			if err := c.dir.WriteJSON("summary.json", c.sum); err != nil {
 				return err
 			}
@@ -160,4 +166,23 @@ func contentionWarning(pc plan.Cell, cores int) []string {
 		return nil
 	}
 	return []string{fmt.Sprintf("%d instances on %d platform core(s): beyond %d instances this measures contention for the cores, not scaling", pc.Replicas, cores, cores)}
+}
+
+// until runs spec until's decision after the plan's last cell: another
+// round of repetitions (kept in decisions.json, so a resumed run replays
+// it) or the end, recorded in the summary.
+func (c *cells) until(u spec.UntilSpec, after string, prog *progress) error {
+	d, outcome := untilRound(u, c.sp, c.cells, results.PoolKeys(c.dir.Path, c.sum.Cells), after)
+	c.sum.Until = &outcome
+	fmt.Fprintf(c.o.Log, "until: %s\n", outcome.Reason)
+	if d == nil {
+		return nil
+	}
+	if err := c.log.record(*d); err != nil {
+		return err
+	}
+	c.cells = c.log.plan
+	c.m.Plan = c.cells
+	prog.grow(len(c.cells))
+	return nil
 }

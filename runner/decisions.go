@@ -76,6 +76,14 @@ func (l *decisionLog) decide(k experiment.Adaptive, done results.Cell, all []res
 		return fmt.Errorf("cell %s: deciding what follows: %w", done.ID, err)
 	}
 	d.After = done.ID
+	return l.record(d)
+}
+
+// record applies a decision and keeps it on disk.
+func (l *decisionLog) record(d experiment.Decision) error {
+	if _, ok := l.recorded(d.After); ok {
+		return nil // replayed on resume: already in the plan
+	}
 	if err := l.apply(d); err != nil {
 		return err
 	}

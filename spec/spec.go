@@ -35,8 +35,12 @@ type Spec struct {
 	Platform  PlatformSpec   `yaml:"platform" json:"platform"`
 	Functions []FunctionSpec `yaml:"functions" json:"functions"`
 	Load      LoadSpec       `yaml:"load" json:"load"`
-	// Repetitions is how many times every cell runs.
+	// Repetitions is how many times every cell runs (with Until, the least).
 	Repetitions int `yaml:"repetitions" json:"repetitions"`
+	// Until adds repetitions, one round of every cell at a time, until the
+	// headline interval of a percentile is narrow enough for every key, or
+	// the budget is spent (nil: exactly Repetitions).
+	Until *UntilSpec `yaml:"until" json:"until,omitempty"`
 	// Order is how cells are ordered: interleaved (every cell of
 	// repetition 1, then of repetition 2, ...) or shuffled (seeded).
 	Order string `yaml:"order" json:"order"`
@@ -188,6 +192,15 @@ type LoadSpec struct {
 	// Generators splits every cell's load over several generator processes
 	// and merges their results exactly (nil: one, this process).
 	Generators *GeneratorsSpec `yaml:"generators" json:"generators,omitempty"`
+}
+
+// UntilSpec is adaptive stopping: repetitions are added until the 95 %
+// interval (the bootstrap over repetitions) of the successes' p<P> is
+// within ±Within of the pooled p<P> for every key, or Max repetitions ran.
+type UntilSpec struct {
+	P      float64 `yaml:"p" json:"p"`
+	Within float64 `yaml:"within" json:"within"`
+	Max    int     `yaml:"max" json:"max"`
 }
 
 // CostSpec is a price model: per vCPU-hour, per GB-hour of memory, per

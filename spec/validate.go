@@ -274,6 +274,22 @@ func (p *Parsed) Validate(k Known) error {
 	if l.Requests < 0 {
 		add("load.requests", "%d: must not be negative", l.Requests)
 	}
+	if u := s.Until; u != nil {
+		switch u.P {
+		case 50, 90, 99, 99.9:
+		default:
+			add("until.p", "%v: want 50, 90, 99 or 99.9 (the percentile whose interval decides)", u.P)
+		}
+		if !(u.Within > 0 && u.Within < 1) {
+			add("until.within", "%v: want a share in (0, 1), e.g. 0.05 for ±5 %%", u.Within)
+		}
+		if u.Max < max(s.Repetitions, 2) || u.Max > MaxRepetitions {
+			add("until.max", "%d: want at least repetitions (and 2), at most %d", u.Max, MaxRepetitions)
+		}
+		if s.Kind != KindSweep && s.Kind != KindBaseline {
+			add("until", "kind %s: adaptive repetitions apply to kinds sweep and baseline (their cells are load levels with latency histograms)", s.Kind)
+		}
+	}
 	if s.Repetitions < 1 || s.Repetitions > MaxRepetitions {
 		add("repetitions", "%d: want 1..%d", s.Repetitions, MaxRepetitions)
 	}

@@ -82,3 +82,26 @@ func TestCapacityIsValidatedByField(t *testing.T) {
 		}
 	}
 }
+
+func TestUntilIsValidatedByField(t *testing.T) {
+	check := func(extra string) error {
+		p, err := Parse("u.yaml", []byte(good+extra))
+		if err == nil {
+			err = p.Validate(known)
+		}
+		return err
+	}
+	if err := check("repetitions: 3\nuntil: {p: 99, within: 0.05, max: 20}\n"); err != nil {
+		t.Fatalf("a good until: %v", err)
+	}
+	for extra, want := range map[string]string{
+		"until: {p: 95, within: 0.05, max: 20}\n":                 "until.p",
+		"until: {p: 99, within: 0, max: 20}\n":                    "until.within",
+		"repetitions: 5\nuntil: {p: 99, within: 0.05, max: 3}\n":  "until.max",
+		"kind: coldstart\nuntil: {p: 99, within: 0.05, max: 9}\n": "until: kind coldstart",
+	} {
+		if err := check(extra); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error naming %s", strings.TrimSpace(extra), err, want)
+		}
+	}
+}
