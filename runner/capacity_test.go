@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -50,17 +49,7 @@ functions: [{workload: hello, language: go}]
 capacity: {percentile: 90, latency_ms: 25, start: 40, tolerance: 0.1, step: 1s, validate: 2s}
 load: {warmup: 200ms, schedule: poisson}
 `
-	p, err := LoadSpec(writeSpec(t, spec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	r := runSpec(t, spec, o)
 	s := r.Summary()
 	var validated float64
 	var meets, misses int

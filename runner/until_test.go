@@ -30,22 +30,6 @@ func optionsWith(t *testing.T, h http.Handler) Options {
 	return Options{Platforms: reg, Catalog: cat, ResultsDir: t.TempDir(), NoPin: true}
 }
 
-func runWith(t *testing.T, o Options, yaml string) *Run {
-	t.Helper()
-	p, err := LoadSpec(writeSpec(t, yaml), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
 const untilSpec = `version: 1
 name: until
 platform: {name: fake}
@@ -60,10 +44,10 @@ until: {p: 50, within: WITHIN, max: 5}
 // stops there. One whose latency changes from repetition to repetition:
 // repetitions are added up to the budget, and the summary says it was spent.
 func TestUntilAddsRepetitionsUntilNarrowOrBudget(t *testing.T) {
-	steady := runWith(t, optionsWith(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	steady := runSpec(t, strings.Replace(untilSpec, "WITHIN", "0.5", 1), optionsWith(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(2 * time.Millisecond)
 		w.Write([]byte("pong"))
-	})), strings.Replace(untilSpec, "WITHIN", "0.5", 1))
+	})))
 	s := steady.Summary()
 	if s.Until == nil || !s.Until.Met || s.Until.Repetitions != 2 || len(s.Cells) != 2 {
 		t.Errorf("a steady server: until %+v, %d cells", s.Until, len(s.Cells))
@@ -76,10 +60,10 @@ func TestUntilAddsRepetitionsUntilNarrowOrBudget(t *testing.T) {
 	for range 100 {
 		delays = append(delays, time.Duration(1+rng.IntN(8))*time.Millisecond)
 	}
-	noisy := runWith(t, optionsWith(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	noisy := runSpec(t, strings.Replace(untilSpec, "WITHIN", "0.001", 1), optionsWith(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(delays[(n.Add(1)/150)%int64(len(delays))])
 		w.Write([]byte("pong"))
-	})), strings.Replace(untilSpec, "WITHIN", "0.001", 1))
+	})))
 	s = noisy.Summary()
 	if s.Until == nil || s.Until.Met || s.Until.Repetitions != 5 || len(s.Cells) != 5 || !strings.Contains(s.Until.Reason, "budget") {
 		t.Errorf("a noisy server: until %+v, %d cells", s.Until, len(s.Cells))
