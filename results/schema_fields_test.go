@@ -32,3 +32,30 @@ func TestSchemaKnowsTheNewCellFields(t *testing.T) {
 		t.Error("a phase name the contract forbids was accepted")
 	}
 }
+
+// A capacity step, a cell's efficiency and an autoscale cell's elasticity
+// are in the schema (the integration tier found a kind the schema did not
+// know: this keeps it in the unit tier).
+func TestSchemaKnowsCapacityEfficiencyAndElasticity(t *testing.T) {
+	q, hi, alloc, first := 12.0, 13.0, 4.0, 3.0
+	c := Cell{Cell: plan.Cell{ID: "f/rate=10/step=1/r=1", Key: "f/rate=10/step=1", Function: "f", Workload: "hello", Language: "go", Replicas: 1, Concurrency: 1, Rate: 10, Repetition: 1, Kind: "capacity"},
+		Platform: "local", Model: "open", Errors: map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, Warnings: []string{},
+		ColdKinds: map[string]int64{}, Instances: map[string]int64{}, Windows: []Window{},
+		Capacity: &CapacityStep{Phase: "search", Step: 1, RateRPS: 10, Verdict: Meets, Reason: "p99 12 ms", QuantileMs: &q, QuantileHiMs: &hi, GoodputRPS: 9.9},
+		Efficiency: &Efficiency{CPUSecondsUsed: 1, GBSecondsUsed: 0.1, CPUSecondsAllocated: &alloc, Samples: 3,
+			PerMillion: EfficiencyPerMillion{CPUSecondsUsed: 100, GBSecondsUsed: 10}, Cost: &Cost{Currency: "USD", PerMillionUsed: 0.2}},
+	}
+	a := c
+	a.Kind, a.Capacity = "autoscale", nil
+	a.Scaling = &ScalingResult{Schedule: "constant:10", RequestsShare: map[string]float64{}, Samples: []ScalingSample{},
+		Elasticity: &Elasticity{InstanceRPS: 5, Seconds: 2, PeakRequired: 2, FirstNewS: &first, RequiredSeries: []int{2, 2}, SupplySeries: []int{1, 2}}}
+	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c, a},
+		Until: &UntilOutcome{Repetitions: 3, Met: true, Reason: "narrow"}}
+	doc, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Fatalf("a summary with capacity, efficiency and elasticity: %v", err)
+	}
+}
