@@ -36,7 +36,7 @@ kn=(--set platform.name=knative --set 'platform.generator_cpus="1"'
 failed=0
 for s in "${specs[@]}"; do
   svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
-  reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}')
+  reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}' || true)
   [ "${reps:-1}" -ge 3 ] || svc+=(--set repetitions=3)
   if scripts/phase.sh "knative: $s" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/$s.yaml" \
       "${kn[@]}" "${svc[@]}" --results "$DIR/runs-$s"; then
