@@ -130,7 +130,7 @@ func (k capacity) judge(out *results.Cell, res *load.Result, phase string, step 
 		cs.GoodputRPS = float64(within(ok, k.c.LatencyMs)) / res.Elapsed.Seconds()
 	}
 	pct := fmt.Sprintf("p%s", strconv.FormatFloat(k.c.Percentile, 'f', -1, 64))
-	v, iv := quantileOf(out.SuccessLatencyMs, k.q)
+	v, iv := out.SuccessLatencyMs.At(k.q)
 	cs.QuantileMs = v
 	if iv != nil {
 		hi := iv.Hi
@@ -150,35 +150,6 @@ func (k capacity) judge(out *results.Cell, res *load.Result, phase string, step 
 		cs.Verdict, cs.Reason = results.Misses, fmt.Sprintf("%s %.3g ms (up to %.3g at 95 %%) over %.3g ms", pct, *v, iv.Hi, k.c.LatencyMs)
 	}
 	return cs
-}
-
-// quantileOf is percentile q of p and its interval (nil: too few samples).
-func quantileOf(p stats.Percentiles, q float64) (*float64, *stats.Interval) {
-	var iv *stats.Interval
-	var v *float64
-	switch q {
-	case 0.5:
-		v = p.P50
-	case 0.9:
-		v = p.P90
-	case 0.99:
-		v = p.P99
-	case 0.999:
-		v = p.P999
-	}
-	if p.Intervals != nil {
-		switch q {
-		case 0.5:
-			iv = p.Intervals.P50
-		case 0.9:
-			iv = p.Intervals.P90
-		case 0.99:
-			iv = p.Intervals.P99
-		case 0.999:
-			iv = p.Intervals.P999
-		}
-	}
-	return v, iv
 }
 
 // within counts the values of h at or under ms (a band straddling the bound

@@ -65,20 +65,7 @@ func untilRound(u spec.UntilSpec, sp spec.Spec, planned []plan.Cell, keys []resu
 // relHalfWidth is the larger distance from the pooled percentile to either
 // end of its interval across repetitions, relative to the percentile.
 func relHalfWidth(p stats.Percentiles, q float64) (float64, bool) {
-	var v *float64
-	var iv *stats.Interval
-	if p.Intervals != nil {
-		switch q {
-		case 0.5:
-			v, iv = p.P50, p.Intervals.P50
-		case 0.9:
-			v, iv = p.P90, p.Intervals.P90
-		case 0.99:
-			v, iv = p.P99, p.Intervals.P99
-		case 0.999:
-			v, iv = p.P999, p.Intervals.P999
-		}
-	}
+	v, iv := p.At(q)
 	if v == nil || iv == nil || *v <= 0 {
 		return 0, false
 	}

@@ -52,6 +52,22 @@ func (iv *Intervals) empty() bool {
 	return iv.P50 == nil && iv.P90 == nil && iv.P99 == nil && iv.P999 == nil
 }
 
+// At is percentile q (0.5, 0.9, 0.99 or 0.999) of p and its interval, if
+// any (nil: too few samples, or another q).
+func (p Percentiles) At(q float64) (*float64, *Interval) {
+	for i, x := range quantiles {
+		if x != q {
+			continue
+		}
+		v := [4]*float64{p.P50, p.P90, p.P99, p.P999}[i]
+		if p.Intervals == nil {
+			return v, nil
+		}
+		return v, *p.Intervals.at(i)
+	}
+	return nil, nil
+}
+
 // Confidence is the level of every interval here.
 const Confidence = 0.95
 
