@@ -196,7 +196,7 @@ func TestClosedLoopsAndBatchesSplitOverGenerators(t *testing.T) {
 	for i := range items {
 		items[i] = []byte{byte(i)}
 	}
-	out = run(t, co, &BatchExecutor{B: load.Batch{Items: items, MaxInFlight: 4}}, s.URL, load.Options{})
+	out = run(t, co, &load.BatchExecutor{B: load.Batch{Items: items, MaxInFlight: 4}}, s.URL, load.Options{})
 	if b := out.Result.Batch; b == nil || b.Items != 10 || b.Succeeded != 10 {
 		t.Errorf("batch figures %+v, want 10 items done", b)
 	}

@@ -1,7 +1,6 @@
 package distrib
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -72,7 +71,7 @@ type ClientJob struct {
 	Checks            load.Checks `json:"checks"`
 }
 
-// Batcher is an executor that runs a load.Batch (BatchExecutor, the
+// Batcher is an executor that runs a load.Batch (load.BatchExecutor, the
 // experiment's batch kind): a batch is split by its items.
 type Batcher interface {
 	load.Executor
@@ -133,19 +132,6 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 			NetHTTP: opts.NetHTTP, Checks: opts.Checks}
 	}
 	return jobs, nil
-}
-
-// BatchExecutor runs a load.Batch as an executor (its figures go into the
-// result's Batch).
-type BatchExecutor struct{ B load.Batch }
-
-// LoadBatch implements Batcher.
-func (b *BatchExecutor) LoadBatch() load.Batch { return b.B }
-
-// Run implements load.Executor.
-func (b *BatchExecutor) Run(ctx context.Context, cl *load.Client, t load.Target) (*load.Result, error) {
-	res, _, err := b.B.Run(ctx, cl, t)
-	return res, err
 }
 
 // RecordsOf is the record sink of an executor NewJobs splits (nil: none).
@@ -220,7 +206,7 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, e
 			return nil, errors.New("job: batch without its parameters")
 		}
 		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start, Records: sink}
-		return &BatchExecutor{B: b}, b.Validate()
+		return &load.BatchExecutor{B: b}, b.Validate()
 	}
 	return nil, fmt.Errorf("job: unknown model %q", j.Model)
 }

@@ -110,18 +110,6 @@ func (k batch) items(c *Cell) ([][]byte, error) {
 	return items, nil
 }
 
-// batchRun is a load.Batch as an executor (its item figures are in the
-// result's Batch); a distributed driver splits it by its items (LoadBatch).
-type batchRun struct{ b load.Batch }
-
-func (r *batchRun) Run(ctx context.Context, cl *load.Client, t load.Target) (*load.Result, error) {
-	res, _, err := r.b.Run(ctx, cl, t)
-	return res, err
-}
-
-// LoadBatch is the batch (distrib.Batcher).
-func (r *batchRun) LoadBatch() load.Batch { return r.b }
-
 func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	pc, fn := c.Plan, c.Measured()
 	items, err := k.items(c)
@@ -145,7 +133,7 @@ func (k batch) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	}
 	ses := c.Driver.Session(fn.Options)
 	defer ses.Close()
-	br := &batchRun{b: load.Batch{Items: items, MaxInFlight: inFlight, MaxAttempts: k.cfg.MaxAttempts}}
+	br := &load.BatchExecutor{B: load.Batch{Items: items, MaxInFlight: inFlight, MaxAttempts: k.cfg.MaxAttempts}}
 	dr, err := ses.Drive(ctx, br, t)
 	if err != nil {
 		return nil, err

@@ -129,3 +129,17 @@ func (b Batch) Run(ctx context.Context, cl *Client, t Target) (*Result, BatchFig
 	res.Batch = &f
 	return res, f, nil
 }
+
+// BatchExecutor runs a Batch as an Executor (its item figures go into the
+// result's Batch). A load split over generators is split by its items
+// (LoadBatch).
+type BatchExecutor struct{ B Batch }
+
+// LoadBatch is the batch it runs.
+func (b *BatchExecutor) LoadBatch() Batch { return b.B }
+
+// Run implements Executor.
+func (b *BatchExecutor) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
+	res, _, err := b.B.Run(ctx, cl, t)
+	return res, err
+}

@@ -141,10 +141,10 @@ func Rows(r Run) []Row {
 			p := stats.Of(row.hist)
 			switch {
 			case len(cs) > 1:
-				// The headline interval: the bootstrap over whole repetitions.
-				if k := results.PoolKeys(r.Dir, cs); len(k) == 1 {
-					p.Intervals = k[0].SuccessLatencyMs.Intervals
-				}
+				// The headline interval: the bootstrap over whole repetitions,
+				// as the run's summary keeps it (pooled again only for a run
+				// written before summaries had keys).
+				p.Intervals = keyIntervals(r, k, cs)
 			default:
 				p.Intervals = cs[0].SuccessLatencyMs.Intervals // within the run, labelled
 			}
@@ -423,4 +423,18 @@ func efficiencyLine(cs []results.Cell) string {
 		}
 	}
 	return out
+}
+
+// keyIntervals is key's interval across repetitions: from the summary's
+// keys when it has them, else pooled from the cells' histogram logs.
+func keyIntervals(r Run, key string, cs []results.Cell) *stats.Intervals {
+	for _, k := range r.Summary.Keys {
+		if k.Key == key && k.Reps == len(cs) {
+			return k.SuccessLatencyMs.Intervals
+		}
+	}
+	if k := results.PoolKeys(r.Dir, cs); len(k) == 1 {
+		return k[0].SuccessLatencyMs.Intervals
+	}
+	return nil
 }
