@@ -51,6 +51,16 @@ type Liveness interface {
 	Lost() error
 }
 
+// Restarter is an optional capability: restart the platform's own
+// components (the local daemon's process; a cluster platform's controllers,
+// autoscaler, activator and gateway), for repetitions that must not share a
+// platform's warm state (spec between_repetitions: restart). Functions do not
+// survive it: the caller removes them before and deploys them again after.
+type Restarter interface {
+	// Restart returns once the platform serves again, and says what it restarted.
+	Restart(ctx context.Context) (string, error)
+}
+
 // ErrRefused marks a platform's refusal of what the spec asked (Knative's admission webhook
 // denying an annotation): the user's input is at fault, not the run (the CLI exits 2).
 var ErrRefused = errors.New("refused by the platform")

@@ -44,6 +44,8 @@ type Row struct {
 	// Pooled is the successes' latency of every repetition together, from
 	// their merged histograms (hlog/): never an average of percentiles.
 	Pooled *stats.Percentiles
+	// Spread is the p99's spread between repetitions, in words.
+	Spread string
 	// RPSReps is the throughput over repetitions with its intervals.
 	RPSReps stats.Reps
 	// cells are the key's repetitions; hist their pooled successes'
@@ -144,7 +146,10 @@ func Rows(r Run) []Row {
 				// The headline interval: the bootstrap over whole repetitions,
 				// as the run's summary keeps it (pooled again only for a run
 				// written before summaries had keys).
-				p.Intervals = keyIntervals(r, k, cs)
+				if key := pooledKey(r, k, cs); key != nil {
+					p.Intervals = key.SuccessLatencyMs.Intervals
+					row.Spread = key.SpreadText("p99")
+				}
 			default:
 				p.Intervals = cs[0].SuccessLatencyMs.Intervals // within the run, labelled
 			}
@@ -205,7 +210,11 @@ func (r Row) PooledP99() string {
 	if iv.Method == stats.MethodOrderStatistic {
 		return fmt.Sprintf("%s [%s–%s within the run]", v, fmtNum(iv.Lo), fmtNum(iv.Hi))
 	}
-	return fmt.Sprintf("%s [%s–%s]", v, fmtNum(iv.Lo), fmtNum(iv.Hi))
+	out := fmt.Sprintf("%s [%s–%s]", v, fmtNum(iv.Lo), fmtNum(iv.Hi))
+	if r.Spread != "" && r.Spread != "-" {
+		out += "; between repetitions " + r.Spread
+	}
+	return out
 }
 
 // detail aggregates the kind-specific figures of a key's cells.
@@ -425,16 +434,17 @@ func efficiencyLine(cs []results.Cell) string {
 	return out
 }
 
-// keyIntervals is key's interval across repetitions: from the summary's
-// keys when it has them, else pooled from the cells' histogram logs.
-func keyIntervals(r Run, key string, cs []results.Cell) *stats.Intervals {
+// pooledKey is key over its repetitions (its interval across them, its
+// spread): from the summary's keys when it has them, else pooled from the
+// cells' histogram logs.
+func pooledKey(r Run, key string, cs []results.Cell) *results.Key {
 	for _, k := range r.Summary.Keys {
 		if k.Key == key && k.Reps == len(cs) {
-			return k.SuccessLatencyMs.Intervals
+			return &k
 		}
 	}
 	if k := results.PoolKeys(r.Dir, cs); len(k) == 1 {
-		return k[0].SuccessLatencyMs.Intervals
+		return &k[0]
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -20,6 +21,9 @@ type Key struct {
 	// SuccessLatencyMs is the pooled successes' latency (cold starts for a
 	// coldstart cell), with Intervals across repetitions.
 	SuccessLatencyMs stats.Percentiles `json:"success_latency_ms"`
+	// Spread is each percentile's spread between the repetitions beside
+	// their within-run intervals (two repetitions or more).
+	Spread []stats.Spread `json:"spread,omitempty"`
 	// Note says why a figure is missing (one repetition, no histograms).
 	Note string `json:"note,omitempty"`
 }
@@ -57,6 +61,7 @@ func PoolKeys(dir string, cells []Cell) []Key {
 		if key.Note == "" {
 			key.SuccessLatencyMs = stats.Of(pooled)
 			key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
+			key.Spread = stats.SpreadOf(hs)
 			if len(cs) < 2 {
 				key.Note = "one repetition: no interval across repetitions (the cell has the within-run one)"
 			}
@@ -64,6 +69,21 @@ func PoolKeys(dir string, cells []Cell) []Key {
 		out = append(out, key)
 	}
 	return out
+}
+
+// SpreadText words percentile pct's spread between the repetitions ("-"
+// when there is none): their CV and its ratio to the within-run error.
+func (k Key) SpreadText(pct string) string {
+	for _, s := range k.Spread {
+		if s.Percentile != pct {
+			continue
+		}
+		if s.BetweenOverWithin == 0 {
+			return fmt.Sprintf("CV %.1f %%", 100*s.BetweenCV)
+		}
+		return fmt.Sprintf("CV %.1f %% (×%.1f the within-run error)", 100*s.BetweenCV, s.BetweenOverWithin)
+	}
+	return "-"
 }
 
 // cellHists reads each cell's successes' histogram (an empty one when the

@@ -55,6 +55,18 @@ type Manifest struct {
 	Profile string `json:"profile,omitempty"`
 	// Resumed lists when an interrupted run was resumed (run --resume).
 	Resumed []time.Time `json:"resumed,omitempty"`
+	// Resets are what was reset between repetitions (spec between_repetitions).
+	Resets []Reset `json:"resets,omitempty"`
+}
+
+// Reset is one reset between repetitions: the functions removed (to be
+// deployed again), and the platform's components restarted at level restart.
+type Reset struct {
+	BeforeRepetition int       `json:"before_repetition"`
+	Level            string    `json:"level"`
+	What             string    `json:"what"`
+	At               time.Time `json:"at"`
+	TookS            float64   `json:"took_s"`
 }
 
 // Summary holds the figures of every cell measured so far.

@@ -48,6 +48,7 @@ platform: {name: fake}
 functions: [{workload: hello, language: go}]
 capacity: {percentile: 90, latency_ms: 25, start: 40, tolerance: 0.1, step: 1s, validate: 2s}
 load: {warmup: 200ms, schedule: poisson}
+repetitions: 1
 `
 	r := runSpec(t, spec, o)
 	s := r.Summary()

@@ -26,6 +26,8 @@ type cells struct {
 	deployed map[string]platform.Function
 	// used marks the deployments a cell has run on (FreshStart kinds redeploy them).
 	used map[string]bool
+	// repetition is the repetition of the last cell run (0: none yet).
+	repetition int
 }
 
 // run deploys the spec's functions and runs the cells in order (the plan
@@ -69,6 +71,12 @@ func (c *cells) run(ctx context.Context) (err error) {
 		if c.done[pc.ID] {
 			prog.skip(pc)
 			continue
+		}
+		if err := c.reset(ctx, pc); err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return fmt.Errorf("cell %s: %w", pc.ID, err)
 		}
 		if err := c.ensure(ctx, pc); err != nil {
 			if ctx.Err() != nil {

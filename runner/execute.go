@@ -70,6 +70,9 @@ func (r *Run) execute(ctx context.Context) (err error) {
 			err = cerr
 		}
 	}()
+	if err := checkResettable(r.sp, p); err != nil {
+		return err
+	}
 	if fp, ok := p.(platform.Fingerprinter); ok {
 		if info, ferr := fp.Fingerprint(ctx); ferr == nil {
 			r.m.Platform = info

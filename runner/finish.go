@@ -86,16 +86,17 @@ func printKeys(w io.Writer, keys []results.Key) {
 	if len(many) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%-32s %4s  %-26s  %-26s\n", "pooled over repetitions", "reps", "p50 ms [95% interval]", "p99 ms [95% interval]")
+	fmt.Fprintf(w, "\n%-32s %4s  %-26s  %-26s  %s\n", "pooled over repetitions", "reps", "p50 ms [95% interval]", "p99 ms [95% interval]", "p99 between reps")
 	for _, k := range many {
 		p := k.SuccessLatencyMs
 		var p50, p99 *stats.Interval
 		if p.Intervals != nil {
 			p50, p99 = p.Intervals.P50, p.Intervals.P99
 		}
-		fmt.Fprintf(w, "%-32s %4d  %-26s  %-26s\n", k.Key, k.Reps, withInterval(p.P50, p50), withInterval(p.P99, p99))
+		fmt.Fprintf(w, "%-32s %4d  %-26s  %-26s  %s\n", k.Key, k.Reps, withInterval(p.P50, p50), withInterval(p.P99, p99), k.SpreadText("p99"))
 	}
-	fmt.Fprintln(w, "intervals: bootstrap over whole repetitions (each cell's within-run order-statistic interval is in summary.json)")
+	fmt.Fprintln(w, "intervals: bootstrap over whole repetitions (each cell's within-run order-statistic interval is in summary.json);")
+	fmt.Fprintln(w, "between reps: the repetitions' CV, and how many times the within-run standard error it is (about 1: they differ by sampling noise only)")
 }
 
 func withInterval(v *float64, iv *stats.Interval) string {

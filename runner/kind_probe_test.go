@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/faasbench/faasbench/experiment"
@@ -72,6 +73,7 @@ name: probe
 kind: probe
 platform: {name: fake}
 functions: [{workload: hello, language: go}]
+repetitions: 1
 `
 
 // probeOptions registers probe: the one registry line a new kind takes.
@@ -203,7 +205,7 @@ func TestFreshStartKindsRedeployBetweenCells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := runSpec(t, probeSpec+"repetitions: 2\n", o)
+		r := runSpec(t, strings.Replace(probeSpec, "repetitions: 1", "repetitions: 2", 1), o)
 		if len(r.Summary().Cells) != 2 {
 			t.Fatalf("fresh %v: %d cells", fresh, len(r.Summary().Cells))
 		}

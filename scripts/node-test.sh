@@ -50,6 +50,22 @@ for s in knative-hello knative-coldstart; do
   grep -q '"status": *"complete"' "$r/manifest.json" || { echo "node-test: the $s run did not end complete: $r/manifest.json" >&2; exit 1; }
 done
 grep -q '"verified": *2' "$r/summary.json" || { echo "node-test: the knative cold starts were not both verified: $r/summary.json" >&2; exit 1; }
+# Repetitions that share no warm state: Knative Serving's components restarted between them.
+scripts/phase.sh "faasbench run on knative (knative-restart: between_repetitions restart)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
+  bin/faasbench run examples/realnode/knative-restart.yaml --results "$DIR/runs-restart"
+rr=$(ls -d "$DIR/runs-restart"/*/)
+python3 - "$rr" <<'PY' || { echo "node-test: the restart run is not as it should be: $rr" >&2; exit 1; }
+import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+s = json.load(open(sys.argv[1] + "/summary.json"))
+assert m["status"] == "complete", m["status"]
+r = m.get("resets", [])
+assert len(r) == 1 and r[0]["before_repetition"] == 2 and r[0]["level"] == "restart", r
+for d in ("activator", "autoscaler", "controller", "webhook"):
+    assert d in r[0]["what"], (d, r[0]["what"])
+assert len(s["cells"]) == 2 and all(c["requests"]["succeeded"] > 0 for c in s["cells"]), s["cells"]
+print("restart between repetitions:", r[0]["what"], "in %.1f s" % r[0]["took_s"])
+PY
 # Load generators as a Kubernetes Indexed Job of agent pods (load.generators.where: kubernetes): the
 # agent image is the release binary (static), imported like the function images; the coordinator
 # reaches the agents only through the API server.

@@ -41,6 +41,12 @@ type Spec struct {
 	// headline interval of a percentile is narrow enough for every key, or
 	// the budget is spent (nil: exactly Repetitions).
 	Until *UntilSpec `yaml:"until" json:"until,omitempty"`
+	// BetweenRepetitions is what is reset before each repetition after the
+	// first: rerun (nothing: the default), redeploy (every function is
+	// removed and deployed again: new instances, no warm state) or restart
+	// (the platform's own components are restarted too: the local daemon, a
+	// cluster platform's controllers, autoscaler, activator and gateway).
+	BetweenRepetitions string `yaml:"between_repetitions" json:"between_repetitions,omitempty"`
 	// Order is how cells are ordered: interleaved (every cell of
 	// repetition 1, then of repetition 2, ...) or shuffled (seeded).
 	Order string `yaml:"order" json:"order"`
@@ -280,11 +286,21 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// The levels of spec between_repetitions: what a new repetition starts from.
+const (
+	RepetitionRerun    = "rerun"
+	RepetitionRedeploy = "redeploy"
+	RepetitionRestart  = "restart"
+)
+
 // Defaults the spec takes where a field is absent.
 const (
 	DefaultDuration = Duration(10 * time.Second)
 	DefaultWarmup   = Duration(time.Second)
 	DefaultTimeout  = Duration(60 * time.Second)
+	// DefaultRepetitions: a spec without its own count runs every cell three
+	// times, so that each key has an interval across repetitions.
+	DefaultRepetitions = 3
 )
 
 // ApplyDefaults fills absent fields.
@@ -293,7 +309,7 @@ func (s *Spec) ApplyDefaults() {
 		s.Version = CurrentVersion
 	}
 	if s.Repetitions == 0 {
-		s.Repetitions = 1
+		s.Repetitions = DefaultRepetitions
 	}
 	if s.Kind == "" {
 		s.Kind = KindSweep
@@ -361,6 +377,9 @@ func (s *Spec) ApplyDefaults() {
 			n := 2
 			c.InvalidRetries = &n
 		}
+	}
+	if s.BetweenRepetitions == "" {
+		s.BetweenRepetitions = RepetitionRerun
 	}
 	if s.Order == "" {
 		s.Order = "interleaved"

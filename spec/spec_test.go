@@ -46,7 +46,7 @@ func TestParseGoodSpecAppliesDefaults(t *testing.T) {
 	if s.Load.Model != "closed" || s.Load.Duration.D() != 3*time.Second || s.Load.Warmup != DefaultWarmup || !*s.Load.KeepAlive {
 		t.Errorf("load %+v", s.Load)
 	}
-	if s.Repetitions != 1 || s.Order != "interleaved" {
+	if s.Repetitions != DefaultRepetitions || s.Order != "interleaved" || s.BetweenRepetitions != RepetitionRerun {
 		t.Errorf("repetitions %d order %s", s.Repetitions, s.Order)
 	}
 }

@@ -293,6 +293,11 @@ func (p *Parsed) Validate(k Known) error {
 	if s.Repetitions < 1 || s.Repetitions > MaxRepetitions {
 		add("repetitions", "%d: want 1..%d", s.Repetitions, MaxRepetitions)
 	}
+	switch s.BetweenRepetitions {
+	case RepetitionRerun, RepetitionRedeploy, RepetitionRestart:
+	default:
+		add("between_repetitions", "%q: want rerun, redeploy (every function deployed again) or restart (the platform's components too)", s.BetweenRepetitions)
+	}
 	if s.Order != "interleaved" && s.Order != "shuffled" {
 		add("order", "%q: want interleaved or shuffled", s.Order)
 	}

@@ -32,6 +32,7 @@ load:
   rate: [400]
   duration: 1s
   records: true
+repetitions: 1
 `
 	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--generators", "3", "--results", res, "--workloads", workloadsDir(t), "--output", "json")
 	var stderr strings.Builder

@@ -415,6 +415,7 @@ load:
   duration: 1s
   warmup: 200ms
   records: true
+repetitions: 1
 `
 	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t), "--output", "json")
 	out, err := cmd.Output()

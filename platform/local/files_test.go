@@ -74,7 +74,7 @@ func TestDaemonReportsRunningOutOfFiles(t *testing.T) {
 	if err := unix.Prlimit(p.PID(), unix.RLIMIT_NOFILE, &unix.Rlimit{Cur: lim, Max: info.FileLimit}, &was); err != nil {
 		t.Skipf("cannot lower the daemon's file limit: %v", err)
 	}
-	addr := strings.TrimPrefix(p.base, "http://")
+	addr := strings.TrimPrefix(p.Gateway(), "http://")
 	var conns []net.Conn
 	for range 40 {
 		c, err := net.DialTimeout("tcp", addr, time.Second)

@@ -203,9 +203,9 @@ func TestDaemonExitsWhenParentLetsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	// What the kernel does when faasbench dies: its end of the pipe closes.
-	p.parent.Close()
+	p.d().parent.Close()
 	select {
-	case <-p.exited:
+	case <-p.d().exited:
 	case <-time.After(10 * time.Second):
 		t.Fatal("daemon did not exit on stdin EOF")
 	}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os/exec"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/faasbench/faasbench/internal/affinity"
@@ -26,21 +27,33 @@ const Name = "local"
 
 // Platform is a running local platform daemon.
 type Platform struct {
+	// cur is the daemon now serving: Restart replaces it while the run's
+	// timeline may still be asking the old one.
+	cur   atomic.Pointer[daemon]
+	hc    *http.Client
+	runID string
+	cpus  []int
+	wdir  string
+	// start is how the daemon was started (nil: connected, not owned).
+	start *StartConfig
+}
+
+// daemon is one daemon process and the addresses it answers on.
+type daemon struct {
 	cmd    *exec.Cmd
 	parent io.WriteCloser
 	exited chan struct{}
 	base   string // the gateway (invocation path)
 	ctl    string // the control API's Unix socket
-	hc     *http.Client
 	ctlHC  struct {
 		once sync.Once
 		c    *http.Client
 	}
-	runID string
-	cpus  []int
-	wdir  string
-	pid   int // of a connected daemon (cmd is nil then)
+	pid int // of a connected daemon (cmd is nil then)
 }
+
+// d is the daemon now serving.
+func (p *Platform) d() *daemon { return p.cur.Load() }
 
 var _ platform.Platform = (*Platform)(nil)
 var _ platform.Fingerprinter = (*Platform)(nil)
@@ -49,18 +62,20 @@ var _ platform.ColdStarter = (*Platform)(nil)
 var _ platform.ReplicaWatcher = (*Platform)(nil)
 var _ platform.ResourceSampler = (*Platform)(nil)
 var _ platform.Liveness = (*Platform)(nil)
+var _ platform.Restarter = (*Platform)(nil)
 
 // Name implements platform.Platform.
 func (p *Platform) Name() string { return Name }
 
 // Gateway is the daemon's base URL.
-func (p *Platform) Gateway() string { return p.base }
+func (p *Platform) Gateway() string { return p.d().base }
 
 // controlHTTP is the client of the control socket (one transport, so its
 // connections are reused).
 func (p *Platform) controlHTTP() *http.Client {
-	p.ctlHC.once.Do(func() { p.ctlHC.c = controlClient(p.ctl, p.hc) })
-	return p.ctlHC.c
+	d := p.d()
+	d.ctlHC.once.Do(func() { d.ctlHC.c = controlClient(d.ctl, p.hc) })
+	return d.ctlHC.c
 }
 
 func (p *Platform) call(ctx context.Context, method, path string, in, out any) error {
@@ -194,7 +209,7 @@ func (p *Platform) Scale(ctx context.Context, name string, n int) error {
 
 // Endpoint implements platform.Platform.
 func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
-	return p.base + "/function/" + name, nil
+	return p.d().base + "/function/" + name, nil
 }
 
 // Remove implements platform.Platform.
@@ -218,7 +233,7 @@ func (p *Platform) Info(ctx context.Context) (Info, error) {
 
 // Fingerprint implements platform.Fingerprinter.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	m := map[string]any{"platform": Name, "gateway": p.base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}
+	m := map[string]any{"platform": Name, "gateway": p.d().base, "daemon_pid": p.PID(), "cpus": affinity.Format(p.cpus)}
 	if info, err := p.Info(ctx); err == nil {
 		m["file_limit"], m["idle_per_instance"] = info.FileLimit, info.IdlePerInstance
 	}
@@ -229,7 +244,7 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 // runner asks when the platform opens and again when the run ends.
 func (p *Platform) Warnings() []string {
 	select {
-	case <-p.exited:
+	case <-p.d().exited:
 		return nil // the run's error says so
 	default:
 	}

@@ -36,18 +36,30 @@ type StartConfig struct {
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
+	d, cfg, err := startDaemon(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Platform{runID: cfg.RunID, cpus: cfg.CPUs, wdir: cfg.WorkDir, hc: &http.Client{Timeout: 5 * time.Minute}, start: &cfg}
+	p.cur.Store(d)
+	return p, nil
+}
+
+// startDaemon starts a daemon process and waits until its gateway listens;
+// it returns the configuration with its paths made absolute.
+func startDaemon(ctx context.Context, cfg StartConfig) (*daemon, StartConfig, error) {
 	if len(cfg.Command) == 0 || cfg.RunID == "" || cfg.WorkDir == "" {
-		return nil, errors.New("local: start needs a command, a run id and a work dir")
+		return nil, cfg, errors.New("local: start needs a command, a run id and a work dir")
 	}
 	for _, p := range []*string{&cfg.Workloads, &cfg.WorkDir} {
 		abs, err := filepath.Abs(*p)
 		if err != nil {
-			return nil, fmt.Errorf("local: %w", err)
+			return nil, cfg, fmt.Errorf("local: %w", err)
 		}
 		*p = abs
 	}
 	if err := os.MkdirAll(cfg.WorkDir, 0o755); err != nil {
-		return nil, fmt.Errorf("local: %w", err)
+		return nil, cfg, fmt.Errorf("local: %w", err)
 	}
 	args := append([]string{}, cfg.Command[1:]...)
 	args = append(args, "--workloads", cfg.Workloads, "--work-dir", cfg.WorkDir, "--ready-fd", "3")
@@ -57,14 +69,14 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	if cfg.Listen != "" {
 		args = append(args, "--listen", cfg.Listen)
 	}
-	logf, err := os.Create(filepath.Join(cfg.WorkDir, "platform.log"))
+	logf, err := os.OpenFile(filepath.Join(cfg.WorkDir, "platform.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // a restart appends
 	if err != nil {
-		return nil, fmt.Errorf("local: %w", err)
+		return nil, cfg, fmt.Errorf("local: %w", err)
 	}
 	defer logf.Close()
 	rd, wr, err := os.Pipe()
 	if err != nil {
-		return nil, fmt.Errorf("local: %w", err)
+		return nil, cfg, fmt.Errorf("local: %w", err)
 	}
 	defer rd.Close()
 	cmd := exec.Command(cfg.Command[0], args...)
@@ -80,7 +92,7 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	} else {
 		if parent, err = cmd.StdinPipe(); err != nil {
 			wr.Close()
-			return nil, fmt.Errorf("local: %w", err)
+			return nil, cfg, fmt.Errorf("local: %w", err)
 		}
 		// Own process group: a Ctrl-C at the terminal reaches faasbench, which
 		// then tears the platform down in order. Pdeathsig and the stdin pipe
@@ -89,11 +101,10 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		wr.Close()
-		return nil, fmt.Errorf("local: start daemon: %w", err)
+		return nil, cfg, fmt.Errorf("local: start daemon: %w", err)
 	}
 	wr.Close()
-	p := &Platform{cmd: cmd, parent: parent, exited: make(chan struct{}), runID: cfg.RunID, cpus: cfg.CPUs, wdir: cfg.WorkDir,
-		hc: &http.Client{Timeout: 5 * time.Minute}}
+	p := &daemon{cmd: cmd, parent: parent, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(p.exited) }()
 	line := make(chan [2]string, 1)
 	go func() {
@@ -106,17 +117,17 @@ func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
 	case l := <-line:
 		if l[0] == "" || l[1] == "" {
 			p.kill()
-			return nil, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
+			return nil, cfg, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
 		}
 		p.base, p.ctl = "http://"+l[0], l[1]
 	case <-time.After(30 * time.Second):
 		p.kill()
-		return nil, errors.New("local: daemon not ready after 30 s")
+		return nil, cfg, errors.New("local: daemon not ready after 30 s")
 	case <-ctx.Done():
 		p.kill()
-		return nil, ctx.Err()
+		return nil, cfg, ctx.Err()
 	}
-	return p, nil
+	return p, cfg, nil
 }
 
 type nopCloser struct{}
@@ -136,35 +147,40 @@ type State struct {
 
 // State returns the daemon's state (for platform local up).
 func (p *Platform) State() State {
-	return State{Gateway: p.base, Control: p.ctl, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
+	d := p.d()
+	return State{Gateway: d.base, Control: d.ctl, PID: p.PID(), RunID: p.runID, WorkDir: p.wdir}
 }
 
 // Connect returns a client of a daemon started earlier (not owned: Close
 // shuts it down through its API).
 func Connect(st State) *Platform {
-	return &Platform{base: st.Gateway, ctl: st.Control, runID: st.RunID, wdir: st.WorkDir, pid: st.PID, hc: &http.Client{Timeout: 5 * time.Minute}}
+	p := &Platform{runID: st.RunID, wdir: st.WorkDir, hc: &http.Client{Timeout: 5 * time.Minute}}
+	p.cur.Store(&daemon{base: st.Gateway, ctl: st.Control, pid: st.PID})
+	return p
 }
 
 // PID is the daemon's process id.
 func (p *Platform) PID() int {
-	if p.cmd == nil {
-		return p.pid
+	d := p.d()
+	if d.cmd == nil {
+		return d.pid
 	}
-	return p.cmd.Process.Pid
+	return d.cmd.Process.Pid
 }
 
 // Lost implements platform.Liveness: nil while the daemon runs, else how
 // it ended (killed, crashed) and the end of its log.
 func (p *Platform) Lost() error {
-	if p.cmd == nil {
-		if !reaper.Alive(p.pid) {
-			return fmt.Errorf("the local platform's daemon (pid %d) is gone", p.pid)
+	d := p.d()
+	if d.cmd == nil {
+		if !reaper.Alive(d.pid) {
+			return fmt.Errorf("the local platform's daemon (pid %d) is gone", d.pid)
 		}
 		return nil
 	}
 	select {
-	case <-p.exited:
-		return fmt.Errorf("the local platform's daemon (pid %d) ended (%v): %s", p.cmd.Process.Pid, p.cmd.ProcessState,
+	case <-d.exited:
+		return fmt.Errorf("the local platform's daemon (pid %d) ended (%v): %s", d.cmd.Process.Pid, d.cmd.ProcessState,
 			logTail(filepath.Join(p.wdir, "platform.log")))
 	default:
 		return nil
@@ -173,13 +189,14 @@ func (p *Platform) Lost() error {
 
 // lostAfter waits up to d for the daemon to be seen gone (a broken control
 // connection comes before the exit status) and returns Lost.
-func (p *Platform) lostAfter(d time.Duration) error {
-	if p.cmd == nil {
+func (p *Platform) lostAfter(wait time.Duration) error {
+	d := p.d()
+	if d.cmd == nil {
 		return p.Lost()
 	}
 	select {
-	case <-p.exited:
-	case <-time.After(d):
+	case <-d.exited:
+	case <-time.After(wait):
 	}
 	return p.Lost()
 }
@@ -187,40 +204,69 @@ func (p *Platform) lostAfter(d time.Duration) error {
 // Close stops the daemon (which stops its instances), waits for it, and
 // kills anything still carrying the run's marker.
 func (p *Platform) Close(ctx context.Context) error {
-	if p.cmd == nil {
+	d := p.d()
+	if d.cmd == nil {
 		return p.shutdownConnected(ctx)
 	}
-	_ = p.parent.Close() // EOF on the daemon's stdin: it shuts down in order
+	return p.stop(ctx, d)
+}
+
+// stop ends a daemon this process started (and whatever carries the run's marker).
+func (p *Platform) stop(ctx context.Context, d *daemon) error {
+	_ = d.parent.Close() // EOF on the daemon's stdin: it shuts down in order
 	select {
-	case <-p.exited:
+	case <-d.exited:
 	case <-time.After(15 * time.Second):
-		p.kill()
+		d.kill()
 	case <-ctx.Done():
-		p.kill()
+		d.kill()
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: close: %w", err)
 	}
 	// What a daemon that was killed could not remove itself.
-	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.cmd.Process.Pid)), removeStage(p.wdir))
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, d.cmd.Process.Pid)), removeStage(p.wdir))
 }
 
-func (p *Platform) kill() {
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	<-p.exited
+func (d *daemon) kill() {
+	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	<-d.exited
 }
 
 // shutdownConnected stops a daemon this process did not start.
 func (p *Platform) shutdownConnected(ctx context.Context) error {
+	d := p.d()
 	_ = p.call(ctx, http.MethodPost, "/system/shutdown", nil, nil)
 	deadline := time.Now().Add(15 * time.Second)
-	for reaper.Alive(p.pid) && time.Now().Before(deadline) {
+	for reaper.Alive(d.pid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	_ = syscall.Kill(p.pid, syscall.SIGKILL)
+	_ = syscall.Kill(d.pid, syscall.SIGKILL)
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
 		return fmt.Errorf("local: down: %w", err)
 	}
-	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, p.pid)), removeStage(p.wdir))
+	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, d.pid)), removeStage(p.wdir))
+}
+
+// Restart implements platform.Restarter: the daemon is stopped (its
+// instances with it) and a new one started with the same configuration. Its
+// gateway listens on a new port: Endpoint says the new one. A daemon this
+// process did not start (platform local up) is not restarted.
+func (p *Platform) Restart(ctx context.Context) (string, error) {
+	old := p.d()
+	if old.cmd == nil || p.start == nil {
+		return "", errors.New("local: a daemon this process did not start (platform local up) is not restarted")
+	}
+	stopCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := p.stop(stopCtx, old); err != nil {
+		return "", fmt.Errorf("local: restart: stop pid %d: %w", old.cmd.Process.Pid, err)
+	}
+	d, _, err := startDaemon(ctx, *p.start)
+	if err != nil {
+		return "", fmt.Errorf("local: restart: %w", err)
+	}
+	p.cur.Store(d)
+	return fmt.Sprintf("local platform daemon restarted (pid %d, then %d)", old.cmd.Process.Pid, d.cmd.Process.Pid), nil
 }

@@ -167,10 +167,10 @@ func TestStageIsPrivateAndRemoved(t *testing.T) {
 	if st.Mode().Perm()&0o007 != 0 {
 		t.Errorf("stage %s mode %v: open to others", stageDir, st.Mode().Perm())
 	}
-	if err := p.cmd.Process.Kill(); err != nil {
+	if err := p.d().cmd.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
-	<-p.exited
+	<-p.d().exited
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,82 @@
+package kube
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// RestartedAtAnnotation is the pod-template annotation a restart sets, as
+// `kubectl rollout restart` sets kubectl.kubernetes.io/restartedAt: a new
+// template, so the Deployment controller replaces every pod.
+const RestartedAtAnnotation = "faasbench.dev/restarted-at"
+
+// RestartDeployments restarts every Deployment of namespace that selector
+// matches (empty: all) the way `kubectl rollout restart` does, and returns
+// once each has rolled out: its controller saw the new template, and all
+// its replicas are new and available (old pods gone). It returns the names
+// restarted. A namespace without Deployments is an error: a platform
+// restart that restarts nothing would be a silent no-op.
+func (c *Cluster) RestartDeployments(ctx context.Context, namespace, selector string, timeout time.Duration) ([]string, error) {
+	list, err := c.Client.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return nil, fmt.Errorf("list the Deployments of %s: %w", namespace, err)
+	}
+	if len(list.Items) == 0 {
+		return nil, fmt.Errorf("no Deployment in namespace %s (selector %q) to restart", namespace, selector)
+	}
+	at := time.Now().UTC().Format(time.RFC3339Nano)
+	patch := fmt.Sprintf(`{"spec":{"template":{"metadata":{"annotations":{%q:%q}}}}}`, RestartedAtAnnotation, at)
+	names := make([]string, 0, len(list.Items))
+	for _, d := range list.Items {
+		if _, err := c.Client.AppsV1().Deployments(namespace).Patch(ctx, d.Name, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+			return names, fmt.Errorf("restart Deployment %s/%s: %w", namespace, d.Name, err)
+		}
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+	var waiting []string
+	err = Poll(ctx, timeout, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+		waiting = waiting[:0]
+		for _, name := range names {
+			d, err := c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return false, fmt.Errorf("Deployment %s/%s: %w", namespace, name, err)
+			}
+			if !RolledOut(d, at) {
+				waiting = append(waiting, fmt.Sprintf("%s (%d of %d new, %d available, %d in all)", name,
+					d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas))
+			}
+		}
+		return len(waiting) == 0, nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return names, fmt.Errorf("restart in %s: not rolled out after %v: %s", namespace, timeout, strings.Join(waiting, ", "))
+	}
+	return names, err
+}
+
+func want(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+// RolledOut says whether d runs the template restarted at `at` on every
+// replica, each available, and no old pod is left (kubectl rollout status's
+// test, with the restart's mark checked too).
+func RolledOut(d *appsv1.Deployment, at string) bool {
+	if d.Spec.Template.Annotations[RestartedAtAnnotation] != at || d.Status.ObservedGeneration < d.Generation {
+		return false
+	}
+	n := want(d)
+	return d.Status.UpdatedReplicas == n && d.Status.AvailableReplicas == n && d.Status.Replicas == n
+}

@@ -1,0 +1,85 @@
+//go:build kube
+
+package kube_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// A restart replaces every pod of the namespace's Deployments (the
+// selected ones only) and returns once the new ones are available.
+func TestRestartDeploymentsReplacesEveryPod(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	ctx := ctxT(t)
+	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
+	for _, d := range []struct {
+		fn string
+		n  int32
+	}{{"ctl", 2}, {"act", 1}, {"other", 1}} {
+		dep := deployment(cl, "run-r", d.fn, d.n)
+		if d.fn == "other" {
+			dep = deployment(cl, "run-s", d.fn, d.n)
+		}
+		if _, err := deps.Create(ctx, dep, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods := func(run string) map[string]bool {
+		out := map[string]bool{}
+		err := kube.Poll(ctx, time.Minute, 100*time.Millisecond, func(c2 context.Context) (bool, error) {
+			list, err := cl.Client.CoreV1().Pods(cl.Namespace).List(c2, metav1.ListOptions{LabelSelector: kube.Selector(run, "")})
+			if err != nil {
+				return false, err
+			}
+			clear(out)
+			for _, p := range list.Items {
+				if p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+					return false, nil
+				}
+				out[p.Name] = true
+			}
+			return len(out) > 0, nil
+		})
+		if err != nil {
+			t.Fatalf("pods of %s: %v", run, err)
+		}
+		return out
+	}
+	before, otherBefore := pods("run-r"), pods("run-s")
+	if len(before) != 3 {
+		t.Fatalf("pods before: %v", before)
+	}
+	names, err := cl.RestartDeployments(ctx, cl.Namespace, kube.Selector("run-r", ""), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, ",") != "act,ctl" {
+		t.Errorf("restarted %v, want act and ctl", names)
+	}
+	after := pods("run-r")
+	if len(after) != 3 {
+		t.Errorf("pods after: %v, want 3 (old ones gone)", after)
+	}
+	for p := range after {
+		if before[p] {
+			t.Errorf("pod %s survived the restart", p)
+		}
+	}
+	for p := range pods("run-s") {
+		if !otherBefore[p] {
+			t.Errorf("pod %s of an unselected Deployment was replaced", p)
+		}
+	}
+	if _, err := cl.RestartDeployments(ctx, cl.Namespace, kube.Selector("run-none", ""), time.Second); err == nil || !strings.Contains(err.Error(), "no Deployment") {
+		t.Errorf("restart of nothing: %v, want an error saying there is no Deployment", err)
+	}
+}
