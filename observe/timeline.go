@@ -18,8 +18,11 @@ type Timeline struct {
 	Events     []platform.ReplicaEvent `json:"events"`
 	// Hosts are the hosts' own CPU and memory (the platform's CPU set, or
 	// the cluster's nodes), when the platform can say.
-	Hosts    []HostSample `json:"hosts,omitempty"`
-	Warnings []string     `json:"warnings,omitempty"`
+	Hosts []HostSample `json:"hosts,omitempty"`
+	// Components are the platform's own components (its footprint), when
+	// the platform can say.
+	Components []ComponentSample `json:"components,omitempty"`
+	Warnings   []string          `json:"warnings,omitempty"`
 }
 
 // HostSample is one host at one moment.
@@ -95,6 +98,10 @@ func (r *TimelineRecorder) loop() {
 	if hosts != nil {
 		hosts.sample(ctx, r.tl.Start) // the baseline of the first interval
 	}
+	comps := newComponentRates(r.p)
+	if comps != nil {
+		comps.sample(ctx, r.tl.Start)
+	}
 	for {
 		select {
 		case <-r.stop:
@@ -105,6 +112,13 @@ func (r *TimelineRecorder) loop() {
 			if hs := hosts.sample(ctx, r.tl.Start); len(hs) > 0 {
 				r.mu.Lock()
 				r.tl.Hosts = append(r.tl.Hosts, hs...)
+				r.mu.Unlock()
+			}
+		}
+		if comps != nil {
+			if cs := comps.sample(ctx, r.tl.Start); len(cs) > 0 {
+				r.mu.Lock()
+				r.tl.Components = append(r.tl.Components, cs...)
 				r.mu.Unlock()
 			}
 		}

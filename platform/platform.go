@@ -189,6 +189,24 @@ type HostSampler interface {
 	SampleHosts(ctx context.Context) ([]HostUsage, error)
 }
 
+// ComponentUsage is one of the platform's own processes or pods (its
+// gateway, controller, autoscaler, activator...), not a function's: the
+// platform's footprint.
+type ComponentUsage struct {
+	At        time.Time `json:"at"`
+	Component string    `json:"component"`
+	Instance  string    `json:"instance"`
+	// CPUNs is cumulative CPU time; MemoryBytes the working set (RSS).
+	CPUNs       int64 `json:"cpu_ns"`
+	MemoryBytes int64 `json:"memory_bytes"`
+}
+
+// ComponentSampler is an optional capability: the platform's own
+// components' use now (its footprint idle and under load).
+type ComponentSampler interface {
+	SampleComponents(ctx context.Context) ([]ComponentUsage, error)
+}
+
 // ResourceSampler is an optional capability: per-instance usage now.
 type ResourceSampler interface {
 	SampleResources(ctx context.Context, name string) (FunctionUsage, error)

@@ -73,11 +73,15 @@ func Methodology(r Run) []Principle {
 			costed = costed || e.Cost != nil
 		}
 	}
+	own := ""
+	if f := r.Summary.IdleFootprint; f != nil {
+		own = fmt.Sprintf("; the platform's own components idle: %s cores, %s MiB (under load: each row)", fmtNum(f.CPUCores), fmtNum(f.MemoryMiB))
+	}
 	switch {
 	case costed:
-		add("P8 cost", "yes", "CPU- and GB-seconds per million successful invocations, used and allocated, priced with the spec's cost model")
+		add("P8 cost", "yes", "CPU- and GB-seconds per million successful invocations, used and allocated, priced with the spec's cost model%s", own)
 	case sampled:
-		add("P8 cost", "partly", "CPU- and GB-seconds per million successful invocations; no price model (cost: {vcpu_hour, gb_hour, per_million_requests})")
+		add("P8 cost", "partly", "CPU- and GB-seconds per million successful invocations; no price model (cost: {vcpu_hour, gb_hour, per_million_requests})%s", own)
 	default:
 		add("P8 cost", "no", "no resource samples over the cells: the platform reports none, or the cells are shorter than the 1 s sampling")
 	}

@@ -418,8 +418,9 @@ func efficiencyLine(cs []results.Cell) string {
 			}
 		}
 	}
+	own := platformLine(cs)
 	if len(cpu) == 0 {
-		return ""
+		return own
 	}
 	out := fmt.Sprintf("per million successful invocations: %s CPU-s and %s GB-s used", fmtNum(aggregate(cpu).Median), fmtNum(aggregate(gb).Median))
 	if len(cpuA) > 0 && len(gbA) > 0 {
@@ -430,6 +431,32 @@ func efficiencyLine(cs []results.Cell) string {
 		if len(alloc) > 0 {
 			out += fmt.Sprintf(", %s %s allocated", fmtNum(aggregate(alloc).Median), cur)
 		}
+	}
+	if own != "" {
+		out += "; " + own
+	}
+	return out
+}
+
+// platformLine is the platform's own footprint under a key's load: the
+// median over its repetitions of the components' mean CPU and memory, and
+// of their CPU-seconds per million successful invocations.
+func platformLine(cs []results.Cell) string {
+	var cores, mib, perM []float64
+	for _, c := range cs {
+		if f := c.PlatformFootprint; f != nil {
+			cores, mib = append(cores, f.CPUCores), append(mib, f.MemoryMiB)
+			if f.PerMillionCPUSeconds != nil {
+				perM = append(perM, *f.PerMillionCPUSeconds)
+			}
+		}
+	}
+	if len(cores) == 0 {
+		return ""
+	}
+	out := fmt.Sprintf("the platform's own components under this load: %s cores, %s MiB", fmtNum(aggregate(cores).Median), fmtNum(aggregate(mib).Median))
+	if len(perM) > 0 {
+		out += fmt.Sprintf(" (%s CPU-s per million invocations)", fmtNum(aggregate(perM).Median))
 	}
 	return out
 }

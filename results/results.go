@@ -82,6 +82,9 @@ type Summary struct {
 	Keys []Key `json:"keys,omitempty"`
 	// Until is how adaptive repetitions ended (spec until).
 	Until *UntilOutcome `json:"until,omitempty"`
+	// IdleFootprint is the platform's own components' use with the
+	// functions deployed and no load (platform.idle_window).
+	IdleFootprint *Footprint `json:"idle_footprint,omitempty"`
 }
 
 // Requests counts requests by fate. Total = Succeeded + Failed; Aborted
@@ -174,6 +177,9 @@ type Cell struct {
 	// Efficiency is what the cell's successful invocations cost in
 	// resources (and money, with the spec's price model).
 	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	// PlatformFootprint is the platform's own components' use under the
+	// cell's load (platforms that report it).
+	PlatformFootprint *Footprint `json:"platform_footprint,omitempty"`
 	// Capacity is kind capacity's step: its rate, verdict and goodput.
 	Capacity *CapacityStep `json:"capacity,omitempty"`
 	// Generators are the processes a split load ran on (load.generators).

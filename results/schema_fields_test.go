@@ -44,13 +44,18 @@ func TestSchemaKnowsCapacityEfficiencyAndElasticity(t *testing.T) {
 		Capacity: &CapacityStep{Phase: "search", Step: 1, RateRPS: 10, Verdict: Meets, Reason: "p99 12 ms", QuantileMs: &q, QuantileHiMs: &hi, GoodputRPS: 9.9},
 		Efficiency: &Efficiency{CPUSecondsUsed: 1, GBSecondsUsed: 0.1, CPUSecondsAllocated: &alloc, Samples: 3,
 			PerMillion: EfficiencyPerMillion{CPUSecondsUsed: 100, GBSecondsUsed: 10}, Cost: &Cost{Currency: "USD", PerMillionUsed: 0.2}},
+		PlatformFootprint: &Footprint{Seconds: 2, Samples: 2, CPUCores: 0.3, CPUSeconds: 0.6, MemoryMiB: 80, PerMillionCPUSeconds: &alloc,
+			Components: []ComponentFootprint{{Component: "activator", CPUCores: 0.3, MemoryMiB: 80}}},
 	}
 	a := c
 	a.Kind, a.Capacity = "autoscale", nil
 	a.Scaling = &ScalingResult{Schedule: "constant:10", RequestsShare: map[string]float64{}, Samples: []ScalingSample{},
 		Elasticity: &Elasticity{InstanceRPS: 5, Seconds: 2, PeakRequired: 2, FirstNewS: &first, RequiredSeries: []int{2, 2}, SupplySeries: []int{1, 2}}}
 	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c, a},
-		Until: &UntilOutcome{Repetitions: 3, Met: true, Reason: "narrow"}}
+		Until:         &UntilOutcome{Repetitions: 3, Met: true, Reason: "narrow"},
+		IdleFootprint: &Footprint{Seconds: 2, Samples: 2, CPUCores: 0.01, CPUSeconds: 0.02, MemoryMiB: 70, Components: []ComponentFootprint{}},
+		Keys: []Key{{Key: "f/c=1", Reps: 3, Spread: []stats.Spread{{Percentile: "p99", PerRepetitionMs: []float64{1, 2, 3}, BetweenCV: 0.5,
+			WithinHalfWidth: 0.1, BetweenOverWithin: 9.8}}}}}
 	doc, err := json.Marshal(s)
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,9 @@ func (c *cells) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if len(c.done) == 0 {
+		c.sum.IdleFootprint = c.idleFootprint(ctx, tl)
+	}
 	fmt.Fprintf(c.o.Log, "\n%-28s %10s %9s %9s %9s %9s  %s\n", "cell", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
 	prog := newProgress(c.o.Progress, len(c.cells), time.Now())
 	defer prog.stop()
@@ -101,6 +104,7 @@ func (c *cells) run(ctx context.Context) (err error) {
 		if out != nil {
 			out.Warnings = append(out.Warnings, contentionWarning(pc, len(c.platCPUs))...)
 			out.Efficiency = efficiencyOf(tl, out, c.deployed[pc.Function], c.sp.Cost)
+			out.PlatformFootprint = cellFootprint(tl, out)
 			if adaptive != nil && !out.Interrupted {
 				if err := c.log.decide(adaptive, *out, append(c.sum.Cells[:len(c.sum.Cells):len(c.sum.Cells)], *out)); err != nil {
 					return err

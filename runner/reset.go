@@ -66,6 +66,6 @@ func (c *cells) reset(ctx context.Context, pc plan.Cell) error {
 	}
 	rs := results.Reset{BeforeRepetition: pc.Repetition, Level: level, What: what, At: start, TookS: time.Since(start).Seconds()}
 	c.m.Resets = append(c.m.Resets, rs)
-	fmt.Fprintf(c.o.Log, "before repetition %d (%s): %s (%.1f s)\n", pc.Repetition, level, what, rs.TookS)
+	fmt.Fprintf(c.o.Log, "before repetition %d (%s): %s\n", pc.Repetition, level, what)
 	return c.dir.WriteJSON("manifest.json", c.m)
 }

@@ -70,6 +70,10 @@ type PlatformSpec struct {
 	Namespace  string `yaml:"namespace" json:"namespace,omitempty"`
 	// Options are platform-specific (docs/platforms/<name>.md).
 	Options map[string]string `yaml:"options" json:"options,omitempty"`
+	// IdleWindow is how long the platform's own footprint is sampled with
+	// the functions deployed and no load, before the first cell (absent:
+	// 2 s; 0s: not measured).
+	IdleWindow *Duration `yaml:"idle_window" json:"idle_window,omitempty"`
 }
 
 // FunctionSpec is one function to deploy.

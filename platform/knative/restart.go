@@ -53,3 +53,12 @@ func (p *Platform) Restart(ctx context.Context) (string, error) {
 	}
 	return fmt.Sprintf("Knative Serving restarted: every Deployment of %s rolled out new pods (%s)", ns, strings.Join(names, ", ")), nil
 }
+
+var _ platform.ComponentSampler = (*Platform)(nil)
+
+// SampleComponents implements platform.ComponentSampler: every pod of the
+// Serving namespace (controller, webhook, autoscaler, activator and the
+// ingress where it runs there), from the kubelets.
+func (p *Platform) SampleComponents(ctx context.Context) ([]platform.ComponentUsage, error) {
+	return p.Session.SampleNamespace(ctx, p.cfg.ServingNamespace)
+}

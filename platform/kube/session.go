@@ -102,6 +102,14 @@ func (s *Session) SampleResources(ctx context.Context, name string) (platform.Fu
 	return s.sampler.SampleResources(ctx, name)
 }
 
+// SampleNamespace is the footprint of the pods of namespace (summary.go).
+func (s *Session) SampleNamespace(ctx context.Context, namespace string) ([]platform.ComponentUsage, error) {
+	if s.sampler == nil {
+		return nil, errors.New("no resource usage source on this cluster")
+	}
+	return s.sampler.SampleNamespace(ctx, namespace)
+}
+
 // SampleHosts implements platform.HostSampler: each real node's CPU and memory (summary.go).
 func (s *Session) SampleHosts(ctx context.Context) ([]platform.HostUsage, error) {
 	if s.sampler == nil {

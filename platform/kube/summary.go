@@ -98,28 +98,38 @@ func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.Functi
 	if err != nil {
 		return platform.FunctionUsage{}, fmt.Errorf("pods of %s: %w", name, err)
 	}
+	us, err := s.kubeletPods(ctx, s.c.Namespace, pods.Items)
+	if err != nil {
+		return platform.FunctionUsage{}, err
+	}
+	return platform.FunctionUsage{At: now, Instances: us}, nil
+}
+
+// kubeletPods reads the kubelets' cumulative CPU and working set of pods (all of namespace), sorted
+// by name.
+func (s *Sampler) kubeletPods(ctx context.Context, namespace string, pods []corev1.Pod) ([]platform.InstanceUsage, error) {
 	want := map[string]bool{}
 	nodes := map[string]bool{}
-	for _, p := range pods.Items {
+	for _, p := range pods {
 		if p.Spec.NodeName != "" {
 			want[p.Name], nodes[p.Spec.NodeName] = true, true
 		}
 	}
-	fu := platform.FunctionUsage{At: now}
+	var out []platform.InstanceUsage
 	for node := range nodes {
 		// A pod on a simulated node uses nothing, and its node's address leads nowhere: not asked.
 		if sim, err := s.simulatedOnce(ctx, node); err != nil || sim {
 			if err != nil {
-				return platform.FunctionUsage{}, err
+				return nil, err
 			}
 			continue
 		}
 		sum, err := s.c.nodeSummary(ctx, node)
 		if err != nil {
-			return platform.FunctionUsage{}, err
+			return nil, err
 		}
 		for _, p := range sum.Pods {
-			if p.PodRef.Namespace != s.c.Namespace || !want[p.PodRef.Name] {
+			if p.PodRef.Namespace != namespace || !want[p.PodRef.Name] {
 				continue
 			}
 			// A pod the kubelet has not measured yet (its first stats come with cAdvisor's next
@@ -128,12 +138,43 @@ func (s *Sampler) fromKubelet(ctx context.Context, name string) (platform.Functi
 			if p.CPU == nil || p.CPU.UsageCoreNanoSeconds == nil || p.Memory == nil || p.Memory.WorkingSetBytes == nil || *p.Memory.WorkingSetBytes == 0 {
 				continue
 			}
-			fu.Instances = append(fu.Instances, platform.InstanceUsage{Instance: p.PodRef.Name,
+			out = append(out, platform.InstanceUsage{Instance: p.PodRef.Name,
 				CPUNs: int64(*p.CPU.UsageCoreNanoSeconds), MemoryBytes: int64(*p.Memory.WorkingSetBytes)})
 		}
 	}
-	sort.Slice(fu.Instances, func(i, j int) bool { return fu.Instances[i].Instance < fu.Instances[j].Instance })
-	return fu, nil
+	sort.Slice(out, func(i, j int) bool { return out[i].Instance < out[j].Instance })
+	return out, nil
+}
+
+// SampleNamespace is the platform's own footprint: every pod of namespace (a platform's
+// components: Knative's controller, activator, autoscaler, webhook, ingress), each named by its
+// "app" label (the pod's name without one), from the kubelets. Other sources are too coarse for it
+// (the metrics API's window) or not wired for it (Prometheus): an error says so.
+func (s *Sampler) SampleNamespace(ctx context.Context, namespace string) ([]platform.ComponentUsage, error) {
+	if s.source != SourceKubelet {
+		return nil, fmt.Errorf("the platform's own footprint is read from the kubelets' summary only (usage comes from %s here)", s.source)
+	}
+	now := time.Now()
+	pods, err := s.c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("pods of %s: %w", namespace, err)
+	}
+	app := map[string]string{}
+	for _, p := range pods.Items {
+		app[p.Name] = p.Labels["app"]
+		if app[p.Name] == "" {
+			app[p.Name] = p.Name
+		}
+	}
+	us, err := s.kubeletPods(ctx, namespace, pods.Items)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]platform.ComponentUsage, len(us))
+	for i, u := range us {
+		out[i] = platform.ComponentUsage{At: now, Component: app[u.Instance], Instance: u.Instance, CPUNs: u.CPUNs, MemoryBytes: u.MemoryBytes}
+	}
+	return out, nil
 }
 
 // SampleHosts reads every real node's own figures from its kubelet (simulated nodes have none):
