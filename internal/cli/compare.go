@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/report"
+	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
 )
 
@@ -17,8 +18,10 @@ func (a *app) compareCmd() *cobra.Command {
 		Use:   "compare RUN_A RUN_B",
 		Short: "Compare two runs cell by cell: better, worse, equivalent or inconclusive, with intervals (Holm-corrected)",
 		Long: `Compare two run directories. Cells are paired by key (function and grid point, without the
-repetition); the repetition is the unit: each figure (throughput, p50, p99, error rate) is one value
-per repetition. For each, B relative to A with a 95 % interval (Welch's t on the logarithms), a p-value
+repetition); the repetition is the unit: each figure (throughput, p50, p99, error rate; where the
+runs have them, CPU- and GB-seconds and cost per million invocations, the platform's own CPU per
+million, autoscale cells' under- and over-provisioning, kind capacity's validated capacity) is one
+value per repetition. For each, B relative to A with a 95 % interval (Welch's t on the logarithms), a p-value
 adjusted for the number of tests (Holm), and a verdict: equivalent (the interval lies inside
 ±margin), better or worse (a difference beyond chance), or inconclusive, with the repetitions per
 run that would decide.`,
@@ -45,11 +48,15 @@ run that would decide.`,
 			cs := stats.Compare(tests, margin, alpha)
 			if a.json() {
 				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"a": args[0], "b": args[1], "margin": margin, "alpha": alpha,
-					"comparisons": cs, "only_a": onlyA, "only_b": onlyB})
+					"comparisons": cs, "only_a": onlyA, "only_b": onlyB,
+					"idle_footprint": map[string]any{"a": ra.Summary.IdleFootprint, "b": rb.Summary.IdleFootprint}})
 			}
 			w := a.env.Stdout
 			fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)\nmargin ±%.0f%%, α = %.2f, %d tests (Holm-corrected)\n\n", ra.Summary.Name, args[0], rb.Summary.Name, args[1], 100*margin, alpha, len(cs))
-			fmt.Fprintf(w, "%-36s %-10s %6s %12s %12s %9s %21s  %s\n", "cell", "metric", "reps", "A median", "B median", "B/A-1", "95% interval", "verdict")
+			if fa, fb := ra.Summary.IdleFootprint, rb.Summary.IdleFootprint; fa != nil || fb != nil {
+				fmt.Fprintf(w, "the platform's own components idle (one window per run, not tested): A %s; B %s\n\n", idleText(fa), idleText(fb))
+			}
+			fmt.Fprintf(w, "%-36s %-20s %6s %12s %12s %9s %21s  %s\n", "cell", "metric", "reps", "A median", "B median", "B/A-1", "95% interval", "verdict")
 			counts := map[string]int{}
 			for _, c := range cs {
 				counts[c.Verdict]++
@@ -58,7 +65,7 @@ run that would decide.`,
 					rel = fmt.Sprintf("%+.1f%%", 100**c.RelDiff)
 					ci = fmt.Sprintf("[%+.1f%%, %+.1f%%]", 100**c.Lo, 100**c.Hi)
 				}
-				fmt.Fprintf(w, "%-36s %-10s %3d/%-2d %12.4g %12.4g %9s %21s  %s\n", c.Key, c.Metric, c.A.N, c.B.N, c.A.Median, c.B.Median, rel, ci, c.Verdict)
+				fmt.Fprintf(w, "%-36s %-20s %3d/%-2d %12.4g %12.4g %9s %21s  %s\n", c.Key, c.Metric, c.A.N, c.B.N, c.A.Median, c.B.Median, rel, ci, c.Verdict)
 				if c.Verdict == stats.Inconclusive {
 					fmt.Fprintf(w, "%-36s   %s\n", "", c.Reason)
 				}
@@ -92,4 +99,12 @@ func rankLine(r *stats.RankTest) string {
 		out += "; " + r.Note
 	}
 	return out
+}
+
+// idleText words a run's idle footprint.
+func idleText(f *results.Footprint) string {
+	if f == nil {
+		return "not measured"
+	}
+	return fmt.Sprintf("%.3f cores, %.0f MiB", f.CPUCores, f.MemoryMiB)
 }

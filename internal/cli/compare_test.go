@@ -29,6 +29,7 @@ func fakeRun(t *testing.T, name string, rps []float64) string {
 		c.SuccessLatencyMs = stats.Percentiles{Count: 1000, P50: &p50}
 		sum.Cells = append(sum.Cells, c)
 	}
+	sum.IdleFootprint = &results.Footprint{Seconds: 2, Samples: 2, CPUCores: 0.005, MemoryMiB: 44, Components: []results.ComponentFootprint{}}
 	if err := d.WriteJSON("summary.json", sum); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestCompareCommand(t *testing.T) {
 	few := fakeRun(t, "c", []float64{900, 1300, 1100})
 	code, out, _ = runCLI(t, "compare", a, few)
 	if code != 0 || !strings.Contains(out, "inconclusive") || !strings.Contains(out, "repetitions per run would decide") ||
-		!strings.Contains(out, "rank test: Mann-Whitney p = ") {
+		!strings.Contains(out, "rank test: Mann-Whitney p = ") || !strings.Contains(out, "idle (one window per run, not tested): A 0.005 cores, 44 MiB; B 0.005 cores, 44 MiB") {
 		t.Errorf("3 noisy repetitions: %d\n%s", code, out)
 	}
 	if code, _, e := runCLI(t, "compare", a, faster, "--margin", "5"); code != 2 || !strings.Contains(e, "--margin") {
