@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/stats"
 )
 
 // hlogFile is a cell's histogram file in the run directory.
@@ -28,8 +30,37 @@ func (c *Cell) writeHlog(res *load.Result) error {
 			entries = append(entries, hist.LogEntry{Tag: cl.String(), Histogram: h})
 		}
 	}
-	return c.writeHlogEntries(res.Start, res.Elapsed, entries)
+	if err := c.writeHlogEntries(res.Start, res.Elapsed, entries); err != nil {
+		return err
+	}
+	return c.writeWindows(res)
 }
+
+// writeWindows keeps a cell's per-second latency buckets (the seconds in
+// which a request completed): the second level of the bootstrap of its
+// key's headline interval (stats.AcrossRepsAndWindows).
+func (c *Cell) writeWindows(res *load.Result) error {
+	b := stats.Buckets{LowestNs: load.WindowLowestNs, PerOctave: load.WindowPerOctave, Seconds: [][]uint32{}}
+	for i := range res.Windows {
+		if res.Windows[i].Completed() > 0 {
+			b.Seconds = append(b.Seconds, res.Windows[i].Buckets())
+		}
+	}
+	data, err := json.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("windows: %w", err)
+	}
+	if err := c.Dir.WriteFile(windowsFile(c.Plan.ID), data); err != nil {
+		return fmt.Errorf("windows: %w", err)
+	}
+	return nil
+}
+
+// latencyFiles are what writeHlog writes for a cell.
+func latencyFiles(cellID string) []string { return []string{hlogFile(cellID), windowsFile(cellID)} }
+
+// windowsFile is a cell's per-second buckets file in the run directory.
+func windowsFile(cellID string) string { return filepath.Join("windows", results.WindowsName(cellID)) }
 
 func (c *Cell) writeHlogEntries(start time.Time, elapsed time.Duration, entries []hist.LogEntry) error {
 	for i := range entries {

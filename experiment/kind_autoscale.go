@@ -132,7 +132,7 @@ func (autoscale) Levels() []plan.Level { return []plan.Level{{Suffix: "/autoscal
 func (autoscale) FreshStart() {}
 
 func (autoscale) Files(c plan.Cell) []string {
-	return []string{hlogFile(c.ID)}
+	return latencyFiles(c.ID)
 }
 
 func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {

@@ -72,7 +72,7 @@ func (k batch) native(levels []plan.Level) []plan.Level {
 }
 
 func (batch) Files(c plan.Cell) []string {
-	return []string{hlogFile(c.ID)}
+	return latencyFiles(c.ID)
 }
 
 // items are the batch's request bodies: one per file of batch.files, or

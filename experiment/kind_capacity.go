@@ -63,7 +63,7 @@ func (k capacity) Levels() []plan.Level {
 		Params: plan.Params{{Name: "step", Value: "1"}, {Name: "phase", Value: "search"}}}}
 }
 
-func (k capacity) Files(c plan.Cell) []string { return []string{hlogFile(c.ID)} }
+func (k capacity) Files(c plan.Cell) []string { return latencyFiles(c.ID) }
 
 // stepLength is how long a step at rate runs: the spec's step (or
 // validation) length, made long enough for the percentile's minimum sample

@@ -23,7 +23,7 @@ func newSweep(sp spec.Spec) (Kind, error) { return sweep{load: sp.Load, seed: sp
 func (k sweep) Levels() []plan.Level { return plan.LoadLevels(k.load) }
 
 func (k sweep) Files(c plan.Cell) []string {
-	files := []string{hlogFile(c.ID)}
+	files := latencyFiles(c.ID)
 	if k.load.Records {
 		files = append(files, recordsFile(c.ID))
 	}

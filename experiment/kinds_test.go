@@ -20,12 +20,12 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 		first string
 		files []string
 	}{
-		{spec.KindSweep, nil, 8, "f/replicas=1/c=1/r=1", []string{"hlog/f_replicas1_c1_r1.hlog", "records/f_replicas1_c1_r1.parquet"}},
+		{spec.KindSweep, nil, 8, "f/replicas=1/c=1/r=1", []string{"hlog/f_replicas1_c1_r1.hlog", "windows/f_replicas1_c1_r1.json", "records/f_replicas1_c1_r1.parquet"}},
 		{spec.KindBaseline, func(s *spec.Spec) { s.Baseline.Via = []string{"gateway", "direct"} }, 16, "f/replicas=1/via=gateway/c=1/r=1",
-			[]string{"hlog/f_replicas1_viagateway_c1_r1.hlog", "records/f_replicas1_viagateway_c1_r1.parquet"}},
-		{spec.KindBatch, nil, 4, "f/replicas=1/batch/r=1", []string{"hlog/f_replicas1_batch_r1.hlog"}},
-		{spec.KindBatch, func(s *spec.Spec) { s.Batch.Burst = []int{100, 2000} }, 8, "f/replicas=1/burst=100/r=1", []string{"hlog/f_replicas1_burst100_r1.hlog"}},
-		{spec.KindAutoscale, nil, 4, "f/replicas=1/autoscale/r=1", []string{"hlog/f_replicas1_autoscale_r1.hlog"}},
+			[]string{"hlog/f_replicas1_viagateway_c1_r1.hlog", "windows/f_replicas1_viagateway_c1_r1.json", "records/f_replicas1_viagateway_c1_r1.parquet"}},
+		{spec.KindBatch, nil, 4, "f/replicas=1/batch/r=1", []string{"hlog/f_replicas1_batch_r1.hlog", "windows/f_replicas1_batch_r1.json"}},
+		{spec.KindBatch, func(s *spec.Spec) { s.Batch.Burst = []int{100, 2000} }, 8, "f/replicas=1/burst=100/r=1", []string{"hlog/f_replicas1_burst100_r1.hlog", "windows/f_replicas1_burst100_r1.json"}},
+		{spec.KindAutoscale, nil, 4, "f/replicas=1/autoscale/r=1", []string{"hlog/f_replicas1_autoscale_r1.hlog", "windows/f_replicas1_autoscale_r1.json"}},
 		{spec.KindColdStart, nil, 4, "f/replicas=1/cold/r=1", []string{"hlog/f_replicas1_cold_r1.hlog"}},
 		{spec.KindColdStart, func(s *spec.Spec) { s.ColdStart.Idle = []spec.Duration{1e9, 2e9} }, 8, "f/replicas=1/idle=1s/r=1", nil},
 	} {

@@ -24,6 +24,23 @@ const (
 	windowLowestNs = 1000
 )
 
+// The geometry of a window's buckets: bucket b holds the latencies in
+// (WindowLowestNs·2^(b/WindowPerOctave), WindowLowestNs·2^((b+1)/WindowPerOctave)].
+const (
+	WindowLowestNs  = windowLowestNs
+	WindowPerOctave = windowPerOct
+)
+
+// Buckets is a copy of the window's latency bucket counts (every class),
+// without the empty buckets after the last one used.
+func (w *Window) Buckets() []uint32 {
+	n := len(w.buckets)
+	for n > 0 && w.buckets[n-1] == 0 {
+		n--
+	}
+	return append([]uint32(nil), w.buckets[:n]...)
+}
+
 func windowBucket(ns int64) int {
 	if ns <= windowLowestNs {
 		return 0

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"os"
@@ -60,7 +61,15 @@ func PoolKeys(dir string, cells []Cell) []Key {
 		}
 		if key.Note == "" {
 			key.SuccessLatencyMs = stats.Of(pooled)
-			key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
+			// Two levels where every repetition kept its seconds' buckets;
+			// over the repetitions alone otherwise.
+			key.SuccessLatencyMs.Intervals = nil
+			if ws, ok := cellWindows(dir, cs); ok {
+				key.SuccessLatencyMs.Intervals = stats.AcrossRepsAndWindows(hs, ws, seedOf(k))
+			}
+			if key.SuccessLatencyMs.Intervals == nil {
+				key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
+			}
 			key.Spread = stats.SpreadOf(hs)
 			if len(cs) < 2 {
 				key.Note = "one repetition: no interval across repetitions (the cell has the within-run one)"
@@ -111,6 +120,27 @@ func cellHists(dir string, cs []Cell) ([]*hist.Histogram, error) {
 		hs = append(hs, h)
 	}
 	return hs, nil
+}
+
+// cellWindows reads each cell's per-second buckets (windows/<cell>.json);
+// false when a cell has none (a coldstart cell, a run written before them).
+func cellWindows(dir string, cs []Cell) ([]stats.Buckets, bool) {
+	out := make([]stats.Buckets, 0, len(cs))
+	for _, c := range cs {
+		if c.Cold != nil {
+			return nil, false
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "windows", WindowsName(c.ID)))
+		if err != nil {
+			return nil, false
+		}
+		var w stats.Buckets
+		if err := json.Unmarshal(b, &w); err != nil {
+			return nil, false
+		}
+		out = append(out, w)
+	}
+	return out, true
 }
 
 // seedOf seeds a key's bootstrap, so that a summary rewritten from the same

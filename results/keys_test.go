@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,48 @@ func TestPoolKeysGivesTheHeadlineIntervals(t *testing.T) {
 	}
 	if err := ValidateSummary(doc); err != nil {
 		t.Fatalf("a summary with keys and intervals: %v", err)
+	}
+}
+
+// Where every repetition kept its seconds' buckets, the headline interval
+// is the two-level bootstrap; a key missing one repetition's file keeps the
+// bootstrap over repetitions.
+func TestPoolKeysUsesTheSecondsWhenKept(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "windows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var cells []Cell
+	for _, key := range []string{"f/c=1", "f/c=2"} {
+		for rep, ms := range []float64{10, 11, 12} {
+			c := keyCell(key, rep+1)
+			writeHlog(t, dir, c.ID, ms, 1000)
+			cells = append(cells, c)
+			if key == "f/c=2" && rep == 2 {
+				continue // no windows file for this repetition
+			}
+			// Ten seconds of 100 requests, in the bucket of ms milliseconds (1 µs · 2^(b/4)).
+			b := int(4 * math.Log2(ms*1e3))
+			sec := make([]uint32, b+1)
+			sec[b] = 100
+			w := stats.Buckets{LowestNs: 1000, PerOctave: 4}
+			for range 10 {
+				w.Seconds = append(w.Seconds, sec)
+			}
+			data, _ := json.Marshal(w)
+			if err := os.WriteFile(filepath.Join(dir, "windows", WindowsName(c.ID)), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	keys := PoolKeys(dir, cells)
+	if m := keys[0].SuccessLatencyMs.Intervals.P50.Method; m != stats.MethodBootstrapRepsWindows {
+		t.Errorf("every repetition with its seconds: %s", m)
+	}
+	if m := keys[1].SuccessLatencyMs.Intervals.P50.Method; m != stats.MethodBootstrapReps {
+		t.Errorf("a repetition without its seconds: %s", m)
+	}
+	if iv := keys[0].SuccessLatencyMs.Intervals.P50; iv.Lo > 10.01 || iv.Hi < 11.99 {
+		t.Errorf("two levels %+v: the repetitions' medians 10, 11, 12 ms are the spread", iv)
 	}
 }

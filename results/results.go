@@ -293,6 +293,13 @@ func HlogName(cellID string) string {
 	return strings.NewReplacer("/", "_", "=", "", "?", "", "&", "_").Replace(cellID) + ".hlog"
 }
 
+// WindowsName is the file of a cell's per-second latency buckets (JSON,
+// stats.Buckets) under the run directory's windows/: the second level of
+// the headline interval's bootstrap.
+func WindowsName(cellID string) string {
+	return strings.TrimSuffix(HlogName(cellID), ".hlog") + ".json"
+}
+
 // RecordsName is the file of a cell's per-request records (Parquet) under
 // the run directory's records/.
 func RecordsName(cellID string) string {
