@@ -58,13 +58,15 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		}
 		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d}, fn.Target)
 	}
-	if wu := k.load.Warmup.D(); wu > 0 {
-		if _, err := run(wu, 0, nil); err != nil {
-			return nil, fmt.Errorf("warm-up: %w", err)
-		}
-		if ctx.Err() != nil {
-			return nil, nil
-		}
+	warm, err := warmUp(ctx, k.load, func(d time.Duration) (*load.Result, error) {
+		dr, err := run(d, 0, nil)
+		return dr.Result, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("warm-up: %w", err)
+	}
+	if ctx.Err() != nil {
+		return nil, nil
 	}
 	dr, err := run(k.load.Duration.D(), k.load.Requests, sink)
 	if err != nil {
@@ -84,6 +86,10 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		return nil, nil
 	}
 	out := CellFigures(pc, c.Platform.Name(), k.load.Model, res, dr.Generator, dr.Cores)
+	out.Warmup = warm
+	if warm != nil && !warm.Steady {
+		out.Warnings = append(out.Warnings, "warm-up: "+warm.Reason)
+	}
 	dr.Split.Apply(&out)
 	if err := c.writeHlog(res); err != nil {
 		return nil, err

@@ -59,6 +59,14 @@ type Manifest struct {
 	Resets []Reset `json:"resets,omitempty"`
 }
 
+// Warmup is an adaptive warm-up's outcome: how long it ran and whether the
+// load was steady when the measured part began, and why.
+type Warmup struct {
+	Seconds float64 `json:"seconds"`
+	Steady  bool    `json:"steady"`
+	Reason  string  `json:"reason"`
+}
+
 // Reset is one reset between repetitions: the functions removed (to be
 // deployed again), and the platform's components restarted at level restart.
 type Reset struct {
@@ -177,6 +185,8 @@ type Cell struct {
 	// Efficiency is what the cell's successful invocations cost in
 	// resources (and money, with the spec's price model).
 	Efficiency *Efficiency `json:"efficiency,omitempty"`
+	// Warmup is what an adaptive warm-up (load.warmup_max) did.
+	Warmup *Warmup `json:"warmup,omitempty"`
 	// PlatformFootprint is the platform's own components' use under the
 	// cell's load (platforms that report it).
 	PlatformFootprint *Footprint `json:"platform_footprint,omitempty"`

@@ -193,8 +193,13 @@ type LoadSpec struct {
 	Duration    Duration `yaml:"duration" json:"duration"`
 	Requests    int64    `yaml:"requests" json:"requests,omitempty"`
 	Warmup      Duration `yaml:"warmup" json:"warmup"`
-	Cooldown    Duration `yaml:"cooldown" json:"cooldown"`
-	Timeout     Duration `yaml:"timeout" json:"timeout"`
+	// WarmupMax makes the warm-up adaptive: after Warmup, it goes on a
+	// second at a time until the per-second throughput and median latency
+	// are steady (the steady-state test: MSER and Mann-Kendall), at most
+	// this long in all (0: a fixed warm-up of Warmup).
+	WarmupMax Duration `yaml:"warmup_max" json:"warmup_max,omitempty"`
+	Cooldown  Duration `yaml:"cooldown" json:"cooldown"`
+	Timeout   Duration `yaml:"timeout" json:"timeout"`
 	// KeepAlive reuses connections (default true); false opens one per request.
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
 	// Records writes every request of every cell to records/<cell>.parquet.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/faasbench/faasbench/stats"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -267,6 +268,14 @@ func (p *Parsed) Validate(k Known) error {
 	}
 	nonNeg("load.duration", l.Duration)
 	nonNeg("load.warmup", l.Warmup)
+	if wm := l.WarmupMax.D(); wm != 0 {
+		switch {
+		case wm < l.Warmup.D()+time.Duration(stats.WarmupMinSteps)*time.Second || wm > 10*time.Minute:
+			add("load.warmup_max", "%v: want at least load.warmup + %d s (the seconds an adaptive warm-up is judged on), at most 10m", l.WarmupMax, stats.WarmupMinSteps)
+		case s.Kind != KindSweep && s.Kind != KindBaseline:
+			add("load.warmup_max", "kind %s: an adaptive warm-up applies to kinds sweep and baseline", s.Kind)
+		}
+	}
 	nonNeg("load.cooldown", l.Cooldown)
 	if l.Timeout.D() < time.Millisecond {
 		add("load.timeout", "%v: want at least 1ms", l.Timeout)

@@ -105,3 +105,29 @@ func TestUntilIsValidatedByField(t *testing.T) {
 		}
 	}
 }
+
+func TestWarmupMaxAndBetweenRepetitionsAreValidatedByField(t *testing.T) {
+	check := func(y string) error {
+		p, err := Parse("w.yaml", []byte(y))
+		if err == nil {
+			err = p.Validate(known)
+		}
+		return err
+	}
+	withLoad := func(extra string) string {
+		return strings.Replace(good, "  duration: 3s\n", "  duration: 3s\n"+extra, 1)
+	}
+	if err := check(withLoad("  warmup: 1s\n  warmup_max: 30s\n") + "between_repetitions: redeploy\n"); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	for y, want := range map[string]string{
+		withLoad("  warmup: 1s\n  warmup_max: 5s\n"):      "load.warmup_max",
+		withLoad("  warmup_max: 11m\n"):                   "load.warmup_max",
+		withLoad("  warmup_max: 30s\n") + "kind: batch\n": "load.warmup_max: kind batch",
+		good + "between_repetitions: reboot\n":            "between_repetitions",
+	} {
+		if err := check(y); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %s", y, err, want)
+		}
+	}
+}
