@@ -443,8 +443,10 @@ func efficiencyLine(cs []results.Cell) string {
 // of their CPU-seconds per million successful invocations.
 func platformLine(cs []results.Cell) string {
 	var cores, mib, perM []float64
+	coarse := false
 	for _, c := range cs {
 		if f := c.PlatformFootprint; f != nil {
+			coarse = coarse || f.Note != ""
 			cores, mib = append(cores, f.CPUCores), append(mib, f.MemoryMiB)
 			if f.PerMillionCPUSeconds != nil {
 				perM = append(perM, *f.PerMillionCPUSeconds)
@@ -457,6 +459,9 @@ func platformLine(cs []results.Cell) string {
 	out := fmt.Sprintf("the platform's own components under this load: %s cores, %s MiB", fmtNum(aggregate(cores).Median), fmtNum(aggregate(mib).Median))
 	if len(perM) > 0 {
 		out += fmt.Sprintf(" (%s CPU-s per million invocations)", fmtNum(aggregate(perM).Median))
+	}
+	if coarse {
+		out += "; its CPU is not to be trusted: the source's counters refresh less often than the cell (see summary.json)"
 	}
 	return out
 }

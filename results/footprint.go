@@ -18,6 +18,10 @@ type Footprint struct {
 	// PerMillionCPUSeconds is a cell's platform CPU-seconds per million
 	// successful invocations (absent idle, or without a success).
 	PerMillionCPUSeconds *float64 `json:"per_million_cpu_seconds,omitempty"`
+	// Note says when the CPU figure is not to be trusted: the components'
+	// CPU counters did not move in most samples (a source that refreshes
+	// less often than the window: the kubelets' summary, about every 10 s).
+	Note string `json:"note,omitempty"`
 }
 
 // ComponentFootprint is one component's mean use over a Footprint's window.

@@ -95,7 +95,11 @@ func printKeys(w io.Writer, keys []results.Key) {
 		}
 		fmt.Fprintf(w, "%-32s %4d  %-26s  %-26s  %s\n", k.Key, k.Reps, withInterval(p.P50, p50), withInterval(p.P99, p99), k.SpreadText("p99"))
 	}
-	fmt.Fprintln(w, "intervals: bootstrap over whole repetitions (each cell's within-run order-statistic interval is in summary.json);")
+	how := stats.MethodBootstrapReps
+	if iv := many[0].SuccessLatencyMs.Intervals; iv != nil && iv.P50 != nil {
+		how = iv.P50.Method
+	}
+	fmt.Fprintf(w, "intervals: %s (each cell's within-run order-statistic interval is in summary.json);\n", how)
 	fmt.Fprintln(w, "between reps: the repetitions' CV, and how many times the within-run standard error it is (about 1: they differ by sampling noise only)")
 }
 

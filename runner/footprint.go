@@ -15,18 +15,30 @@ import (
 // before the first cell, when the spec does not say (platform.idle_window).
 const defaultIdleWindow = 2 * time.Second
 
+// idleWindowMax bounds the idle window while it waits for two samples.
+const idleWindowMax = 15 * time.Second
+
+// ticksOf are the sampling instants of samples.
+func ticksOf(samples []observe.ComponentSample) map[int64]bool {
+	out := map[int64]bool{}
+	for _, s := range samples {
+		out[s.TMs] = true
+	}
+	return out
+}
+
 // footprint adds up component samples taken every interval: the mean use
 // per sampling instant (every component together, and each one).
 func footprint(samples []observe.ComponentSample, interval time.Duration) *results.Footprint {
 	if len(samples) == 0 {
 		return nil
 	}
-	ticks := map[int64]bool{}
+	ticks := map[int64]float64{} // sampling instant -> every component's cores
 	type sum struct{ cores, mib float64 }
 	by := map[string]*sum{}
 	f := &results.Footprint{}
 	for _, s := range samples {
-		ticks[s.TMs] = true
+		ticks[s.TMs] += s.CPUCores
 		if by[s.Component] == nil {
 			by[s.Component] = &sum{}
 		}
@@ -45,6 +57,15 @@ func footprint(samples []observe.ComponentSample, interval time.Duration) *resul
 		f.Components = append(f.Components, results.ComponentFootprint{Component: name, CPUCores: s.cores / n, MemoryMiB: s.mib / n})
 	}
 	sort.Slice(f.Components, func(i, j int) bool { return f.Components[i].Component < f.Components[j].Component })
+	still := 0
+	for _, cores := range ticks {
+		if cores == 0 {
+			still++
+		}
+	}
+	if 2*still > len(ticks) {
+		f.Note = fmt.Sprintf("the components' CPU counters did not move in %d of %d samples: their source refreshes less often than this window (the kubelets' summary: about every 10 s); the CPU figure is not to be trusted", still, len(ticks))
+	}
 	return f
 }
 
@@ -77,9 +98,19 @@ func (c *cells) idleFootprint(ctx context.Context, tl *observe.TimelineRecorder)
 		return nil
 	case <-time.After(window):
 	}
+	// A cluster's samples may come slower than the window: wait for two, up to idleWindowMax.
+	for end := time.Now().Add(idleWindowMax - window); time.Now().Before(end) && ctx.Err() == nil; {
+		if s, _ := tl.ComponentWindow(from, time.Since(tl.Started()).Milliseconds()); len(s) > 0 && len(ticksOf(s)) >= 2 {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 	f := footprint(tl.ComponentWindow(from, time.Since(tl.Started()).Milliseconds()))
 	if f != nil {
 		fmt.Fprintf(c.o.Log, "platform idle: %.3f cores, %.0f MiB (%d components, %.0f s)\n", f.CPUCores, f.MemoryMiB, len(f.Components), f.Seconds)
+		if f.Note != "" {
+			fmt.Fprintln(c.o.Log, "  "+f.Note)
+		}
 	}
 	return f
 }

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -29,5 +30,18 @@ func TestFootprintAddsUpComponentSamples(t *testing.T) {
 	}
 	if footprint(nil, time.Second) != nil {
 		t.Error("no sample: want no footprint")
+	}
+}
+
+// Counters that did not move in most samples (a source coarser than the
+// window) make the CPU figure untrusted, and the footprint says so.
+func TestFootprintSaysWhenTheCountersStoodStill(t *testing.T) {
+	f := footprint([]observe.ComponentSample{
+		{TMs: 1000, Component: "activator", CPUCores: 0, MemoryMiB: 30},
+		{TMs: 2000, Component: "activator", CPUCores: 0, MemoryMiB: 30},
+		{TMs: 3000, Component: "activator", CPUCores: 0.9, MemoryMiB: 30},
+	}, time.Second)
+	if !strings.Contains(f.Note, "did not move in 2 of 3 samples") {
+		t.Errorf("note %q", f.Note)
 	}
 }

@@ -38,7 +38,11 @@ func (p *Platform) Restart(ctx context.Context) (string, error) {
 		"apiVersion": ServiceGVR.GroupVersion().String(), "kind": "Service",
 		"metadata": map[string]any{"name": "faasbench-restart-probe", "namespace": p.Namespace()},
 		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
-			"containers": []any{map[string]any{"image": "faasbench/hello-go:local"}}}}},
+			"containers": []any{map[string]any{"image": "faasbench/hello-go:local",
+				// As the functions' own: Knative's webhook warns of a container without it.
+				"securityContext": map[string]any{"allowPrivilegeEscalation": false, "runAsNonRoot": true,
+					"capabilities":   map[string]any{"drop": []any{"ALL"}},
+					"seccompProfile": map[string]any{"type": "RuntimeDefault"}}}}}}},
 	}}
 	var last error
 	err = kube.Poll(ctx, time.Minute, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
