@@ -48,7 +48,7 @@ func (c *Cluster) RestartDeployments(ctx context.Context, namespace, selector st
 		for _, name := range names {
 			d, err := c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
-				return false, fmt.Errorf("Deployment %s/%s: %w", namespace, name, err)
+				return false, fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
 			}
 			if !RolledOut(d, at) {
 				waiting = append(waiting, fmt.Sprintf("%s (%d of %d new, %d available, %d in all)", name,
