@@ -2,23 +2,15 @@ package knative
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/faasbench/faasbench/platform"
-	"github.com/faasbench/faasbench/platform/kube"
 )
 
 var _ platform.Restarter = (*Platform)(nil)
-
-// restartTimeout bounds a restart of Serving's components (on the real
-// node, each Deployment's new pod is available in a few seconds).
-const restartTimeout = 5 * time.Minute
 
 // Restart implements platform.Restarter: every Deployment of the Serving
 // namespace (controller, webhook, autoscaler, activator and, where it runs
@@ -29,11 +21,6 @@ const restartTimeout = 5 * time.Minute
 // "failed calling webhook"). The autoscaler's and activator's state (their
 // metric windows, the activator's throttler) starts empty.
 func (p *Platform) Restart(ctx context.Context) (string, error) {
-	ns := p.cfg.ServingNamespace
-	names, err := p.Cluster.RestartDeployments(ctx, ns, "", restartTimeout)
-	if err != nil {
-		return "", fmt.Errorf("knative: restart: %w", err)
-	}
 	probe := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": ServiceGVR.GroupVersion().String(), "kind": "Service",
 		"metadata": map[string]any{"name": "faasbench-restart-probe", "namespace": p.Namespace()},
@@ -44,18 +31,13 @@ func (p *Platform) Restart(ctx context.Context) (string, error) {
 					"capabilities":   map[string]any{"drop": []any{"ALL"}},
 					"seccompProfile": map[string]any{"type": "RuntimeDefault"}}}}}}},
 	}}
-	var last error
-	err = kube.Poll(ctx, time.Minute, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
-		_, last = p.services().Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return last == nil, nil
+	return p.Session.RestartComponents(ctx, "Knative Serving", p.cfg.ServingNamespace, func(ctx context.Context) error {
+		_, err := p.services().Create(ctx, probe, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
+		if err != nil {
+			return fmt.Errorf("the webhook does not admit a Service yet: %w", err)
+		}
+		return nil
 	})
-	if errors.Is(err, kube.ErrTimeout) {
-		return "", fmt.Errorf("knative: restart: Serving's webhook did not admit a Service in 1 m: %v", last)
-	}
-	if err != nil {
-		return "", fmt.Errorf("knative: restart: %w", err)
-	}
-	return fmt.Sprintf("Knative Serving restarted: every Deployment of %s rolled out new pods (%s)", ns, strings.Join(names, ", ")), nil
 }
 
 var _ platform.ComponentSampler = (*Platform)(nil)

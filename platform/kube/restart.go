@@ -80,3 +80,33 @@ func RolledOut(d *appsv1.Deployment, at string) bool {
 	n := want(d)
 	return d.Status.UpdatedReplicas == n && d.Status.AvailableReplicas == n && d.Status.Replicas == n
 }
+
+// RestartComponents is a platform adapter's platform.Restarter: every
+// Deployment of namespace (the platform's components) restarted as
+// RestartDeployments does, then ready (nil: none) polled until it is nil,
+// for a minute at most, for what availability alone does not show (a
+// webhook behind its Service). It says what it restarted.
+func (s *Session) RestartComponents(ctx context.Context, platformName, namespace string, ready func(context.Context) error) (string, error) {
+	names, err := s.Cluster.RestartDeployments(ctx, namespace, "", restartTimeout)
+	if err != nil {
+		return "", fmt.Errorf("%s: restart: %w", platformName, err)
+	}
+	if ready != nil {
+		var last error
+		err = Poll(ctx, time.Minute, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+			last = ready(ctx)
+			return last == nil, nil
+		})
+		if errors.Is(err, ErrTimeout) {
+			return "", fmt.Errorf("%s: restart: not serving 1 m after its Deployments rolled out: %v", platformName, last)
+		}
+		if err != nil {
+			return "", fmt.Errorf("%s: restart: %w", platformName, err)
+		}
+	}
+	return fmt.Sprintf("%s restarted: every Deployment of %s rolled out new pods (%s)", platformName, namespace, strings.Join(names, ", ")), nil
+}
+
+// restartTimeout bounds a restart's roll-out (on the real node, each of
+// Knative's Deployments has its new pod available in a few seconds).
+const restartTimeout = 5 * time.Minute

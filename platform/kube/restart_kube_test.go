@@ -4,6 +4,7 @@ package kube_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,27 @@ func TestRestartDeploymentsReplacesEveryPod(t *testing.T) {
 	}
 	if _, err := cl.RestartDeployments(ctx, cl.Namespace, kube.Selector("run-none", ""), time.Second); err == nil || !strings.Contains(err.Error(), "no Deployment") {
 		t.Errorf("restart of nothing: %v, want an error saying there is no Deployment", err)
+	}
+}
+
+// A platform's restart (RestartComponents, what every adapter's Restart
+// is) waits for its readiness check after the roll-out, and says what it
+// restarted.
+func TestRestartComponentsWaitsUntilReady(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	ctx := ctxT(t)
+	if _, err := cl.Client.AppsV1().Deployments(cl.Namespace).Create(ctx, deployment(cl, "run-c", "gateway", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s := &kube.Session{Cluster: cl}
+	calls := 0
+	said, err := s.RestartComponents(ctx, "Stand-in", cl.Namespace, func(context.Context) error {
+		if calls++; calls < 3 {
+			return fmt.Errorf("not yet")
+		}
+		return nil
+	})
+	if err != nil || calls != 3 || !strings.Contains(said, "Stand-in restarted: every Deployment of "+cl.Namespace) || !strings.Contains(said, "gateway") {
+		t.Errorf("restart: %q %v after %d readiness calls", said, err, calls)
 	}
 }

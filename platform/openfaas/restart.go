@@ -1,0 +1,25 @@
+package openfaas
+
+import (
+	"context"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+var (
+	_ platform.Restarter        = (*Platform)(nil)
+	_ platform.ComponentSampler = (*Platform)(nil)
+)
+
+// Restart implements platform.Restarter: every Deployment of OpenFaaS's own
+// namespace (the gateway, its provider (faas-netes), NATS and the queue worker) rolls out new pods, as `kubectl rollout restart` does,
+// and the restart returns once each has all its replicas new and available.
+func (p *Platform) Restart(ctx context.Context) (string, error) {
+	return p.Session.RestartComponents(ctx, "OpenFaaS", p.cfg.OpenFaaSNamespace, nil)
+}
+
+// SampleComponents implements platform.ComponentSampler: every pod of
+// OpenFaaS's own namespace, from the kubelets.
+func (p *Platform) SampleComponents(ctx context.Context) ([]platform.ComponentUsage, error) {
+	return p.Session.SampleNamespace(ctx, p.cfg.OpenFaaSNamespace)
+}
