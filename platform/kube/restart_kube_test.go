@@ -34,7 +34,8 @@ func TestRestartDeploymentsReplacesEveryPod(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pods := func(run string) map[string]bool {
+	// pods waits until run has exactly n pods, all running, none terminating.
+	pods := func(run string, n int) map[string]bool {
 		out := map[string]bool{}
 		err := kube.Poll(ctx, time.Minute, 100*time.Millisecond, func(c2 context.Context) (bool, error) {
 			list, err := cl.Client.CoreV1().Pods(cl.Namespace).List(c2, metav1.ListOptions{LabelSelector: kube.Selector(run, "")})
@@ -48,17 +49,14 @@ func TestRestartDeploymentsReplacesEveryPod(t *testing.T) {
 				}
 				out[p.Name] = true
 			}
-			return len(out) > 0, nil
+			return len(list.Items) == n && len(out) == n, nil
 		})
 		if err != nil {
-			t.Fatalf("pods of %s: %v", run, err)
+			t.Fatalf("pods of %s: %v (want %d running, have %v)", run, err, n, out)
 		}
 		return out
 	}
-	before, otherBefore := pods("run-r"), pods("run-s")
-	if len(before) != 3 {
-		t.Fatalf("pods before: %v", before)
-	}
+	before, otherBefore := pods("run-r", 3), pods("run-s", 1)
 	names, err := cl.RestartDeployments(ctx, cl.Namespace, kube.Selector("run-r", ""), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -66,16 +64,13 @@ func TestRestartDeploymentsReplacesEveryPod(t *testing.T) {
 	if strings.Join(names, ",") != "act,ctl" {
 		t.Errorf("restarted %v, want act and ctl", names)
 	}
-	after := pods("run-r")
-	if len(after) != 3 {
-		t.Errorf("pods after: %v, want 3 (old ones gone)", after)
-	}
+	after := pods("run-r", 3)
 	for p := range after {
 		if before[p] {
 			t.Errorf("pod %s survived the restart", p)
 		}
 	}
-	for p := range pods("run-s") {
+	for p := range pods("run-s", 1) {
 		if !otherBefore[p] {
 			t.Errorf("pod %s of an unselected Deployment was replaced", p)
 		}
