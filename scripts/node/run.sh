@@ -52,8 +52,10 @@ start containerd containerd --config "$DIR/etc/containerd.toml"
 for _ in $(seq 1 300); do [ -S "$DIR/containerd/containerd.sock" ] && break; sleep 0.1; done
 ctr --address "$DIR/containerd/containerd.sock" -n k8s.io images import --no-unpack "$DIR/images/pause.tar" \
   > "$DIR/logs/import-pause.log" 2>&1 || fail "containerd could not import the pause image (logs/import-pause.log)"
+# --housekeeping-interval 1s: cAdvisor refreshes each container's CPU counters every second instead of
+# every 10 s, so the kubelets' summary (faasbench's per-pod CPU, every second) moves every second.
 start kubelet "$K/kubelet" --config "$DIR/etc/kubelet.yaml" --kubeconfig "$KC" --root-dir "$DIR/kubelet" \
-  --hostname-override "$NODE_NAME" --node-ip "$NODE_IP" --cert-dir "$DIR/pki/kubelet-certs"
+  --hostname-override "$NODE_NAME" --node-ip "$NODE_IP" --cert-dir "$DIR/pki/kubelet-certs" --housekeeping-interval 1s
 start kube-proxy "$K/kube-proxy" --kubeconfig "$KC" --hostname-override "$NODE_NAME" --proxy-mode iptables \
   --cluster-cidr "$POD_CIDR" --iptables-localhost-nodeports=false --conntrack-max-per-core 0 \
   --conntrack-tcp-timeout-established 0 --conntrack-tcp-timeout-close-wait 0 \
