@@ -120,7 +120,7 @@ func TestCapacityKeysNameEachStep(t *testing.T) {
 	if got := rateSuffix(200, "validate", 3); got != "/rate=200/validate/step=3" {
 		t.Errorf("validation: %q", got)
 	}
-	if capacityBase("hello-go/workers=2/rate=200/validate/step=3") != "hello-go/workers=2" {
+	if results.CapacityBase("hello-go/workers=2/rate=200/validate/step=3") != "hello-go/workers=2" {
 		t.Error("the base of a capacity key")
 	}
 }

@@ -167,11 +167,11 @@ func within(h *hist.Histogram, ms float64) int64 {
 
 // Next adds the search's next step after done, or ends the search.
 func (k capacity) Next(done results.Cell, all []results.Cell) (Decision, error) {
-	base := capacityBase(done.Key)
+	base := results.CapacityBase(done.Key)
 	var steps []searchStep
 	last := 0
 	for _, c := range all {
-		if c.Capacity == nil || c.Repetition != done.Repetition || capacityBase(c.Key) != base {
+		if c.Capacity == nil || c.Repetition != done.Repetition || results.CapacityBase(c.Key) != base {
 			continue
 		}
 		steps = append(steps, searchStep{Rate: c.Capacity.RateRPS, Phase: c.Capacity.Phase, Verdict: c.Capacity.Verdict})
@@ -191,14 +191,6 @@ func (k capacity) Next(done results.Cell, all []results.Cell) (Decision, error) 
 	next.ID = fmt.Sprintf("%s/r=%d", next.Key, done.Repetition)
 	next.Params = setParam(setParam(append(plan.Params(nil), done.Params...), "step", strconv.Itoa(last+1)), "phase", phase)
 	return Decision{Add: []plan.Cell{next}, Reason: fmt.Sprintf("%s: %s", base, why)}, nil
-}
-
-// capacityBase is a capacity cell's key without its rate and phase.
-func capacityBase(key string) string {
-	if i := strings.LastIndex(key, "/rate="); i >= 0 {
-		return key[:i]
-	}
-	return key
 }
 
 func setParam(ps plan.Params, name, value string) plan.Params {

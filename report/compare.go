@@ -2,7 +2,6 @@ package report
 
 import (
 	"sort"
-	"strings"
 
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
@@ -154,10 +153,7 @@ func Capacities(r Run) (map[string]map[int]float64, []string) {
 		if st == nil {
 			continue
 		}
-		base := c.Key
-		if i := strings.LastIndex(base, "/rate="); i >= 0 {
-			base = base[:i]
-		}
+		base := results.CapacityBase(c.Key)
 		if out[base] == nil {
 			out[base] = map[int]float64{}
 			order = append(order, base)

@@ -1,5 +1,7 @@
 package results
 
+import "strings"
+
 // CapacityStep is one step of kind capacity's search (or its validation
 // run): the rate it offered, what the SLO said of it, and the goodput.
 type CapacityStep struct {
@@ -30,3 +32,12 @@ const (
 	Misses  = "misses"
 	Invalid = "invalid"
 )
+
+// CapacityBase is a capacity cell's key without its rate and phase: the
+// search it belongs to (function and grid point).
+func CapacityBase(key string) string {
+	if i := strings.LastIndex(key, "/rate="); i >= 0 {
+		return key[:i]
+	}
+	return key
+}

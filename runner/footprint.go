@@ -18,15 +18,6 @@ const defaultIdleWindow = 2 * time.Second
 // idleWindowMax bounds the idle window while it waits for two samples.
 const idleWindowMax = 15 * time.Second
 
-// ticksOf are the sampling instants of samples.
-func ticksOf(samples []observe.ComponentSample) map[int64]bool {
-	out := map[int64]bool{}
-	for _, s := range samples {
-		out[s.TMs] = true
-	}
-	return out
-}
-
 // footprint adds up component samples taken every interval: the mean use
 // per sampling instant (every component together, and each one).
 func footprint(samples []observe.ComponentSample, interval time.Duration) *results.Footprint {
@@ -99,13 +90,11 @@ func (c *cells) idleFootprint(ctx context.Context, tl *observe.TimelineRecorder)
 	case <-time.After(window):
 	}
 	// A cluster's samples may come slower than the window: wait for two, up to idleWindowMax.
-	for end := time.Now().Add(idleWindowMax - window); time.Now().Before(end) && ctx.Err() == nil; {
-		if s, _ := tl.ComponentWindow(from, time.Since(tl.Started()).Milliseconds()); len(s) > 0 && len(ticksOf(s)) >= 2 {
-			break
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 	f := footprint(tl.ComponentWindow(from, time.Since(tl.Started()).Milliseconds()))
+	for end := time.Now().Add(idleWindowMax - window); (f == nil || f.Samples < 2) && time.Now().Before(end) && ctx.Err() == nil; {
+		time.Sleep(200 * time.Millisecond)
+		f = footprint(tl.ComponentWindow(from, time.Since(tl.Started()).Milliseconds()))
+	}
 	if f != nil {
 		fmt.Fprintf(c.o.Log, "platform idle: %.3f cores, %.0f MiB (%d components, %.0f s)\n", f.CPUCores, f.MemoryMiB, len(f.Components), f.Seconds)
 		if f.Note != "" {
