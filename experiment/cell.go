@@ -6,6 +6,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -49,6 +50,12 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 			c.Errors[cl.String()] = res.Counts[cl]
 		}
 	}
+	for st, n := range res.Statuses {
+		if c.Statuses == nil {
+			c.Statuses = map[string]int64{}
+		}
+		c.Statuses[strconv.Itoa(st)] = n
+	}
 	if ok := res.Latency[load.ClassOK]; ok != nil {
 		c.SuccessLatencyMs = stats.Of(ok)
 		c.SuccessLatencyMs.Intervals = stats.WithinRun(ok)
@@ -89,7 +96,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		c.Warnings = append(c.Warnings, "no request completed")
 	} else if c.Requests.Succeeded == 0 {
 		c.Valid = false
-		c.Warnings = append(c.Warnings, "no request succeeded")
+		c.Warnings = append(c.Warnings, noSuccessWarning)
 	}
 	if c.Requests.Failed > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d requests failed (%.2f%%)", c.Requests.Failed, c.Requests.Total,

@@ -135,6 +135,9 @@ func (autoscale) Files(c plan.Cell) []string {
 	return latencyFiles(c.ID)
 }
 
+// ColdFirst: the cell starts from the deployed scale; a probe would start an instance before it.
+func (autoscale) ColdFirst() bool { return true }
+
 func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	pc, fn := c.Plan, c.Measured()
 	var ex load.Executor

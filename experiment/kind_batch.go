@@ -71,6 +71,23 @@ func (k batch) native(levels []plan.Level) []plan.Level {
 		}})
 }
 
+// ProbeRequest: a batch of files sends files, not the function's own
+// request: the probe sends the first.
+func (k batch) ProbeRequest(c *Cell, t load.Target) (load.Target, error) {
+	if k.cfg.Files == "" {
+		return t, nil
+	}
+	items, err := k.items(c)
+	if err != nil {
+		return t, err
+	}
+	t.Body = items[0]
+	if t.Method == "" || t.Method == "GET" {
+		t.Method = "POST"
+	}
+	return t, nil
+}
+
 func (batch) Files(c plan.Cell) []string {
 	return latencyFiles(c.ID)
 }

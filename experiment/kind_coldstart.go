@@ -133,6 +133,9 @@ func percentilesOf(ms []float64) stats.Percentiles { return stats.Of(histOf(ms))
 // each cell is a point of the idle-time sweep instead.
 type coldStart struct{ cfg spec.ColdStartSpec }
 
+// ColdFirst: the first request of each cell is to be cold; no probe warms it.
+func (coldStart) ColdFirst() bool { return true }
+
 func newColdStart(sp spec.Spec) (Kind, error) { return coldStart{cfg: sp.ColdStart}, nil }
 
 func (k coldStart) Levels() []plan.Level {

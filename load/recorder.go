@@ -67,7 +67,10 @@ type Recorder struct {
 	// (HeaderPhases), per name, for successes.
 	Phases map[string]*hist.Histogram
 
-	Counts     [NumClasses]int64
+	Counts [NumClasses]int64
+	// Statuses counts the requests answered with each HTTP status (a
+	// request without a response has none), allocated on first use.
+	Statuses   map[int]int64
 	BytesOut   int64
 	BytesIn    int64
 	ColdStarts int64
@@ -163,6 +166,12 @@ func (r *Recorder) Record(s *Sample) {
 		orNew(&r.Lag).Record(int64(s.Sent - s.Intended))
 	}
 	r.Counts[c]++
+	if s.Status > 0 {
+		if r.Statuses == nil {
+			r.Statuses = make(map[int]int64, 2)
+		}
+		r.Statuses[s.Status]++ // an existing key: no allocation
+	}
 	r.BytesOut += s.BytesOut
 	r.BytesIn += s.BytesIn
 	if r.FirstSent < 0 || s.Sent < r.FirstSent {
@@ -247,6 +256,12 @@ func (r *Recorder) Merge(o *Recorder) error {
 	}
 	for i := range r.Counts {
 		r.Counts[i] += o.Counts[i]
+	}
+	for st, n := range o.Statuses {
+		if r.Statuses == nil {
+			r.Statuses = make(map[int]int64, len(o.Statuses))
+		}
+		r.Statuses[st] += n
 	}
 	r.BytesOut += o.BytesOut
 	r.BytesIn += o.BytesIn

@@ -248,6 +248,9 @@ func TestMergedSharesAreTheWholeAndSurviveTheWire(t *testing.T) {
 	if n := m.Latency[ClassOK].Count(); n != 300 {
 		t.Errorf("merged histogram counts %d", n)
 	}
+	if m.Statuses[200] != 300 || len(m.Statuses) != 1 {
+		t.Errorf("merged statuses %v, want 300 of 200", m.Statuses)
+	}
 	var hmax int64
 	for _, p := range parts {
 		hmax = max(hmax, p.Latency[ClassOK].Max())

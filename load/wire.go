@@ -28,6 +28,7 @@ type WireResult struct {
 	GwSetup     *hist.Wire             `json:"gw_setup,omitempty"`
 	Phases      map[string]*hist.Wire  `json:"phases,omitempty"`
 	Counts      [NumClasses]int64      `json:"counts"`
+	Statuses    map[int]int64          `json:"statuses,omitempty"`
 	BytesOut    int64                  `json:"bytes_out"`
 	BytesIn     int64                  `json:"bytes_in"`
 	ColdStarts  int64                  `json:"cold_starts"`
@@ -59,7 +60,7 @@ type WireWindow struct {
 // ToWire converts r for sending.
 func (r *Result) ToWire() (*WireResult, error) {
 	w := &WireResult{Version: WireVersion, Closed: r.Closed, Counts: r.Counts, BytesOut: r.BytesOut, BytesIn: r.BytesIn,
-		ColdStarts: r.ColdStarts, ColdKinds: r.ColdKinds, Instances: r.Instances,
+		ColdStarts: r.ColdStarts, ColdKinds: r.ColdKinds, Instances: r.Instances, Statuses: r.Statuses,
 		FirstSentNs: int64(r.FirstSent), LastDoneNs: int64(r.LastDone), StartUnixNs: r.Start.UnixNano(),
 		ElapsedNs: int64(r.Elapsed), Aborted: r.Aborted, Unsolicited: r.Unsolicited, Interrupted: r.Interrupted,
 		Workers: r.Workers, OfferedRate: r.OfferedRate, SpanNs: int64(r.ScheduleSpan), Offered: r.OfferedWindows, Batch: r.Batch}
@@ -117,6 +118,18 @@ func (w *WireResult) FromWire() (*Result, error) {
 		if n < 0 {
 			return nil, fmt.Errorf("result with a negative count %d", n)
 		}
+	}
+	if len(w.Statuses) > 500 {
+		return nil, fmt.Errorf("result with %d HTTP statuses: more than 500", len(w.Statuses))
+	}
+	for st, n := range w.Statuses {
+		if st < 100 || st > 599 || n < 0 {
+			return nil, fmt.Errorf("result with %d requests of HTTP status %d", n, st)
+		}
+		if r.Statuses == nil {
+			r.Statuses = make(map[int]int64, len(w.Statuses))
+		}
+		r.Statuses[st] = n
 	}
 	for k, v := range w.ColdKinds {
 		r.ColdKinds[k] = v

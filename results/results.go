@@ -57,6 +57,9 @@ type Manifest struct {
 	Resumed []time.Time `json:"resumed,omitempty"`
 	// Resets are what was reset between repetitions (spec between_repetitions).
 	Resets []Reset `json:"resets,omitempty"`
+	// Probes are the requests sent to each function before its first
+	// cell, to check that the function itself answers (experiment.Probe).
+	Probes []Probe `json:"probes,omitempty"`
 }
 
 // Warmup is an adaptive warm-up's outcome: how long it ran and whether the
@@ -129,6 +132,25 @@ type Window struct {
 	Steal        float64 `json:"steal"`
 }
 
+// Probe is one function's probe: one request before its first cell.
+type Probe struct {
+	Function  string  `json:"function"`
+	Status    int     `json:"status,omitempty"`
+	LatencyMs float64 `json:"latency_ms,omitempty"`
+	Instance  string  `json:"instance,omitempty"`
+	// Error says why the function's answer was not its own (empty: it was).
+	Error string `json:"error,omitempty"`
+}
+
+// Expectation is what a cell had to show to count as measured, and
+// whether it did: a cell whose expectation did not hold fails the run.
+type Expectation struct {
+	Rule string `json:"rule"`
+	Held bool   `json:"held"`
+	// Why says what broke it, in figures (empty when it held).
+	Why string `json:"why,omitempty"`
+}
+
 // Cell is the figures of one cell (one load run).
 type Cell struct {
 	plan.Cell
@@ -172,7 +194,11 @@ type Cell struct {
 	Windows     []Window         `json:"windows"`
 	Interrupted bool             `json:"interrupted"`
 	Valid       bool             `json:"valid"`
-	Warnings    []string         `json:"warnings"`
+	// Statuses counts the requests answered with each HTTP status.
+	Statuses map[string]int64 `json:"statuses,omitempty"`
+	// Expect is the cell's expectation (spec expect) and whether it held.
+	Expect   *Expectation `json:"expect,omitempty"`
+	Warnings []string     `json:"warnings"`
 	// DataPath is what the platform said its data path was (platform.PathReporter: Knative's
 	// activator in the path or not), or that the cell called an instance directly.
 	DataPath string `json:"data_path,omitempty"`

@@ -58,6 +58,9 @@ func (c *cells) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if err := c.probe(ctx); err != nil {
+		return err
+	}
 	if len(c.done) == 0 {
 		c.sum.IdleFootprint = c.idleFootprint(ctx, tl)
 	}
@@ -105,6 +108,10 @@ func (c *cells) run(ctx context.Context) (err error) {
 			out.Warnings = append(out.Warnings, contentionWarning(pc, len(c.platCPUs))...)
 			out.Efficiency = efficiencyOf(tl, out, c.deployed[pc.Function], c.sp.Cost)
 			out.PlatformFootprint = cellFootprint(tl, out)
+			experiment.Expect(c.sp.Expect, out)
+			if x := out.Expect; x != nil && !x.Held {
+				out.Warnings = append(out.Warnings, "expectation broken ("+x.Rule+"): "+x.Why)
+			}
 			if adaptive != nil && !out.Interrupted {
 				if err := c.log.decide(adaptive, *out, append(c.sum.Cells[:len(c.sum.Cells):len(c.sum.Cells)], *out)); err != nil {
 					return err

@@ -21,9 +21,15 @@ func (r *Run) finish(runErr error) error {
 	end := time.Now().UTC()
 	m, sum := r.m, r.sum
 	m.End = &end
+	if runErr == nil {
+		runErr = verdict(sum.Cells)
+	}
 	switch {
 	case runErr == nil:
 		m.Status = results.StatusComplete
+	case errors.Is(runErr, ErrNothingValid), errors.Is(runErr, ErrExpectation):
+		// Run to its end, but what it measured is not what it was to measure.
+		m.Status = results.StatusFailed
 	case len(sum.Cells) > 0 || errors.Is(runErr, ErrInterrupted):
 		m.Status = results.StatusPartial
 	default:

@@ -19,7 +19,11 @@ func optionsWith(t *testing.T, h http.Handler) Options {
 	t.Helper()
 	reg := platform.NewRegistry()
 	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
-		return &fakePlatform{srv: httptest.NewServer(h)}, nil
+		// A function of the contract: it names its instance.
+		return &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("X-Fb-Instance", "fake-1")
+			h.ServeHTTP(w, r)
+		}))}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,22 @@ type Vary struct {
 	Path        []string  `yaml:"path" json:"path,omitempty"`
 }
 
+// dimensions are the names a cell's grid values go by: the vary lists the
+// spec sets, the load level, and the kinds' own (via, idle, burst).
+func (v Vary) dimensions() []string {
+	d := []string{"concurrency", "rate", "replicas", "via", "idle", "burst"}
+	for _, x := range []struct {
+		name string
+		n    int
+	}{{"workers", len(v.Workers)}, {"mode", len(v.Mode)}, {"memory_mb", len(v.MemoryMB)}, {"cpus", len(v.CPUs)},
+		{"routing", len(v.Routing)}, {"payload_size", len(v.PayloadSize)}, {"path", len(v.Path)}} {
+		if x.n > 0 {
+			d = append(d, x.name)
+		}
+	}
+	return d
+}
+
 // BatchSpec is seed 000's coordinator: process a fixed set of items with
 // a bounded number of requests in flight, retrying failed items.
 type BatchSpec struct {

@@ -35,6 +35,8 @@ type Spec struct {
 	Platform  PlatformSpec   `yaml:"platform" json:"platform"`
 	Functions []FunctionSpec `yaml:"functions" json:"functions"`
 	Load      LoadSpec       `yaml:"load" json:"load"`
+	// Expect says what a cell must show to count as measured (expect.go).
+	Expect ExpectSpec `yaml:"expect" json:"expect,omitempty"`
 	// Repetitions is how many times every cell runs (with Until, the least).
 	Repetitions int `yaml:"repetitions" json:"repetitions"`
 	// Until adds repetitions, one round of every cell at a time, until the

@@ -307,6 +307,11 @@ func (p *Parsed) Validate(k Known) error {
 	default:
 		add("between_repetitions", "%q: want rerun, redeploy (every function deployed again) or restart (the platform's components too)", s.BetweenRepetitions)
 	}
+	fnNames := make([]string, 0, len(s.Functions))
+	for _, f := range s.Functions {
+		fnNames = append(fnNames, f.Name)
+	}
+	validateExpect(s.Expect, fnNames, s.Vary.dimensions(), add)
 	if s.Order != "interleaved" && s.Order != "shuffled" {
 		add("order", "%q: want interleaved or shuffled", s.Order)
 	}

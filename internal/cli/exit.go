@@ -10,8 +10,9 @@ import (
 // Exit codes (docs/cli.md).
 const (
 	ExitOK          = 0   // the command did what it was asked
-	ExitFailed      = 1   // the run failed (or finished partial because of an error)
-	ExitUsage       = 2   // bad input: flags, arguments or spec; nothing was started
+	ExitFailed      = 1   // the run failed: a function or platform not answering, a fault, a cell that broke its expectation
+	ExitUsage       = 2   // bad input: flags, arguments or spec, or a platform's refusal; found before anything started
+	ExitNothing     = 3   // the run ended, but nothing valid was measured
 	ExitInterrupted = 130 // SIGINT or SIGTERM: what was measured is kept, marked partial
 )
 

@@ -135,7 +135,8 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 
 // exitOf maps a runner's error to the exit code: 130 interrupted (what was
 // measured is kept), 2 bad input (before anything started, or a platform's
-// refusal of what the spec asked once it reached it), 1 anything else.
+// refusal of what the spec asked once it reached it), 3 nothing valid
+// measured, 1 anything else (a cell that broke its expectation too).
 func exitOf(err error) error {
 	switch {
 	case err == nil:
@@ -144,6 +145,8 @@ func exitOf(err error) error {
 		return withCode(ExitInterrupted, err)
 	case errors.Is(err, runner.ErrInput), errors.Is(err, platform.ErrRefused):
 		return withCode(ExitUsage, err)
+	case errors.Is(err, runner.ErrNothingValid):
+		return withCode(ExitNothing, err)
 	}
 	return withCode(ExitFailed, err)
 }

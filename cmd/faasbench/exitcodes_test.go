@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/faasbench/faasbench/results"
+)
+
+// The exit codes of docs/cli.md, on the local platform with the payload
+// function's real body limit (max_body): a function that refuses its probe
+// fails the run (1); cells whose every request is refused measure nothing
+// (3); the same cells declared to be refused with 413 are what the spec
+// asked (0); a run interrupted is 130 (TestInterruptKeepsResultsAndLeavesNoProcess),
+// a bad spec 2 (TestBadSpecFailsBeforeAnythingStarts).
+func TestExitCodesSayWhatWasMeasured(t *testing.T) {
+	const base = `version: 1
+name: e2e
+platform: {name: local}
+functions: [{workload: payload, language: python, settings: {max_body: "LIMIT"}}]
+vary: {payload_size: [50000]}
+load: {concurrency: [2], duration: 300ms, warmup: 0s}
+repetitions: 1
+`
+	for _, tc := range []struct {
+		name, limit, extra string
+		code               int
+		status             string
+		cells              int
+		want               string
+	}{
+		// The function's own request (10240 bytes) is over 1 KB: its probe gets the gateway's 413.
+		{"probe refused", "1KB", "", 1, "failed", 0, "did not give its own answer to its probe"},
+		{"every request refused", "20KB", "", 3, "failed", 1, "nothing valid was measured"},
+		{"refusal declared", "20KB", "expect:\n  cells: [{where: {payload_size: 50000}, status: 413}]\n", 0, "complete", 1, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := t.TempDir()
+			spec := strings.Replace(base, "LIMIT", tc.limit, 1) + tc.extra
+			cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, stderr.String())
+			}
+			dir := runDirOf(t, res)
+			var m results.Manifest
+			var s results.Summary
+			mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+			sb, _ := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if json.Unmarshal(mb, &m) != nil || json.Unmarshal(sb, &s) != nil {
+				t.Fatalf("manifest or summary unreadable in %s", dir)
+			}
+			if err := results.ValidateSummary(sb); err != nil {
+				t.Errorf("summary.json fails its schema: %v", err)
+			}
+			if string(m.Status) != tc.status || len(s.Cells) != tc.cells || len(m.Probes) != 1 {
+				t.Fatalf("status %s, %d cells, probes %+v", m.Status, len(s.Cells), m.Probes)
+			}
+			if tc.cells > 0 && s.Cells[0].Statuses["413"] != s.Cells[0].Requests.Total {
+				t.Errorf("cell statuses %v of %d requests, want every one 413", s.Cells[0].Statuses, s.Cells[0].Requests.Total)
+			}
+		})
+	}
+}

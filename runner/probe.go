@@ -1,0 +1,54 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/plan"
+)
+
+// probe sends each measured function its request once before the first
+// cell and fails the run, in the platform's own words, when the function
+// itself does not answer (a wrong route, an ingress's 404, a crashing
+// function): nothing is measured of a function that does not work. A kind
+// that measures a function's first request (experiment.ColdFirst) is not
+// probed: a probe would warm what it is about to measure cold.
+func (c *cells) probe(ctx context.Context) error {
+	if cf, ok := c.kind.(experiment.ColdFirst); ok && cf.ColdFirst() {
+		fmt.Fprintf(c.o.Log, "not probing the functions: kind %s measures their first requests\n", c.sp.Kind)
+		return nil
+	}
+	probed := map[string]bool{}
+	for _, pc := range c.cells {
+		if probed[pc.Function] || c.done[pc.ID] {
+			continue
+		}
+		probed[pc.Function] = true
+		// The function's own request, through the platform's gateway: the
+		// cell's grid values (a payload over the limit, via=direct) are the
+		// cells' to measure.
+		base := plan.Cell{ID: pc.ID, Function: pc.Function, Workload: pc.Workload, Language: pc.Language, Replicas: pc.Replicas}
+		fn, _, err := c.target(ctx, base)
+		if err != nil {
+			return fmt.Errorf("probe %s: %w", pc.Function, err)
+		}
+		if pk, ok := c.kind.(experiment.ProbeRequest); ok {
+			cell := &experiment.Cell{Plan: base, RunID: c.m.RunID, Platform: c.p, Catalog: c.o.Catalog, Dir: c.dir,
+				Functions: []experiment.Function{fn}, Path: c.specPath, CPUs: c.platCPUs}
+			if fn.Target, err = pk.ProbeRequest(cell, fn.Target); err != nil {
+				return fmt.Errorf("probe %s: %w", pc.Function, err)
+			}
+		}
+		pr, err := experiment.Probe(ctx, fn)
+		c.m.Probes = append(c.m.Probes, pr)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ErrInterrupted
+			}
+			return err
+		}
+		fmt.Fprintf(c.o.Log, "probe %s: HTTP %d in %.1f ms from instance %s\n", pc.Function, pr.Status, pr.LatencyMs, pr.Instance)
+	}
+	return nil
+}
