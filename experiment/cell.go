@@ -122,7 +122,8 @@ func windows(res *load.Result, gen []load.GeneratorWindow) []results.Window {
 		w := &res.Windows[i]
 		done := w.Completed()
 		sentSoFar += w.Sent
-		doneSoFar += done
+		// A request dropped for lag completes without being sent: not in flight.
+		doneSoFar += done - w.Counts[load.ClassGeneratorLag]
 		rw := results.Window{Second: i, Sent: w.Sent, Completed: done, Succeeded: w.Counts[load.ClassOK], Failed: done - w.Counts[load.ClassOK],
 			InFlight: max(sentSoFar-doneSoFar, 0), Errors: map[string]int64{}, GeneratorCPU: byS[i].CPU, Steal: byS[i].Steal}
 		if i < len(res.OfferedWindows) {

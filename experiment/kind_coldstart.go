@@ -83,6 +83,44 @@ func call(ctx context.Context, cl *http.Client, t load.Target) (reply, error) {
 	return r, nil
 }
 
+// startSlack is how far before the request's send an on-path start may
+// be stamped and still be the request's: the platform's stamp and the send
+// are read from the same host's wall clock, by two processes.
+const startSlack = 10 * time.Millisecond
+
+// verifyCold judges one forced call from both sources: it is a verified
+// cold start only when the reply was a success (200), the function says it
+// was cold, its instance was not seen before (and names itself), and the
+// platform records starting that very instance after the iteration began
+// (made cold at since) and, where the start is on the request's path, not
+// before the request was sent. Each condition alone unverifies a sample.
+func verifyCold(i int, r reply, seen map[string]bool, started []platform.StartedInstance, since time.Time, onPath bool) results.ColdSample {
+	smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
+		NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
+	for _, st := range started {
+		// The instance id is the platform's (a pod name), or "<pod name>-<pid>"
+		// where the platform cannot pass the pod name (Knative); OpenWhisk
+		// records the activation that started a container.
+		if r.instance == "" || !(st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation)) {
+			continue
+		}
+		switch {
+		case st.Started.IsZero() || st.Started.Before(since):
+			// Started before the iteration made the function cold: an
+			// instance that existed already, whatever the platform says.
+			continue
+		case onPath && !r.sent.IsZero() && st.Started.Before(r.sent.Add(-startSlack)):
+			// Started on demand, yet before the request that is said to have
+			// started it.
+			continue
+		}
+		smp.PlatformStarted = true
+		smp.Kind, smp.Phases = startOf(r, st, onPath)
+	}
+	smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
+	return smp
+}
+
 // phasesOf places the platform's record of the instance it started on the
 // request's time line: ms after the request was sent. A phase before the
 // send (an instance that was starting already) is kept as a negative
@@ -202,19 +240,8 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
-			NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
-		for _, st := range started {
-			// The instance id is the platform's (a pod name), or "<pod name>-<pid>"
-			// where the platform cannot pass the pod name (Knative); OpenWhisk
-			// records the activation that started a container.
-			if st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation) {
-				smp.PlatformStarted = true
-				smp.Kind, smp.Phases = startOf(r, st, how.OnPath)
-			}
-		}
+		smp := verifyCold(i, r, seen, started, since, how.OnPath)
 		seen[r.instance] = true
-		smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
 		if smp.Verified {
 			cr.Verified++
 			cr.Kinds[smp.Kind]++
@@ -320,7 +347,9 @@ func (k coldStart) idle(ctx context.Context, c *Cell, idle time.Duration) (*resu
 		cr.Samples = append(cr.Samples, smp)
 	}
 	cr.Iterations = len(cr.Samples)
-	cr.Verified = len(cold)
+	// The idle sweep reads the function's own cold flag alone: its count is
+	// flagged_cold, never verified (no platform record is asked for).
+	cr.FlaggedCold = len(cold)
 	cr.ColdMs, cr.WarmMs = percentilesOf(cold), percentilesOf(warm)
 	if cr.Iterations > 0 {
 		share := float64(len(cold)) / float64(cr.Iterations)

@@ -85,3 +85,48 @@ func TestColdSampleKindFollowsWhetherTheStartWasOnThePath(t *testing.T) {
 		t.Errorf("off the path: %q %+v", kind, ph)
 	}
 }
+
+// The verifier says yes only when every source agrees: each condition
+// alone, broken, unverifies a sample that is otherwise cold.
+func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
+	since := time.Now()
+	sent := since.Add(200 * time.Millisecond) // made cold, then sent
+	good := reply{sent: sent, status: 200, cold: true, instance: "pod-a", latency: 900 * time.Millisecond}
+	start := platform.StartedInstance{ID: "pod-a", Kind: "pod", Started: sent.Add(20 * time.Millisecond)}
+	type tc struct {
+		name    string
+		r       reply
+		seen    map[string]bool
+		started []platform.StartedInstance
+		onPath  bool
+		want    bool
+	}
+	with := func(f func(*reply)) reply { r := good; f(&r); return r }
+	startedAt := func(at time.Time) []platform.StartedInstance { s := start; s.Started = at; return []platform.StartedInstance{s} }
+	for _, c := range []tc{
+		{"verified: cold, new, started for the request", good, nil, []platform.StartedInstance{start}, true, true},
+		{"a failed reply", with(func(r *reply) { r.status = 503 }), nil, []platform.StartedInstance{start}, true, false},
+		{"a 2xx that is not 200", with(func(r *reply) { r.status = 202 }), nil, []platform.StartedInstance{start}, true, false},
+		{"no cold flag", with(func(r *reply) { r.cold = false }), nil, []platform.StartedInstance{start}, true, false},
+		{"an instance seen before", good, map[string]bool{"pod-a": true}, []platform.StartedInstance{start}, true, false},
+		{"no instance named", with(func(r *reply) { r.instance = "" }), nil, []platform.StartedInstance{{ID: "", Started: start.Started}}, true, false},
+		{"no start the platform recorded", good, nil, nil, true, false},
+		{"the platform started another instance", good, nil, []platform.StartedInstance{{ID: "pod-b", Kind: "pod", Started: start.Started}}, true, false},
+		{"a pod that existed before the iteration (off the path, where only this check holds)", good, nil, startedAt(since.Add(-time.Second)), false, false},
+		{"a pod that existed before the iteration", good, nil, startedAt(since.Add(-time.Second)), true, false},
+		{"a start with no time", good, nil, startedAt(time.Time{}), true, false},
+		{"an on-path start stamped before the send", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), true, false},
+		{"an off-path start before the send is the platform's way", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), false, true},
+		{"a pod name with the process id (Knative)", with(func(r *reply) { r.instance = "pod-a-17" }), nil, []platform.StartedInstance{start}, true, true},
+		{"a pod name that only begins alike", with(func(r *reply) { r.instance = "pod-ab" }), nil, []platform.StartedInstance{start}, true, false},
+	} {
+		seen := c.seen
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		smp := verifyCold(1, c.r, seen, c.started, since, c.onPath)
+		if smp.Verified != c.want {
+			t.Errorf("%s: verified %v, want %v (%+v)", c.name, smp.Verified, c.want, smp)
+		}
+	}
+}

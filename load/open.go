@@ -147,12 +147,21 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	if cut {
 		// What the schedule still had up to the deadline: not sent. A pure
 		// function of the index, so nothing was kept while running.
+		// They were offered all the same: they count in the schedule's span
+		// and offered windows, so the offered rate is the schedule's and
+		// the sent rate what went on the wire.
 		for i := scheduled; ; i++ {
 			off, ok := o.Schedule.Offset(i)
 			if !ok || off > o.Deadline {
 				break
 			}
 			w0.dropLate(off)
+			scheduled, last = i+1, off
+			wi := windowIndex(off)
+			for len(offered) <= wi {
+				offered = append(offered, 0)
+			}
+			offered[wi]++
 		}
 		w0.batch.flush()
 	}

@@ -152,3 +152,35 @@ func TestOpenPacingResolutionNeverSendsEarly(t *testing.T) {
 		t.Errorf("lag p90 %v with a 5 ms resolution", p90)
 	}
 }
+
+// An offered rate far over what the in-flight bound lets out: the schedule
+// cut at the deadline still counts as offered (the offered rate is the
+// schedule's), and sent is what went on the wire, in total and per second.
+func TestOpenSentIsWhatWentOnTheWire(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { time.Sleep(50 * time.Millisecond) }))
+	defer s.Close()
+	cl := NewClient(Options{Timeout: 2 * time.Second})
+	defer cl.Close()
+	o := Open{Schedule: Constant{Rate: 100000}, MaxInFlight: 10, Expected: time.Second, Deadline: time.Second}
+	res, err := o.Run(context.Background(), cl, Target{URL: s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var windowsSent, offered int64
+	for _, w := range res.Windows {
+		windowsSent += w.Sent
+	}
+	for _, n := range res.OfferedWindows {
+		offered += n
+	}
+	lag := res.Counts[ClassGeneratorLag]
+	if res.Sent() != res.Total()-lag || res.Sent() > 1000 || lag < 90000 {
+		t.Errorf("sent %d of %d (%d never sent): ten in flight at 50 ms each send about 200 in a second", res.Sent(), res.Total(), lag)
+	}
+	if windowsSent != res.Sent() {
+		t.Errorf("the windows say %d sent, the counts %d", windowsSent, res.Sent())
+	}
+	if res.OfferedRate < 95000 || res.OfferedRate > 105000 || offered != res.Total() || res.ScheduleSpan < 900*time.Millisecond {
+		t.Errorf("offered %.0f req/s over %v (%d offered in windows of %d), want the schedule's 100000 over about 1 s", res.OfferedRate, res.ScheduleSpan, offered, res.Total())
+	}
+}

@@ -180,7 +180,9 @@ func (r *Recorder) Record(s *Sample) {
 	if s.Done > r.LastDone {
 		r.LastDone = s.Done
 	}
-	r.window(s.Sent).Sent++
+	if c != ClassGeneratorLag { // a request dropped for lag never went on the wire
+		r.window(s.Sent).Sent++
+	}
 	r.window(s.Done).record(c, lat)
 	if s.Cold {
 		r.ColdStarts++

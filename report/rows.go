@@ -238,7 +238,7 @@ func detail(cs []results.Cell) string {
 			pick(func(c results.Cell) (float64, bool) { return c.Batch.MiBPerS, c.Batch != nil }),
 			pick(func(c results.Cell) (float64, bool) { return float64(c.Batch.Retries), c.Batch != nil }))
 	case c0.Cold != nil && c0.Cold.ColdShare != nil:
-		return fmt.Sprintf("after %.1f s idle, share of calls cold: %s", c0.Cold.IdleS,
+		return fmt.Sprintf("after %.1f s idle, share of calls the function flagged cold: %s", c0.Cold.IdleS,
 			pick(func(c results.Cell) (float64, bool) {
 				return *c.Cold.ColdShare, c.Cold != nil && c.Cold.ColdShare != nil
 			}))

@@ -66,8 +66,14 @@ func (p ColdPhases) Values() []*float64 {
 // ColdMs; samples that were not cold by both sources are kept, flagged.
 type ColdResult struct {
 	Iterations  int               `json:"iterations"`
-	Verified    int               `json:"verified"`
-	NotVerified int               `json:"not_verified"`
+	// Verified counts the forced calls cold by both sources (the function's
+	// flag on a new instance, the platform's record of starting it for the
+	// call); NotVerified the others.
+	Verified    int `json:"verified"`
+	NotVerified int `json:"not_verified"`
+	// FlaggedCold, in an idle sweep, counts the calls the function itself
+	// said were cold (its flag alone: not verified by the platform).
+	FlaggedCold int               `json:"flagged_cold,omitempty"`
 	Kinds       map[string]int64  `json:"kinds"`
 	ColdMs      stats.Percentiles `json:"cold_ms"`
 	WarmMs      stats.Percentiles `json:"warm_ms"`

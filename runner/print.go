@@ -31,7 +31,7 @@ func printRow(w io.Writer, c *results.Cell) {
 			b.ItemsPerS, b.MiBPerS, b.InFlight, b.Retries, b.Failed, mark)
 		return
 	case c.Cold != nil && c.Cold.ColdShare != nil:
-		fmt.Fprintf(w, "%-28s after %.1f s idle: %d of %d calls cold%s\n", c.ID, c.Cold.IdleS, c.Cold.Verified, c.Cold.Iterations, mark)
+		fmt.Fprintf(w, "%-28s after %.1f s idle: %d of %d calls flagged cold by the function%s\n", c.ID, c.Cold.IdleS, c.Cold.FlaggedCold, c.Cold.Iterations, mark)
 		return
 	case c.Cold != nil:
 		cr := c.Cold

@@ -230,6 +230,9 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	if res.Interrupted {
 		return withCode(ExitInterrupted, fmt.Errorf("interrupted"))
 	}
+	if !cell.Valid {
+		return withCode(ExitNothing, fmt.Errorf("nothing valid was measured: %s", strings.Join(cell.Warnings, "; ")))
+	}
 	return nil
 }
 

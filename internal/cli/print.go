@@ -24,7 +24,7 @@ func printLoad(a *app, c *results.Cell) {
 	fmt.Fprintf(w, "requests   %d (%d succeeded, %d failed, %d aborted) in %.3f s\n", c.Requests.Total, c.Requests.Succeeded, c.Requests.Failed, c.Requests.Aborted, c.ElapsedS)
 	fmt.Fprintf(w, "throughput %.1f successful req/s\n", c.ThroughputRPS)
 	if c.Model == "open" {
-		fmt.Fprintf(w, "rate       offered %.1f req/s, sent %.1f req/s\n", c.OfferedRPS, c.SentRPS)
+		fmt.Fprintf(w, "rate       offered %.1f req/s, sent %.1f req/s (on the wire; %d never sent: generator-lag)\n", c.OfferedRPS, c.SentRPS, c.Errors["generator-lag"])
 	}
 	fmt.Fprintln(w, line("latency (successes)", c.SuccessLatencyMs))
 	fmt.Fprintln(w, line("latency (all)", c.LatencyMs))
