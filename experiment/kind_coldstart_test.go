@@ -102,7 +102,11 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		want    bool
 	}
 	with := func(f func(*reply)) reply { r := good; f(&r); return r }
-	startedAt := func(at time.Time) []platform.StartedInstance { s := start; s.Started = at; return []platform.StartedInstance{s} }
+	startedAt := func(at time.Time) []platform.StartedInstance {
+		s := start
+		s.Started = at
+		return []platform.StartedInstance{s}
+	}
 	for _, c := range []tc{
 		{"verified: cold, new, started for the request", good, nil, []platform.StartedInstance{start}, true, true},
 		{"a failed reply", with(func(r *reply) { r.status = 503 }), nil, []platform.StartedInstance{start}, true, false},

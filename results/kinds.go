@@ -65,7 +65,7 @@ func (p ColdPhases) Values() []*float64 {
 // ColdResult is a coldstart cell's figures. Only verified samples are in
 // ColdMs; samples that were not cold by both sources are kept, flagged.
 type ColdResult struct {
-	Iterations  int               `json:"iterations"`
+	Iterations int `json:"iterations"`
 	// Verified counts the forced calls cold by both sources (the function's
 	// flag on a new instance, the platform's record of starting it for the
 	// call); NotVerified the others.
