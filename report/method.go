@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/faasbench/faasbench/results"
 )
 
 // Principle is one of the eight methodological principles of Papadopoulos
@@ -58,14 +60,12 @@ func Methodology(r Run) []Principle {
 		met = "yes"
 	}
 	add("P4 open access artifact", met, "the run directory holds %s; rerun with faasbench run and the spec in the manifest", join(artifacts))
-	add("P5 probabilistic result description", "yes", "percentiles p50-p99.9 per outcome, full histograms, per-second windows and CDFs; failed requests kept in their own histograms")
-	switch {
-	case reps >= 2:
-		add("P6 statistical evaluation", "yes", "95 %% intervals on every percentile (bootstrap over repetitions; the within-run one labelled), on throughput; faasbench compare tests runs (Welch with Holm, Mann-Whitney)")
-	default:
-		add("P6 statistical evaluation", "partly", "within-run intervals only (they assume independent requests); with repetitions the headline interval is across them")
-	}
-	add("P7 measurement units", "yes", "units in every field name (_ms, _rps, _s, _bytes); times from the intended send")
+	met, why := probabilistic(r)
+	add("P5 probabilistic result description", met, "%s", why)
+	met, why = statistical(r)
+	add("P6 statistical evaluation", met, "%s", why)
+	met, why = units(r)
+	add("P7 measurement units", met, "%s", why)
 	costed, sampled := false, false
 	for _, c := range r.Summary.Cells {
 		if e := c.Efficiency; e != nil && e.Samples > 0 {
@@ -86,6 +86,102 @@ func Methodology(r Run) []Principle {
 		add("P8 cost", "no", "no resource samples over the cells: the platform reports none, or the cells are shorter than the 1 s sampling")
 	}
 	return ps
+}
+
+// probabilistic judges P5 from the cells: distributions (percentiles with
+// the samples they need, the histograms behind them) rather than means,
+// and failed requests kept in their own histograms.
+func probabilistic(r Run) (string, string) {
+	cells := r.Summary.Cells
+	if len(cells) == 0 {
+		return "no", "no cell was measured"
+	}
+	var median, tail, failing, failKept int
+	for _, c := range cells {
+		if c.SuccessLatencyMs.P50 != nil {
+			median++
+		}
+		if c.SuccessLatencyMs.P99 != nil {
+			tail++
+		}
+		if c.Requests.Failed > 0 {
+			failing++
+			if len(c.LatencyByClassMs) > 1 || c.Batch != nil || c.Cold != nil {
+				failKept++
+			}
+		}
+	}
+	hlog := exists(r.Dir, "hlog")
+	why := fmt.Sprintf("%d of %d cells have a median and %d a p99 with the samples it needs (p99: 1000)", median, len(cells), tail)
+	if failing > 0 {
+		why += fmt.Sprintf("; %d of the %d cells with failures keep them in histograms of their own", failKept, failing)
+	}
+	if hlog {
+		why += "; every histogram in hlog/"
+	} else {
+		why += "; no histograms in the run directory (hlog/)"
+	}
+	switch {
+	case median == 0:
+		return "no", why
+	case hlog && tail*2 >= len(cells) && failKept == failing:
+		return "yes", why
+	}
+	return "partly", why + " (longer cells give every cell its tail)"
+}
+
+// statistical judges P6 from the summary's keys: intervals across
+// repetitions on every key run more than once, within-run ones otherwise.
+func statistical(r Run) (string, string) {
+	var many, across, within int
+	for _, k := range r.Summary.Keys {
+		if k.Reps > 1 {
+			many++
+			if iv := k.SuccessLatencyMs.Intervals; iv != nil && iv.P50 != nil {
+				across++
+			}
+		}
+	}
+	for _, c := range r.Summary.Cells {
+		if iv := c.SuccessLatencyMs.Intervals; iv != nil && iv.P50 != nil {
+			within++
+		}
+	}
+	switch {
+	case many > 0 && across == many:
+		return "yes", fmt.Sprintf("%d of %d keys run more than once have 95 %% intervals across repetitions (summary.json keys[]), %d cells within-run ones; faasbench compare tests runs (Welch with Holm, Mann-Whitney)", across, len(r.Summary.Keys), within)
+	case across > 0 || within > 0:
+		return "partly", fmt.Sprintf("intervals across repetitions on %d of %d keys, within-run ones (which assume independent requests) on %d of %d cells (repetitions: 3 gives every key one across repetitions)",
+			across, len(r.Summary.Keys), within, len(r.Summary.Cells))
+	}
+	return "no", "no percentile of the run has an interval"
+}
+
+// units judges P7 from the files: the summary validates against its
+// schema, whose every figure names its unit (_ms, _rps, _s, _bytes), and
+// latency is timed from the intended send.
+func units(r Run) (string, string) {
+	if r.Dir == "" {
+		return "partly", "the run was not read from a directory: its summary was not checked against the schema"
+	}
+	b, err := os.ReadFile(filepath.Join(r.Dir, "summary.json"))
+	if err != nil {
+		return "no", "no summary.json to check: " + err.Error()
+	}
+	if err := results.ValidateSummary(b); err != nil {
+		return "no", "summary.json does not follow its schema (units in field names): " + err.Error()
+	}
+	open := 0
+	for _, c := range r.Summary.Cells {
+		if c.Model == "open" {
+			open++
+		}
+	}
+	why := "summary.json follows its schema, whose figures carry their unit in their name (_ms, _rps, _s, _bytes)"
+	if open > 0 {
+		why += fmt.Sprintf("; %d open-loop cells time latency from the intended send, the uncorrected time beside it", open)
+	}
+	return "yes", why
 }
 
 func coverage(keys int) string {
