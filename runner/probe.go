@@ -8,8 +8,8 @@ import (
 	"github.com/faasbench/faasbench/plan"
 )
 
-// probe sends each measured function its request once before the first
-// cell and fails the run, in the platform's own words, when the function
+// probe sends each measured function the request of its first cell (one
+// the spec does not declare refused) once before the first cell and fails the run, in the platform's own words, when the function
 // itself does not answer (a wrong route, an ingress's 404, a crashing
 // function): nothing is measured of a function that does not work. A kind
 // that measures a function's first request (experiment.ColdFirst) is not
@@ -24,11 +24,20 @@ func (c *cells) probe(ctx context.Context) error {
 		if probed[pc.Function] || c.done[pc.ID] {
 			continue
 		}
+		rule := c.sp.Expect.RuleFor(pc.Function, pc.Params.Get)
+		if rule.Status != 0 {
+			continue // a cell declared to be refused (a payload over the limit) is no probe's
+		}
 		probed[pc.Function] = true
-		// The function's own request, through the platform's gateway: the
-		// cell's grid values (a payload over the limit, via=direct) are the
-		// cells' to measure.
+		// The request of the function's first cell (its path, its payload),
+		// through the platform's gateway: how a cell reaches the function
+		// (via=direct) and a kind's own levels are the cells' to measure.
 		base := plan.Cell{ID: pc.ID, Function: pc.Function, Workload: pc.Workload, Language: pc.Language, Replicas: pc.Replicas}
+		for _, p := range pc.Params {
+			if p.Name == "path" || p.Name == "payload_size" {
+				base.Params = append(base.Params, p)
+			}
+		}
 		fn, _, err := c.target(ctx, base)
 		if err != nil {
 			return fmt.Errorf("probe %s: %w", pc.Function, err)

@@ -1,0 +1,114 @@
+"""check-run.py RUNDIR [options]: what a real-tier run measured, asserted.
+
+A run that ended "complete" is not enough (a broken route answers fast): every cell must hold
+successful requests with at most --failed-max of them failed, its expectation must have held, some
+cell must be valid (invalid ones are listed), and every function must have answered its probe with
+its own reply. Options add what the spec claims:
+
+  --cold-verified N      every coldstart cell: every forced iteration verified cold, N in all at least
+  --data-path SUB=TEXT   every cell whose id contains SUB says TEXT in its data path (at its end)
+  --no-data-path SUB=TEXT  ... and never says TEXT
+  --instances SUB=N      every cell whose id contains SUB spread its successes over N instances or
+                         more, each with at least 5 % of them (a Service's pods' shares)
+  --no-probe             the kind measures first requests: no probe is expected
+
+Exit 0 with one line saying what held, 1 with every problem on stderr."""
+import argparse
+import json
+import sys
+
+
+def pairs(values, conv=str):
+    out = []
+    for v in values or []:
+        k, sep, x = v.rpartition("=")
+        if not sep:
+            raise SystemExit(f"check-run: {v!r}: want SUB=VALUE")
+        out.append((k, conv(x)))
+    return out
+
+
+def check(run, failed_max=0.01, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=True):
+    """Returns the problems of the run directory run (empty: it measured what it claims)."""
+    problems = []
+    try:
+        manifest = json.load(open(f"{run}/manifest.json"))
+        summary = json.load(open(f"{run}/summary.json"))
+    except (OSError, ValueError) as e:
+        return [f"unreadable run directory: {e}"]
+    if manifest.get("status") != "complete":
+        problems.append(f"run status {manifest.get('status')!r}: {manifest.get('error', '')}")
+    cells = summary.get("cells") or []
+    if not cells:
+        problems.append("no cell was measured")
+    if probe:
+        fns = {c["function"] for c in cells} | {f.get("name") for f in (manifest.get("spec") or {}).get("functions") or []
+                                                if f.get("measured", True) and f.get("name")}
+        probes = {p["function"]: p for p in manifest.get("probes") or []}
+        for fn in sorted(fns):
+            p = probes.get(fn)
+            if p is None:
+                problems.append(f"{fn}: never probed before its first cell")
+            elif p.get("error") or p.get("status") != 200 or not p.get("instance"):
+                problems.append(f"{fn}: its probe got {p.get('status')} from {p.get('instance')!r}: {p.get('error', '')}")
+    if cells and not any(c.get("valid") for c in cells):
+        problems.append(f"no cell of {len(cells)} is valid")
+    cold_total = 0
+    for c in cells:
+        cid, req = c["id"], c["requests"]
+        if req["succeeded"] <= 0:
+            problems.append(f"{cid}: no successful request ({req['total']} sent; errors {c.get('errors')})")
+        elif req["failed"] > failed_max * req["total"]:
+            problems.append(f"{cid}: {req['failed']} of {req['total']} failed, over {100 * failed_max:g} % (errors {c.get('errors')})")
+        x = c.get("expect")
+        if x is None or not x.get("held"):
+            problems.append(f"{cid}: expectation {x}")
+        if not c.get("valid"):
+            print(f"check-run: note: {cid} is not valid: {c.get('warnings')}", file=sys.stderr)
+        cold = c.get("cold")
+        if cold is not None and cold.get("cold_share") is None:
+            cold_total += cold.get("verified", 0)
+            if cold.get("verified", 0) != cold.get("iterations", -1) or cold.get("iterations", 0) == 0:
+                problems.append(f"{cid}: {cold.get('verified')} of {cold.get('iterations')} cold starts verified")
+        for sub, text in data_path:
+            if sub in cid and text not in c.get("data_path", "").split(" at the start; ")[-1]:
+                problems.append(f"{cid}: data path {c.get('data_path')!r}, want {text!r}")
+        for sub, text in no_data_path:
+            if sub in cid and text in c.get("data_path", "").split(" at the start; ")[-1]:
+                problems.append(f"{cid}: data path {c.get('data_path')!r}, must not say {text!r}")
+        for sub, n in instances:
+            if sub not in cid:
+                continue
+            inst = c.get("instances") or {}
+            ok = sum(inst.values())
+            shares = sorted((v / ok for v in inst.values()), reverse=True) if ok else []
+            if len(shares) < n or shares[n - 1] < 0.05:
+                problems.append(f"{cid}: successes over instances {inst}, want {n} or more with 5 % each")
+    if cold_verified is not None and cold_total < cold_verified:
+        problems.append(f"{cold_total} verified cold starts in all, want at least {cold_verified}")
+    return problems
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("run")
+    ap.add_argument("--failed-max", type=float, default=0.01)
+    ap.add_argument("--cold-verified", type=int)
+    ap.add_argument("--data-path", action="append")
+    ap.add_argument("--no-data-path", action="append")
+    ap.add_argument("--instances", action="append")
+    ap.add_argument("--no-probe", action="store_true")
+    a = ap.parse_args(argv)
+    problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
+                     pairs(a.instances, int), not a.no_probe)
+    for p in problems:
+        print("check-run:", p, file=sys.stderr)
+    summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}
+    cells = summary.get("cells", [])
+    print(f"check-run: {a.run}: " + ("FAILED" if problems else
+          f"ok: {len(cells)} cells, {sum(c['requests']['succeeded'] for c in cells)} successful requests"))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,108 @@
+"""check-run.py fails on a broken run: one against a function that answers 500, and each claim
+taken away from a good run (real runs of the local platform, then their files changed one at a time)."""
+import copy
+import importlib.util
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+spec = importlib.util.spec_from_file_location("check_run", ROOT / "scripts/node/check-run.py")
+check_run = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(check_run)
+
+SPEC = """version: 1
+name: check
+platform: {name: local}
+functions: [{workload: WORKLOAD, language: python, request: {path: "PATH"}}]
+load: {model: closed, concurrency: [2], duration: 300ms, warmup: 0s}
+repetitions: 1
+"""
+
+
+@pytest.fixture(scope="module")
+def binary(tmp_path_factory):
+    b = ROOT / "bin/faasbench"
+    if not b.exists():
+        b = tmp_path_factory.mktemp("bin") / "faasbench"
+        subprocess.run(["go", "build", "-o", str(b), "./cmd/faasbench"], cwd=ROOT, check=True)
+    return b
+
+
+def run(binary, tmp, workload, path):
+    s = tmp / "spec.yaml"
+    s.write_text(SPEC.replace("WORKLOAD", workload).replace("PATH", path))
+    res = tmp / "runs"
+    p = subprocess.run([str(binary), "run", str(s), "--results", str(res), "--workloads", str(ROOT / "workloads")],
+                       capture_output=True, text=True, timeout=120)
+    (d,) = res.iterdir()
+    return p.returncode, d, p.stderr
+
+
+@pytest.fixture(scope="module")
+def good(binary, tmp_path_factory):
+    code, d, err = run(binary, tmp_path_factory.mktemp("good"), "hello", "")
+    assert code == 0, err
+    return d
+
+
+def test_a_good_run_passes(good):
+    assert check_run.check(str(good)) == []
+    assert check_run.main([str(good), "--instances", "c=2=1"]) == 0
+
+
+def test_a_function_that_answers_500_fails(binary, tmp_path):
+    # wordcount with fail=1 raises on every request: 500 with the function's error.
+    code, d, err = run(binary, tmp_path, "wordcount", "?file=doc-0000.txt&fail=1")
+    assert code == 1, err
+    problems = check_run.check(str(d))
+    assert any("run status 'failed'" in p for p in problems), problems
+    assert any("probe got 500" in p for p in problems), problems
+    assert any("no cell was measured" in p for p in problems), problems
+    assert check_run.main([str(d)]) == 1
+
+
+def mutated(good, tmp_path, change):
+    d = tmp_path / "run"
+    shutil.copytree(good, d)
+    s = json.loads((d / "summary.json").read_text())
+    m = json.loads((d / "manifest.json").read_text())
+    change(s, m)
+    (d / "summary.json").write_text(json.dumps(s))
+    (d / "manifest.json").write_text(json.dumps(m))
+    return str(d)
+
+
+def cells(f):
+    def change(s, m):
+        for c in s["cells"]:
+            f(c)
+    return change
+
+
+@pytest.mark.parametrize("name,change,kwargs,want", [
+    ("failures over the share", cells(lambda c: c["requests"].update(failed=c["requests"]["total"] // 2)), {}, "failed, over 1 %"),
+    ("no success", cells(lambda c: c["requests"].update(succeeded=0)), {}, "no successful request"),
+    ("expectation broken", cells(lambda c: c["expect"].update(held=False)), {}, "expectation"),
+    ("no cell valid", cells(lambda c: c.update(valid=False)), {}, "no cell of 1 is valid"),
+    ("status", lambda s, m: m.update(status="partial"), {}, "run status 'partial'"),
+    ("no probe", lambda s, m: m.update(probes=[]), {}, "never probed"),
+    ("cold starts unverified", cells(lambda c: c.update(cold={"verified": 1, "iterations": 2})), {"cold_verified": 2}, "1 of 2 cold starts verified"),
+    ("data path", cells(lambda c: c.update(data_path="activator (revision x: ServerlessService mode Proxy)")),
+     {"data_path": [("c=2", "no activator")]}, "want 'no activator'"),
+    ("data path at the end", cells(lambda c: c.update(data_path="pods (no activator) at the start; activator (mode Proxy)")),
+     {"no_data_path": [("c=2", "activator (")]}, "must not say"),
+    ("one pod of two", lambda s, m: None, {"instances": [("c=2", 2)]}, "want 2 or more"),
+])
+def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kwargs, want):
+    d = mutated(good, tmp_path, change)
+    problems = check_run.check(d, **kwargs)
+    assert any(want in p for p in problems), (name, problems)
+
+
+def test_an_unchanged_copy_passes(good, tmp_path):
+    assert check_run.check(mutated(good, tmp_path, lambda s, m: None)) == []
