@@ -7,7 +7,7 @@ STATICCHECK_VERSION := v0.7.0
 CACHE := $(CURDIR)/.cache
 BIN := $(CURDIR)/bin
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-COMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; } || echo unknown)
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 

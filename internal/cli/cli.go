@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -28,29 +30,58 @@ var (
 
 // toolCommit is the commit the binary was built from: the Makefile's, or
 // else what the Go toolchain stamped (a plain go build in a checkout),
-// with "-dirty" when the tree had changes; so that a run's fingerprint
-// names its code however the binary was built.
+// or else, for go run and builds with -buildvcs=false, the checkout of
+// faasbench that the working directory is in; with "-dirty" when the tree
+// had changes, so that a run's fingerprint names its code however the
+// binary was built. "unknown" only outside a checkout.
 func toolCommit() string {
 	if commit != "unknown" {
 		return commit
 	}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return commit
-	}
-	rev, dirty := "", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			dirty = s.Value == "true"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		rev, dirty := "", false
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+		if rev != "" {
+			if dirty {
+				rev += "-dirty"
+			}
+			return rev
 		}
 	}
-	if rev == "" {
-		return commit
+	if rev := checkoutCommit("."); rev != "" {
+		return rev
 	}
-	if dirty {
+	return commit
+}
+
+// checkoutCommit is the commit of the faasbench checkout dir is in ("":
+// not in one, or no git): its HEAD, "-dirty" when tracked files changed.
+// Another repository's commit is never taken for faasbench's.
+func checkoutCommit(dir string) string {
+	git := func(args ...string) (string, bool) {
+		out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).Output()
+		return strings.TrimSpace(string(out)), err == nil
+	}
+	top, ok := git("rev-parse", "--show-toplevel")
+	if !ok {
+		return ""
+	}
+	mod, err := os.ReadFile(filepath.Join(top, "go.mod"))
+	if err != nil || !strings.HasPrefix(string(mod), "module github.com/faasbench/faasbench\n") {
+		return ""
+	}
+	rev, ok := git("rev-parse", "HEAD")
+	if !ok || rev == "" {
+		return ""
+	}
+	if st, ok := git("status", "--porcelain", "--untracked-files=no"); ok && st != "" {
 		rev += "-dirty"
 	}
 	return rev
