@@ -19,6 +19,9 @@ fi
 pkgs=$(grep -rl --include='*_test.go' '^//go:build kube' . | xargs -n1 dirname | sort -u | sed 's|^\./|./|')
 FB_KUBECONFIG="$DIR/kubeconfig" scripts/phase.sh "kubernetes tests (-race, real control plane)" \
   "$GO" test -race -count=1 -tags kube "$@" $pkgs
+# The control plane's stop is checked (kube-down.sh fails when a process of it is left).
+trap 'rm -rf "$DIR"' EXIT
+scripts/kube-down.sh "$DIR" || { echo "kube-test: the control plane did not stop cleanly (above)" >&2; exit 1; }
 if [ "$had_libexec" = 0 ] && [ -e /usr/libexec/kubernetes ]; then
   echo "kube-test: the control plane made /usr/libexec/kubernetes on the host: its state must stay under $DIR" >&2
   exit 1

@@ -42,7 +42,12 @@ done
 grep -q "^processor.*: *$NODE_CPUS\$" /proc/cpuinfo || die "NODE_CPUS=$NODE_CPUS is not a CPU of this machine"
 
 # --- a node left by a killed run goes first; then take the host's snapshot ---
-if [ -e "$NODE_STATE" ] || [ -e "/run/netns/$NODE_NETNS" ]; then scripts/node-down.sh >&2 || true; fi
+# It is reported, with what it left on the host, before it is cleaned; a host that still differs from
+# before that node started, once it is cleaned, fails here (the difference is printed by node-down.sh).
+if [ -e "$NODE_STATE" ] || [ -e "/run/netns/$NODE_NETNS" ]; then
+  echo "node-up: a node left by an earlier run ($(cat "$NODE_STATE/dir" 2>/dev/null || echo "no state: namespace $NODE_NETNS")) is stopped first" >&2
+  scripts/node-down.sh >&2 || die "the node left by an earlier run was stopped, but the host still differs from before it started (above): that is residue of the earlier run, not of this one"
+fi
 [ ! -e "/run/netns/$NODE_NETNS" ] || die "network namespace $NODE_NETNS still exists after cleaning up the previous node"
 before=$(host_snapshot)
 mkdir -p "$NODE_STATE"
