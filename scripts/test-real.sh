@@ -47,9 +47,13 @@ keep() {
   grep -q '"status": *"complete"' "$r/manifest.json" || { echo "test-real: $1 did not end complete ($r/manifest.json)" >&2; return 1; }
 }
 # run NAME SPEC ARGS...: faasbench run inside the node's namespace, then keep.
+# A run that fails keeps its evidence too; scripts/node/check-run.py then asserts what it measured.
 run() {
-  local name=$1 spec=$2; shift 2
-  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" && keep "$name" "$DIR/runs-$name"
+  local name=$1 spec=$2 rc=0; shift 2
+  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" || rc=$?
+  keep "$name" "$DIR/runs-$name" || rc=${rc/#0/1}
+  python3 scripts/node/check-run.py "$(ls -d "$DIR/runs-$name"/*/ | head -1)" ${CHECK_ARGS:-} || rc=${rc/#0/1}
+  return "$rc"
 }
 # refused NAME SPEC WANT ARGS...: the run must exit 2 before anything starts, saying WANT.
 refused() {
@@ -94,7 +98,11 @@ kn=(--set platform.name=knative --set 'platform.generator_cpus="1"'
   --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
 step "knative: realnode-knative-hello" run knative-hello examples/realnode/knative-hello.yaml
 # 20 cold starts through the activator, each after Knative scaled the revision to zero by itself.
-step "knative: 20 cold starts" run knative-coldstart examples/realnode/knative-coldstart.yaml --set coldstart.iterations=20
+cold20() { CHECK_ARGS="--cold-verified 20" run knative-coldstart examples/realnode/knative-coldstart.yaml --set coldstart.iterations=20; }
+step "knative: 20 cold starts" cold20
+# Two repetitions with Knative Serving's components restarted between them (between_repetitions: restart).
+restart() { CHECK_ARGS="--resets restart=1" run knative-restart examples/realnode/knative-restart.yaml; }
+step "knative: realnode-knative-restart" restart
 for s in 003-hello-concurrency 003-gateway-direct 003-payload 003-workers 003-breakdown \
   003-autoscale-steady 003-autoscale-bursty 003-autoscale-low 003-http-workload; do
   # The fetch workload calls the run's own upstream: it listens on the node's address, where pods reach it.

@@ -85,17 +85,19 @@ def cells(f):
 
 
 @pytest.mark.parametrize("name,change,kwargs,want", [
-    ("failures over the share", cells(lambda c: c["requests"].update(failed=c["requests"]["total"] // 2)), {}, "failed, over 1 %"),
+    ("failures over the share", cells(lambda c: c["requests"].update(failed=c["requests"]["total"] // 2)), {"failed_max": 0.01}, "failed, over 1 %"),
     ("no success", cells(lambda c: c["requests"].update(succeeded=0)), {}, "no successful request"),
     ("expectation broken", cells(lambda c: c["expect"].update(held=False)), {}, "expectation"),
     ("no cell valid", cells(lambda c: c.update(valid=False)), {}, "no cell of 1 is valid"),
     ("status", lambda s, m: m.update(status="partial"), {}, "run status 'partial'"),
     ("no probe", lambda s, m: m.update(probes=[]), {}, "never probed"),
+    ("no expectation", cells(lambda c: c.pop("expect")), {}, "expectation missing"),
     ("cold starts unverified", cells(lambda c: c.update(cold={"verified": 1, "iterations": 2})), {"cold_verified": 2}, "1 of 2 cold starts verified"),
     ("data path", cells(lambda c: c.update(data_path="activator (revision x: ServerlessService mode Proxy)")),
      {"data_path": [("c=2", "no activator")]}, "want 'no activator'"),
     ("data path at the end", cells(lambda c: c.update(data_path="pods (no activator) at the start; activator (mode Proxy)")),
      {"no_data_path": [("c=2", "activator (")]}, "must not say"),
+    ("no restart recorded", lambda s, m: m.update(resets=[]), {"resets": [("restart", 1)]}, "resets at level restart"),
     ("one pod of two", lambda s, m: None, {"instances": [("c=2", 2)]}, "want 2 or more"),
 ])
 def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kwargs, want):
