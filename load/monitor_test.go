@@ -1,6 +1,7 @@
 package load
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +75,51 @@ func TestJudge(t *testing.T) {
 	closed.Closed = true
 	if v := Judge(closed, nil, 1, DefaultThresholds); !v.Valid {
 		t.Fatalf("closed loop judged on open-loop rules: %v", v.Reasons)
+	}
+}
+
+// Each validity check alone makes a good run invalid (or, saturation, warns),
+// and says which: a check that never fires would pass every run.
+func TestJudgeEachCheckAlone(t *testing.T) {
+	good := func() *Result {
+		res := &Result{Recorder: NewRecorder(0), OfferedRate: 1000, ScheduleSpan: time.Second}
+		for i := 0; i < 1000; i++ {
+			at := time.Duration(i) * time.Millisecond
+			res.Record(&Sample{Intended: at, Sent: at + 20*time.Microsecond, Done: at + time.Millisecond, Class: ClassOK})
+		}
+		return res
+	}
+	quiet := []GeneratorWindow{{Second: 0, CPU: 0.3, Steal: 0.01}}
+	if v := Judge(good(), quiet, 1, DefaultThresholds); !v.Valid || len(v.Warnings) != 0 {
+		t.Fatalf("the good run: %+v", v)
+	}
+	short := good()
+	for i := 0; i < 10; i++ { // 1 % of the schedule never sent: over the 0.5 % allowed
+		short.Record(&Sample{Intended: time.Second, Sent: time.Second, Done: time.Second, Class: ClassGeneratorLag})
+	}
+	short.OfferedRate = 1010
+	late := good()
+	for i := 0; i < 20; i++ { // 2 % sent 50 ms late: the lag's p99 over 10 ms
+		late.Record(&Sample{Intended: 0, Sent: 50 * time.Millisecond, Done: 51 * time.Millisecond, Class: ClassOK})
+	}
+	late.OfferedRate = 1020
+	for _, c := range []struct {
+		name string
+		res  *Result
+		gen  []GeneratorWindow
+		want string
+	}{
+		{"a share of the schedule never sent", short, quiet, "the generator sent 1000 of 1010"},
+		{"requests sent late", late, quiet, "generator lag p99"},
+		{"the hypervisor stealing", good(), []GeneratorWindow{{Second: 0, CPU: 0.3, Steal: 0.2}}, "stole 20.0%"},
+	} {
+		v := Judge(c.res, c.gen, 1, DefaultThresholds)
+		if v.Valid || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], c.want) {
+			t.Errorf("%s: %+v, want invalid for %q alone", c.name, v, c.want)
+		}
+	}
+	v := Judge(good(), []GeneratorWindow{{Second: 0, CPU: 0.99}}, 1, DefaultThresholds)
+	if !v.Valid || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], "the generator used 99%") {
+		t.Errorf("a saturated generator: %+v, want a warning", v)
 	}
 }
