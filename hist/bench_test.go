@@ -33,3 +33,13 @@ func BenchmarkMerge(b *testing.B) {
 		b.Fatalf("merged %d, want %d", dst.Count(), int64(b.N)*src.Count())
 	}
 }
+
+// BenchmarkNew reports what one histogram costs (B/op with -benchmem): a
+// worker keeps three (latency, uncorrected latency, lag), so docs/MEMORY
+// figures of ~0.5 MiB a worker come from here.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = New()
+	}
+}
