@@ -54,7 +54,8 @@ def test_the_rule_sees_an_untraced_figure_and_a_traced_one():
     assert not SOURCE.search("the gateway adds 0.3 ms")
     assert SOURCE.search("the gateway adds 0.3 ms (`bin/faasbench run examples/003-breakdown.yaml`)")
     assert SOURCE.search("a 10 ms threshold " + MARK)
-    assert blocks("# x\n\n```\n5 ms\n```\n") == [("", False)]
+    assert not any(FIGURE.search(b) for b, _ in blocks("# x\n\n```\n5 ms\n```\n"))
+    assert blocks("# x\n\nrun `make bench`:\n\n| 5 ms |\n")[-1] == ("| 5 ms |\n", True)
 
 
 def test_every_figure_in_the_docs_names_its_source():
