@@ -28,6 +28,8 @@ type Cell struct {
 	// Path resolves a path the spec gives (${...} expanded, relative to the
 	// spec's directory).
 	Path func(string) string
+	// Roots are where the spec's files may be read from (spec.Contained).
+	Roots []string
 	// CPUs are the CPUs the platform runs on (nil: not pinned): where a
 	// native baseline runs, for a like-for-like comparison.
 	CPUs []int

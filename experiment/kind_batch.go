@@ -120,7 +120,7 @@ func (k batch) items(c *Cell) ([][]byte, error) {
 	}
 	items := make([][]byte, len(paths))
 	for i, p := range paths {
-		if items[i], err = ReadPayload(p); err != nil {
+		if items[i], err = ReadPayload(p, c.Roots...); err != nil {
 			return nil, fmt.Errorf("batch: %w", err)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 // regular file of at most spec.MaxPayloadSize bytes (checked again here: the
 // file may have changed since the spec was validated, and a path from
 // ${data.*} is known only now).
-func ReadPayload(path string) ([]byte, error) {
-	if err := spec.CheckPayloadFile(path); err != nil {
+func ReadPayload(path string, roots ...string) ([]byte, error) {
+	if err := spec.CheckPayloadFile(path, roots...); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	f, err := os.Open(path)

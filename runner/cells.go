@@ -164,7 +164,7 @@ func (c *cells) runCell(ctx context.Context, pc plan.Cell, prog *progress) (*res
 		return nil, err
 	}
 	cell := &experiment.Cell{Plan: pc, RunID: c.m.RunID, Platform: c.p, Catalog: c.o.Catalog, Dir: c.dir,
-		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, CPUs: c.platCPUs}
+		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs}
 	out, err := c.kind.Run(ctx, cell)
 	if out != nil && dataPath != "" {
 		out.DataPath = dataPath

@@ -57,6 +57,7 @@ func Known(o Options) spec.Known {
 	if o.Platforms != nil {
 		k.Platforms = o.Platforms.Names()
 	}
+	k.DataDir = experiment.DataCacheDir()
 	k.Kinds = o.kinds().Names()
 	return k
 }

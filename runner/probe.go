@@ -44,7 +44,7 @@ func (c *cells) probe(ctx context.Context) error {
 		}
 		if pk, ok := c.kind.(experiment.ProbeRequest); ok {
 			cell := &experiment.Cell{Plan: base, RunID: c.m.RunID, Platform: c.p, Catalog: c.o.Catalog, Dir: c.dir,
-				Functions: []experiment.Function{fn}, Path: c.specPath, CPUs: c.platCPUs}
+				Functions: []experiment.Function{fn}, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs}
 			if fn.Target, err = pk.ProbeRequest(cell, fn.Target); err != nil {
 				return fmt.Errorf("probe %s: %w", pc.Function, err)
 			}

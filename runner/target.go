@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 
 	"github.com/faasbench/faasbench/experiment"
@@ -92,6 +93,15 @@ func (c *cells) specPath(p string) string {
 	return p
 }
 
+// roots are where the spec's files may be read from (spec.Parsed.Roots).
+func (c *cells) roots() []string {
+	dir := c.specDir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	return []string{dir, experiment.DataCacheDir()}
+}
+
 // request is a cell's request: the workload's default, with the
 // function's request overrides.
 func (c *cells) request(req spec.RequestSpec, w *workloads.Workload, url string) (load.Target, error) {
@@ -105,7 +115,7 @@ func (c *cells) request(req spec.RequestSpec, w *workloads.Workload, url string)
 	}
 	switch {
 	case req.PayloadFile != "":
-		b, err := experiment.ReadPayload(c.specPath(req.PayloadFile))
+		b, err := experiment.ReadPayload(c.specPath(req.PayloadFile), c.roots()...)
 		if err != nil {
 			return t, fmt.Errorf("payload: %w", err)
 		}

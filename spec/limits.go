@@ -3,7 +3,9 @@ package spec
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // MaxMemoryMB bounds a function's memory_mb (1 TiB).
@@ -42,10 +44,17 @@ func (s Spec) CellCount() int64 {
 	return n
 }
 
-// CheckPayloadFile checks a file sent as a request body: a regular file (not
-// a directory, a device such as /dev/zero or a FIFO) of at most
-// MaxPayloadSize bytes.
-func CheckPayloadFile(path string) error {
+// CheckPayloadFile checks a file sent as a request body: once every
+// symbolic link is resolved, under one of roots (the spec's directory, the
+// data directory) and never under /proc, /sys or /dev; a regular file (not a
+// directory, a device such as /dev/zero or a FIFO) of at most
+// MaxPayloadSize bytes. faasbench reads it, as root perhaps, on the spec's
+// behalf: /etc/shadow or /proc/self/environ (faasbench's own secrets) must
+// never become a request's body.
+func CheckPayloadFile(path string, roots ...string) error {
+	if err := Contained(path, roots...); err != nil {
+		return err
+	}
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:
@@ -56,4 +65,41 @@ func CheckPayloadFile(path string) error {
 		return fmt.Errorf("%d bytes: a body is at most %d", st.Size(), MaxPayloadSize)
 	}
 	return nil
+}
+
+// Contained checks that path, resolved with its symbolic links, lies under
+// one of roots (also resolved) and not under /proc, /sys or /dev.
+func Contained(path string, roots ...string) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fmt.Errorf("no such file (relative paths start at the spec's directory; faasbench data writes inputs)")
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return err
+	}
+	for _, never := range []string{"/proc", "/sys", "/dev"} {
+		if within(real, never) {
+			return fmt.Errorf("resolves to %s: files under %s are never read", real, never)
+		}
+	}
+	var tried []string
+	for _, r := range roots {
+		if r == "" {
+			continue
+		}
+		rr, err := filepath.EvalSymlinks(r)
+		if err != nil {
+			rr = r
+		}
+		if rr, err = filepath.Abs(rr); err == nil && within(real, rr) {
+			return nil
+		}
+		tried = append(tried, r)
+	}
+	return fmt.Errorf("resolves to %s, outside %s: a spec's files stay under its directory or the data directory", real, strings.Join(tried, " and "))
+}
+
+// within says whether p is dir or under it (both absolute and clean).
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

@@ -72,7 +72,7 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 		{"function name", strings.Replace(good, "workload: hello\n", "workload: hello\n    name: \"../x;y\"\n", 1), "functions[0].name: \"../x;y\": a function name is a DNS label"},
 		{"memory overflow", strings.Replace(good, "workload: hello\n", "workload: hello\n    memory_mb: 9223372036854775807\n", 1), "functions[0].memory_mb: 9223372036854775807: want 0 (no limit) or 16..1048576"},
 		{"path with CR LF", strings.Replace(good, "workload: hello\n", "workload: hello\n    request: {path: \"?a=1\\r\\nX: y\"}\n", 1), "functions[0].request.path"},
-		{"payload from a device", strings.Replace(good, "workload: hello\n", "workload: hello\n    request: {payload_file: /dev/zero}\n", 1), "functions[0].request.payload_file: /dev/zero: not a regular file"},
+		{"payload from a device", strings.Replace(good, "workload: hello\n", "workload: hello\n    request: {payload_file: /dev/zero}\n", 1), "functions[0].request.payload_file: /dev/zero: resolves to /dev/zero: files under /dev are never read"},
 		{"million cells", strings.Replace(good, "  duration: 3s", "  duration: 3s\nrepetitions: 100\nvary: {replicas: [1,2,3,4,5,6,7,8,9,10], workers: [1,2,3,4,5,6,7,8,9,10], memory_mb: [64,65,66,67,68,69,70,71,72,73]}", 1), "cells (functions × every list of load and vary × repetitions): more than 20000"},
 		{"repeated concurrency", strings.Replace(good, "[1, 8, 32]", "[4, 8, 4]", 1), "q.yaml:10: load.concurrency[2]: 4 is already in the list: two cells would have one ID"},
 		{"services.listen by name", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {upstream: true, listen: \"node:0\"}", 1), "services.listen: \"node:0\": want IP:PORT"},

@@ -36,9 +36,26 @@ type Known struct {
 	LookupEnv func(string) (string, bool)
 	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).
 	FileExists func(string) bool
+	// DataDir is the data directory (faasbench data): a spec's files may be
+	// read from it and from the spec's own directory, from nowhere else.
+	DataDir string
 }
 
 var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Roots are the directories a spec's files may be read from: the spec's
+// own directory (the working directory for a spec not read from a file)
+// and the data directory faasbench data writes to.
+func (p *Parsed) Roots(k Known) []string {
+	dir := "."
+	if p.File != "" {
+		dir = filepath.Dir(p.File)
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	return []string{dir, k.DataDir}
+}
 
 // Resolve returns path relative to the spec file's directory (absolute
 // paths, and specs not read from a file, leave it as it is).
@@ -144,7 +161,7 @@ func (p *Parsed) Validate(k Known) error {
 				if !k.FileExists(p.Resolve(r.PayloadFile)) {
 					add(path+".request.payload_file", "%s: no such file (relative paths start at the spec's directory; faasbench data writes inputs)", r.PayloadFile)
 				}
-			} else if err := CheckPayloadFile(p.Resolve(r.PayloadFile)); err != nil {
+			} else if err := CheckPayloadFile(p.Resolve(r.PayloadFile), p.Roots(k)...); err != nil {
 				add(path+".request.payload_file", "%s: %v", r.PayloadFile, err)
 			}
 		}

@@ -82,7 +82,7 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 				add("batch.files", "%q matches no file (relative to the spec; faasbench data writes inputs)", b.Files)
 			}
 			for _, f := range m {
-				if err := CheckPayloadFile(f); err != nil {
+				if err := CheckPayloadFile(f, p.Roots(k)...); err != nil {
 					add("batch.files", "%s: %v", f, err)
 					break
 				}

@@ -111,11 +111,25 @@ func (s *Server) file(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	path := filepath.Join(root, rel)
-	st, err := os.Stat(path)
-	if err != nil || st.IsDir() {
+	// Opened through an os.Root: a symbolic link (or "..") that leads out of
+	// the directory is refused by the kernel-checked walk, so /files/link
+	// with link -> /etc/shadow serves nothing, to anyone who can connect.
+	rt, err := os.OpenRoot(root)
+	if err != nil {
 		http.NotFound(w, r)
 		return
 	}
-	http.ServeFile(w, r, path)
+	defer rt.Close()
+	f, err := rt.Open(strings.TrimPrefix(rel, "/"))
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	http.ServeContent(w, r, filepath.Base(rel), st.ModTime(), f)
 }

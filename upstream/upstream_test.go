@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,9 +70,23 @@ func TestFilesStayInsideDir(t *testing.T) {
 	if code, body := get(t, srv.URL+"/files/doc.txt"); code != 200 || body != "one two" {
 		t.Errorf("doc.txt: %d %q", code, body)
 	}
-	for _, p := range []string{"/files/../upstream.go", "/files/%2e%2e/upstream.go", "/files/", "/files/missing"} {
-		if code, _ := get(t, srv.URL+p); code != 404 {
-			t.Errorf("%s: %d, want 404", p, code)
+	// Links out of the directory (issue 43: /files/link -> /etc/shadow) serve nothing; a link
+	// inside it is followed.
+	outside := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(outside, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"link": outside, "uplink": "../" + filepath.Base(filepath.Dir(outside)) + "/secret.txt", "inner": "doc.txt"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, body := get(t, srv.URL+"/files/inner"); code != 200 || body != "one two" {
+		t.Errorf("a link inside the directory: %d %q", code, body)
+	}
+	for _, p := range []string{"/files/../upstream.go", "/files/%2e%2e/upstream.go", "/files/", "/files/missing", "/files/link", "/files/uplink"} {
+		if code, body := get(t, srv.URL+p); code != 404 || strings.Contains(body, "outside") {
+			t.Errorf("%s: %d %q, want 404", p, code, body)
 		}
 	}
 	noDir := httptest.NewServer(&Server{})

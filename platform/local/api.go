@@ -27,6 +27,10 @@ type DeployRequest struct {
 	Language string            `json:"language"`
 	Replicas int               `json:"replicas"`
 	Env      map[string]string `json:"env,omitempty"`
+	// SecretEnv names the Env entries whose values are secrets: they are
+	// masked in what the platform says of the function (a log's tail in an
+	// error) before anything is cut.
+	SecretEnv []string `json:"secret_env,omitempty"`
 	// Mode: http (persistent process, default) or fork (a process per request).
 	Mode string `json:"mode,omitempty"`
 	// Workers per instance (python: pre-forked processes sharing the socket).

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -25,6 +27,12 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	if err != nil {
 		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
 	}
+	s.mu.Lock()
+	_, dup := (*s.fns.Load())[req.Name]
+	s.mu.Unlock()
+	if dup {
+		return FunctionStatus{}, 409, fmt.Errorf("deploy: %s is already deployed", req.Name)
+	}
 	f, err := s.newFunction(req, argv, env)
 	if err != nil {
 		return FunctionStatus{}, 400, fmt.Errorf("deploy %s: %w", req.Name, err)
@@ -34,6 +42,7 @@ func (s *Server) Deploy(ctx context.Context, req DeployRequest) (FunctionStatus,
 	old := *s.fns.Load()
 	if _, dup := old[req.Name]; dup {
 		s.mu.Unlock()
+		s.dropIdentity(f)
 		return FunctionStatus{}, 409, fmt.Errorf("deploy: %s is already deployed", req.Name)
 	}
 	next := make(map[string]*function, len(old)+1)
@@ -163,6 +172,14 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	}
 	f := &function{req: req, argv: argv, env: env, timeout: DefaultTimeout, coldTimeout: DefaultColdStartTimeout,
 		idleAfter: time.Duration(req.ScaleToZeroAfterMs) * time.Millisecond}
+	if err := s.giveIdentity(f); err != nil {
+		return nil, err
+	}
+	envList := make([]string, 0, len(req.Env))
+	for k, v := range req.Env {
+		envList = append(envList, k+"="+v)
+	}
+	f.secrets = redact.FromEnv(envList, req.SecretEnv...)
 	if req.ColdStartTimeoutMs > 0 {
 		f.coldTimeout = time.Duration(req.ColdStartTimeoutMs) * time.Millisecond
 	}
@@ -179,6 +196,7 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	}
 	r, err := newRouter(f, req.Routing, req.Rebalance, s.maxIdle)
 	if err != nil {
+		s.dropIdentity(f)
 		return nil, err
 	}
 	f.route = r
@@ -229,7 +247,42 @@ func (s *Server) remove(name string) bool {
 		go func(in *instance) { defer wg.Done(); in.stop(s.cfg.StopGrace) }(in)
 	}
 	wg.Wait()
+	s.dropIdentity(f)
 	return true
+}
+
+// giveIdentity gives f a uid of its own (leased from the platform's block)
+// and a HOME of its own; a platform that is not root runs every instance as
+// itself, with a HOME per function all the same.
+func (s *Server) giveIdentity(f *function) error {
+	own := s.uids != nil
+	if own {
+		uid, err := s.uids.take(f.req.Name)
+		if err != nil {
+			return err
+		}
+		f.uid = uid
+		f.cred = &syscall.Credential{Uid: uid, Gid: s.id.gid, Groups: []uint32{}}
+	}
+	home, err := s.stage.funcHome(f.req.Name, f.uid, s.id.gid, own)
+	if err != nil {
+		s.dropIdentity(f)
+		return err
+	}
+	f.home = home
+	return nil
+}
+
+// dropIdentity gives f's uid back and removes its HOME.
+func (s *Server) dropIdentity(f *function) {
+	if f.home != "" {
+		s.stage.dropHome(f.req.Name)
+		f.home = ""
+	}
+	if s.uids != nil && f.uid != 0 {
+		s.uids.give(f.uid)
+		f.uid = 0
+	}
 }
 
 func (s *Server) removeAll() {

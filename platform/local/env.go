@@ -3,6 +3,7 @@ package local
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -36,7 +37,12 @@ var loaderEnv = []string{"GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES
 var loaderPrefixes = []string{"LD_", "MALLOC_", "GLIBC_", "BASH_FUNC_"}
 
 // CheckEnv refuses environment names a function's spec may not set, naming
-// each and why.
+// each and why. It is an allow-list: FB_* names (what faasbench's workloads
+// read), less the platform's own; the loader names above are refused by
+// name first, so the message says why. A deny-list missed OPENSSL_CONF
+// (a config that loads a provider .so into any Python that imports ssl):
+// the runtimes read more such names than any list keeps up with
+// (OPENSSL_*, SSL_*, PYTHON*, NODE_*, JAVA_*, LD_*, GCONV_PATH, ...).
 func CheckEnv(env map[string]string) error {
 	var bad []string
 	for k, v := range env {
@@ -47,6 +53,8 @@ func CheckEnv(env map[string]string) error {
 			bad = append(bad, fmt.Sprintf("%s is set by the platform", k))
 		case contains(loaderEnv, k) || hasAnyPrefix(k, loaderPrefixes):
 			bad = append(bad, fmt.Sprintf("%s changes how a process loads its code", k))
+		case !strings.HasPrefix(k, "FB_"):
+			bad = append(bad, fmt.Sprintf("%s is not a name a function may be given: a spec sets FB_* names only (the names faasbench's workloads read; others, such as OPENSSL_CONF, change what a runtime loads)", k))
 		case strings.ContainsRune(v, 0):
 			bad = append(bad, fmt.Sprintf("%s: the value holds a NUL byte", k))
 		}
@@ -82,7 +90,10 @@ const instancePath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
 // baseEnv is the minimal environment of an instance: PATH, HOME, LANG and
 // the run's marker (so that no process of the run outlives it).
 func baseEnv(home string) []string {
-	env := []string{"PATH=" + instancePath, "HOME=" + home, "LANG=C.UTF-8"}
+	// TMPDIR is the function's own (under its HOME); PYTHONNOUSERSITE keeps
+	// Python from loading anything from a user site directory (python runs
+	// with -s too).
+	env := []string{"PATH=" + instancePath, "HOME=" + home, "TMPDIR=" + filepath.Join(home, "tmp"), "LANG=C.UTF-8", "PYTHONNOUSERSITE=1"}
 	if run := os.Getenv(reaper.EnvVar); run != "" {
 		env = append(env, reaper.Marker(run))
 	}

@@ -2,9 +2,11 @@ package local
 
 import (
 	"context"
+	"github.com/faasbench/faasbench/internal/redact"
 	"net/http"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -12,7 +14,15 @@ import (
 // (the pool the gateway picks from), routing, concurrency limit, cold-start
 // and idle state, and the autoscaler's counters.
 type function struct {
-	req      DeployRequest
+	req DeployRequest
+	// cred is the user its instances run as (nil: the platform's own), uid
+	// its leased uid (0: none), home its HOME.
+	cred *syscall.Credential
+	uid  uint32
+	home string
+	// secrets are the values of its SecretEnv (and of names that look
+	// secret), masked in what the platform quotes of its logs.
+	secrets  *redact.Set
 	argv     []string
 	env      []string
 	maxBody  int64      // request bodies over it are refused with 413 (0: none)

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -72,6 +74,8 @@ type instanceSpec struct {
 	noNewPrivs string
 	// maxIdle bounds the idle connections kept to the instance (files.go).
 	maxIdle int
+	// secrets are masked in the log's tail an error quotes, before it is cut.
+	secrets *redact.Set
 }
 
 // startInstance starts the process and returns once it has signalled
@@ -159,10 +163,10 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	select {
 	case got = <-line:
 	case <-in.exited:
-		return nil, fmt.Errorf("instance %s exited before it was ready: %s", s.id, logTail(s.logPath))
+		return nil, fmt.Errorf("instance %s exited before it was ready: %s", s.id, logTail(s.logPath, s.secrets))
 	case <-timer.C:
 		in.kill()
-		return nil, fmt.Errorf("instance %s not ready after %v: %s", s.id, readyTimeout, logTail(s.logPath))
+		return nil, fmt.Errorf("instance %s not ready after %v: %s", s.id, readyTimeout, logTail(s.logPath, s.secrets))
 	case <-ctx.Done():
 		in.kill()
 		return nil, fmt.Errorf("instance %s: %w", s.id, ctx.Err())
@@ -170,7 +174,7 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	port, err := strconv.Atoi(strings.TrimSpace(got))
 	if err != nil || port <= 0 {
 		in.kill()
-		return nil, fmt.Errorf("instance %s signalled %q instead of a port: %s", s.id, got, logTail(s.logPath))
+		return nil, fmt.Errorf("instance %s signalled %q instead of a port: %s", s.id, got, logTail(s.logPath, s.secrets))
 	}
 	in.startup = time.Since(started)
 	in.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
@@ -244,14 +248,28 @@ func (in *instance) status() InstanceStatus {
 	return st
 }
 
-// logTail returns the last lines of an instance log for error messages.
-func logTail(path string) string {
-	b, err := os.ReadFile(path)
+// logTail returns the last lines of an instance log for error messages,
+// with the function's secrets masked first: a secret cut in two by the cut
+// would no longer be seen by any mask after it.
+func logTail(path string, secrets *redact.Set) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no output; log " + filepath.Base(path) + ")"
+	}
+	defer f.Close()
+	// The last 64 KiB: a secret that ends within the last 800 bytes began
+	// well inside them.
+	const window, keep = 64 << 10, 800
+	if st, err := f.Stat(); err == nil && st.Size() > window {
+		_, _ = f.Seek(st.Size()-window, io.SeekStart)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, window))
 	if err != nil || len(b) == 0 {
 		return "(no output; log " + filepath.Base(path) + ")"
 	}
-	if len(b) > 800 {
-		b = b[len(b)-800:]
+	b = secrets.Bytes(b)
+	if len(b) > keep {
+		b = b[len(b)-keep:]
 	}
 	return string(bytes.TrimSpace(b))
 }

@@ -55,7 +55,8 @@ func (l *launcher) command(ctx context.Context, workload, lang string) ([]string
 		if err != nil {
 			return nil, nil, err
 		}
-		return []string{py, "-u", filepath.Join(code, "main.py")}, nil, nil
+		// -s: no user site directory (a .pth file there runs at start).
+		return []string{py, "-s", "-u", filepath.Join(code, "main.py")}, nil, nil
 	case "node":
 		code, err := l.copyCode(workload, lang)
 		if err != nil {

@@ -114,7 +114,7 @@ func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
 	id := f.req.Name + "-" + strconv.FormatInt(s.seq.Add(1), 10)
 	spec := instanceSpec{id: id, argv: f.argv, env: f.env,
 		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log"),
-		home:    s.stage.home(), cred: s.id.credential(), noNewPrivs: s.setpriv, maxIdle: s.maxIdle}
+		home:    f.home, cred: f.cred, noNewPrivs: s.setpriv, maxIdle: s.maxIdle, secrets: f.secrets}
 	if s.cg != nil {
 		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs})
 		if err != nil {

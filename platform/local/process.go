@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/internal/redact"
 	"io"
 	"net/http"
 	"os"
@@ -117,7 +118,7 @@ func startDaemon(ctx context.Context, cfg StartConfig) (*daemon, StartConfig, er
 	case l := <-line:
 		if l[0] == "" || l[1] == "" {
 			p.kill()
-			return nil, cfg, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log")))
+			return nil, cfg, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log"), redact.FromEnv(os.Environ())))
 		}
 		p.base, p.ctl = "http://"+l[0], l[1]
 	case <-time.After(30 * time.Second):
@@ -181,7 +182,7 @@ func (p *Platform) Lost() error {
 	select {
 	case <-d.exited:
 		return fmt.Errorf("the local platform's daemon (pid %d) ended (%v): %s", d.cmd.Process.Pid, d.cmd.ProcessState,
-			logTail(filepath.Join(p.wdir, "platform.log")))
+			logTail(filepath.Join(p.wdir, "platform.log"), redact.FromEnv(os.Environ())))
 	default:
 		return nil
 	}

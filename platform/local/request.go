@@ -16,7 +16,7 @@ var settingNames = []string{"routing", "rebalance", "queue", "queue_size", "queu
 // DeployRequestOf turns a platform-neutral function into the daemon's
 // request, checking the local settings; errors name the setting.
 func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
-	req := DeployRequest{Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env,
+	req := DeployRequest{Name: fn.Name, Workload: fn.Workload, Language: fn.Language, Replicas: fn.Replicas, Env: fn.Env, SecretEnv: fn.SecretEnv,
 		Mode: fn.Mode, Workers: fn.Workers, Concurrency: fn.Concurrency, MemoryMB: fn.MemoryMB, CPUs: fn.CPUs}
 	as := &Autoscale{}
 	for k, v := range fn.Settings {

@@ -4,9 +4,11 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/faasbench/faasbench/platform"
@@ -68,8 +70,16 @@ func TestEnvNamesThatChangeLoadingAreRefused(t *testing.T) {
 			t.Errorf("env %s: %v, want %q", name, err, want)
 		}
 	}
-	if err := ValidateDeploy(DeployRequest{Name: "f", Workload: "hello", Language: "python", Env: map[string]string{"FB_DATA_DIR": "/d", "GREETING": "hi"}}); err != nil {
-		t.Errorf("ordinary names refused: %v", err)
+	if err := ValidateDeploy(DeployRequest{Name: "f", Workload: "hello", Language: "python", Env: map[string]string{"FB_DATA_DIR": "/d", "FB_GREETING": "hi"}}); err != nil {
+		t.Errorf("FB_ names refused: %v", err)
+	}
+	// An allow-list, not a deny-list (issue 43): OPENSSL_CONF pointed at a config that loads a
+	// provider .so runs code in any Python that imports ssl; a name of no runtime's is refused too.
+	for _, name := range []string{"OPENSSL_CONF", "OPENSSL_MODULES", "SSL_CERT_FILE", "PYTHONWARNINGS", "NODE_EXTRA_CA_CERTS", "GREETING", "TZ"} {
+		err := ValidateDeploy(DeployRequest{Name: "f", Workload: "hello", Language: "python", Env: map[string]string{name: "x"}})
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "FB_") {
+			t.Errorf("env %s: %v, want it refused, naming the FB_ names a spec may set", name, err)
+		}
 	}
 }
 
@@ -112,7 +122,7 @@ func TestInstancesAreUnprivilegedAndSeeOnlyTheirEnvironment(t *testing.T) {
 	for _, lang := range []string{"python", "go"} {
 		name := "hello-" + lang
 		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 1,
-			Env: map[string]string{"GREETING": "given"}}); err != nil {
+			Env: map[string]string{"FB_GREETING": "given"}}); err != nil {
 			t.Fatal(err)
 		}
 		fns, err := p.Functions(ctx)
@@ -126,8 +136,9 @@ func TestInstancesAreUnprivilegedAndSeeOnlyTheirEnvironment(t *testing.T) {
 			}
 		}
 		st := procStatus(t, pid)
-		if !strings.HasPrefix(st["Uid"], "65532\t65532\t65532\t65532") || !strings.HasPrefix(st["Gid"], "65532\t65532") || st["Groups"] != "" {
-			t.Errorf("%s runs as Uid %q Gid %q Groups %q, want 65532 and no groups", name, st["Uid"], st["Gid"], st["Groups"])
+		uid := strings.Fields(st["Uid"])
+		if len(uid) != 4 || uid[0] != uid[3] || !inUIDBlock(uid[0]) || !strings.HasPrefix(st["Gid"], "65532\t65532") || st["Groups"] != "" {
+			t.Errorf("%s runs as Uid %q Gid %q Groups %q, want a uid of the block, gid 65532 and no groups", name, st["Uid"], st["Gid"], st["Groups"])
 		}
 		for _, c := range []string{"CapPrm", "CapEff", "CapAmb"} {
 			if st[c] != "0000000000000000" {
@@ -138,7 +149,7 @@ func TestInstancesAreUnprivilegedAndSeeOnlyTheirEnvironment(t *testing.T) {
 			t.Errorf("%s NoNewPrivs = %q", name, st["NoNewPrivs"])
 		}
 		env := procEnviron(t, pid)
-		if strings.Contains(env, "secret") || !strings.Contains(env, "GREETING=given") {
+		if strings.Contains(env, "secret") || !strings.Contains(env, "FB_GREETING=given") {
 			t.Errorf("%s environment:\n%s", name, env)
 		}
 		url, _ := p.Endpoint(ctx, name)
@@ -194,4 +205,107 @@ func TestExposureWarnsOffLoopback(t *testing.T) {
 			t.Errorf("%v: %q", ip, w)
 		}
 	}
+}
+
+// inUIDBlock says whether uid is of DefaultInstanceUIDs' block.
+func inUIDBlock(uid string) bool {
+	n, err := strconv.ParseUint(uid, 10, 32)
+	return err == nil && n >= 2147418112 && n < 2147418112+65536
+}
+
+// asUser runs argv as uid:65532 (no groups, no capabilities) and returns
+// its output and error.
+func asUser(uid uint32, argv ...string) (string, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: 65532, Groups: []uint32{}}}
+	b, err := cmd.CombinedOutput()
+	return string(b), err
+}
+
+// Functions are isolated from each other (issue 43): each runs as a uid of
+// its own, so one cannot read another's environment or descriptors, trace
+// or signal it, or write into its HOME (a .pth file there would run in the
+// next Python instance); a second daemon's functions get other uids. Every
+// check fails on the shared uid 65532 of before.
+func TestFunctionsCannotReachEachOther(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("instances switch users only when the platform is root")
+	}
+	p, _ := startTestPlatform(t)
+	q, _ := startTestPlatform(t)
+	ctx := context.Background()
+	pids := map[string]int{}
+	uids := map[string]uint32{}
+	for _, d := range []struct {
+		p    *Platform
+		name string
+		lang string
+		env  map[string]string
+	}{{p, "victim", "python", map[string]string{"FB_DB_PASSWORD": "victim-secret-31-characters-ok"}}, {p, "attacker", "go", nil}, {q, "other-run", "python", nil}} {
+		if err := d.p.Deploy(ctx, platform.Function{Name: d.name, Workload: "hello", Language: d.lang, Replicas: 1, Env: d.env}); err != nil {
+			t.Fatal(err)
+		}
+		fns, err := d.p.Functions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fns {
+			if f.Name == d.name {
+				pids[d.name] = f.Instances[0].PID
+			}
+		}
+		u, err := strconv.ParseUint(strings.Fields(procStatus(t, pids[d.name])["Uid"])[0], 10, 32)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uids[d.name] = uint32(u)
+	}
+	if uids["victim"] == uids["attacker"] || uids["victim"] == uids["other-run"] || uids["attacker"] == uids["other-run"] {
+		t.Fatalf("functions share uids: %v", uids)
+	}
+	victim, attacker := strconv.Itoa(pids["victim"]), uids["attacker"]
+	for _, probe := range [][]string{
+		{"cat", "/proc/" + victim + "/environ"},                          // its secrets
+		{"ls", "-l", "/proc/" + victim + "/fd/"},                         // its log and sockets
+		{"kill", "-0", victim},                                           // a signal
+		{"cat", "/proc/" + victim + "/mem"},                              // ptrace access
+		{"cat", "/proc/" + strconv.Itoa(pids["other-run"]) + "/environ"}, // another daemon's function
+	} {
+		if out, err := asUser(attacker, probe...); err == nil || strings.Contains(out, "victim-secret") {
+			t.Errorf("as the attacker function's uid, %v succeeded: %q", probe, out)
+		}
+	}
+	// HOMEs: the victim's is its own; the attacker cannot write a .pth file into it.
+	vhome := envValue(procEnviron(t, pids["victim"]), "HOME")
+	ahome := envValue(procEnviron(t, pids["attacker"]), "HOME")
+	if vhome == "" || vhome == ahome {
+		t.Fatalf("HOMEs %q and %q", vhome, ahome)
+	}
+	site := filepath.Join(vhome, ".local/lib/python3/site-packages")
+	if out, err := asUser(attacker, "mkdir", "-p", site); err == nil {
+		t.Errorf("the attacker made %s in the victim's HOME: %s", site, out)
+	}
+	if env := procEnviron(t, pids["victim"]); !strings.Contains(env, "PYTHONNOUSERSITE=1") || !strings.Contains(env, "TMPDIR="+vhome+"/tmp") {
+		t.Errorf("the victim's environment lacks its own TMPDIR or PYTHONNOUSERSITE:\n%s", env)
+	}
+	if cmdline, _ := os.ReadFile("/proc/" + victim + "/cmdline"); !strings.Contains(string(cmdline), "\x00-s\x00") {
+		t.Errorf("python runs without -s: %q", cmdline)
+	}
+	// A removed function gives its uid back and its HOME is gone.
+	if err := p.Remove(ctx, "victim"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(vhome); !os.IsNotExist(err) {
+		t.Errorf("the removed function's HOME %s is left: %v", vhome, err)
+	}
+}
+
+// envValue is NAME's value in a /proc environ listing (one per line).
+func envValue(env, name string) string {
+	for _, l := range strings.Split(env, "\n") {
+		if v, ok := strings.CutPrefix(l, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }

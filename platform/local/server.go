@@ -64,7 +64,8 @@ type Server struct {
 	stop       chan struct{}
 	once       sync.Once
 	self       string          // this executable: it is also the fork-mode watchdog
-	id         identity        // who instances run as
+	id         identity        // who instances run as: its gid, and its uid where no uids are leased
+	uids       *uidPool        // a uid per function (nil: instances run as the platform's own user)
 	stage      *stage          // what instances may read
 	setpriv    string          // setpriv, which sets no_new_privs ("" when missing)
 	cg         *cgroup.Manager // nil: cgroups unusable (cgErr says why)
@@ -134,6 +135,12 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 		return nil, fmt.Errorf("local: %w", err)
 	}
 	s := &Server{cfg: cfg, launch: &launcher{workloads: cfg.Workloads, stage: st, id: id}, stop: make(chan struct{}), self: self, id: id, stage: st}
+	if id.drop {
+		if s.uids, err = newUIDPool(os.Getenv(InstanceUIDsEnv)); err != nil {
+			_ = st.close()
+			return nil, fmt.Errorf("local: %w", err)
+		}
+	}
 	if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
 		s.setpriv = ""
 		fmt.Fprintf(os.Stderr, "local: WARNING: no setpriv (Debian: util-linux): instances run without no_new_privs, so a setuid program can still raise their privileges\n")
@@ -231,6 +238,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	cancel()
 	s.removeAll()
+	if s.uids != nil {
+		s.uids.close()
+	}
 	if err := s.stage.close(); err != nil {
 		fmt.Fprintf(os.Stderr, "local: %v\n", err)
 	}

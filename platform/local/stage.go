@@ -57,18 +57,46 @@ func newStage(id identity) (*stage, error) {
 			return nil, fmt.Errorf("stage: %w", err)
 		}
 	}
+	// home/ holds a HOME of its own per function (funcHome): searchable, not
+	// listable, by the instance users; each HOME closed to every other.
 	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+	if err := os.Mkdir(home, 0o711); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("stage: %w", err)
 	}
-	if id.drop {
-		if err := os.Chown(home, int(id.uid), int(id.gid)); err != nil {
-			_ = os.RemoveAll(dir)
-			return nil, fmt.Errorf("stage: %w", err)
-		}
+	if err := os.Chmod(home, 0o711); err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("stage: %w", err)
 	}
 	return st, nil
+}
+
+// funcHome makes a function's HOME, with its TMPDIR inside, afresh (what
+// an earlier deployment of the name left is removed): mode 0700, owned by
+// the function's uid when instances run as users of their own. No other
+// function can read or write it, so nothing one writes there (a Python
+// .pth file, a Node module) is loaded by another.
+func (st *stage) funcHome(name string, uid, gid uint32, own bool) (string, error) {
+	h := filepath.Join(st.root, "home", name)
+	if err := os.RemoveAll(h); err != nil {
+		return "", fmt.Errorf("stage: %w", err)
+	}
+	for _, d := range []string{h, filepath.Join(h, "tmp")} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return "", fmt.Errorf("stage: %w", err)
+		}
+		if own {
+			if err := os.Chown(d, int(uid), int(gid)); err != nil {
+				return "", fmt.Errorf("stage: %w", err)
+			}
+		}
+	}
+	return h, nil
+}
+
+// dropHome removes a function's HOME.
+func (st *stage) dropHome(name string) {
+	_ = os.RemoveAll(filepath.Join(st.root, "home", name))
 }
 
 // open gives the instance group access to dir (when instances run as a
@@ -85,8 +113,7 @@ func (st *stage) open(dir string, mode os.FileMode) error {
 	return nil
 }
 
-func (st *stage) home() string { return filepath.Join(st.root, "home") }
-func (st *stage) bin() string  { return filepath.Join(st.root, "bin") }
+func (st *stage) bin() string { return filepath.Join(st.root, "bin") }
 
 // close removes the stage.
 func (st *stage) close() error { return os.RemoveAll(st.root) }
