@@ -32,13 +32,14 @@ FB = str(ROOT / "bin" / "faasbench")
 
 
 class Local:
-    def __init__(self) -> None:
+    def __init__(self, binary: str = "") -> None:
+        self.binary = binary or FB
         self.state = tempfile.mkdtemp(prefix="fb-local-")
         st = json.loads(self.fb("platform", "local", "up", "--cpus", "0", "--output", "json"))
         self.gw = st["gateway"]
 
     def fb(self, *args: str, cpu: str | None = None) -> str:
-        cmd = [FB, *args]
+        cmd = [getattr(self, "binary", FB), *args]
         if args[:2] == ("platform", "local"):
             cmd += ["--state", self.state] if hasattr(self, "state") else []
         if cpu is not None:
@@ -136,14 +137,56 @@ def spread(p: Local, rounds: int) -> str:
             "|---|---|\n" + "\n".join(rows) + "\n")
 
 
+def isolation(binaries: list[tuple[str, str]], rounds: int) -> str:
+    """The cost of isolating functions (issue 43): the gateway's overhead (hello in Go, one
+    connection, p50 through the gateway less direct) and a cold start per runtime, measured for each
+    binary in interleaved rounds (each round: every binary's platform up, measured, down)."""
+    langs = ("go", "python", "node", "java")
+    res: dict[str, dict[str, list[float]]] = {b: {k: [] for k in ("overhead", *langs)} for b, _ in binaries}
+    for _ in range(rounds):
+        for label, path in binaries:
+            p = Local(path)
+            try:
+                url = p.deploy("hello", "go", "ov")
+                direct = [in_["addr"] for f in p.status() if f["name"] == "ov" for in_ in f["instances"]][0]
+                gw = p.load(url, "-c", "1", "-n", "20000", "-d", "0")["success_latency_ms"]["p50"] * 1000
+                dr = p.load(f"http://{direct}/", "-c", "1", "-n", "20000", "-d", "0")["success_latency_ms"]["p50"] * 1000
+                res[label]["overhead"].append(gw - dr)
+                for lang in langs:
+                    name = f"cold-{lang}"
+                    u = p.deploy("hello", lang, name)
+                    p.fb("platform", "local", "scale", name, "0")
+                    t0 = time.perf_counter()
+                    with urllib.request.urlopen(u, timeout=60) as r:
+                        r.read()
+                        assert r.headers["X-Fb-Cold"] == "1", "not cold"
+                    res[label][lang].append((time.perf_counter() - t0) * 1000)
+            finally:
+                p.down()
+    head = "| figure | " + " | ".join(label for label, _ in binaries) + " |\n|---|" + "---|" * len(binaries) + "\n"
+    rows = [("gateway overhead, p50 µs", "overhead")] + [(f"cold start {lang}, ms (request at zero → reply)", lang) for lang in langs]
+    return head + "".join(f"| {title} | " + " | ".join(agg(res[label][k]) for label, _ in binaries) + " |\n" for title, k in rows)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--out", default="")
     ap.add_argument("--only", choices=["overhead", "cold", "modes", "workers", "spread"], action="append",
                     help="run only these (default: all)")
+    ap.add_argument("--binary", action="append", default=[], metavar="LABEL=PATH",
+                    help="compare binaries on isolation's cost (gateway overhead, cold start per runtime) in interleaved rounds; nothing else runs")
     args = ap.parse_args()
     subprocess.run(["make", "-s", "-C", str(ROOT), "build"], check=True)
+    if args.binary:
+        bins = [tuple(b.split("=", 1)) for b in args.binary]
+        t = (f"# The cost of isolation ({time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} interleaved rounds; platform on CPU 0, generator on CPU 1)\n\n"
+             + isolation(bins, args.rounds))
+        print(t)
+        if args.out:
+            Path(args.out).write_text(f"<!-- produced by: python3 bench/local.py --rounds {args.rounds} "
+                                      + " ".join(f"--binary {b}" for b in args.binary) + f" --out {args.out} -->\n" + t)
+        return 0
     p = Local()
     out = [f"# Local platform figures ({time.strftime('%Y-%m-%d %H:%M')}, {args.rounds} rounds; platform on CPU 0, generator on CPU 1)"]
     try:

@@ -16,6 +16,12 @@ func ReadPayload(path string, roots ...string) ([]byte, error) {
 	if err := spec.CheckPayloadFile(path, roots...); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	return ReadBody(path)
+}
+
+// ReadBody reads a file checked to be a body, bounded by spec.MaxPayloadSize
+// (a file that grows while read is an error).
+func ReadBody(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -55,6 +55,22 @@ func CheckPayloadFile(path string, roots ...string) error {
 	if err := Contained(path, roots...); err != nil {
 		return err
 	}
+	return CheckBodyFile(path)
+}
+
+// CheckBodyFile checks a file named to be a request's body (faasbench
+// load --body-file): resolved with its links, not under /proc, /sys or /dev,
+// a regular file of at most MaxPayloadSize bytes.
+func CheckBodyFile(path string) error {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if real, err = filepath.Abs(real); err == nil {
+			for _, never := range []string{"/proc", "/sys", "/dev"} {
+				if within(real, never) {
+					return fmt.Errorf("resolves to %s: files under %s are never read", real, never)
+				}
+			}
+		}
+	}
 	st, err := os.Stat(path)
 	switch {
 	case err != nil:

@@ -123,6 +123,15 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"load", "-H", "X-A: b\r\nEvil: 1", "http://127.0.0.1:1/"}, ExitUsage},
 		{[]string{"load", "-H", "Content-Length: 9", "http://127.0.0.1:1/"}, ExitUsage},
 		{[]string{"load", "-H", "Host: a", "-H", "Host: b", "http://127.0.0.1:1/"}, ExitUsage},
+		// The bounds a spec has (issue 43): /dev/zero read without end, -c 20000000 growing to the
+		// machine's whole memory before the first request. Each is refused before anything is sent.
+		{[]string{"load", "--body-file", "/dev/zero", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--body-file", "/proc/self/environ", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "-c", "20000000", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--rate", "5", "--max-in-flight", "20000000", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--payload-size", "300000000", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "-d", "48h", "http://127.0.0.1:1/"}, ExitUsage},
+		{[]string{"load", "--timeout", "2h", "http://127.0.0.1:1/"}, ExitUsage},
 	} {
 		if code, _, errs := runCLI(t, tc.args...); code != tc.want {
 			t.Errorf("%v: exit %d, want %d (%s)", tc.args, code, tc.want, errs)

@@ -17,6 +17,7 @@ import (
 	"github.com/faasbench/faasbench/experiment"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/spec"
 )
 
 type loadOpts struct {
@@ -94,6 +95,14 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	return cmd
 }
 
+// The load command's bounds beyond spec's: a day of load, a billion
+// requests, an hour's wait for one reply.
+const (
+	maxLoadDuration = 24 * time.Hour
+	maxLoadRequests = 1e9
+	maxLoadTimeout  = time.Hour
+)
+
 func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 	target := load.Target{Method: o.method, URL: rawURL, Header: http.Header{}, Body: []byte(o.body)}
 	var err error
@@ -101,12 +110,28 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		if o.body != "" {
 			return usageErr("--body and --body-file: give one")
 		}
-		if target.Body, err = os.ReadFile(o.bodyFile); err != nil {
+		// Bounded as a spec's payload_file is: a regular file of at most
+		// spec.MaxPayloadSize (was: /dev/zero read without end).
+		if err := spec.CheckBodyFile(o.bodyFile); err != nil {
+			return usageErr("--body-file %s: %v", o.bodyFile, err)
+		}
+		if target.Body, err = experiment.ReadBody(o.bodyFile); err != nil {
 			return usageErr("--body-file: %v", err)
 		}
 	}
-	if o.payloadSize < 0 || o.payloadSize > 1<<30 {
-		return usageErr("--payload-size %d: want 0..1 GiB", o.payloadSize)
+	if o.payloadSize < 0 || o.payloadSize > spec.MaxPayloadSize {
+		return usageErr("--payload-size %d: want 0..%d bytes (256 MiB)", o.payloadSize, spec.MaxPayloadSize)
+	}
+	// The bounds a spec has (spec.MaxConcurrency): -c 20000000 once grew to
+	// the machine's whole memory before the first request.
+	if o.concurrency < 1 || o.concurrency > spec.MaxConcurrency {
+		return usageErr("--concurrency %d: want 1..%d", o.concurrency, spec.MaxConcurrency)
+	}
+	if o.maxInFlight < 1 || o.maxInFlight > spec.MaxConcurrency {
+		return usageErr("--max-in-flight %d: want 1..%d", o.maxInFlight, spec.MaxConcurrency)
+	}
+	if o.duration > maxLoadDuration || o.requests > maxLoadRequests || o.timeout > maxLoadTimeout {
+		return usageErr("--duration %v, --requests %d, --timeout %v: want at most %v, %d and %v", o.duration, o.requests, o.timeout, maxLoadDuration, int64(maxLoadRequests), maxLoadTimeout)
 	}
 	if o.payloadSize > 0 {
 		if len(target.Body) > 0 {

@@ -25,10 +25,26 @@ type identity struct {
 	drop bool
 }
 
+// UnisolatedEnv, set to 1, lets a platform that is not root run its
+// functions as its own user (recorded as a warning): without it such a
+// platform refuses to start, since every function could then read
+// faasbench's own environment (/proc/PID/environ of the same user) and call
+// its control API.
+const UnisolatedEnv = "FAASBENCH_LOCAL_UNISOLATED"
+
+// ErrNotIsolated is the refusal of a platform that is not root.
+var ErrNotIsolated = fmt.Errorf("the local platform is not root, so it cannot run functions as users of their own: " +
+	"every function would run as you, and could read faasbench's environment and call the platform's control API; " +
+	"run faasbench as root (instances then run as uids of their own), or set " + UnisolatedEnv + "=1 to run them as you all the same (the run records it)")
+
 // instanceIdentity parses uid:gid ("" for the default); a daemon that is
-// not root cannot switch users, and its instances run as itself.
+// not root cannot switch users: it refuses (ErrNotIsolated) unless
+// UnisolatedEnv allows its instances to run as itself.
 func instanceIdentity(spec string) (identity, error) {
 	if os.Geteuid() != 0 {
+		if os.Getenv(UnisolatedEnv) != "1" {
+			return identity{}, ErrNotIsolated
+		}
 		return identity{uid: uint32(os.Geteuid()), gid: uint32(os.Getegid())}, nil
 	}
 	if spec == "" {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/faasbench/faasbench/internal/redact"
+	"github.com/faasbench/faasbench/platform"
 	"io"
 	"net/http"
 	"os"
@@ -37,6 +38,10 @@ type StartConfig struct {
 
 // Start starts the daemon and returns once its gateway listens.
 func Start(ctx context.Context, cfg StartConfig) (*Platform, error) {
+	// Refused before anything starts (exit 2), in the words that say what is missing.
+	if os.Geteuid() != 0 && os.Getenv(UnisolatedEnv) != "1" {
+		return nil, fmt.Errorf("%w: %w", platform.ErrRefused, ErrNotIsolated)
+	}
 	d, cfg, err := startDaemon(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -308,4 +309,43 @@ func envValue(env, name string) string {
 		}
 	}
 	return ""
+}
+
+// A platform that is not root cannot give functions users of their own:
+// it refuses to start, saying what is missing (issue 43: its instances ran
+// as the owner, read faasbench's environment and called the control API),
+// unless FAASBENCH_LOCAL_UNISOLATED=1 asks for it. Run as uid 65531 from a
+// copy of this test binary.
+func TestNonRootPlatformRefusesWithoutIsolation(t *testing.T) {
+	if os.Getenv("FB_TEST_NONROOT_START") == "1" {
+		_, err := Start(context.Background(), StartConfig{Command: []string{os.Args[0]}, RunID: "nonroot", WorkDir: os.Getenv("FB_TEST_DIR")})
+		fmt.Printf("start: %v\n", err)
+		return
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run the check as another user")
+	}
+	dir, err := os.MkdirTemp("", "fb-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "local.test")
+	b, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run", "^TestNonRootPlatformRefusesWithoutIsolation$", "-test.v")
+	cmd.Env = []string{"FB_TEST_NONROOT_START=1", "FB_TEST_DIR=" + dir, "PATH=/usr/bin:/bin", "HOME=" + dir}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65531, Gid: 65531, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "start: refused by the platform: the local platform is not root") || !strings.Contains(string(out), UnisolatedEnv+"=1") {
+		t.Fatalf("as uid 65531: %v\n%s", err, out)
+	}
 }
