@@ -62,14 +62,6 @@ func instanceIdentity(spec string) (identity, error) {
 	return identity{uid: uint32(uid), gid: uint32(gid), drop: true}, nil
 }
 
-// credential is what exec uses to switch to the identity (nil: no switch).
-func (id identity) credential() *syscall.Credential {
-	if !id.drop {
-		return nil
-	}
-	return &syscall.Credential{Uid: id.uid, Gid: id.gid, Groups: []uint32{}}
-}
-
 func (id identity) String() string {
 	if !id.drop {
 		return fmt.Sprintf("%d:%d (the platform's own user: it is not root)", id.uid, id.gid)
