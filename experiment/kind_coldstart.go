@@ -222,6 +222,9 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		since := time.Now()
 		how, err := cst.MakeCold(ctx, pc.Function)
 		if err != nil {
+			if ctx.Err() != nil {
+				break // interrupted: the samples so far are kept
+			}
 			return nil, fmt.Errorf("make cold: %w", err)
 		}
 		cr.ForcedBy = how.How

@@ -97,6 +97,10 @@ func (c *cells) run(ctx context.Context) (err error) {
 		c.used[pc.Function] = true
 		out, err := c.runCell(ctx, pc, prog)
 		if err != nil {
+			if ctx.Err() != nil {
+				// A kind's error because it was interrupted is the interruption.
+				return ErrInterrupted
+			}
 			return fmt.Errorf("cell %s: %w", pc.ID, err)
 		}
 		// A platform that died during the cell: what it measured is

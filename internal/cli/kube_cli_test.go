@@ -95,7 +95,11 @@ repetitions: 1
 	assertNothingLeft(t, kc, ns)
 }
 
-// Ctrl-C in the middle of a run still removes everything.
+// Ctrl-C in the middle of a run still removes everything. The simulated
+// pods serve nothing, so a kind that probes its functions would fail at
+// once (exit 1, TestRunOnTheBaselineCleansUp); kind coldstart is not probed
+// and scales the function down and up for each of its iterations, so the
+// run is mid-cell when it is interrupted.
 func TestInterruptedRunCleansUp(t *testing.T) {
 	kc := kubetest.Kubeconfig(t)
 	ns := kubetest.Namespace(t)
@@ -103,10 +107,12 @@ func TestInterruptedRunCleansUp(t *testing.T) {
 	specFile := filepath.Join(dir, "k.yaml")
 	_ = os.WriteFile(specFile, []byte(`version: 1
 name: kube-stop
+kind: coldstart
 platform: {name: baseline, namespace: `+ns+`, options: {endpoint_host: 127.0.0.1}}
 functions:
   - {workload: hello, language: go, replicas: 3}
-load: {model: closed, concurrency: [1], duration: 60s, warmup: 0s, timeout: 200ms}
+coldstart: {iterations: 100, warm: 1}
+load: {timeout: 200ms}
 repetitions: 1
 `), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
