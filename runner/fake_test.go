@@ -79,8 +79,9 @@ func writeSpec(t *testing.T, yaml string) string {
 	return path
 }
 
-// runSpec loads, opens and executes a spec to the end.
-func runSpec(t *testing.T, yaml string, o Options) *Run {
+// execute loads, opens and executes a spec; it returns the run and
+// Execute's error.
+func execute(t *testing.T, yaml string, o Options) (*Run, error) {
 	t.Helper()
 	p, err := LoadSpec(writeSpec(t, yaml), nil, o)
 	if err != nil {
@@ -90,7 +91,14 @@ func runSpec(t *testing.T, yaml string, o Options) *Run {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Execute(context.Background()); err != nil {
+	return r, r.Execute(context.Background())
+}
+
+// runSpec loads, opens and executes a spec to the end.
+func runSpec(t *testing.T, yaml string, o Options) *Run {
+	t.Helper()
+	r, err := execute(t, yaml, o)
+	if err != nil {
 		t.Fatalf("execute: %v", err)
 	}
 	return r

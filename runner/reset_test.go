@@ -85,15 +85,7 @@ func TestBetweenRepetitionsRestartNeedsARestarter(t *testing.T) {
 	t.Setenv("FB_RUNNER_TEST_TOKEN", "x")
 	var fp *fakePlatform
 	o := fakeOptions(t, &fp)
-	p, err := LoadSpec(writeSpec(t, strings.Replace(sweepSpec, "repetitions: 2", "repetitions: 2\nbetween_repetitions: restart", 1)), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = r.Execute(context.Background())
+	_, err := execute(t, strings.Replace(sweepSpec, "repetitions: 2", "repetitions: 2\nbetween_repetitions: restart", 1), o)
 	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "between_repetitions: restart") {
 		t.Fatalf("execute: %v, want a refusal naming between_repetitions", err)
 	}

@@ -25,16 +25,7 @@ repetitions: 1
 // runWith runs yaml against h and returns the run and Execute's error.
 func runWith(t *testing.T, yaml string, h http.HandlerFunc) (*Run, error) {
 	t.Helper()
-	o := optionsWith(t, h)
-	p, err := LoadSpec(writeSpec(t, yaml), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, r.Execute(context.Background())
+	return execute(t, yaml, optionsWith(t, h))
 }
 
 func ok(w http.ResponseWriter, r *http.Request) {
@@ -76,15 +67,7 @@ func TestRunFailsWhenSomethingElseAnswersTheProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Platforms = reg
-	p, err := LoadSpec(writeSpec(t, verdictSpec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = r.Execute(context.Background())
+	_, err := execute(t, verdictSpec, o)
 	if err == nil || !strings.Contains(err.Error(), "without the function contract's X-Fb-Instance header") || !strings.Contains(err.Error(), "default backend") {
 		t.Fatalf("error %v, want the probe to find no function behind the reply", err)
 	}
