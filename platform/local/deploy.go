@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/faasbench/faasbench/internal/redact"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/faasbench/faasbench/internal/redact"
 )
 
 // Deploy starts a function's instances and returns once they are ready.
@@ -264,7 +265,9 @@ func (s *Server) giveIdentity(f *function) error {
 		f.uid = uid
 		f.cred = &syscall.Credential{Uid: uid, Gid: s.id.gid, Groups: []uint32{}}
 	}
-	home, err := s.stage.funcHome(f.req.Name, f.uid, s.id.gid, own)
+	// A directory per deployment (name and a sequence number): two deploys
+	// of one name racing never share, nor remove, each other's HOME.
+	home, err := s.stage.funcHome(f.req.Name+"-"+strconv.FormatInt(s.seq.Add(1), 10), f.uid, s.id.gid, own)
 	if err != nil {
 		s.dropIdentity(f)
 		return err
@@ -276,7 +279,7 @@ func (s *Server) giveIdentity(f *function) error {
 // dropIdentity gives f's uid back and removes its HOME.
 func (s *Server) dropIdentity(f *function) {
 	if f.home != "" {
-		s.stage.dropHome(f.req.Name)
+		s.stage.dropHome(f.home)
 		f.home = ""
 	}
 	if s.uids != nil && f.uid != 0 {

@@ -2,12 +2,13 @@ package local
 
 import (
 	"context"
-	"github.com/faasbench/faasbench/internal/redact"
 	"net/http"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/faasbench/faasbench/internal/redact"
 )
 
 // function is one deployed function: its deploy request, its instances

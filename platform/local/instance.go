@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/faasbench/faasbench/internal/redact"
 	"io"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/redact"
 )
 
 // readyTimeout bounds how long an instance may take to signal readiness.

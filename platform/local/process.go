@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/faasbench/faasbench/internal/redact"
-	"github.com/faasbench/faasbench/platform"
 	"io"
 	"net/http"
 	"os"
@@ -19,6 +17,8 @@ import (
 	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/internal/cgroup"
 	"github.com/faasbench/faasbench/internal/reaper"
+	"github.com/faasbench/faasbench/internal/redact"
+	"github.com/faasbench/faasbench/platform"
 )
 
 // StartConfig says how to start the daemon.

@@ -71,13 +71,12 @@ func newStage(id identity) (*stage, error) {
 	return st, nil
 }
 
-// funcHome makes a function's HOME, with its TMPDIR inside, afresh (what
-// an earlier deployment of the name left is removed): mode 0700, owned by
-// the function's uid when instances run as users of their own. No other
-// function can read or write it, so nothing one writes there (a Python
-// .pth file, a Node module) is loaded by another.
-func (st *stage) funcHome(name string, uid, gid uint32, own bool) (string, error) {
-	h := filepath.Join(st.root, "home", name)
+// funcHome makes a deployment's HOME (home/<dir>), with its TMPDIR inside,
+// afresh: mode 0700, owned by the function's uid when instances run as
+// users of their own. No other function can read or write it, so nothing
+// one writes there (a Python .pth file, a Node module) is loaded by another.
+func (st *stage) funcHome(dir string, uid, gid uint32, own bool) (string, error) {
+	h := filepath.Join(st.root, "home", dir)
 	if err := os.RemoveAll(h); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
@@ -94,9 +93,11 @@ func (st *stage) funcHome(name string, uid, gid uint32, own bool) (string, error
 	return h, nil
 }
 
-// dropHome removes a function's HOME.
-func (st *stage) dropHome(name string) {
-	_ = os.RemoveAll(filepath.Join(st.root, "home", name))
+// dropHome removes a HOME funcHome made.
+func (st *stage) dropHome(home string) {
+	if filepath.Dir(home) == filepath.Join(st.root, "home") {
+		_ = os.RemoveAll(home)
+	}
 }
 
 // open gives the instance group access to dir (when instances run as a
