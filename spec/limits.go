@@ -64,10 +64,8 @@ func CheckPayloadFile(path string, roots ...string) error {
 func CheckBodyFile(path string) error {
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		if real, err = filepath.Abs(real); err == nil {
-			for _, never := range []string{"/proc", "/sys", "/dev"} {
-				if within(real, never) {
-					return fmt.Errorf("resolves to %s: files under %s are never read", real, never)
-				}
+			if err := neverRead(real); err != nil {
+				return err
 			}
 		}
 	}
@@ -93,10 +91,8 @@ func Contained(path string, roots ...string) error {
 	if real, err = filepath.Abs(real); err != nil {
 		return err
 	}
-	for _, never := range []string{"/proc", "/sys", "/dev"} {
-		if within(real, never) {
-			return fmt.Errorf("resolves to %s: files under %s are never read", real, never)
-		}
+	if err := neverRead(real); err != nil {
+		return err
 	}
 	var tried []string
 	for _, r := range roots {
@@ -118,4 +114,14 @@ func Contained(path string, roots ...string) error {
 // within says whether p is dir or under it (both absolute and clean).
 func within(p, dir string) bool {
 	return p == dir || dir == "/" || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// neverRead refuses a resolved path under /proc, /sys or /dev.
+func neverRead(real string) error {
+	for _, never := range []string{"/proc", "/sys", "/dev"} {
+		if within(real, never) {
+			return fmt.Errorf("resolves to %s: files under %s are never read", real, never)
+		}
+	}
+	return nil
 }
