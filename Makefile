@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin
+.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -24,7 +24,7 @@ run: setup build
 ## tests, the end-to-end tests, the Kubernetes tests on a real control plane with KWOK's simulated nodes,
 ## and the real-node tier (containerd, kubelet, kube-proxy, CoreDNS, real pods; scripts/node-test.sh).
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup build lint unit python-test integration kube-test node-test
+test: phases-begin setup build lint components-start unit python-test integration components-wait kube-test node-test
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -34,6 +34,14 @@ phases-begin:
 
 setup:
 	@scripts/setup.sh
+
+# The Kubernetes and Knative builds run in the background at idle priority beside the unit, Python and
+# integration tests (scripts/components.sh), and stop if make exits before them; components-wait joins
+# them before the Kubernetes tiers (its phase time is what they cost beyond the phases they overlapped).
+components-start:
+	@scripts/components.sh start $$PPID
+components-wait:
+	@scripts/phase.sh "component builds (background; the wait beyond the phases they overlapped)" scripts/components.sh wait
 
 build:
 	@scripts/phase.sh "build" env CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
