@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -310,6 +311,61 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 	}
 }
 
+// SIGTERM during set-up (issue 43), while the platform builds and starts the
+// functions and before any cell: exit 130, the run directory says partial
+// with no cell, and nothing of the run is left.
+func TestTermDuringSetUpStopsCleanly(t *testing.T) {
+	res := t.TempDir()
+	spec := strings.Replace(smallSpec, "  - {workload: hello, language: go}\n", "  - {workload: hello, language: go}\n  - {workload: hello, language: java}\n  - {workload: reverse, language: cpp}\n", 1)
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The moment the run's platform exists: set-up has begun, no cell has.
+	deadline := time.Now().Add(30 * time.Second)
+	var dir string
+	var m results.Manifest
+	for {
+		if d, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(d) == 1 {
+			if b, err := os.ReadFile(d[0]); err == nil && json.Unmarshal(b, &m) == nil && m.RunID != "" && len(reaper.Find(m.RunID)) > 0 {
+				dir = filepath.Dir(d[0])
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("the run's platform did not start in 30 s\n%s", stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("exit %v, want 130\n%s", err, stderr.String())
+	}
+	mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err := json.Unmarshal(mb, &m); err != nil || m.Status != "partial" || m.End == nil {
+		t.Errorf("manifest status %q end %v (%v), want partial with an end", m.Status, m.End, err)
+	}
+	var sum results.Summary
+	if sb, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+		if err := json.Unmarshal(sb, &sum); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(sum.Cells) != 0 {
+		t.Errorf("%d cells measured: the signal came after set-up, not during it", len(sum.Cells))
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the run was interrupted:\n%s", stderr.String())
+	}
+	if left := reaper.Find(m.RunID); len(left) != 0 {
+		t.Fatalf("processes left behind: %v", left)
+	}
+}
+
 // SIGKILL of faasbench itself, in every instance mode: the platform daemon
 // notices (stdin EOF, parent-death signal) and takes its instances down,
 // grandchildren included (fork-mode children, worker processes).
@@ -438,5 +494,56 @@ repetitions: 1
 	recs, _ := filepath.Glob(filepath.Join(runDirOf(t, res), "records", "*.parquet"))
 	if len(recs) != 1 {
 		t.Fatalf("records files %v", recs)
+	}
+}
+
+// SIGTERM reaches `faasbench load` while its 2000 connections wait on a
+// server that never answers (--timeout 1h): it stops within seconds with exit
+// 130 and says it was interrupted (issue 43: `load -c 20000000` ignored
+// SIGTERM while it set up). Seen failing with SIGTERM left out of load's
+// signal handling (killed by the signal: no exit 130).
+func TestLoadStopsOnTermWithRequestsInFlight(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held []net.Conn // accepted, never answered
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		<-done
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	cmd := exec.Command(binary, "load", "-c", "2000", "-d", "1h", "--timeout", "1h", "http://"+ln.Addr().String()+"/")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGTERM)
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err := <-waited:
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 || !strings.Contains(stderr.String(), "interrupted") {
+			t.Fatalf("exit %v, want 130 saying interrupted\n%s", err, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-waited
+		t.Fatalf("load did not stop within 15 s of SIGTERM\n%s", stderr.String())
 	}
 }

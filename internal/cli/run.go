@@ -102,6 +102,10 @@ func (a *app) runnerOptions(o runOpts) (runner.Options, error) {
 }
 
 func (a *app) run(parent context.Context, specPath string, o runOpts) error {
+	// Signals first: one that comes while the run directory is being made
+	// interrupts the run as one during the load does (exit 130, partial).
+	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	ro, err := a.runnerOptions(o)
 	if err != nil {
 		return err
@@ -122,8 +126,6 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	if err != nil {
 		return exitOf(err)
 	}
-	ctx, stop := signal.NotifyContext(parent, syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
 	runErr := r.Execute(ctx)
 	if a.json() {
 		if err := json.NewEncoder(r.Redacted(a.env.Stdout)).Encode(r.Summary()); err != nil {

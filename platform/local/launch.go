@@ -27,8 +27,22 @@ type launcher struct {
 
 var workloadNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
 
-// command returns the argv (and extra environment) that runs one instance.
+// command returns the argv (and extra environment) that runs one instance:
+// a non-dumpable one where instances run as users of their own (nondump.go).
 func (l *launcher) command(ctx context.Context, workload, lang string) ([]string, []string, error) {
+	argv, env, err := l.argv(ctx, workload, lang)
+	if err != nil || !l.id.drop {
+		return argv, env, err
+	}
+	argv, err = nondump{stage: l.stage}.wrap(argv, lang == "go" || lang == "cpp")
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s %s: %w", workload, lang, err)
+	}
+	return argv, env, nil
+}
+
+// argv is the command that runs one instance of workload in lang.
+func (l *launcher) argv(ctx context.Context, workload, lang string) ([]string, []string, error) {
 	switch lang {
 	case "python", "node", "go", "cpp", "java":
 	default:

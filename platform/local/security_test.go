@@ -349,3 +349,56 @@ func TestNonRootPlatformRefusesWithoutIsolation(t *testing.T) {
 		t.Fatalf("as uid 65531: %v\n%s", err, out)
 	}
 }
+
+// Instances are non-dumpable (issue 43, nondump.go): in every language the
+// local platform runs, an instance's /proc/PID files belong to root, so a second
+// instance of the same function (the same uid) cannot read its environment
+// or trace it; the instances still answer. Fails with the wrapping removed
+// from launcher.command (/proc/PID/environ then belongs to the function's uid).
+func TestInstancesAreNotDumpable(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("instances switch users only when the platform is root")
+	}
+	p, _ := startTestPlatform(t)
+	ctx := context.Background()
+	for _, lang := range []string{"python", "node", "go", "cpp", "java"} {
+		name := "nd-" + lang
+		env := map[string]string{"FB_DB_PASSWORD": "nondump-secret-" + lang}
+		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 2, Env: env}); err != nil {
+			t.Fatalf("%s: %v", lang, err)
+		}
+		url, _ := p.Endpoint(ctx, name)
+		if r := invoke(t, url); r.status != 200 || r.body != "pong" {
+			t.Fatalf("%s: %+v", lang, r)
+		}
+		fns, err := p.Functions(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fns {
+			if f.Name != name {
+				continue
+			}
+			if len(f.Instances) != 2 {
+				t.Fatalf("%s: %d instances", lang, len(f.Instances))
+			}
+			for _, in := range f.Instances {
+				pid := strconv.Itoa(in.PID)
+				var st syscall.Stat_t
+				if err := syscall.Stat("/proc/"+pid+"/environ", &st); err != nil {
+					t.Fatal(err)
+				}
+				if st.Uid != 0 {
+					t.Errorf("%s: /proc/%s/environ belongs to uid %d: the instance is dumpable", lang, pid, st.Uid)
+				}
+				u, err := strconv.ParseUint(strings.Fields(procStatus(t, in.PID)["Uid"])[0], 10, 32)
+				if err != nil || u == 0 {
+					t.Fatalf("%s: instance uid %d %v", lang, u, err)
+				}
+				if out, err := asUser(uint32(u), "cat", "/proc/"+pid+"/environ"); err == nil || strings.Contains(out, "nondump-secret") {
+					t.Errorf("%s: the function's own uid read instance %s's environment: %q", lang, pid, out)
+				}
+			}
+		}
+	}
+}

@@ -181,7 +181,9 @@ func (st *stage) copyTree(root, rel string) (string, error) {
 	return dst, nil
 }
 
-// copyExecutable copies an executable into the stage's bin once.
+// copyExecutable copies an executable into the stage's bin once, execute-only
+// (0711): an instance may run it but not read it, which keeps the instance
+// non-dumpable (nondump.go).
 func (st *stage) copyExecutable(path, name string) (string, error) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
@@ -189,7 +191,7 @@ func (st *stage) copyExecutable(path, name string) (string, error) {
 	if st.done["bin/"+name] {
 		return dst, nil
 	}
-	if err := fileutil.Copy(path, dst, 0o755); err != nil {
+	if err := fileutil.Copy(path, dst, 0o711); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
 	st.done["bin/"+name] = true
