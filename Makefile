@@ -78,7 +78,7 @@ test-real: setup build
 	@GO=$(GO) scripts/test-real.sh $(EVIDENCE)
 
 python-test:
-	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/node
+	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/node scripts/upstream
 	@scripts/phase.sh "node function tests" node --test workloads/runtime/node/
 
 ## bench: the load engine's Go benchmarks (ns, allocations and req/s per request, printed, never asserted);
