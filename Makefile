@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait
+.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -24,7 +24,7 @@ run: setup build
 ## tests, the end-to-end tests, the Kubernetes tests on a real control plane with KWOK's simulated nodes,
 ## and the real-node tier (containerd, kubelet, kube-proxy, CoreDNS, real pods; scripts/node-test.sh).
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup build lint components-start unit python-test integration components-wait kube-test node-test
+test: phases-begin setup build lint components-start unit python-test integration components-wait openfaas-test kube-test node-test
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -61,6 +61,12 @@ unit:
 ## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
 integration:
 	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 ./cmd/faasbench/
+
+## openfaas-test: faasbench's functions behind OpenFaaS's real watchdogs (of-watchdog http and serializing, the
+## classic fork watchdog), built from their pinned source (scripts/openfaas-build.sh), each in a network
+## namespace of its own
+openfaas-test:
+	@scripts/phase.sh "openfaas watchdogs (real, from pinned source)" bash -c 'bin=$$(scripts/openfaas-build.sh | tail -1) && FB_OPENFAAS_BIN=$$bin python3 -m pytest -q scripts/openfaas'
 
 ## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it
 kube-test:

@@ -28,7 +28,7 @@ import (
 // native program, <catalogue>/<workload>/cpp/native.cpp (on the frame runtime/cpp/native.hpp),
 // once over the batch's items: built with
 // g++ -O2 -fopenmp (and Magick++ when it includes it), started on the platform's CPUs with one
-// OpenMP thread per CPU, the items as files on its command line, the request's query in FB_QUERY.
+// OpenMP thread per CPU, the items as files on its command line, the request's query in Http_Query (as a watchdog gives it).
 // It prints "item INDEX START_NS END_NS BYTES" per item and "total NS" (monotonic, from its start).
 
 // nativeRun is one run of a native program: the items' samples and the
@@ -141,7 +141,7 @@ func runNative(ctx context.Context, catalogRoot, workload, query string, items [
 	}
 	cmd := exec.CommandContext(ctx, bin, append([]string{"-t", strconv.Itoa(threads)}, paths...)...)
 	// Its own environment, not faasbench's: the query, the thread count, a PATH.
-	cmd.Env = []string{"FB_QUERY=" + query, "OMP_NUM_THREADS=" + strconv.Itoa(threads), "PATH=/usr/bin:/bin"}
+	cmd.Env = []string{"Http_Query=" + query, "OMP_NUM_THREADS=" + strconv.Itoa(threads), "PATH=/usr/bin:/bin"}
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

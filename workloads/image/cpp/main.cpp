@@ -1,5 +1,5 @@
 // image: seed 000's Magick++ function, a stdin/stdout program run per request by the watchdog in
-// fork mode. Reads a PNG from stdin and writes the transformed PNG to stdout. FB_QUERY selects
+// fork mode. Reads a PNG from stdin and writes the transformed PNG to stdout. Http_Query selects
 // variant=np (decode, sleep 1 s, encode) or version=1 (print the ImageMagick version and exit).
 #include <Magick++.h>
 
@@ -13,7 +13,7 @@
 
 int main(int argc, char** argv) {
     Magick::InitializeMagick(argc > 0 ? argv[0] : nullptr);
-    const char* env = std::getenv("FB_QUERY");
+    const char* env = std::getenv("Http_Query");
     const std::string query = env ? env : "";
     if (query_has(query, "version=1")) {
         std::cout << MagickCore::GetMagickVersion(nullptr);

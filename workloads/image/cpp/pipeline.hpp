@@ -8,7 +8,7 @@
 #include <string>
 #include <thread>
 
-// query_has says whether a query string (FB_QUERY) holds key=value.
+// query_has says whether a query string (Http_Query) holds key=value.
 inline bool query_has(const std::string& query, const std::string& kv) {
     std::string q = "&" + query + "&";
     return q.find("&" + kv + "&") != std::string::npos;

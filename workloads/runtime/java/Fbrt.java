@@ -1,7 +1,8 @@
 // faasbench function runtime for Java: serves one handler under the function contract
 // (docs/function-contract.md). Handler times are System.nanoTime(), CLOCK_MONOTONIC on Linux.
 // Environment: FB_HOST, FB_PORT (0: any), FB_INSTANCE_ID, FB_READY_FD (the bound port is written
-// there once listening), FB_MODE=stdio (one invocation from stdin to stdout).
+// there once listening), FB_MODE=stdio (one invocation from stdin to stdout; Http_Method, Http_Path and
+// Http_Query describe it, as OpenFaaS's watchdogs describe a request to a forked process).
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -51,10 +52,10 @@ public final class Fbrt {
     /** Serves handler until the process is killed (or once, in stdio mode). */
     public static void serve(Handler h) throws Exception {
         if ("stdio".equals(System.getenv("FB_MODE"))) {
-            String m = System.getenv().getOrDefault("FB_METHOD", "POST");
-            String p = System.getenv().getOrDefault("FB_PATH", "/");
+            String m = System.getenv().getOrDefault("Http_Method", "POST");
+            String p = System.getenv().getOrDefault("Http_Path", "/");
             try {
-                byte[] out = h.handle(new Request(m, p, parseQuery(System.getenv("FB_QUERY")), readAll(System.in)));
+                byte[] out = h.handle(new Request(m, p, parseQuery(System.getenv("Http_Query")), readAll(System.in)));
                 System.out.write(out);
                 System.out.flush();
                 System.exit(0);

@@ -4,7 +4,8 @@
 // serves), X-Fb-Cold-Kind, X-Fb-Handler-Begin-Ns / -End-Ns (CLOCK_MONOTONIC ns: process.hrtime),
 // X-Fb-Error when the handler throws (answered 500). GET /_fb/health never counts as the first
 // request. Environment: FB_HOST, FB_PORT (0: any), FB_INSTANCE_ID, FB_READY_FD (the bound port is
-// written there once listening), FB_MODE=stdio (one invocation from stdin to stdout).
+// written there once listening), FB_MODE=stdio (one invocation from stdin to stdout; Http_Method,
+// Http_Path and Http_Query describe it, as OpenFaaS's watchdogs describe a request to a forked process).
 
 const http = require('node:http');
 const fs = require('node:fs');
@@ -108,8 +109,8 @@ async function serveStdio(handler) {
   const chunks = [];
   for await (const c of process.stdin) chunks.push(c);
   try {
-    const out = normalise(await handler({ method: process.env.FB_METHOD || 'POST', path: process.env.FB_PATH || '/',
-      query: parseQuery(process.env.FB_QUERY || ''), headers: {}, body: Buffer.concat(chunks) }));
+    const out = normalise(await handler({ method: process.env.Http_Method || 'POST', path: process.env.Http_Path || '/',
+      query: parseQuery(process.env.Http_Query || ''), headers: {}, body: Buffer.concat(chunks) }));
     process.stdout.write(out.body);
     return 0;
   } catch (e) {

@@ -12,7 +12,8 @@ written once the socket listens: how the local platform learns the instance is r
 FB_WORKERS (pre-fork that many sync worker processes sharing the listening socket, like gunicorn;
 FB_WORKERS=1 is one sync worker, unlike no FB_WORKERS, a threaded server; each
 worker's first request is its own cold start), FB_MODE=stdio (fork mode: serve one invocation,
-body on stdin, reply on stdout, then exit; FB_METHOD, FB_PATH and FB_QUERY describe the request).
+body on stdin, reply on stdout, then exit; Http_Method, Http_Path and Http_Query describe the request,
+as OpenFaaS's watchdogs describe it to a process they fork).
 """
 
 from __future__ import annotations
@@ -182,10 +183,10 @@ def announce(port: int) -> None:
 
 def serve_stdio(handler: Handler) -> int:
     """Fork mode: one invocation from stdin to stdout. Returns the exit status."""
-    parts = os.environ.get("FB_QUERY", "")
+    parts = os.environ.get("Http_Query", "")
     req = Request(
-        method=os.environ.get("FB_METHOD", "POST"),
-        path=os.environ.get("FB_PATH", "/"),
+        method=os.environ.get("Http_Method", "POST"),
+        path=os.environ.get("Http_Path", "/"),
         query={k: v[0] for k, v in parse_qs(parts).items()},
         headers={},
         body=sys.stdin.buffer.read(),

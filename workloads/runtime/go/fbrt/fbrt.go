@@ -177,21 +177,22 @@ func envName(s string) bool {
 }
 
 // ServeStdio is fork mode: one invocation, the body from stdin, the reply
-// to stdout (FB_METHOD, FB_PATH and FB_QUERY describe the request).
+// to stdout. The request is described as OpenFaaS's watchdogs describe it
+// to a forked process: Http_Method, Http_Path, Http_Query (RequestEnv).
 func ServeStdio(h Handler, stdin io.Reader, stdout io.Writer) error {
 	body, err := io.ReadAll(stdin)
 	if err != nil {
 		return fmt.Errorf("fbrt: stdin: %w", err)
 	}
-	method := os.Getenv("FB_METHOD")
+	method := os.Getenv("Http_Method")
 	if method == "" {
 		method = http.MethodPost
 	}
-	target := os.Getenv("FB_PATH")
+	target := os.Getenv("Http_Path")
 	if target == "" {
 		target = "/"
 	}
-	if q := os.Getenv("FB_QUERY"); q != "" {
+	if q := os.Getenv("Http_Query"); q != "" {
 		target += "?" + q
 	}
 	req, err := http.NewRequest(method, target, nil)

@@ -18,8 +18,12 @@ import (
 // X-Fb-Cold: 0 and X-Fb-Process: fork, so they are never counted as cold
 // starts of an instance; the handler times span the whole child process
 // (start, run, exit). A child that exits non-zero is a function error.
-// The child gets FB_MODE=stdio, FB_METHOD, FB_PATH and FB_QUERY, and the
-// watchdog's environment without the variables whose names dropEnv lists.
+// The child gets what the real classic watchdog gives it (classic-watchdog
+// handler.go, cgi_headers on, its default): Http_Method, Http_Path and
+// Http_Query (those two only when not empty), Http_Host, the content length
+// and each header as Http_<Name> (dashes to underscores, its first value);
+// and FB_MODE=stdio, which a fork-mode image sets, and the watchdog's
+// environment without the variables whose names dropEnv lists.
 // It listens where Listen says and announces itself as Announce does.
 func Watchdog(argv []string, dropEnv ...string) error {
 	if len(argv) == 0 {
@@ -54,7 +58,7 @@ func Watchdog(argv []string, dropEnv ...string) error {
 			return
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Env = append(env, "FB_METHOD="+r.Method, "FB_PATH="+r.URL.Path, "FB_QUERY="+r.URL.RawQuery)
+		cmd.Env = append(env, RequestEnv(r)...)
 		cmd.Stdin = bytes.NewReader(body)
 		var out, errOut bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -87,4 +91,31 @@ func Watchdog(argv []string, dropEnv ...string) error {
 		return err
 	}
 	return http.Serve(ln, h)
+}
+
+// RequestEnv is the classic watchdog's request environment for r
+// (classic-watchdog handler.go getAdditionalEnvs, cgi_headers on): each
+// header as Http_<Name>, then Http_Method, Http_ContentLength and
+// Http_Content_Length, Http_Transfer_Encoding, Http_Query, Http_Path and
+// Http_Host when present.
+func RequestEnv(r *http.Request) []string {
+	env := make([]string, 0, len(r.Header)+7)
+	for k, v := range r.Header {
+		env = append(env, "Http_"+strings.ReplaceAll(k, "-", "_")+"="+v[0])
+	}
+	env = append(env, "Http_Method="+r.Method,
+		"Http_ContentLength="+strconv.FormatInt(r.ContentLength, 10), "Http_Content_Length="+strconv.FormatInt(r.ContentLength, 10))
+	if len(r.TransferEncoding) > 0 {
+		env = append(env, "Http_Transfer_Encoding="+r.TransferEncoding[0])
+	}
+	if r.URL.RawQuery != "" {
+		env = append(env, "Http_Query="+r.URL.RawQuery)
+	}
+	if r.URL.Path != "" {
+		env = append(env, "Http_Path="+r.URL.Path)
+	}
+	if r.Host != "" {
+		env = append(env, "Http_Host="+r.Host)
+	}
+	return env
 }

@@ -94,7 +94,7 @@ def test_stdio_mode_runs_one_invocation(tmp_path):
         "def h(req):\n    if req.body == b'boom':\n        raise ValueError('no')\n    return req.body[::-1] + req.query.get('x', '').encode()\n"
         "fbrt.serve(h)\n" % os.path.join(os.path.dirname(__file__), "..")
     )
-    env = dict(os.environ, FB_MODE="stdio", FB_QUERY="x=!")
+    env = dict(os.environ, FB_MODE="stdio", Http_Query="x=!")
     ok = subprocess.run([sys.executable, str(script)], input=b"abc", capture_output=True, env=env, timeout=30)
     assert ok.returncode == 0 and ok.stdout == b"cba!"
     bad = subprocess.run([sys.executable, str(script)], input=b"boom", capture_output=True, env=env, timeout=30)
