@@ -93,8 +93,10 @@ const startSlack = 10 * time.Millisecond
 // was cold, its instance was not seen before (and names itself), and the
 // platform records starting that very instance after the iteration began
 // (made cold at since) and, where the start is on the request's path, not
-// before the request was sent. Each condition alone unverifies a sample.
-func verifyCold(i int, r reply, seen map[string]bool, started []platform.StartedInstance, since time.Time, onPath bool) results.ColdSample {
+// before the request was sent (unless the platform started it by deploying
+// the function anew just before: cold.Deployed). Each condition alone
+// unverifies a sample.
+func verifyCold(i int, r reply, seen map[string]bool, started []platform.StartedInstance, since time.Time, cold platform.Cold) results.ColdSample {
 	smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
 		NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
 	for _, st := range started {
@@ -109,13 +111,13 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 			// Started before the iteration made the function cold: an
 			// instance that existed already, whatever the platform says.
 			continue
-		case onPath && !r.sent.IsZero() && st.Started.Before(r.sent.Add(-startSlack)):
+		case cold.OnPath && !cold.Deployed && !r.sent.IsZero() && st.Started.Before(r.sent.Add(-startSlack)):
 			// Started on demand, yet before the request that is said to have
 			// started it.
 			continue
 		}
 		smp.PlatformStarted = true
-		smp.Kind, smp.Phases = startOf(r, st, onPath)
+		smp.Kind, smp.Phases = startOf(r, st, cold)
 	}
 	smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
 	return smp
@@ -145,9 +147,12 @@ func phasesOf(r reply, st platform.StartedInstance) *results.ColdPhases {
 // for: an instance started before the request was sent (the platform
 // cannot start one on demand) makes the request its first, not its
 // start-up, and its phases are not on the request's time line.
-func startOf(r reply, st platform.StartedInstance, onPath bool) (string, *results.ColdPhases) {
-	if !onPath {
+func startOf(r reply, st platform.StartedInstance, cold platform.Cold) (string, *results.ColdPhases) {
+	switch {
+	case !cold.OnPath:
 		return platform.KindFirstRequest, nil
+	case cold.Deployed:
+		return platform.KindAfterDeploy, phasesOf(r, st)
 	}
 	return st.Kind, phasesOf(r, st)
 }
@@ -218,6 +223,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	warmClient := &http.Client{}
 	defer warmClient.CloseIdleConnections()
 	failed := int64(0)
+	deployed := false
 	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
 		since := time.Now()
 		how, err := cst.MakeCold(ctx, pc.Function)
@@ -243,7 +249,8 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		smp := verifyCold(i, r, seen, started, since, how.OnPath)
+		smp := verifyCold(i, r, seen, started, since, how)
+		deployed = deployed || how.Deployed
 		seen[r.instance] = true
 		if smp.Verified {
 			cr.Verified++
@@ -305,6 +312,10 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if cr.StartupOnPath != nil && !*cr.StartupOnPath {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s cannot start an instance on demand: each cold call was a new instance's first request (kind %s), its start-up was not on the request (%s)",
 			c.Platform.Name(), platform.KindFirstRequest, cr.ForcedBy))
+	}
+	if deployed {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s never scales a function to zero: each cold call came right after the function was deployed anew (kind %s), its instance created before the send; the start-up after the send is on the request, the phases say how much came before (%s)",
+			c.Platform.Name(), platform.KindAfterDeploy, cr.ForcedBy))
 	}
 	if cr.Verified == 0 {
 		out.Valid = false

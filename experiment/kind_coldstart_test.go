@@ -78,11 +78,18 @@ func TestColdSampleKindFollowsWhetherTheStartWasOnThePath(t *testing.T) {
 	sent := time.Now()
 	r := reply{sent: sent, firstByte: 40 * time.Millisecond}
 	st := platform.StartedInstance{ID: "p", Kind: "pod", Started: sent.Add(5 * time.Millisecond), Ready: sent.Add(30 * time.Millisecond)}
-	if kind, ph := startOf(r, st, true); kind != "pod" || ph == nil || ph.ReadyMs == nil || *ph.ReadyMs < 29 {
+	if kind, ph := startOf(r, st, platform.Cold{OnPath: true}); kind != "pod" || ph == nil || ph.ReadyMs == nil || *ph.ReadyMs < 29 {
 		t.Errorf("on the path: %q %+v", kind, ph)
 	}
-	if kind, ph := startOf(r, st, false); kind != platform.KindFirstRequest || ph != nil {
+	if kind, ph := startOf(r, st, platform.Cold{}); kind != platform.KindFirstRequest || ph != nil {
 		t.Errorf("off the path: %q %+v", kind, ph)
+	}
+	// Started by a deploy just before the send (OpenFaaS CE): its own kind, and the phases, the
+	// creation before the send as a negative figure.
+	early := st
+	early.Started = sent.Add(-300 * time.Millisecond)
+	if kind, ph := startOf(r, early, platform.Cold{OnPath: true, Deployed: true}); kind != platform.KindAfterDeploy || ph == nil || ph.CreatedMs == nil || *ph.CreatedMs > -299 {
+		t.Errorf("after a deploy: %q %+v", kind, ph)
 	}
 }
 
@@ -98,7 +105,7 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		r       reply
 		seen    map[string]bool
 		started []platform.StartedInstance
-		onPath  bool
+		cold    platform.Cold
 		want    bool
 	}
 	with := func(f func(*reply)) reply { r := good; f(&r); return r }
@@ -108,27 +115,29 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		return []platform.StartedInstance{s}
 	}
 	for _, c := range []tc{
-		{"verified: cold, new, started for the request", good, nil, []platform.StartedInstance{start}, true, true},
-		{"a failed reply", with(func(r *reply) { r.status = 503 }), nil, []platform.StartedInstance{start}, true, false},
-		{"a 2xx that is not 200", with(func(r *reply) { r.status = 202 }), nil, []platform.StartedInstance{start}, true, false},
-		{"no cold flag", with(func(r *reply) { r.cold = false }), nil, []platform.StartedInstance{start}, true, false},
-		{"an instance seen before", good, map[string]bool{"pod-a": true}, []platform.StartedInstance{start}, true, false},
-		{"no instance named", with(func(r *reply) { r.instance = "" }), nil, []platform.StartedInstance{{ID: "", Started: start.Started}}, true, false},
-		{"no start the platform recorded", good, nil, nil, true, false},
-		{"the platform started another instance", good, nil, []platform.StartedInstance{{ID: "pod-b", Kind: "pod", Started: start.Started}}, true, false},
-		{"a pod that existed before the iteration (off the path, where only this check holds)", good, nil, startedAt(since.Add(-time.Second)), false, false},
-		{"a pod that existed before the iteration", good, nil, startedAt(since.Add(-time.Second)), true, false},
-		{"a start with no time", good, nil, startedAt(time.Time{}), true, false},
-		{"an on-path start stamped before the send", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), true, false},
-		{"an off-path start before the send is the platform's way", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), false, true},
-		{"a pod name with the process id (Knative)", with(func(r *reply) { r.instance = "pod-a-17" }), nil, []platform.StartedInstance{start}, true, true},
-		{"a pod name that only begins alike", with(func(r *reply) { r.instance = "pod-ab" }), nil, []platform.StartedInstance{start}, true, false},
+		{"verified: cold, new, started for the request", good, nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, true},
+		{"a failed reply", with(func(r *reply) { r.status = 503 }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
+		{"a 2xx that is not 200", with(func(r *reply) { r.status = 202 }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
+		{"no cold flag", with(func(r *reply) { r.cold = false }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
+		{"an instance seen before", good, map[string]bool{"pod-a": true}, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
+		{"no instance named", with(func(r *reply) { r.instance = "" }), nil, []platform.StartedInstance{{ID: "", Started: start.Started}}, platform.Cold{OnPath: true}, false},
+		{"no start the platform recorded", good, nil, nil, platform.Cold{OnPath: true}, false},
+		{"the platform started another instance", good, nil, []platform.StartedInstance{{ID: "pod-b", Kind: "pod", Started: start.Started}}, platform.Cold{OnPath: true}, false},
+		{"a pod that existed before the iteration (off the path, where only this check holds)", good, nil, startedAt(since.Add(-time.Second)), platform.Cold{}, false},
+		{"a pod that existed before the iteration", good, nil, startedAt(since.Add(-time.Second)), platform.Cold{OnPath: true}, false},
+		{"a start with no time", good, nil, startedAt(time.Time{}), platform.Cold{OnPath: true}, false},
+		{"an on-path start stamped before the send", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), platform.Cold{OnPath: true}, false},
+		{"an off-path start before the send is the platform's way", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), platform.Cold{}, true},
+		{"a pod name with the process id (Knative)", with(func(r *reply) { r.instance = "pod-a-17" }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, true},
+		{"a pod name that only begins alike", with(func(r *reply) { r.instance = "pod-ab" }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
+		{"started by the deploy just before the send (OpenFaaS CE)", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), platform.Cold{OnPath: true, Deployed: true}, true},
+		{"a pod from before the redeploy", good, nil, startedAt(since.Add(-time.Second)), platform.Cold{OnPath: true, Deployed: true}, false},
 	} {
 		seen := c.seen
 		if seen == nil {
 			seen = map[string]bool{}
 		}
-		smp := verifyCold(1, c.r, seen, c.started, since, c.onPath)
+		smp := verifyCold(1, c.r, seen, c.started, since, c.cold)
 		if smp.Verified != c.want {
 			t.Errorf("%s: verified %v, want %v (%+v)", c.name, smp.Verified, c.want, smp)
 		}

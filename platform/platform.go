@@ -106,12 +106,23 @@ type Cold struct {
 	// request is sent: the request is the instance's first, but the start-up
 	// is not in its latency, and the result says so.
 	OnPath bool
+	// Deployed: the instance was started by deploying the function anew
+	// just before the request, which the platform then held until the
+	// instance served (OpenFaaS CE, whose faas-netes raises any function at
+	// 0 replicas back to 1, so nothing scales from zero there): the start-up
+	// from the send on is in the request's latency; the sample's phases say
+	// how much of it came before the send. With OnPath.
+	Deployed bool
 }
 
 // KindFirstRequest is the kind of a cold sample whose instance was started
 // before the request was sent (Cold.OnPath false): the request was the
 // instance's first, the start-up was not on it.
 const KindFirstRequest = "first-request"
+
+// KindAfterDeploy is the kind of a cold sample whose instance was started by
+// a deploy made just before the request (Cold.Deployed).
+const KindAfterDeploy = "after-deploy"
 
 // StartedInstance is the platform's record of one instance start.
 type StartedInstance struct {

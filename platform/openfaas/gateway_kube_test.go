@@ -20,6 +20,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/internal/kubetest"
@@ -469,5 +470,51 @@ func startGateway(t *testing.T, cl *kube.Cluster, namespace string) (*gatewaySta
 	srv := httptest.NewServer(g)
 	t.Cleanup(srv.Close)
 	g.url = srv.URL
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); g.ceValidation(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
 	return g, srv.URL
+}
+
+// ceValidation is CE faas-netes' Deployment informer (pkg/handlers/
+// informers.go applyValidation, in CE from 2023): a Deployment of the
+// function namespace whose pod template is labelled faas_function is raised
+// to 1 replica when it reaches 0 and lowered to 5 above 5, whoever set it
+// (the gateway, the Kubernetes API, kubectl); a conflict is ignored, as
+// there (the next update event comes back here). Until ctx ends.
+func (g *gatewayStandIn) ceValidation(ctx context.Context) {
+	deps := g.cl.Client.AppsV1().Deployments(g.namespace)
+	for ctx.Err() == nil {
+		w, err := deps.Watch(ctx, metav1.ListOptions{})
+		if err != nil {
+			select {
+			case <-ctx.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+			continue
+		}
+		for ev := range w.ResultChan() {
+			d, ok := ev.Object.(*appsv1.Deployment)
+			if !ok || ev.Type == watch.Deleted || d.Spec.Replicas == nil {
+				continue
+			}
+			if _, ok := d.Spec.Template.Labels["faas_function"]; !ok {
+				continue
+			}
+			var target int32
+			switch r := *d.Spec.Replicas; {
+			case r == 0:
+				target = 1
+			case r > ceMaxReplicas:
+				target = ceMaxReplicas
+			default:
+				continue
+			}
+			c := d.DeepCopy()
+			c.Spec.Replicas = &target
+			_, _ = deps.Update(ctx, c, metav1.UpdateOptions{})
+		}
+		w.Stop()
+	}
 }

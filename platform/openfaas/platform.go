@@ -303,13 +303,19 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 const gatewayCacheExpiry = 250 * time.Millisecond
 
 // MakeCold implements platform.ColdStarter. Standard and Enterprise scale
-// to zero through the gateway. CE refuses 0 through its API, but its
-// gateway scales from zero (scale_from_zero, gateway/handlers/scaling.go):
-// the Deployment is scaled to 0 through the Kubernetes API, and once the
-// gateway's replica cache has expired the next request waits for a pod
-// the gateway asks for. Without scale_from_zero no request could reach a
-// function at zero: its pods are deleted instead and new ones started
-// before the next request, which is then only their first.
+// to zero through the gateway. CE never has a function at zero: its API
+// refuses 0, and its faas-netes raises any function's Deployment that
+// reaches 0 replicas, however it got there, back to 1 (pkg/handlers/
+// informers.go applyValidation, CE from 2023; scaling the Deployment to 0
+// through the Kubernetes API waited for a zero that never came). What CE
+// allows: with the gateway's scale_from_zero, the function is removed and
+// deployed anew through the gateway and the call sent at once; the gateway
+// holds it while no replica is available (gateway/scaling/function_scaler.go
+// polls until one is), so the start-up after the send is on the request
+// (kind after-deploy: the pod was created before the send, and its phases
+// say by how much). Without scale_from_zero the gateway would not hold the
+// call: the pods are deleted and new ones started before the next request,
+// which is then only their first.
 func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	st, ok := p.functions.Get(name)
 	if !ok {
@@ -320,23 +326,30 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 		if err := p.Scale(ctx, name, 0); err != nil {
 			return platform.Cold{}, err
 		}
-		return platform.Cold{How: fmt.Sprintf("scaled to 0 through the gateway in %s; the gateway scales from zero on the next request", time.Since(t0).Round(time.Millisecond)), OnPath: true}, nil
-	}
-	n := wanted(st.fn, st.s)
-	if p.scaleFromZero {
-		if err := p.Cluster.ScaleDeployment(ctx, p.Namespace(), name, 0); err != nil {
-			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
-		}
-		if err := p.WaitReplicas(ctx, name, 0); err != nil {
-			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
-		}
+		// Until its replica cache expires the gateway may still count the
+		// pods that were: the next call would not wait for a new one.
 		select {
 		case <-ctx.Done():
 			return platform.Cold{}, ctx.Err()
 		case <-time.After(4 * gatewayCacheExpiry):
 		}
-		return platform.Cold{How: fmt.Sprintf("OpenFaaS CE: the Deployment scaled to 0 through the Kubernetes API in %s (CE's gateway and faas-netes refuse 0), then %s for the gateway's replica cache to expire; its scale_from_zero holds the next request until a pod it asked for is ready",
+		return platform.Cold{How: fmt.Sprintf("scaled to 0 through the gateway in %s, then %s for the gateway's replica cache to expire; the gateway scales from zero on the next request",
 			time.Since(t0).Round(time.Millisecond), 4*gatewayCacheExpiry), OnPath: true}, nil
+	}
+	n := wanted(st.fn, st.s)
+	if p.scaleFromZero {
+		if err := p.gw.Delete(ctx, name, p.Namespace()); err != nil && !httpapi.IsStatus(err, http.StatusNotFound) {
+			return platform.Cold{}, fmt.Errorf("make %s cold: remove it: %w", name, err)
+		}
+		if err := p.Cluster.WaitNoPods(ctx, p.Namespace(), p.Selector(name), p.ReadyTimeout); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+		}
+		removed := time.Since(t0)
+		if err := p.gw.Deploy(ctx, p.cfg.Deployment(p.Namespace(), st.fn, st.s)); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: deploy it anew: %w", name, refusal(err))
+		}
+		return platform.Cold{How: fmt.Sprintf("OpenFaaS CE: the function removed through the gateway (%s, its pods gone) and deployed anew, the call sent at once (CE's faas-netes raises a function at 0 replicas back to 1: nothing scales from zero); the gateway's scale_from_zero holds the call until the new pod is ready",
+			removed.Round(time.Millisecond)), OnPath: true, Deployed: true}, nil
 	}
 	if err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: p.Selector(name)}); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: delete its pods: %w", name, err)
