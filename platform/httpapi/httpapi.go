@@ -67,7 +67,11 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 	if c.Auth != nil {
 		c.Auth(req)
 	}
-	resp, err := c.HTTP.Do(req)
+	hc := c.HTTP
+	if hc == nil { // the zero Client works, as http.Client's does
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("%s: %s %s: %w", c.Name, method, path, err)
 	}
