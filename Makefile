@@ -65,9 +65,10 @@ integration:
 ## openfaas-test: faasbench's functions behind OpenFaaS's real watchdogs (of-watchdog http and serializing, the
 ## classic fork watchdog), and faasbench's gateway client against the real 2022 gateway, basic-auth plugin and
 ## faas-netes on a control plane with KWOK (scripts/openfaas-api-test.sh), all built from their pinned source
-## (scripts/openfaas-build.sh), each in a network namespace of its own
+## (scripts/openfaas-build.sh), each in a network namespace of its own; and the 2022 chart rendered by Helm's
+## own helm template with faasbench's values (scripts/openfaas/test_render.py)
 openfaas-test:
-	@scripts/phase.sh "openfaas watchdogs (real, from pinned source)" bash -c 'bin=$$(scripts/openfaas-build.sh | tail -1) && FB_OPENFAAS_BIN=$$bin python3 -m pytest -q scripts/openfaas'
+	@scripts/phase.sh "openfaas watchdogs (real, from pinned source) and the 2022 chart rendered by helm" bash -c 'bin=$$(scripts/openfaas-build.sh | tail -1) && FB_OPENFAAS_BIN=$$bin python3 -m pytest -q scripts/openfaas'
 	@GO=$(GO) scripts/phase.sh "openfaas 2022 gateway and faas-netes (real, system API, KWOK)" scripts/openfaas-api-test.sh
 
 ## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it

@@ -36,6 +36,11 @@ if ! python3 -c 'import pytest' 2>/dev/null; then
   echo "setup: installing pytest"
   python3 -m pip install -q 'pytest>=8,<10'
 fi
+# PyYAML: the tests read what Helm renders of the platforms' charts (scripts/openfaas/test_render.py).
+if ! python3 -c 'import yaml' 2>/dev/null; then
+  echo "setup: installing PyYAML"
+  python3 -m pip install -q 'PyYAML>=6,<7'
+fi
 # DuckDB: the tests check that per-request records are readable by it.
 if ! python3 -c 'import duckdb' 2>/dev/null; then
   echo "setup: installing duckdb"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# openfaas-render.sh: prints OpenFaaS's own chart of 2022-10 (faas-netes 98474109 chart/openfaas, through
+# scripts/upstream.sh) rendered by Helm's own `helm template` (scripts/helm-build.sh) with faasbench's values
+# (scripts/openfaas/values.yaml) and the images built here from the pinned source (ko.local/openfaas/<name>:
+# <commit>, never pulled). The output holds the generated basic-auth password: write it only where the run's
+# secrets go, never to a log.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+helm=$(scripts/helm-build.sh)
+chart="$(scripts/upstream.sh openfaas-faas-netes-2022)/chart/openfaas"
+commit() { awk -F'\t' -v n="$1" '$1 == n {print substr($3, 1, 12)}' scripts/upstream/pins.tsv; }
+gw=$(commit openfaas-faas-2022) netes=$(commit openfaas-faas-netes-2022)
+exec "$helm" template openfaas "$chart" --namespace openfaas -f scripts/openfaas/values.yaml \
+  --set gateway.image="ko.local/openfaas/gateway:$gw" \
+  --set basicAuthPlugin.image="ko.local/openfaas/basic-auth:$gw" \
+  --set faasnetes.image="ko.local/openfaas/faas-netes:$netes" \
+  "$@"
