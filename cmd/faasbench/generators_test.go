@@ -37,18 +37,16 @@ repetitions: 1
 	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--generators", "3", "--results", res, "--workloads", workloadsDir(t), "--output", "json")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
+	out, runErr := cmd.Output()
 	if err := results.ValidateSummary(out); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (run: %v)\n%s", err, runErr, stderr.String())
 	}
 	var s results.Summary
-	if err := json.Unmarshal(out, &s); err != nil {
-		t.Fatal(err)
+	if err := json.Unmarshal(out, &s); err != nil || len(s.Cells) != 1 {
+		t.Fatalf("%v: %d cells (run: %v)\n%s", err, len(s.Cells), runErr, stderr.String())
 	}
 	c := s.Cells[0]
+	okOrLate(t, runErr, c, stderr.String())
 	if len(c.Generators) != 3 || c.Partial {
 		t.Fatalf("generators %+v, partial %v", c.Generators, c.Partial)
 	}

@@ -457,6 +457,27 @@ func TestPlatformLocalDaemon(t *testing.T) {
 	}
 }
 
+// okOrLate accepts a run's error only as exit 3 (nothing valid) for an
+// open-loop cell that this loaded machine sent late: the generator's lag
+// must be its one reason. The caller checks the counts either way (seen in
+// a CI run: TestRunOpenModelSpec exited 3 with the integration tests beside it).
+func okOrLate(t *testing.T, err error, c results.Cell, stderr string) {
+	t.Helper()
+	ee, ok := err.(*exec.ExitError)
+	if err == nil || !ok || ee.ExitCode() != 3 || c.Valid {
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr)
+		}
+		return
+	}
+	for _, w := range c.Warnings {
+		if strings.HasPrefix(w, "invalid") && !strings.Contains(w, "generator lag") {
+			t.Fatalf("invalid for another reason than the generator's lag: %q\n%s", c.Warnings, stderr)
+		}
+	}
+	t.Logf("the generator lagged on this machine (exit 3): %q", c.Warnings)
+}
+
 func TestRunOpenModelSpec(t *testing.T) {
 	res := t.TempDir()
 	spec := `version: 1
@@ -474,16 +495,19 @@ load:
 repetitions: 1
 `
 	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t), "--output", "json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
 	if err := results.ValidateSummary(out); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%v (run: %v)\n%s", err, err, stderr.String())
 	}
 	var s results.Summary
 	json.Unmarshal(out, &s)
+	if len(s.Cells) != 1 {
+		t.Fatalf("%d cells (run: %v)\n%s", len(s.Cells), err, stderr.String())
+	}
 	c := s.Cells[0]
+	okOrLate(t, err, c, stderr.String())
 	if c.Model != "open" || c.Rate != 300 || c.Key != "hello-go/rate=300" || c.GeneratorLagMs.Count == 0 {
 		t.Fatalf("cell %+v", c.Cell)
 	}
