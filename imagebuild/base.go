@@ -28,6 +28,10 @@ const (
 	// BaseHost is the build machine's own root file system, for build stages only: a RUN sees the
 	// machine's toolchains (Go) through an overlay and writes only to the stage.
 	BaseHost BaseKind = "host"
+	// BaseDir is a directory's tree as it is: a base the builder is told to stand for a reference
+	// (Builder.Extra; `--base REF=DIR`), e.g. an image that holds one binary built here from its
+	// pinned source, as OpenFaaS's of-watchdog image holds /fwatchdog.
+	BaseDir BaseKind = "dir"
 )
 
 // Base is what a FROM reference stands for here.
@@ -39,6 +43,7 @@ type Base struct {
 	Env      []string // KEY=value the image it stands for sets in its config
 	User     string   // the image's configured user, if any
 	WorkDir  string
+	Dir      string // the tree (BaseDir)
 	// Differs says honestly how this base differs from the image it stands for.
 	Differs string
 }
@@ -63,6 +68,23 @@ var Bases = map[string]Base{
 	"debian:bookworm-slim": {Kind: BaseDebian, Suite: "bookworm"},
 	"golang:1.26-bookworm": {Kind: BaseHost,
 		Differs: "the build machine's own Debian bookworm and its Go toolchain (go 1.26 or newer); build stages only"},
+}
+
+// DirBase parses REF=DIR (the --base flag): the FROM reference REF stands for the directory DIR's
+// tree. Errors name the flag.
+func DirBase(v string) (string, Base, error) {
+	ref, dir, ok := strings.Cut(v, "=")
+	if !ok || ref == "" || dir == "" {
+		return "", Base{}, fmt.Errorf("--base: %q is not REF=DIR", v)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", Base{}, fmt.Errorf("--base %s: %w", ref, err)
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return "", Base{}, fmt.Errorf("--base %s: %s is not a directory", ref, dir)
+	}
+	return ref, Base{Kind: BaseDir, Dir: abs, Differs: "the directory " + abs + " given by --base, as it is"}, nil
 }
 
 // BaseTable renders Bases as the Markdown table docs/images.md shows.
@@ -92,6 +114,11 @@ func (b Base) rootfs(ctx context.Context, cache string, log io.Writer) (string, 
 		return d, os.MkdirAll(d, 0o755)
 	case BaseStatic:
 		return staticSkeleton(filepath.Join(cache, "base-static-1"))
+	case BaseDir:
+		if st, err := os.Stat(b.Dir); err != nil || !st.IsDir() || !filepath.IsAbs(b.Dir) {
+			return "", fmt.Errorf("base directory %q: not an absolute path to a directory", b.Dir)
+		}
+		return b.Dir, nil
 	}
 	dir := filepath.Join(cache, "base-"+b.key())
 	if _, err := os.Stat(filepath.Join(dir, "etc", "os-release")); err == nil {

@@ -23,6 +23,8 @@ type Builder struct {
 	Cache string
 	// Log receives what RUN steps and mmdebstrap print.
 	Log io.Writer
+	// Extra maps FROM references to bases beside (and before) Bases, e.g. DirBase's.
+	Extra map[string]Base
 }
 
 // Image is a built image: its layers (directories, bottom first) and its configuration.
@@ -124,9 +126,13 @@ func (b *Builder) stage(ctx context.Context, st Stage, work string, built map[st
 	if _, ok := built[strings.ToLower(st.From)]; ok {
 		return nil, fmt.Errorf("FROM an earlier stage is not supported yet; copy from it with COPY --from instead")
 	}
-	base, ok := Bases[st.From]
+	base, ok := b.Extra[st.From]
 	if !ok {
-		known := slices.Sorted(maps.Keys(Bases))
+		base, ok = Bases[st.From]
+	}
+	if !ok {
+		known := slices.Concat(slices.Collect(maps.Keys(Bases)), slices.Collect(maps.Keys(b.Extra)))
+		slices.Sort(known)
 		return nil, fmt.Errorf("FROM %s: no local base stands for this image (known: %s; see imagebuild/base.go)", st.From, strings.Join(known, ", "))
 	}
 	lower, err := base.rootfs(ctx, b.Cache, b.Log)

@@ -239,3 +239,42 @@ func layerFiles(t *testing.T, archive []byte, digest string) map[string]*tar.Hea
 		}
 	}
 }
+
+// A FROM reference stood for by a directory (--base REF=DIR): COPY --from reads the directory's
+// files, as from the image it stands for; a bad --base names the flag.
+func TestDirBase(t *testing.T) {
+	dir := t.TempDir()
+	wd := filepath.Join(dir, "watchdog")
+	if err := os.MkdirAll(wd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(wd, "fwatchdog"), []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ref, base, err := DirBase("ghcr.io/openfaas/of-watchdog:0.11.6=" + wd)
+	if err != nil || ref != "ghcr.io/openfaas/of-watchdog:0.11.6" || base.Kind != BaseDir || base.Dir != wd {
+		t.Fatalf("DirBase: %q %+v %v", ref, base, err)
+	}
+	b := &Builder{Context: dir, Cache: filepath.Join(dir, "cache"), Extra: map[string]Base{ref: base}}
+	im, err := b.Build(context.Background(), "FROM "+ref+" AS watchdog\nFROM scratch\nCOPY --from=watchdog /fwatchdog /usr/bin/fwatchdog\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Close()
+	var buf bytes.Buffer
+	w, err := WriteArchive(&buf, im, "faasbench/t:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := layerFiles(t, buf.Bytes(), w.Layers[0].Digest)["usr/bin/fwatchdog"]; !ok || h.Mode&0o777 != 0o755 || h.Size != 6 {
+		t.Errorf("the copied watchdog: %+v %v", h, ok)
+	}
+	if _, err := (&Builder{Context: dir, Cache: b.Cache}).Build(context.Background(), "FROM "+ref+"\n"); err == nil || !strings.Contains(err.Error(), "no local base stands for this image") {
+		t.Errorf("the reference without --base: %v", err)
+	}
+	for v, want := range map[string]string{"noequals": "is not REF=DIR", "x=" + filepath.Join(dir, "none"): "is not a directory", "=" + wd: "is not REF=DIR"} {
+		if _, _, err := DirBase(v); err == nil || !strings.Contains(err.Error(), "--base") || !strings.Contains(err.Error(), want) {
+			t.Errorf("DirBase(%q) = %v, want %q", v, err, want)
+		}
+	}
+}

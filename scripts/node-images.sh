@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# node-images.sh DIR WORKLOAD:LANG...: builds each workload's image from its generated Dockerfile
+# node-images.sh DIR WORKLOAD:LANG[:FLAVOR]...: builds each workload's image from its generated Dockerfile
 # (faasbench workload image: no Docker engine, no registry), once per version of what goes into it
 # (kept in $FAASBENCH_CACHE/images), and imports it into the real node's containerd (node-up.sh DIR)
 # as faasbench/<workload>-<lang>:local, which the Kubernetes adapters run with image_tag local and
-# pull_policy Never. Prints each image's build (or cache hit) and import time.
+# pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
+# the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
+# --base). Prints each image's build (or cache hit) and import time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/kube-paths.sh
@@ -11,22 +13,36 @@ DIR=$(realpath -m "${1:?usage: node-images.sh DIR WORKLOAD:LANG...}"); shift
 . "$DIR/node.env"
 mkdir -p "$FB_CACHE/images"
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
+wdimage=
 for wl in "$@"; do
-  w=${wl%%:*} l=${wl#*:}
+  IFS=: read -r w l flavor <<< "$wl"
   [ -d "workloads/$w/$l" ] || { echo "node-images: workloads/$w/$l: no such workload and language" >&2; exit 2; }
-  key=$(find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
-    -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort | xargs cat | sha256sum | cut -c1-12)
-  tar="$FB_CACHE/images/$w-$l-$key.tar"
+  args=() name=$w-$l extra=()
+  case ${flavor:-plain} in
+    plain) ;;
+    openfaas)
+      if [ -z "$wdimage" ]; then
+        ofbin=$(scripts/openfaas-build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) ||
+          { tail -20 "$DIR/logs/openfaas-build.log" >&2; echo "node-images: the of-watchdog build failed" >&2; exit 1; }
+        wdimage=$(dirname "$ofbin")/watchdog-image
+      fi
+      name=$w-$l-openfaas extra=("$wdimage/fwatchdog")
+      args=(--flavor openfaas --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/of-watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.openfaas")=$wdimage" -t "faasbench/$name:local") ;;
+    *) echo "node-images: $wl: flavor ${flavor}: only openfaas (or none)" >&2; exit 2 ;;
+  esac
+  key=$( { find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
+    -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort; printf '%s\n' "${extra[@]}"; } | xargs cat | sha256sum | cut -c1-12)
+  tar="$FB_CACHE/images/$name-$key.tar"
   s=$(date +%s.%N)
   if [ -s "$tar" ]; then how="cached"; else
-    bin/faasbench workload image "$w" --lang "$l" -O "$tar" > "$DIR/logs/image-$w-$l.log" 2>&1 ||
-      { tail -20 "$DIR/logs/image-$w-$l.log" >&2; echo "node-images: building $w/$l failed (log above)" >&2; exit 1; }
+    bin/faasbench workload image "$w" --lang "$l" "${args[@]}" -O "$tar" > "$DIR/logs/image-$name.log" 2>&1 ||
+      { tail -20 "$DIR/logs/image-$name.log" >&2; echo "node-images: building $w/$l ${flavor:-} failed (log above)" >&2; exit 1; }
     how="built"
   fi
   m=$(date +%s.%N)
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$w-$l.log" 2>&1 ||
-    { cat "$DIR/logs/import-$w-$l.log" >&2; echo "node-images: containerd could not import $tar" >&2; exit 1; }
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$name.log" 2>&1 ||
+    { cat "$DIR/logs/import-$name.log" >&2; echo "node-images: containerd could not import $tar" >&2; exit 1; }
   e=$(date +%s.%N)
-  printf 'node-images: faasbench/%s-%s:local %s in %.1f s (%s MiB), imported in %.1f s\n' "$w" "$l" "$how" \
+  printf 'node-images: faasbench/%s:local %s in %.1f s (%s MiB), imported in %.1f s\n' "$name" "$how" \
     "$(echo "$m - $s" | bc)" "$(( $(stat -c %s "$tar") / 1048576 ))" "$(echo "$e - $m" | bc)"
 done

@@ -5,8 +5,9 @@ import (
 	"strings"
 )
 
-// imageOfWatchdog is OpenFaaS's of-watchdog, pinned by tag.
-const imageOfWatchdog = "ghcr.io/openfaas/of-watchdog:0.10.11"
+// imageOfWatchdog is OpenFaaS's of-watchdog, pinned by tag: the version scripts/upstream/pins.tsv pins
+// (scripts/openfaas-images.sh builds its image from that source and hands it to the builder with --base).
+const imageOfWatchdog = "ghcr.io/openfaas/of-watchdog:0.11.6"
 
 // OpenFaaSDockerfile returns the OpenFaaS image of w in lang
 // (workloads/<name>/<lang>/Dockerfile.openfaas): the plain image with the

@@ -21,6 +21,7 @@ func defaultImageCache() string {
 
 type imageFlags struct {
 	tag, out, cache string
+	bases           []string
 }
 
 func (f *imageFlags) add(cmd *cobra.Command, tagHelp string) {
@@ -28,6 +29,7 @@ func (f *imageFlags) add(cmd *cobra.Command, tagHelp string) {
 	fl.StringVarP(&f.tag, "tag", "t", "", tagHelp)
 	fl.StringVarP(&f.out, "output-file", "O", "", "the OCI image archive to write (ctr images import reads it)")
 	fl.StringVar(&f.cache, "cache", defaultImageCache(), "where base root file systems are kept between builds ($FAASBENCH_CACHE/images)")
+	fl.StringArrayVar(&f.bases, "base", nil, "REF=DIR: the FROM reference REF stands for the directory DIR's tree (repeatable), e.g. ghcr.io/openfaas/of-watchdog:0.11.6=DIR holding /fwatchdog built from its pinned source")
 }
 
 // build builds dockerfile in contextDir and writes the archive; it prints what it made.
@@ -39,11 +41,19 @@ func (a *app) buildImage(cmd *cobra.Command, f imageFlags, dockerfile, contextDi
 	if err != nil {
 		return usageErr("dockerfile: %v", err)
 	}
+	extra := map[string]imagebuild.Base{}
+	for _, v := range f.bases {
+		ref, base, err := imagebuild.DirBase(v)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		extra[ref] = base
+	}
 	if os.Geteuid() != 0 {
 		return usageErr("image build: needs root (RUN steps mount an overlay and chroot)")
 	}
 	start := time.Now()
-	b := &imagebuild.Builder{Context: contextDir, Cache: f.cache, Log: cmd.ErrOrStderr()}
+	b := &imagebuild.Builder{Context: contextDir, Cache: f.cache, Log: cmd.ErrOrStderr(), Extra: extra}
 	im, err := b.Build(cmd.Context(), string(text))
 	if err != nil {
 		return fmt.Errorf("%s: %w", dockerfile, err)

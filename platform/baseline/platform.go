@@ -191,17 +191,7 @@ func (p *Platform) endpointOf(ctx context.Context, svc *corev1.Service) (string,
 // DirectEndpoints implements platform.DirectCaller: every ready pod's
 // address (reachable from inside the cluster).
 func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
-	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
-	if err != nil {
-		return nil, fmt.Errorf("pods of %s: %w", name, err)
-	}
-	var out []string
-	for _, pod := range pods.Items {
-		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && kube.PodReady(&pod) {
-			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(kube.Port))+"/")
-		}
-	}
-	return out, nil
+	return p.PodEndpoints(ctx, name, kube.Port)
 }
 
 // MakeCold implements platform.ColdStarter. A baseline never starts a pod

@@ -3,9 +3,7 @@ package knative
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/url"
-	"strconv"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -79,18 +77,7 @@ func (p *Platform) FunctionHost(ctx context.Context, name string) (string, error
 // DirectEndpoints implements platform.DirectCaller: every ready pod of the function's revisions at
 // its queue-proxy (no ingress, no activator), reachable from inside the cluster.
 func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
-	pods, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
-	if err != nil {
-		return nil, fmt.Errorf("pods of %s: %w", name, err)
-	}
-	var out []string
-	for i := range pods.Items {
-		pod := &pods.Items[i]
-		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && kube.PodReady(pod) {
-			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(QueuePort))+"/")
-		}
-	}
-	return out, nil
+	return p.PodEndpoints(ctx, name, QueuePort)
 }
 
 // DataPath implements platform.PathReporter: the mode of the latest ready revision's

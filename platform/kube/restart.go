@@ -74,11 +74,40 @@ func want(d *appsv1.Deployment) int32 {
 // replica, each available, and no old pod is left (kubectl rollout status's
 // test, with the restart's mark checked too).
 func RolledOut(d *appsv1.Deployment, at string) bool {
-	if d.Spec.Template.Annotations[RestartedAtAnnotation] != at || d.Status.ObservedGeneration < d.Generation {
+	return d.Spec.Template.Annotations[RestartedAtAnnotation] == at && rolledOut(d, d.Generation)
+}
+
+// rolledOut: the controller saw generation gen (or later) and every replica is new and available,
+// no old pod left.
+func rolledOut(d *appsv1.Deployment, gen int64) bool {
+	if d.Status.ObservedGeneration < gen {
 		return false
 	}
 	n := want(d)
 	return d.Status.UpdatedReplicas == n && d.Status.AvailableReplicas == n && d.Status.Replicas == n
+}
+
+// WaitRolledOut waits until the Deployment namespace/name has rolled out the template it has now
+// (an update through a platform's API, e.g. OpenFaaS's PUT /system/functions, returns once the
+// Deployment is written, while its old pods still serve), bounded by timeout; the error says how
+// far it got.
+func (c *Cluster) WaitRolledOut(ctx context.Context, namespace, name string, timeout time.Duration) error {
+	d, err := c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
+	}
+	gen := d.Generation
+	err = Poll(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+		if d, err = c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
+			return false, fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
+		}
+		return rolledOut(d, gen), nil
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("deployment %s/%s: not rolled out after %v (%d of %d new, %d available, %d in all): %w", namespace, name, timeout,
+			d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas, err)
+	}
+	return err
 }
 
 // RestartComponents is a platform adapter's platform.Restarter: every

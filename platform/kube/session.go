@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -82,6 +86,24 @@ func (s *Session) WaitReplicas(ctx context.Context, name string, n int) error {
 			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout, s.Cluster.Diagnose(dctx, s.Selector(name)))
 	}
 	return err
+}
+
+// PodEndpoints is http://IP:port/ of every ready pod of the function that is
+// not being deleted: the platforms' platform.DirectCaller, each with the port
+// its pods serve on (no gateway in the path).
+func (s *Session) PodEndpoints(ctx context.Context, name string, port int) ([]string, error) {
+	pods, err := s.Cluster.Client.CoreV1().Pods(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: s.Selector(name)})
+	if err != nil {
+		return nil, fmt.Errorf("pods of %s: %w", name, err)
+	}
+	var out []string
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.Status.PodIP != "" && pod.DeletionTimestamp == nil && PodReady(pod) {
+			out = append(out, "http://"+net.JoinHostPort(pod.Status.PodIP, strconv.Itoa(port))+"/")
+		}
+	}
+	return out, nil
 }
 
 // ReplicaEvents implements platform.ReplicaWatcher.

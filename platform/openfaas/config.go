@@ -27,8 +27,10 @@ type Config struct {
 	Username string
 	// OpenFaaSNamespace is where the gateway runs (default openfaas).
 	OpenFaaSNamespace string
-	// Edition is EditionCE (default: what most self-hosters run) or
-	// EditionPro (OpenFaaS Standard or Enterprise, without CE's limits).
+	// Edition is EditionCE (default: what most self-hosters run),
+	// EditionPro (OpenFaaS Standard or Enterprise, without CE's limits) or
+	// EditionCE2022 (the Community Edition of the studies' era, before the
+	// limits: the version make test runs for real).
 	Edition string
 }
 
@@ -37,6 +39,10 @@ type Config struct {
 const (
 	EditionCE  = "ce"
 	EditionPro = "pro"
+	// EditionCE2022 is OpenFaaS of 2022-10 (gateway 0.25.x, faas-netes
+	// 0.16.x, the commits scripts/upstream/pins.tsv pins): no limit on
+	// replicas or functions, scale to zero through the gateway.
+	EditionCE2022 = "ce-2022"
 )
 
 // OpenFaaS CE's limits (faas-netes pkg/handlers/replica_reader.go: MaxReplicas,
@@ -78,16 +84,19 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 	return c, nil
 }
 
-// ParseEdition reads platform.options.edition: ce (the default), or pro,
-// standard or enterprise (OpenFaaS's paid editions, which lift CE's limits).
+// ParseEdition reads platform.options.edition: ce (the default), pro,
+// standard or enterprise (OpenFaaS's paid editions, which lift CE's limits),
+// or ce-2022 (the Community Edition of 2022, which had none of them).
 func ParseEdition(v string) (string, error) {
 	switch strings.ToLower(v) {
 	case "", "ce", "community":
 		return EditionCE, nil
 	case "pro", "standard", "enterprise":
 		return EditionPro, nil
+	case "ce-2022", "community-2022":
+		return EditionCE2022, nil
 	}
-	return "", fmt.Errorf("platform.options.edition: %q is not ce, standard or enterprise", v)
+	return "", fmt.Errorf("platform.options.edition: %q is not ce, ce-2022, standard or enterprise", v)
 }
 
 // password is the gateway password from the environment, if set there.
@@ -128,6 +137,8 @@ var scaleSettings = map[string]struct {
 	"scale_target_proportion": {"com.openfaas.scale.target-proportion", func(v string) error { return floatIn(v, 0.01, 1) }},
 	"scale_zero":              {"com.openfaas.scale.zero", func(v string) error { return oneOf(v, "true", "false") }},
 	"scale_zero_duration":     {"com.openfaas.scale.zero-duration", func(v string) error { return duration(v) }},
+	// The share of max an AlertManager alert adds (gateway handlers/alerthandler.go, default 20).
+	"scale_factor": {"com.openfaas.scale.factor", func(v string) error { return floatIn(v, 0, 100) }},
 }
 
 func wholeGE(min int) func(string) error {
@@ -263,6 +274,16 @@ var ceRefused = []struct{ setting, label string }{
 // replica updater to at most 5, replica_updater.go), where waiting for the
 // replicas asked would only run out its timeout. Errors name the setting.
 func CheckEdition(edition string, fn platform.Function, s Settings) error {
+	if edition == EditionCE2022 {
+		// Of 2022 these were only labels: no faas-idler, no Pro autoscaler read them, and
+		// the gateway's alert handler reads min, max and factor alone (plugin/external.go).
+		for _, r := range append(ceRefused, struct{ setting, label string }{"scale_target_proportion", "com.openfaas.scale.target-proportion"}) {
+			if _, ok := s.Labels[r.label]; ok {
+				return fmt.Errorf("settings.%s: %s has no effect on OpenFaaS of 2022 (edition ce-2022: its gateway scales by AlertManager's alert alone, reading com.openfaas.scale.min, max and factor: plugin/external.go)", r.setting, r.label)
+			}
+		}
+		return nil
+	}
 	if edition != EditionCE {
 		return nil
 	}

@@ -82,7 +82,7 @@ func TestSecretEnvIsAnOpenFaaSSecret(t *testing.T) {
 // CE refuses what faas-netes' validation and the gateway's scaling ranges
 // refuse or clamp; Standard and Enterprise (edition: pro) do not.
 func TestEditions(t *testing.T) {
-	for in, want := range map[string]string{"": EditionCE, "CE": EditionCE, "standard": EditionPro, "enterprise": EditionPro, "pro": EditionPro} {
+	for in, want := range map[string]string{"": EditionCE, "CE": EditionCE, "standard": EditionPro, "enterprise": EditionPro, "pro": EditionPro, "ce-2022": EditionCE2022} {
 		if got, err := ParseEdition(in); err != nil || got != want {
 			t.Errorf("edition %q: %q %v", in, got, err)
 		}
@@ -113,6 +113,17 @@ func TestEditions(t *testing.T) {
 		if err := CheckEdition(EditionPro, fn, s); err != nil {
 			t.Errorf("pro, %+v: %v", fn, err)
 		}
+		err = CheckEdition(EditionCE2022, fn, s)
+		if !strings.Contains(want, " not") { // limits CE has, 2022 had not
+			if err != nil {
+				t.Errorf("ce-2022, %+v: %v", fn, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "no effect on OpenFaaS of 2022") {
+			t.Errorf("ce-2022, %+v: %v", fn, err)
+		}
+	}
+	if s, err := ParseSettings(platform.Function{Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "40", "scale_factor": "50"}}); err != nil || s.Labels["com.openfaas.scale.factor"] != "50" || CheckEdition(EditionCE2022, platform.Function{Name: "f"}, s) != nil {
+		t.Errorf("scale_factor on ce-2022: %+v %v", s, err)
 	}
 	for _, fn := range []platform.Function{{Name: "f", Replicas: 5}, {Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "5", "scale_zero": "false"}}} {
 		s, _ := ParseSettings(fn)

@@ -30,6 +30,10 @@ const Name = "openfaas"
 // of-watchdog (which listens on 8080 and proxies to it).
 const UpstreamPort = 8082
 
+// WatchdogPort is where a function's watchdog listens in its pod (faas-netes
+// sets the container port and its Service's target to 8080).
+const WatchdogPort = 8080
+
 // Platform deploys through the OpenFaaS gateway.
 type Platform struct {
 	*kube.Session
@@ -218,6 +222,15 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		if err = p.PutEnvSecret(ctx, fn); err == nil {
 			err = p.gw.Update(ctx, d)
 		}
+		if err == nil {
+			// The gateway answers the PUT once faas-netes has written the
+			// Deployment; its old pods still serve until the rollout ends
+			// (seen on the real 2022 gateway: the call after a redeploy
+			// reached an old pod).
+			if err = p.Cluster.WaitRolledOut(ctx, p.Namespace(), fn.Name, p.ReadyTimeout); err != nil {
+				return fmt.Errorf("redeploy %s: %w", fn.Name, err)
+			}
+		}
 	case httpapi.IsStatus(err, http.StatusNotFound):
 		if err = p.PutEnvSecret(ctx, fn); err == nil {
 			err = p.gw.Deploy(ctx, d)
@@ -296,6 +309,13 @@ func (p *Platform) Endpoint(_ context.Context, name string) (string, error) {
 		route = "/async-function/"
 	}
 	return p.cfg.GatewayURL + route + name + "." + p.Namespace() + "/", nil
+}
+
+// DirectEndpoints implements platform.DirectCaller: every ready pod of the
+// function at its watchdog (port 8080, which faas-netes' Service targets), so
+// the gateway and faas-netes' proxy are out of the path.
+func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
+	return p.PodEndpoints(ctx, name, WatchdogPort)
 }
 
 // gatewayCacheExpiry is how long the gateway trusts a function's replica

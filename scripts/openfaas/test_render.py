@@ -70,3 +70,12 @@ def test_basic_auth_secret_generated(objects):
     s = by(objects, "Secret", "basic-auth")
     data = s.get("data") or s.get("stringData")
     assert data and data.get("basic-auth-user") and data.get("basic-auth-password"), "no generated credentials"
+
+
+def test_prometheus_and_alertmanager_built_here(objects):
+    paths = (ROOT / "scripts/prometheus-paths.sh").read_text()
+    version = lambda k: next(l.split("=")[1].split()[0] for l in paths.splitlines() if l.startswith(k + "="))
+    for name, key in (("prometheus", "PROMETHEUS_MODULE_VERSION"), ("alertmanager", "ALERTMANAGER_VERSION")):
+        c = containers(by(objects, "Deployment", name))[name]
+        assert c["image"] == f"ko.local/prometheus/{name}:{version(key)}", c["image"]
+        assert c["imagePullPolicy"] == "IfNotPresent"

@@ -140,8 +140,10 @@ function serve(handler) {
     return;
   }
   // As a container's PID 1, Node.js has no default action for SIGTERM: without a handler every pod
-  // deletion waits out the grace period (30 s) before SIGKILL.
-  process.on('SIGTERM', () => process.exit(0));
+  // deletion waits out the grace period (30 s) before SIGKILL. It exits as a process SIGTERM killed
+  // reports itself (143), not 0: behind OpenFaaS's of-watchdog an exit 0 makes the watchdog drain
+  // for its health-check interval (seen with the Python runtime on the real 2022 gateway).
+  process.on('SIGTERM', () => process.exit(143));
   const server = makeServer(handler);
   server.keepAliveTimeout = 90_000;
   server.listen(Number(process.env.FB_PORT || 8080), process.env.FB_HOST || '127.0.0.1', () => {

@@ -1,0 +1,201 @@
+//go:build realnode
+
+package openfaas_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/openfaas"
+)
+
+// These tests run on OpenFaaS of 2022-10 as its own chart installs it on the real node (scripts/node-test.sh
+// after scripts/openfaas-up.sh): the real gateway with basic auth, faas-netes as its provider, the basic-auth
+// plugin, Prometheus and AlertManager, all built from their pinned source or the module proxy, inside the
+// node's network namespace. The function images run faasbench's functions behind the pinned of-watchdog.
+
+func openOpenFaaS(t *testing.T, run string) (*openfaas.Platform, context.Context) {
+	t.Helper()
+	gw := os.Getenv("FB_OPENFAAS_GATEWAY")
+	if gw == "" {
+		t.Fatal("FB_OPENFAAS_GATEWAY is not set: run these tests with scripts/node-test.sh, which installs OpenFaaS (scripts/openfaas-up.sh)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	// No password in the environment: the adapter reads the chart's basic-auth secret, as it would on a
+	// user's cluster.
+	cfg, err := openfaas.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "ready_timeout": "120s",
+		"image_tag": "local", "pull_policy": "Never", "gateway_url": gw, "edition": "ce-2022"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := openfaas.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p, ctx
+}
+
+type answer struct {
+	status         int
+	body           string
+	instance, cold string
+	sent           time.Time
+	elapsed        time.Duration
+}
+
+func call(t *testing.T, c *http.Client, url string, auth func(*http.Request)) answer {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != nil {
+		auth(req)
+	}
+	a := answer{sent: time.Now()}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	a.elapsed = time.Since(a.sent)
+	a.status, a.body = resp.StatusCode, string(b)
+	a.instance, a.cold = resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold")
+	return a
+}
+
+// hello in Go and Python deployed through the real gateway (basic auth, the password from the chart's
+// secret), scaled 1 → 3 through /system/scale-function, called through the gateway (the three pods share the
+// calls) and straight at each pod, a cold start from zero (scaled to 0 through the gateway; the gateway's
+// scale_from_zero holds the call) verified by the pod watch and the function's own flag, a redeploy through
+// PUT that waits for the new pods, and removal.
+func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
+	p, ctx := openOpenFaaS(t, "realopenfaas:1")
+	c := &http.Client{Timeout: 90 * time.Second}
+	for _, lang := range []string{"go", "python"} {
+		name := "hello-" + lang
+		t0 := time.Now()
+		fn := platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 1}
+		if err := p.Deploy(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: deployed and answering through the gateway in %s", name, time.Since(t0).Round(time.Millisecond))
+		url, err := p.Endpoint(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := call(t, c, url, nil); a.status != 200 || strings.TrimSpace(a.body) != "pong" || a.instance == "" {
+			t.Fatalf("%s through the gateway: %d %q instance %q", name, a.status, a.body, a.instance)
+		}
+		t1 := time.Now()
+		if err := p.Scale(ctx, name, 3); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: scaled 1 → 3 in %s", name, time.Since(t1).Round(time.Millisecond))
+		direct, err := p.DirectEndpoints(ctx, name)
+		if err != nil || len(direct) != 3 {
+			t.Fatalf("direct endpoints %v %v", direct, err)
+		}
+		pods := map[string]bool{}
+		for _, d := range direct {
+			a := call(t, c, d, nil)
+			if a.status != 200 || a.instance == "" || pods[a.instance] {
+				t.Fatalf("%s straight at %s: %d %q instance %q", name, d, a.status, a.body, a.instance)
+			}
+			pods[a.instance] = true
+		}
+		share := map[string]int{}
+		for i := 0; i < 60; i++ {
+			a := call(t, c, url, nil)
+			if a.status != 200 || !pods[a.instance] {
+				t.Fatalf("%s call %d through the gateway: %d %q from %q (pods %v)", name, i, a.status, a.body, a.instance, pods)
+			}
+			share[a.instance]++
+		}
+		if len(share) != 3 {
+			t.Errorf("%s: 60 calls through the gateway reached %d of the 3 pods: %v", name, len(share), share)
+		}
+		t.Logf("%s: each pod's share of 60 calls through the gateway: %v", name, share)
+
+		how, err := p.MakeCold(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %+v", name, how)
+		cold := call(t, c, url, nil)
+		if cold.status != 200 || cold.cold != "1" {
+			t.Fatalf("%s from zero: %d %q cold=%q", name, cold.status, cold.body, cold.cold)
+		}
+		started, err := p.StartedSince(ctx, name, cold.sent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for _, s := range started {
+			seen = seen || strings.HasPrefix(cold.instance, s.ID)
+		}
+		if !seen {
+			t.Errorf("%s: the cold answer came from %q, not from a pod started after the call was sent (%+v)", name, cold.instance, started)
+		}
+		t.Logf("%s: cold start from zero through the gateway %s", name, cold.elapsed.Round(time.Millisecond))
+
+		// A redeploy (PUT /system/functions) with another environment: Deploy returns once the new
+		// pods serve, and every call after it reaches one of them.
+		before := livePods(ctx, t, p, name)
+		fn.Env = map[string]string{"FB_REDEPLOY": "2"}
+		t2 := time.Now()
+		if err := p.Deploy(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: redeployed through PUT in %s", name, time.Since(t2).Round(time.Millisecond))
+		for i := 0; i < 10; i++ {
+			a := call(t, c, url, nil)
+			for _, old := range before {
+				if a.status != 200 || strings.HasPrefix(a.instance, old) {
+					t.Fatalf("%s after the redeploy, call %d: %d from %q, an old pod (%v)", name, i, a.status, a.instance, before)
+				}
+			}
+		}
+		if err := p.Remove(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func livePods(ctx context.Context, t *testing.T, p *openfaas.Platform, name string) []string {
+	t.Helper()
+	l, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, po := range l.Items {
+		if po.DeletionTimestamp == nil {
+			out = append(out, po.Name)
+		}
+	}
+	return out
+}
+
+// A wrong password is refused with the gateway's own words, before anything is deployed.
+func TestRealOpenFaaSWrongPassword(t *testing.T) {
+	t.Setenv(openfaas.PasswordEnv, "not-the-password")
+	p, ctx := openOpenFaaS(t, "realopenfaas:2")
+	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
+	if err == nil || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("deploy with a wrong password: %v", err)
+	}
+	t.Logf("wrong password: %v", err)
+}
