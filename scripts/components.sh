@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # components.sh start|wait: make test builds the components its Kubernetes tiers run (Kubernetes, etcd,
 # KWOK, CoreDNS: scripts/kube-build.sh; OpenFaaS from its pinned source: scripts/openfaas-build.sh; Helm: scripts/helm-build.sh; the
-# node's Debian packages; Knative Serving and the ingress: scripts/knative-build.sh) beside its Go phases instead of after them. A fresh machine spends ~15
+# node's Debian packages; Knative Serving and the ingress: scripts/knative-build.sh; Prometheus and AlertManager:
+# scripts/prometheus-build.sh) beside its Go phases instead of after them. A fresh machine spends ~20
 # minutes on them; the Go phases before the Kubernetes tests leave a core idle much of the time (the
 # integration tests wait on the processes they start).
 #
@@ -29,7 +30,7 @@ start)
   setsid bash -c '
     rc_file=$1 owner=$2
     trap "" HUP
-    chrt --idle 0 ionice -c3 bash -c "scripts/kube-build.sh all && scripts/openfaas-build.sh && scripts/helm-build.sh && scripts/node/packages.sh && scripts/knative-build.sh" &
+    chrt --idle 0 ionice -c3 bash -c "scripts/kube-build.sh all && scripts/openfaas-build.sh && scripts/helm-build.sh && scripts/node/packages.sh && scripts/knative-build.sh && scripts/prometheus-build.sh" &
     build=$!
     # The watcher: the builds stop when their owner exits before they end.
     ( while kill -0 "$owner" 2>/dev/null && kill -0 "$build" 2>/dev/null; do sleep 1; done

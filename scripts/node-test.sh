@@ -4,8 +4,11 @@
 # and fetch images in Python, starts the services those call (scripts/node-services.sh: MariaDB and
 # faasbench upstream on the node's address), runs the Go tests tagged realnode and a `faasbench run` of
 # examples/realnode/baseline-hello.yaml inside the node's network namespace (the release binary,
-# pinned to the CPU the node does not use), installs real Knative Serving with faasbench's own
-# ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
+# pinned to the CPU the node does not use), installs OpenFaaS of 2022-10 as its chart does
+# (scripts/openfaas-up.sh) and runs the OpenFaaS realnode tests (deploy, scale, gateway and direct calls, a
+# cold start from zero, a redeploy, AlertManager's scaling), the openfaas-hello and openfaas-coldstart runs
+# and a run killed with SIGKILL cleaned by platform clean, removes it, installs real Knative Serving with
+# faasbench's own ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
 # knative-coldstart runs, a run whose load comes from two agent pods of an Indexed Job (and the same
 # run's coordinator killed, its pods checked to stop and platform clean to remove the Job), stops the node and checks that the host is as it was
 # (node-down.sh fails otherwise), then checks that a node left running by a killed test run is cleaned
@@ -40,6 +43,23 @@ run=$(ls -d "$DIR"/runs/*/)
 # pods both serving through the gateway at 8 connections: all 8 on one pod has a chance of 2^-7).
 python3 scripts/node/check-run.py "$run" --instances 'via=gateway/c=8=2'
 [ -s "$run/report.html" ] || { echo "node-test: no report in $run" >&2; exit 1; }
+# OpenFaaS of 2022-10 as its own chart installs it (scripts/openfaas-up.sh), alone on the node (the node has
+# one core), then removed before Knative: hello in Go and Python on the pinned of-watchdog.
+scripts/phase.sh "openfaas function images (on the pinned of-watchdog)" scripts/node-images.sh "$DIR/node" hello:go:openfaas hello:python:openfaas
+scripts/phase.sh "openfaas install (2022 chart by helm; gateway, faas-netes, basic auth, Prometheus, AlertManager)" scripts/openfaas-up.sh "$DIR/node"
+. "$DIR/node/openfaas.env"
+"$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
+FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/phase.sh "openfaas tests (-race)" \
+  scripts/node-exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
+for s in openfaas-hello openfaas-coldstart; do
+  scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
+    bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+done
+# Two pods each, through the gateway at 8 connections: both serve (faas-netes' proxy picks one per call).
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --cold-verified 2
+scripts/phase.sh "openfaas: a run killed with SIGKILL, then platform clean" scripts/node/killed-openfaas.sh "$DIR"
+scripts/phase.sh "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
 # Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).
 scripts/phase.sh "knative install" scripts/knative-up.sh "$DIR/node"
 . "$DIR/node/knative.env"

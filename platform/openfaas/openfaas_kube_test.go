@@ -171,10 +171,16 @@ func TestThroughTheGateway(t *testing.T) {
 		t.Errorf("desired %v", desired)
 	}
 	// A redeploy goes through PUT; a name taken by someone else is refused.
+	// Deploy returns once the new template has rolled out: no pod from before the PUT is left (the
+	// real 2022 gateway answers the PUT while the old pods still serve; the adapter waited for nothing).
 	fn.Env["X"] = "2"
 	fn.Replicas = 1
+	old := kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector("prime-go"))
 	if err := p.Deploy(ctx, fn); err != nil {
 		t.Fatal(err)
+	}
+	if now := kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector("prime-go")); len(now) != 1 || slices.Contains(old, now[0]) {
+		t.Errorf("after the redeploy returned: pods %v (before it: %v), want one new pod", now, old)
 	}
 	if err := p.Remove(ctx, "prime-go"); err != nil {
 		t.Fatal(err)

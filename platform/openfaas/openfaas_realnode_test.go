@@ -4,14 +4,15 @@ package openfaas_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/faasbench/faasbench/internal/kubetest"
 	"github.com/faasbench/faasbench/platform"
@@ -153,7 +154,7 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 
 		// A redeploy (PUT /system/functions) with another environment: Deploy returns once the new
 		// pods serve, and every call after it reaches one of them.
-		before := livePods(ctx, t, p, name)
+		before := kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector(name))
 		fn.Env = map[string]string{"FB_REDEPLOY": "2"}
 		t2 := time.Now()
 		if err := p.Deploy(ctx, fn); err != nil {
@@ -174,20 +175,6 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 	}
 }
 
-func livePods(ctx context.Context, t *testing.T, p *openfaas.Platform, name string) []string {
-	t.Helper()
-	l, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: p.Selector(name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, po := range l.Items {
-		if po.DeletionTimestamp == nil {
-			out = append(out, po.Name)
-		}
-	}
-	return out
-}
 
 // A wrong password is refused with the gateway's own words, before anything is deployed.
 func TestRealOpenFaaSWrongPassword(t *testing.T) {
@@ -198,4 +185,86 @@ func TestRealOpenFaaSWrongPassword(t *testing.T) {
 		t.Fatalf("deploy with a wrong password: %v", err)
 	}
 	t.Logf("wrong password: %v", err)
+}
+
+// The studies' autoscaling, for real: under load, Prometheus' APIHighInvocationRate (over 5 calls/s through
+// the gateway for 5 s) fires, AlertManager posts it to the gateway's /system/alert, and the gateway adds
+// ceil(max × factor / 100) replicas (max 20, factor 20: + 4; handlers/alerthandler.go); once the load stops,
+// the resolved alert takes the function back to its minimum. Bounded: the load runs until the scale-up is
+// seen or 120 s pass, the scale-down is awaited for 120 s.
+func TestRealOpenFaaSAlertManagerScales(t *testing.T) {
+	p, ctx := openOpenFaaS(t, "realopenfaas:3")
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	name := "hello-go"
+	if err := p.Deploy(ctx, platform.Function{Name: name, Workload: "hello", Language: "go", Replicas: 1,
+		Settings: map[string]string{"scale_min": "1", "scale_max": "20"}}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, name)
+	start := time.Now()
+	var ok, failed atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := &http.Client{Timeout: 10 * time.Second}
+			for n := 0; n < 100000; n++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(20 * time.Millisecond): // about 100 calls/s in all: well over the rule's 5
+				}
+				resp, err := c.Get(url)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					ok.Add(1)
+				} else {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	steps := func() []int {
+		evs, err := p.ReplicaEvents(ctx, name, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kubetest.DesiredSteps(evs)
+	}
+	var up time.Duration
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if d := steps(); len(d) > 0 && d[len(d)-1] > 1 {
+			up = time.Since(start)
+			break
+		}
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("under load: %d calls answered 200, %d failed; desired replicas %v", ok.Load(), failed.Load(), steps())
+	if up == 0 {
+		t.Fatalf("no scale-up in 120 s of load (desired %v)", steps())
+	}
+	if d := steps(); d[0] != 5 {
+		t.Errorf("the first alert took the function to %d replicas, want 1 + ceil(20 × 20 / 100) = 5 (desired %v)", d[0], d)
+	}
+	t.Logf("scale-up by AlertManager's alert %s after the load began", up.Round(time.Millisecond))
+	var down time.Duration
+	for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(time.Second) {
+		if d := steps(); d[len(d)-1] == 1 {
+			down = time.Since(start) - up
+			break
+		}
+	}
+	if down == 0 {
+		t.Fatalf("the function was not back at its minimum 120 s after the load stopped (desired %v)", steps())
+	}
+	t.Logf("back to 1 replica (the resolved alert) %s after the scale-up; desired replicas %s", down.Round(time.Millisecond), fmt.Sprint(steps()))
 }
