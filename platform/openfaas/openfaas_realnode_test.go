@@ -175,7 +175,6 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 	}
 }
 
-
 // A wrong password is refused with the gateway's own words, before anything is deployed.
 func TestRealOpenFaaSWrongPassword(t *testing.T) {
 	t.Setenv(openfaas.PasswordEnv, "not-the-password")
