@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test test-real setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
+.PHONY: run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -83,8 +83,14 @@ node-test: build
 ## test-real: the full real-node tier (about an hour): every workload image as a pod, the realnode specs
 ## and seed 003's Knative rows at full size on real Knative Serving, 20 cold starts through the
 ## activator; writes docs/evidence/realnode-full-DATE (or EVIDENCE=DIR) with the commit it ran on
-test-real: setup build
+test-real: setup build test-real-openfaas
 	@GO=$(GO) scripts/test-real.sh $(EVIDENCE)
+
+## test-real-openfaas: OpenFaaS of 2022-10 on the real node at full size (about 20 minutes): gateway vs direct
+## at c=1 and c=16 with three repetitions, 20 cold starts from zero, AlertManager's scaling three times, seed
+## 003's hello-concurrency and gateway-direct rows; writes docs/evidence/openfaas-real-DATE (or OPENFAAS_EVIDENCE=DIR)
+test-real-openfaas: setup build
+	@GO=$(GO) scripts/test-real-openfaas.sh $(OPENFAAS_EVIDENCE)
 
 python-test:
 	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/node scripts/upstream

@@ -2,6 +2,7 @@ package openfaas
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -136,5 +137,23 @@ func TestEditions(t *testing.T) {
 	}
 	if CheckFunctionCount(EditionCE, 15) != nil || CheckFunctionCount(EditionPro, 100) != nil {
 		t.Error("15 on CE or 100 on pro refused")
+	}
+}
+
+// The fingerprint's "adapter validated" names what each edition was checked against: the 2022 edition
+// the real gateway and faas-netes at their pinned commits, every other the stand-in.
+func TestValidatedByEdition(t *testing.T) {
+	pins, err := os.ReadFile("../../scripts/upstream/pins.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(pins), "\n") {
+		f := strings.Split(l, "\t")
+		if len(f) > 2 && (f[0] == "openfaas-faas-2022" || f[0] == "openfaas-faas-netes-2022") && !strings.Contains(Validated(EditionCE2022), f[2][:8]) {
+			t.Errorf("ce-2022's validated %q does not name %s at %s", Validated(EditionCE2022), f[0], f[2][:8])
+		}
+	}
+	if !strings.HasPrefix(Validated(EditionCE2022), "real@") || !strings.HasPrefix(Validated(EditionCE), "stand-in@") || !strings.HasPrefix(Validated(EditionPro), "stand-in@") {
+		t.Errorf("validated: %q / %q / %q", Validated(EditionCE2022), Validated(EditionCE), Validated(EditionPro))
 	}
 }

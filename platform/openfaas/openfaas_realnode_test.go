@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -25,6 +26,12 @@ import (
 // node's network namespace. The function images run faasbench's functions behind the pinned of-watchdog.
 
 func openOpenFaaS(t *testing.T, run string) (*openfaas.Platform, context.Context) {
+	return openWith(t, run, nil)
+}
+
+// openWith opens the adapter on the node's OpenFaaS with the options of these tests, overridden by
+// those given.
+func openWith(t *testing.T, run string, opts map[string]any) (*openfaas.Platform, context.Context) {
 	t.Helper()
 	gw := os.Getenv("FB_OPENFAAS_GATEWAY")
 	if gw == "" {
@@ -34,8 +41,10 @@ func openOpenFaaS(t *testing.T, run string) (*openfaas.Platform, context.Context
 	t.Cleanup(cancel)
 	// No password in the environment: the adapter reads the chart's basic-auth secret, as it would on a
 	// user's cluster.
-	cfg, err := openfaas.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "ready_timeout": "120s",
-		"image_tag": "local", "pull_policy": "Never", "gateway_url": gw, "edition": "ce-2022"})
+	o := map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "ready_timeout": "120s",
+		"image_tag": "local", "pull_policy": "Never", "gateway_url": gw, "edition": "ce-2022"}
+	maps.Copy(o, opts)
+	cfg, err := openfaas.ParseConfig(run, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,4 +275,21 @@ func TestRealOpenFaaSAlertManagerScales(t *testing.T) {
 		t.Fatalf("the function was not back at its minimum 120 s after the load stopped (desired %v)", steps())
 	}
 	t.Logf("back to 1 replica (the resolved alert) %s after the scale-up; desired replicas %s", down.Round(time.Millisecond), fmt.Sprint(steps()))
+}
+
+// An image the node does not have (pull policy Never: nothing is pulled) fails the deploy within the ready
+// timeout with the pod's own words, and removing it leaves nothing.
+func TestRealOpenFaaSMissingImageSaysWhy(t *testing.T) {
+	p, ctx := openWith(t, "realopenfaas:4", map[string]any{"ready_timeout": "20s", "image_tag": "no-such-tag"})
+	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
+	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") {
+		t.Errorf("deploy of an image the node does not have: %v", err)
+	}
+	t.Logf("missing image: %v", err)
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector("hello-go")); len(left) != 0 {
+		t.Errorf("pods left after close: %v", left)
+	}
 }

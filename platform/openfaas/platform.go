@@ -388,7 +388,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 // settings (its environment: timeouts, scale from zero, direct functions).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.OpenFaaSNamespace)
-	f["validated"] = Validated
+	f["validated"] = Validated(p.cfg.Edition)
 	f["edition"], f["scale_from_zero"] = p.cfg.Edition, p.scaleFromZero
 	if info, err := p.gw.Info(ctx); err == nil {
 		f["gateway_info"] = info

@@ -6,9 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/kube-paths.sh
+. scripts/node/lib.sh
 DIR=${1:?usage: killed-generators.sh DIR}
 . "$DIR/node/node.env"
-kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
 env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/realnode/knative-generators.yaml \
   --set load.duration=120s --results "$DIR/runs-killed-generators" > "$DIR/killed-generators.log" 2>&1 &
 pid=$!

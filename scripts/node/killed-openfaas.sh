@@ -5,10 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/kube-paths.sh
+. scripts/node/lib.sh
 DIR=${1:?usage: killed-openfaas.sh DIR}
 . "$DIR/node/node.env"
 . "$DIR/node/openfaas.env"
-kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
 fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
 sel=app.kubernetes.io/managed-by=faasbench
 fb run examples/realnode/openfaas-hello.yaml --set load.duration=120s --results "$DIR/runs-killed-openfaas" > "$DIR/killed-openfaas.log" 2>&1 &

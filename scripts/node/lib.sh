@@ -49,3 +49,7 @@ host_snapshot() {
   done
   return 0
 }
+
+# kc ARGS...: kubectl on the node's cluster, inside its network namespace (KUBE_BIN from kube-paths.sh,
+# KUBECONFIG from the node's node.env).
+kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }

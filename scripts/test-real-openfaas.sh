@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test-real-openfaas.sh [EVIDENCE_DIR]: the full OpenFaaS tier (make test-real-openfaas; part of make
+# test-real). OpenFaaS of 2022-10 as its own chart installs it (scripts/openfaas-up.sh), alone on the real
+# node, measured at the size the figures of docs/platforms/openfaas.md need:
+#   - gateway overhead: hello in Go and Python through the gateway and straight at the pods' watchdogs,
+#     closed loop at 1 and 16 connections, 10 s per cell, three repetitions (openfaas-hello, resized)
+#   - 20 cold starts from zero through the gateway, each verified by the pod watch (openfaas-coldstart)
+#   - AlertManager's scaling three times, with its timeline (the realnode test, its log kept)
+#   - seed 003's hello-concurrency and gateway-direct rows on OpenFaaS (examples as written for the local
+#     platform, moved to OpenFaaS on the command line)
+#   - the gateway's pod deleted mid-run: the run says so (exit 1) and keeps what it measured
+#   - the platform's idle footprint (each run's manifest records it), then its removal (openfaas-down)
+# Budget: about 20 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+# docs/evidence/openfaas-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
+# fails at the end if any did.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+EVIDENCE=$(realpath -m "${1:-docs/evidence/openfaas-real-$(date +%F)}")
+. scripts/node/real-lib.sh
+
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+. "$DIR/node/node.env"
+step "images (hello in Go and Python on the pinned of-watchdog)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:go:openfaas hello:python:openfaas | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
+scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node" | tee "$EVIDENCE/openfaas-up.txt"
+. "$DIR/node/openfaas.env"
+of=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
+  --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}")
+
+step "openfaas: gateway vs direct, c=1 and c=16, 3 repetitions" run openfaas-hello examples/realnode/openfaas-hello.yaml \
+  --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3
+cold20() { CHECK_ARGS="--cold-verified 20" run openfaas-coldstart examples/realnode/openfaas-coldstart.yaml --set coldstart.iterations=20; }
+step "openfaas: 20 cold starts from zero" cold20
+"$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
+alerts() {
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
+    -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"
+}
+step "openfaas: AlertManager's scaling, 3 times" alerts
+for s in 003-hello-concurrency 003-gateway-direct; do
+  step "openfaas: $s" run "openfaas-$s" "examples/$s.yaml" "${of[@]}"
+done
+step "openfaas: the gateway pod deleted mid-run" bash -c 'set -o pipefail; scripts/node/gateway-killed.sh "$1" | tee "$2"' _ "$DIR" "$EVIDENCE/gateway-killed.txt"
+step "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+
+write_readme "OpenFaaS of 2022-10 on the real node: make test-real-openfaas" "\`make test-real-openfaas\` (scripts/test-real-openfaas.sh)" \
+  "2 cores: the node (control plane, containerd, kubelet, OpenFaaS's gateway, faas-netes, basic-auth plugin,
+Prometheus and AlertManager, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
+Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint,
+its idle footprint); alertmanager-scaling.txt is the realnode test's log; openfaas-up.txt the install."
+echo "test-real-openfaas: evidence in $EVIDENCE"
+[ "$failed" = 0 ] || { echo "test-real-openfaas: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
+echo "test-real-openfaas: passed"
