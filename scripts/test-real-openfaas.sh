@@ -34,6 +34,11 @@ step "openfaas: gateway vs direct, c=1 and c=16, 3 repetitions" run openfaas-hel
 cold20() { CHECK_ARGS="--cold-verified 20" run openfaas-coldstart examples/realnode/openfaas-coldstart.yaml --set coldstart.iterations=20; }
 step "openfaas: 20 cold starts from zero" cold20
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
+suite() {
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
+    -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
+}
+step "openfaas: the realnode tests (as make test runs them)" suite
 alerts() {
   FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
     -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"
@@ -50,7 +55,8 @@ write_readme "OpenFaaS of 2022-10 on the real node: make test-real-openfaas" "\`
   "2 cores: the node (control plane, containerd, kubelet, OpenFaaS's gateway, faas-netes, basic-auth plugin,
 Prometheus and AlertManager, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
 Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint,
-its idle footprint); alertmanager-scaling.txt is the realnode test's log; openfaas-up.txt the install."
+its idle footprint); realnode-tests.txt and alertmanager-scaling.txt are the realnode tests' logs,
+gateway-killed.txt the fault's, openfaas-up.txt the install's."
 echo "test-real-openfaas: evidence in $EVIDENCE"
 [ "$failed" = 0 ] || { echo "test-real-openfaas: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
 echo "test-real-openfaas: passed"

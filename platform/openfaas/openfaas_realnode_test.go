@@ -293,3 +293,17 @@ func TestRealOpenFaaSMissingImageSaysWhy(t *testing.T) {
 		t.Errorf("pods left after close: %v", left)
 	}
 }
+
+// A gateway that does not answer (nothing listens at the address) fails the deploy at once with the
+// address and the connection's own words, and nothing is left.
+func TestRealOpenFaaSGatewayDown(t *testing.T) {
+	p, ctx := openWith(t, "realopenfaas:5", map[string]any{"gateway_url": "http://127.0.0.1:1"})
+	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("deploy through a gateway that is down: %v", err)
+	}
+	t.Logf("gateway down: %v", err)
+	if left := kubetest.LivePods(ctx, t, p.Cluster, p.Namespace(), p.Selector("hello-go")); len(left) != 0 {
+		t.Errorf("pods: %v", left)
+	}
+}
