@@ -49,7 +49,7 @@ scripts/phase.sh "openfaas function images (on the pinned of-watchdog)" scripts/
 scripts/phase.sh "openfaas install (2022 chart by helm; gateway, faas-netes, basic auth, Prometheus, AlertManager)" scripts/openfaas-up.sh "$DIR/node"
 . "$DIR/node/openfaas.env"
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
-FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/phase.sh "openfaas tests (-race)" \
+FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="hello:go hello:python" scripts/phase.sh "openfaas tests (-race)" \
   scripts/node-exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
 for s in openfaas-hello openfaas-coldstart; do
   scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \

@@ -2,6 +2,8 @@
 # test-real-openfaas.sh [EVIDENCE_DIR]: the full OpenFaaS tier (make test-real-openfaas; part of make
 # test-real). OpenFaaS of 2022-10 as its own chart installs it (scripts/openfaas-up.sh), alone on the real
 # node, measured at the size the figures of docs/platforms/openfaas.md need:
+#   - every workload × language's OpenFaaS image (the pinned of-watchdog in each) deployed through the
+#     gateway and answering its workload's probe (the realnode tests, as make test runs them for hello)
 #   - gateway overhead: hello in Go and Python through the gateway and straight at the pods' watchdogs,
 #     closed loop at 1 and 16 connections, 10 s per cell, three repetitions (openfaas-hello, resized)
 #   - 20 cold starts from zero through the gateway, each verified by the pod watch (openfaas-coldstart)
@@ -23,7 +25,16 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
-step "images (hello in Go and Python on the pinned of-watchdog)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:go:openfaas hello:python:openfaas | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
+# Every workload × language's OpenFaaS image (workloads/W/L/Dockerfile.openfaas), one at a time, so one that
+# fails to build is reported and the others still run.
+built=()
+for f in workloads/*/*/Dockerfile.openfaas; do
+  wl=$(basename "$(dirname "$(dirname "$f")")"):$(basename "$(dirname "$f")")
+  step "image $wl (openfaas)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2:openfaas" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+  grep -q "faasbench/${wl%%:*}-${wl#*:}-openfaas:local" "$DIR/images.txt" && built+=("$wl")
+done
+step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
+set -a; . "$DIR/node/services.env"; set +a
 scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node" | tee "$EVIDENCE/openfaas-up.txt"
 . "$DIR/node/openfaas.env"
 of=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
@@ -35,10 +46,10 @@ cold20() { CHECK_ARGS="--cold-verified 20" run openfaas-coldstart examples/realn
 step "openfaas: 20 cold starts from zero" cold20
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 suite() {
-  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
-    -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" scripts/node-exec.sh \
+    "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
 }
-step "openfaas: the realnode tests (as make test runs them)" suite
+step "openfaas: the realnode tests, every image through the gateway" suite
 alerts() {
   FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
     -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"

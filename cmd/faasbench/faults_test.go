@@ -15,33 +15,6 @@ import (
 	"github.com/faasbench/faasbench/results"
 )
 
-// startRun starts a run of spec and waits until its platform serves at
-// least procs processes; it returns the command and the run's id.
-func startRun(t *testing.T, spec, res string, procs int) (*exec.Cmd, string) {
-	t.Helper()
-	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var runID string
-	deadline := time.Now().Add(30 * time.Second)
-	for runID == "" || len(reaper.Find(runID)) < procs {
-		if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(m) == 1 {
-			var man results.Manifest
-			if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &man) == nil {
-				runID = man.RunID
-			}
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatal("run did not start its platform in 30 s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return cmd, runID
-}
-
 // daemonOf finds the local platform's daemon among a run's processes.
 func daemonOf(t *testing.T, runID string) int {
 	t.Helper()
@@ -62,7 +35,8 @@ func TestDaemonKilledMidRunEndsFailed(t *testing.T) {
 	res := t.TempDir()
 	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 1500ms", 1)
 	spec = strings.Replace(spec, "concurrency: [1, 4]", "concurrency: [1, 2, 3, 4]", 1)
-	cmd, runID := startRun(t, spec, res, 3)
+	r := startRun(t, spec, res, 3)
+	cmd, runID := r.cmd, r.runID
 	// Into the cells: the first one is in the summary.
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var sum results.Summary
@@ -123,7 +97,7 @@ func TestDaemonKilledMidRunEndsFailed(t *testing.T) {
 func TestResumeOfARunningRunIsRefused(t *testing.T) {
 	res := t.TempDir()
 	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 1s", 1)
-	cmd, _ := startRun(t, spec, res, 2)
+	cmd := startRun(t, spec, res, 2).cmd
 	second := exec.Command(binary, "run", "--resume", runDirOf(t, res), "--workloads", workloadsDir(t))
 	out, err := second.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "is being written by pid") {

@@ -219,29 +219,12 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			res := t.TempDir()
 			long := strings.Replace(smallSpec, "duration: 400ms", "duration: 2s", 1)
-			cmd := exec.Command(binary, "run", writeSpec(t, long), "--results", res, "--workloads", workloadsDir(t))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, stderr := launchRun(t, long, res)
 			// Wait until at least one cell has been written.
-			deadline := time.Now().Add(30 * time.Second)
-			var dir string
-			for {
-				if m, _ := filepath.Glob(filepath.Join(res, "e2e-*", "summary.json")); len(m) == 1 {
-					var s results.Summary
-					if b, err := os.ReadFile(m[0]); err == nil && json.Unmarshal(b, &s) == nil && len(s.Cells) >= 1 {
-						dir = filepath.Dir(m[0])
-						break
-					}
-				}
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("no cell written in 30 s\n%s", stderr.String())
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			dir := waitForRunFile(t, cmd, stderr, filepath.Join(res, "e2e-*", "summary.json"), "no cell written", func(b []byte) bool {
+				var s results.Summary
+				return json.Unmarshal(b, &s) == nil && len(s.Cells) >= 1
+			})
 			var m results.Manifest
 			mb, _ := os.ReadFile(filepath.Join(dir, "manifest.json"))
 			json.Unmarshal(mb, &m)
@@ -311,35 +294,68 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 	}
 }
 
-// SIGTERM during set-up (issue 43), while the platform builds and starts the
-// functions and before any cell: exit 130, the run directory says partial
-// with no cell, and nothing of the run is left.
-func TestTermDuringSetUpStopsCleanly(t *testing.T) {
-	res := t.TempDir()
-	spec := strings.Replace(smallSpec, "  - {workload: hello, language: go}\n", "  - {workload: hello, language: go}\n  - {workload: hello, language: java}\n  - {workload: reverse, language: cpp}\n", 1)
+// launchRun starts `faasbench run SPEC --results RES` on the test workloads, its stderr collected.
+func launchRun(t *testing.T, spec, res string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// The moment the run's platform exists: set-up has begun, no cell has.
+	return cmd, &stderr
+}
+
+// waitForRunFile polls the one file glob matches (a run directory's summary.json or manifest.json)
+// until ready accepts its content, and returns the run directory; after 30 s it kills the run and
+// fails the test with what did not happen and the run's stderr.
+func waitForRunFile(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, glob, what string, ready func([]byte) bool) string {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	var dir string
-	var m results.Manifest
 	for {
-		if d, _ := filepath.Glob(filepath.Join(res, "e2e-*", "manifest.json")); len(d) == 1 {
-			if b, err := os.ReadFile(d[0]); err == nil && json.Unmarshal(b, &m) == nil && m.RunID != "" && len(reaper.Find(m.RunID)) > 0 {
-				dir = filepath.Dir(d[0])
-				break
+		if m, _ := filepath.Glob(glob); len(m) == 1 {
+			if b, err := os.ReadFile(m[0]); err == nil && ready(b) {
+				return filepath.Dir(m[0])
 			}
 		}
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
-			t.Fatalf("the run's platform did not start in 30 s\n%s", stderr.String())
+			cmd.Wait()
+			t.Fatalf("%s in 30 s\n%s", what, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// started is a run launched and waited for until its platform serves.
+type started struct {
+	cmd        *exec.Cmd
+	stderr     *bytes.Buffer
+	dir, runID string
+}
+
+// startRun launches a run of spec and waits until its platform serves at least procs processes
+// (those carrying the run's marker).
+func startRun(t *testing.T, spec, res string, procs int) started {
+	t.Helper()
+	cmd, stderr := launchRun(t, spec, res)
+	var m results.Manifest
+	dir := waitForRunFile(t, cmd, stderr, filepath.Join(res, "e2e-*", "manifest.json"), "the run's platform did not start", func(b []byte) bool {
+		return json.Unmarshal(b, &m) == nil && m.RunID != "" && len(reaper.Find(m.RunID)) >= procs
+	})
+	return started{cmd: cmd, stderr: stderr, dir: dir, runID: m.RunID}
+}
+
+// SIGTERM during set-up (issue 43), while the platform builds and starts the
+// functions and before any cell: exit 130, the run directory says partial
+// with no cell, and nothing of the run is left.
+func TestTermDuringSetUpStopsCleanly(t *testing.T) {
+	res := t.TempDir()
+	spec := strings.Replace(smallSpec, "  - {workload: hello, language: go}\n", "  - {workload: hello, language: go}\n  - {workload: hello, language: java}\n  - {workload: reverse, language: cpp}\n", 1)
+	// The moment the run's platform exists: set-up has begun, no cell has.
+	r := startRun(t, spec, res, 1)
+	cmd, stderr, dir := r.cmd, r.stderr, r.dir
+	var m results.Manifest
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
@@ -386,8 +402,9 @@ func killDuringRun(t *testing.T, fn string, procs int) {
 	res := t.TempDir()
 	spec := strings.Replace(smallSpec, "duration: 400ms", "duration: 5s", 1)
 	spec = strings.Replace(spec, "  - {workload: hello, language: python}\n  - {workload: hello, language: go}\n", "  - "+fn+"\n", 1)
-	cmd, runID := startRun(t, spec, res, procs) // the daemon and its instance's processes
-	time.Sleep(300 * time.Millisecond)          // into the load: fork-mode children come and go
+	r := startRun(t, spec, res, procs) // the daemon and its instance's processes
+	cmd, runID := r.cmd, r.runID
+	time.Sleep(300 * time.Millisecond) // into the load: fork-mode children come and go
 	t.Logf("killing faasbench with %d processes of run %s alive", len(reaper.Find(runID)), runID)
 	cmd.Process.Kill()
 	cmd.Wait()

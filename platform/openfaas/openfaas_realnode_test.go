@@ -307,3 +307,18 @@ func TestRealOpenFaaSGatewayDown(t *testing.T) {
 		t.Errorf("pods: %v", left)
 	}
 }
+
+// Every image FB_REALNODE_OPENFAAS_IMAGES names ("workload:language ..."; scripts/node-test.sh gives the
+// hello images, make test-real-openfaas every one it built from the workloads' Dockerfile.openfaas, the
+// pinned of-watchdog in each) deployed through the
+// real gateway and answering its workload's probe through it with the function's own reply.
+func TestRealOpenFaaSEveryImage(t *testing.T) {
+	list := strings.Fields(os.Getenv("FB_REALNODE_OPENFAAS_IMAGES"))
+	if len(list) == 0 {
+		t.Fatal("FB_REALNODE_OPENFAAS_IMAGES is empty: scripts/node-test.sh sets it to the images it imported, make test-real-openfaas to all")
+	}
+	p, ctx := openOpenFaaS(t, "realopenfaas:6")
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute+time.Duration(len(list))*40*time.Second)
+	defer cancel()
+	kubetest.EveryImage(ctx, t, p, list)
+}
