@@ -125,4 +125,13 @@ func TestPoolKeysUsesTheSecondsWhenKept(t *testing.T) {
 	if iv := keys[0].SuccessLatencyMs.Intervals.P50; iv.Lo > 10.01 || iv.Hi < 11.99 {
 		t.Errorf("two levels %+v: the repetitions' medians 10, 11, 12 ms are the spread", iv)
 	}
+	// Both methods are the schema's: a summary with these keys validates (the two-level method was
+	// missing from it, and every run with repetitions and seconds said so in its report's P7 row).
+	doc, err := json.Marshal(Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{}, Keys: keys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Errorf("a summary with pooled keys: %v", err)
+	}
 }
