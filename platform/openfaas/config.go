@@ -32,6 +32,9 @@ type Config struct {
 	// EditionCE2022 (the Community Edition of the studies' era, before the
 	// limits: the version make test runs for real).
 	Edition string
+	// PullPolicyAsked is platform.options.pull_policy as the spec gave it ("" when it did not):
+	// faas-netes gives every function its own image_pull_policy instead (pullPolicyNote).
+	PullPolicyAsked string
 }
 
 // The editions: OpenFaaS CE's gateway and faas-netes refuse or clamp what
@@ -74,6 +77,9 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 			return c, fmt.Errorf("platform.options.gateway_url: %q is not an http(s) URL", v)
 		}
 		c.GatewayURL = strings.TrimRight(v, "/")
+	}
+	if v, ok := opts["pull_policy"].(string); ok {
+		c.PullPolicyAsked = v
 	}
 	if v := own["username"]; v != "" {
 		c.Username = v
@@ -312,4 +318,15 @@ func CheckFunctionCount(edition string, n int) error {
 		return fmt.Errorf("functions: %d functions: OpenFaaS CE deploys at most %d (faas-netes refuses the 16th: pkg/handlers/deploy.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro", n, MaxFunctionsCE)
 	}
 	return nil
+}
+
+// pullPolicyNote says, when the spec asked for a pull policy faas-netes does not use, what the functions
+// get instead: a function request has no pull policy, and faas-netes sets every function's from its own
+// image_pull_policy (the chart's faasnetes.imagePullPolicy; faas-netes pkg/handlers/deploy.go). Empty when they agree
+// or nothing was asked.
+func pullPolicyNote(asked, faasNetes string) string {
+	if asked == "" || faasNetes == "" || asked == faasNetes {
+		return ""
+	}
+	return fmt.Sprintf("platform.options.pull_policy %s has no effect on OpenFaaS: faas-netes gives every function its own image_pull_policy, %s here (the chart's faasnetes.imagePullPolicy)", asked, faasNetes)
 }

@@ -157,3 +157,21 @@ func TestValidatedByEdition(t *testing.T) {
 		t.Errorf("validated: %q / %q / %q", Validated(EditionCE2022), Validated(EditionCE), Validated(EditionPro))
 	}
 }
+
+// A pull policy the spec asks for that faas-netes does not apply is said, with what applies instead.
+func TestPullPolicyNote(t *testing.T) {
+	if n := pullPolicyNote("Never", "IfNotPresent"); !strings.Contains(n, "pull_policy Never has no effect") || !strings.Contains(n, "IfNotPresent here") {
+		t.Errorf("note %q", n)
+	}
+	for _, c := range [][2]string{{"", "IfNotPresent"}, {"Never", "Never"}, {"Always", ""}} {
+		if n := pullPolicyNote(c[0], c[1]); n != "" {
+			t.Errorf("%v: %q", c, n)
+		}
+	}
+	if c, err := ParseConfig("r", map[string]any{"pull_policy": "Never"}); err != nil || c.PullPolicyAsked != "Never" {
+		t.Errorf("asked: %+v %v", c.PullPolicyAsked, err)
+	}
+	if c, _ := ParseConfig("r", map[string]any{}); c.PullPolicyAsked != "" {
+		t.Errorf("nothing asked: %q", c.PullPolicyAsked)
+	}
+}

@@ -93,6 +93,9 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	if env, err := s.Cluster.DeploymentEnv(ctx, cfg.OpenFaaSNamespace, "gateway"); err == nil {
 		p.scaleFromZero = env["gateway.scale_from_zero"] == "true"
+		if note := pullPolicyNote(cfg.PullPolicyAsked, env["faas-netes.image_pull_policy"]); note != "" {
+			s.Warn(note)
+		}
 	}
 	if cfg.Edition == EditionCE {
 		// CE serves one namespace (faas-netes pkg/handlers/namespaces.go lists only it, and

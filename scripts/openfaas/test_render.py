@@ -47,14 +47,14 @@ def test_gateway_and_faas_netes_as_configured(objects):
     assert g["basic_auth"] == "true" and g["auth_proxy_url"] == "http://basic-auth-plugin.openfaas:8080/validate"
     assert g["scale_from_zero"] == "true" and g["functions_provider_url"] == "http://127.0.0.1:8081/"
     assert "faas_nats_address" not in g
-    assert n["function_namespace"] == "openfaas-fn" and n["image_pull_policy"] == "IfNotPresent"
+    assert n["function_namespace"] == "openfaas-fn" and n["image_pull_policy"] == "Never"
     pins = {l.split("\t")[0]: l.split("\t")[2][:12] for l in (ROOT / "scripts/upstream/pins.tsv").read_text().splitlines()
             if l and not l.startswith("#") and not l.startswith("name\t")}
     assert c["gateway"]["image"] == "ko.local/openfaas/gateway:" + pins["openfaas-faas-2022"]
     assert c["faas-netes"]["image"] == "ko.local/openfaas/faas-netes:" + pins["openfaas-faas-netes-2022"]
     assert containers(by(objects, "Deployment", "basic-auth-plugin"))["basic-auth-plugin"]["image"] == "ko.local/openfaas/basic-auth:" + pins["openfaas-faas-2022"]
     for name in ("gateway", "faas-netes"):
-        assert c[name]["imagePullPolicy"] == "IfNotPresent"
+        assert c[name]["imagePullPolicy"] == "Never"
 
 
 def test_autoscaling_rule_and_its_receiver(objects):
@@ -78,4 +78,4 @@ def test_prometheus_and_alertmanager_built_here(objects):
     for name, key in (("prometheus", "PROMETHEUS_MODULE_VERSION"), ("alertmanager", "ALERTMANAGER_VERSION")):
         c = containers(by(objects, "Deployment", name))[name]
         assert c["image"] == f"ko.local/prometheus/{name}:{version(key)}", c["image"]
-        assert c["imagePullPolicy"] == "IfNotPresent"
+        assert c["imagePullPolicy"] == "Never"
