@@ -45,6 +45,17 @@ func (u *Upstreams) SetDelay(d time.Duration) {
 // listens yet, and whether this is the first answer it gives as the
 // function (its cold one).
 func (u *Upstreams) Pick(ctx context.Context, namespace, selector string) (pod string, listening, first bool, err error) {
+	return u.pick(ctx, namespace, selector, true)
+}
+
+// PickHealth is Pick for the function contract's health path (GET /_fb/health), which a runtime
+// answers without it counting as the function's first request: it never takes the cold answer.
+func (u *Upstreams) PickHealth(ctx context.Context, namespace, selector string) (pod string, listening bool, err error) {
+	pod, listening, _, err = u.pick(ctx, namespace, selector, false)
+	return pod, listening, err
+}
+
+func (u *Upstreams) pick(ctx context.Context, namespace, selector string, counts bool) (pod string, listening, first bool, err error) {
 	pods, err := u.cl.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return "", false, false, err
@@ -71,8 +82,8 @@ func (u *Upstreams) Pick(ctx context.Context, namespace, selector string) (pod s
 	}
 	pod = ready[rand.IntN(len(ready))]
 	listening = now.Sub(u.readyAt[pod]) >= u.delay
-	first = listening && !u.served[pod]
-	if listening {
+	first = counts && listening && !u.served[pod]
+	if counts && listening {
 		u.served[pod] = true
 	}
 	return pod, listening, first, nil

@@ -351,7 +351,14 @@ func (g *gatewayStandIn) invoke(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	pod, listening, cold, err := g.upstreams.Pick(ctx, ns, "faas_function="+name)
+	pick := g.upstreams.Pick
+	if strings.HasSuffix(r.URL.Path, "/_fb/health") {
+		pick = func(ctx context.Context, ns, sel string) (string, bool, bool, error) {
+			pod, listening, err := g.upstreams.PickHealth(ctx, ns, sel)
+			return pod, listening, false, err
+		}
+	}
+	pod, listening, cold, err := pick(ctx, ns, "faas_function="+name)
 	switch {
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)

@@ -30,6 +30,10 @@ const Name = "openfaas"
 // of-watchdog (which listens on 8080 and proxies to it).
 const UpstreamPort = 8082
 
+// fbrtHealthPath is the function contract's health path (docs/function-contract.md): every faasbench
+// runtime answers it with its X-Fb-Instance, and it never counts as the first request.
+const fbrtHealthPath = "/_fb/health"
+
 // WatchdogPort is where a function's watchdog listens in its pod (faas-netes
 // sets the container port and its Service's target to 8080).
 const WatchdogPort = 8080
@@ -263,12 +267,18 @@ func (p *Platform) noteLimits(fn platform.Function, s Settings) {
 
 // waitFunction waits until n distinct instances of name have answered
 // through the gateway as the function (faas-netes' proxy picks an endpoint
-// per request), bounded by platform.options.ready_timeout.
+// per request), bounded by platform.options.ready_timeout. It calls the
+// runtime's health path (the function contract's GET /_fb/health, with the
+// instance's X-Fb-Instance), never the function itself: a call to the
+// function could take longer than a probe's timeout (the image workload's
+// default request did, on the real gateway, and each timed-out try left its
+// work running on the node's core) and would be its first request.
 func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 	url, err := p.Endpoint(ctx, name)
 	if err != nil {
 		return err
 	}
+	url += strings.TrimPrefix(fbrtHealthPath, "/")
 	if st, ok := p.functions.Get(name); ok && st.s.Async {
 		return nil // the gateway answers 202 whoever runs
 	}
