@@ -47,13 +47,25 @@ func Watchdog(argv []string, dropEnv ...string) error {
 		}
 	}
 	env = append(env, "FB_MODE=stdio")
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	if err := Announce(ln); err != nil {
+		ln.Close()
+		return err
+	}
+	return http.Serve(ln, forkHandler(argv, env, inst))
+}
+
+// forkHandler forks argv with env (and the request's RequestEnv) per request; the health path is
+// answered by the watchdog itself, with its instance id, as every runtime answers it (the function
+// contract: a platform that waits for the function through it needs the id).
+func forkHandler(argv, env []string, inst string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		if r.URL.Path == HealthPath {
+			w.Header().Set("X-Fb-Instance", inst)
 			w.Write([]byte("ok"))
 			return
 		}
@@ -86,11 +98,6 @@ func Watchdog(argv []string, dropEnv ...string) error {
 		hd.Set("Content-Length", strconv.Itoa(out.Len()))
 		w.Write(out.Bytes())
 	})
-	if err := Announce(ln); err != nil {
-		ln.Close()
-		return err
-	}
-	return http.Serve(ln, h)
 }
 
 // RequestEnv is the classic watchdog's request environment for r

@@ -53,3 +53,15 @@ func TestServeStdioReadsTheWatchdogsNames(t *testing.T) {
 		t.Fatalf("ServeStdio: %v, handler saw %q, wrote %q", err, got, out.String())
 	}
 }
+
+// The fork watchdog answers the health path itself, with its instance id and without forking (OpenFaaS
+// waits for a function through it: without the id, the C++ images never counted as ready on the real
+// gateway).
+func TestForkWatchdogHealth(t *testing.T) {
+	h := forkHandler([]string{"/nonexistent/fn"}, nil, "inst-1")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", HealthPath, nil))
+	if rec.Code != 200 || rec.Body.String() != "ok" || rec.Header().Get("X-Fb-Instance") != "inst-1" || rec.Header().Get("X-Fb-Cold") != "" {
+		t.Fatalf("health: %d %q %v", rec.Code, rec.Body.String(), rec.Header())
+	}
+}
