@@ -26,12 +26,12 @@ import (
 // node's network namespace. The function images run faasbench's functions behind the pinned of-watchdog.
 
 func openOpenFaaS(t *testing.T, run string) (*openfaas.Platform, context.Context) {
-	return openWith(t, run, nil)
+	return openRealWith(t, run, nil)
 }
 
-// openWith opens the adapter on the node's OpenFaaS with the options of these tests, overridden by
+// openRealWith opens the adapter on the node's OpenFaaS with the options of these tests, overridden by
 // those given.
-func openWith(t *testing.T, run string, opts map[string]any) (*openfaas.Platform, context.Context) {
+func openRealWith(t *testing.T, run string, opts map[string]any) (*openfaas.Platform, context.Context) {
 	t.Helper()
 	gw := os.Getenv("FB_OPENFAAS_GATEWAY")
 	if gw == "" {
@@ -280,7 +280,7 @@ func TestRealOpenFaaSAlertManagerScales(t *testing.T) {
 // An image the node does not have (pull policy Never: nothing is pulled) fails the deploy within the ready
 // timeout with the pod's own words, and removing it leaves nothing.
 func TestRealOpenFaaSMissingImageSaysWhy(t *testing.T) {
-	p, ctx := openWith(t, "realopenfaas:4", map[string]any{"ready_timeout": "20s", "image_tag": "no-such-tag"})
+	p, ctx := openRealWith(t, "realopenfaas:4", map[string]any{"ready_timeout": "20s", "image_tag": "no-such-tag"})
 	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
 	if err == nil || !strings.Contains(err.Error(), "ErrImageNeverPull") {
 		t.Errorf("deploy of an image the node does not have: %v", err)
@@ -297,7 +297,7 @@ func TestRealOpenFaaSMissingImageSaysWhy(t *testing.T) {
 // A gateway that does not answer (nothing listens at the address) fails the deploy at once with the
 // address and the connection's own words, and nothing is left.
 func TestRealOpenFaaSGatewayDown(t *testing.T) {
-	p, ctx := openWith(t, "realopenfaas:5", map[string]any{"gateway_url": "http://127.0.0.1:1"})
+	p, ctx := openRealWith(t, "realopenfaas:5", map[string]any{"gateway_url": "http://127.0.0.1:1"})
 	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
 	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("deploy through a gateway that is down: %v", err)
