@@ -131,19 +131,7 @@ func TestBuildScratchImage(t *testing.T) {
 	}
 	df := "FROM scratch\nWORKDIR /srv\nCOPY app/ ./\nCOPY app/sub/data /etc/x/\nENV A=1\nENV A=2 B=3\nEXPOSE 8080\nUSER 65534\nENTRYPOINT [\"/srv/run.sh\"]\n"
 	b := &Builder{Context: dir, Cache: filepath.Join(dir, "cache")}
-	archive := func() (Written, []byte) {
-		im, err := b.Build(context.Background(), df)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer im.Close()
-		var buf bytes.Buffer
-		w, err := WriteArchive(&buf, im, "faasbench/t:1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w, buf.Bytes()
-	}
+	archive := func() (Written, []byte) { return buildArchive(t, b, df) }
 	w, raw := archive()
 	var cfg struct {
 		Config ImageConfig `json:"config"`
@@ -256,17 +244,8 @@ func TestDirBase(t *testing.T) {
 		t.Fatalf("DirBase: %q %+v %v", ref, base, err)
 	}
 	b := &Builder{Context: dir, Cache: filepath.Join(dir, "cache"), Extra: map[string]Base{ref: base}}
-	im, err := b.Build(context.Background(), "FROM "+ref+" AS watchdog\nFROM scratch\nCOPY --from=watchdog /fwatchdog /usr/bin/fwatchdog\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer im.Close()
-	var buf bytes.Buffer
-	w, err := WriteArchive(&buf, im, "faasbench/t:1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if h, ok := layerFiles(t, buf.Bytes(), w.Layers[0].Digest)["usr/bin/fwatchdog"]; !ok || h.Mode&0o777 != 0o755 || h.Size != 6 {
+	w, raw := buildArchive(t, b, "FROM "+ref+" AS watchdog\nFROM scratch\nCOPY --from=watchdog /fwatchdog /usr/bin/fwatchdog\n")
+	if h, ok := layerFiles(t, raw, w.Layers[0].Digest)["usr/bin/fwatchdog"]; !ok || h.Mode&0o777 != 0o755 || h.Size != 6 {
 		t.Errorf("the copied watchdog: %+v %v", h, ok)
 	}
 	if _, err := (&Builder{Context: dir, Cache: b.Cache}).Build(context.Background(), "FROM "+ref+"\n"); err == nil || !strings.Contains(err.Error(), "no local base stands for this image") {
@@ -277,4 +256,20 @@ func TestDirBase(t *testing.T) {
 			t.Errorf("DirBase(%q) = %v, want %q", v, err, want)
 		}
 	}
+}
+
+// buildArchive builds df with b and writes the image's archive, tagged faasbench/t:1.
+func buildArchive(t *testing.T, b *Builder, df string) (Written, []byte) {
+	t.Helper()
+	im, err := b.Build(context.Background(), df)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer im.Close()
+	var buf bytes.Buffer
+	w, err := WriteArchive(&buf, im, "faasbench/t:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, buf.Bytes()
 }

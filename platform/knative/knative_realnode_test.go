@@ -48,36 +48,6 @@ func openKnative(t *testing.T, run string) (*knative.Platform, context.Context) 
 	return p, ctx
 }
 
-type answer struct {
-	status          int
-	body            string
-	instance, cold  string
-	sent, firstByte time.Time
-	elapsed         time.Duration
-}
-
-// call sends GET url with the Host header host (the ingress routes by it).
-func call(t *testing.T, c *http.Client, url, host string) answer {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Host = host
-	a := answer{sent: time.Now()}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s (Host %s): %v", url, host, err)
-	}
-	a.firstByte = time.Now()
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	a.elapsed = time.Since(a.sent)
-	a.status, a.body = resp.StatusCode, string(b)
-	a.instance, a.cold = resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold")
-	return a
-}
-
 // hello in Go and Python through the Route (the ingress with the Service's host), directly at the
 // revision's queue-proxy, a cold start from zero through the activator verified three ways (the
 // activator was in the path, a pod the watcher saw created after the request was sent answered,
@@ -102,19 +72,19 @@ func TestRealKnativeRouteDirectAndColdStart(t *testing.T) {
 		if err != nil || host != name+"."+p.Namespace()+".example.com" {
 			t.Fatalf("host %q %v", host, err)
 		}
-		a := call(t, c, url, host)
-		if a.status != 200 || strings.TrimSpace(a.body) != "pong" || a.instance == "" {
-			t.Fatalf("%s through the ingress: %d %q instance %q", name, a.status, a.body, a.instance)
+		a := kubetest.Call(t, c, url, host)
+		if a.Status != 200 || strings.TrimSpace(a.Body) != "pong" || a.Instance == "" {
+			t.Fatalf("%s through the ingress: %d %q instance %q", name, a.Status, a.Body, a.Instance)
 		}
-		if wrong := call(t, c, url, "nobody."+p.Namespace()+".example.com"); wrong.status != 404 {
-			t.Errorf("an unknown host got %d, want the ingress's 404", wrong.status)
+		if wrong := kubetest.Call(t, c, url, "nobody."+p.Namespace()+".example.com"); wrong.Status != 404 {
+			t.Errorf("an unknown host got %d, want the ingress's 404", wrong.Status)
 		}
 		direct, err := p.DirectEndpoints(ctx, name)
 		if err != nil || len(direct) == 0 {
 			t.Fatalf("direct endpoints %v %v", direct, err)
 		}
-		if d := call(t, c, direct[0], ""); d.status != 200 || d.instance == "" {
-			t.Errorf("%s directly at %s: %d %q", name, direct[0], d.status, d.instance)
+		if d := kubetest.Call(t, c, direct[0], ""); d.Status != 200 || d.Instance == "" {
+			t.Errorf("%s directly at %s: %d %q", name, direct[0], d.Status, d.Instance)
 		}
 		path, err := p.DataPath(ctx, name)
 		if err != nil {
@@ -130,24 +100,24 @@ func TestRealKnativeRouteDirectAndColdStart(t *testing.T) {
 		if path, err := p.DataPath(ctx, name); err != nil || !strings.HasPrefix(path, "activator") {
 			t.Errorf("scaled to zero, the data path is %q (%v): want the activator", path, err)
 		}
-		cold := call(t, c, url, host)
-		if cold.status != 200 || cold.cold != "1" {
-			t.Fatalf("%s cold: %d %q cold=%q", name, cold.status, cold.body, cold.cold)
+		cold := kubetest.Call(t, c, url, host)
+		if cold.Status != 200 || cold.Cold != "1" {
+			t.Fatalf("%s cold: %d %q cold=%q", name, cold.Status, cold.Body, cold.Cold)
 		}
-		started, err := p.StartedSince(ctx, name, cold.sent)
+		started, err := p.StartedSince(ctx, name, cold.Sent)
 		if err != nil {
 			t.Fatal(err)
 		}
 		seen := false
 		for _, s := range started {
-			if strings.HasPrefix(cold.instance, s.ID) {
+			if strings.HasPrefix(cold.Instance, s.ID) {
 				seen = true
 			}
 		}
 		if !seen {
-			t.Errorf("%s: the cold answer came from %q, not from a pod started after the request was sent (%+v)", name, cold.instance, started)
+			t.Errorf("%s: the cold answer came from %q, not from a pod started after the request was sent (%+v)", name, cold.Instance, started)
 		}
-		t.Logf("%s: cold start through the activator %s (first byte %s)", name, cold.elapsed.Round(time.Millisecond), cold.firstByte.Sub(cold.sent).Round(time.Millisecond))
+		t.Logf("%s: cold start through the activator %s (first byte %s)", name, cold.Elapsed.Round(time.Millisecond), cold.FirstByte.Sub(cold.Sent).Round(time.Millisecond))
 		if err := p.Remove(ctx, name); err != nil {
 			t.Fatal(err)
 		}

@@ -56,36 +56,6 @@ func openRealWith(t *testing.T, run string, opts map[string]any) (*openfaas.Plat
 	return p, ctx
 }
 
-type answer struct {
-	status         int
-	body           string
-	instance, cold string
-	sent           time.Time
-	elapsed        time.Duration
-}
-
-func call(t *testing.T, c *http.Client, url string, auth func(*http.Request)) answer {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if auth != nil {
-		auth(req)
-	}
-	a := answer{sent: time.Now()}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	a.elapsed = time.Since(a.sent)
-	a.status, a.body = resp.StatusCode, string(b)
-	a.instance, a.cold = resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold")
-	return a
-}
-
 // hello in Go and Python deployed through the real gateway (basic auth, the password from the chart's
 // secret), scaled 1 → 3 through /system/scale-function, called through the gateway (the three pods share the
 // calls) and straight at each pod, a cold start from zero (scaled to 0 through the gateway; the gateway's
@@ -106,8 +76,8 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := call(t, c, url, nil); a.status != 200 || strings.TrimSpace(a.body) != "pong" || a.instance == "" {
-			t.Fatalf("%s through the gateway: %d %q instance %q", name, a.status, a.body, a.instance)
+		if a := kubetest.Call(t, c, url, ""); a.Status != 200 || strings.TrimSpace(a.Body) != "pong" || a.Instance == "" {
+			t.Fatalf("%s through the gateway: %d %q instance %q", name, a.Status, a.Body, a.Instance)
 		}
 		t1 := time.Now()
 		if err := p.Scale(ctx, name, 3); err != nil {
@@ -120,19 +90,19 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 		}
 		pods := map[string]bool{}
 		for _, d := range direct {
-			a := call(t, c, d, nil)
-			if a.status != 200 || a.instance == "" || pods[a.instance] {
-				t.Fatalf("%s straight at %s: %d %q instance %q", name, d, a.status, a.body, a.instance)
+			a := kubetest.Call(t, c, d, "")
+			if a.Status != 200 || a.Instance == "" || pods[a.Instance] {
+				t.Fatalf("%s straight at %s: %d %q instance %q", name, d, a.Status, a.Body, a.Instance)
 			}
-			pods[a.instance] = true
+			pods[a.Instance] = true
 		}
 		share := map[string]int{}
 		for i := 0; i < 60; i++ {
-			a := call(t, c, url, nil)
-			if a.status != 200 || !pods[a.instance] {
-				t.Fatalf("%s call %d through the gateway: %d %q from %q (pods %v)", name, i, a.status, a.body, a.instance, pods)
+			a := kubetest.Call(t, c, url, "")
+			if a.Status != 200 || !pods[a.Instance] {
+				t.Fatalf("%s call %d through the gateway: %d %q from %q (pods %v)", name, i, a.Status, a.Body, a.Instance, pods)
 			}
-			share[a.instance]++
+			share[a.Instance]++
 		}
 		if len(share) != 3 {
 			t.Errorf("%s: 60 calls through the gateway reached %d of the 3 pods: %v", name, len(share), share)
@@ -144,22 +114,22 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Logf("%s: %+v", name, how)
-		cold := call(t, c, url, nil)
-		if cold.status != 200 || cold.cold != "1" {
-			t.Fatalf("%s from zero: %d %q cold=%q", name, cold.status, cold.body, cold.cold)
+		cold := kubetest.Call(t, c, url, "")
+		if cold.Status != 200 || cold.Cold != "1" {
+			t.Fatalf("%s from zero: %d %q cold=%q", name, cold.Status, cold.Body, cold.Cold)
 		}
-		started, err := p.StartedSince(ctx, name, cold.sent)
+		started, err := p.StartedSince(ctx, name, cold.Sent)
 		if err != nil {
 			t.Fatal(err)
 		}
 		seen := false
 		for _, s := range started {
-			seen = seen || strings.HasPrefix(cold.instance, s.ID)
+			seen = seen || strings.HasPrefix(cold.Instance, s.ID)
 		}
 		if !seen {
-			t.Errorf("%s: the cold answer came from %q, not from a pod started after the call was sent (%+v)", name, cold.instance, started)
+			t.Errorf("%s: the cold answer came from %q, not from a pod started after the call was sent (%+v)", name, cold.Instance, started)
 		}
-		t.Logf("%s: cold start from zero through the gateway %s", name, cold.elapsed.Round(time.Millisecond))
+		t.Logf("%s: cold start from zero through the gateway %s", name, cold.Elapsed.Round(time.Millisecond))
 
 		// A redeploy (PUT /system/functions) with another environment: Deploy returns once the new
 		// pods serve, and every call after it reaches one of them.
@@ -171,10 +141,10 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 		}
 		t.Logf("%s: redeployed through PUT in %s", name, time.Since(t2).Round(time.Millisecond))
 		for i := 0; i < 10; i++ {
-			a := call(t, c, url, nil)
+			a := kubetest.Call(t, c, url, "")
 			for _, old := range before {
-				if a.status != 200 || strings.HasPrefix(a.instance, old) {
-					t.Fatalf("%s after the redeploy, call %d: %d from %q, an old pod (%v)", name, i, a.status, a.instance, before)
+				if a.Status != 200 || strings.HasPrefix(a.Instance, old) {
+					t.Fatalf("%s after the redeploy, call %d: %d from %q, an old pod (%v)", name, i, a.Status, a.Instance, before)
 				}
 			}
 		}
