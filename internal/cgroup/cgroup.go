@@ -261,19 +261,37 @@ func field(s, key string) int64 {
 // Kill freezes the group, kills every process in it, and thaws it so the
 // kills land: no process can fork its way out in between.
 func (g *Group) Kill() error {
-	_ = g.write("freezer", "freezer.state", "FROZEN")
-	for _, p := range g.Pids() {
-		_ = syscall.Kill(p, syscall.SIGKILL)
-	}
-	_ = g.write("freezer", "freezer.state", "THAWED")
 	deadline := time.Now().Add(5 * time.Second)
-	for len(g.Pids()) > 0 {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cgroup: processes %v survived", g.Pids())
+	for {
+		pids := g.Pids()
+		if len(pids) == 0 {
+			return nil
 		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup: processes %v survived", pids)
+		}
+		// Writing FROZEN only starts the freeze (the state reads FREEZING
+		// until every task stopped): a process forking meanwhile has a child
+		// the list above missed. So every round kills whatever is still
+		// there, until nothing is.
+		_ = g.write("freezer", "freezer.state", "FROZEN")
+		g.waitFrozen(time.Now().Add(100 * time.Millisecond))
+		for _, p := range g.Pids() {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		_ = g.write("freezer", "freezer.state", "THAWED")
 		time.Sleep(5 * time.Millisecond)
 	}
-	return nil
+}
+
+// waitFrozen waits until the freezer reports FROZEN, or until the deadline.
+func (g *Group) waitFrozen(deadline time.Time) {
+	for time.Now().Before(deadline) {
+		if s, err := g.read("freezer", "freezer.state"); err != nil || strings.TrimSpace(s) == "FROZEN" {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // Remove kills what is left and deletes the group.
