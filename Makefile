@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
+.PHONY: cgroup2-test run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -24,7 +24,7 @@ run: setup build
 ## tests, the end-to-end tests, the Kubernetes tests on a real control plane with KWOK's simulated nodes,
 ## and the real-node tier (containerd, kubelet, kube-proxy, CoreDNS, real pods; scripts/node-test.sh).
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup build lint components-start unit python-test integration components-wait openfaas-test kube-test node-test
+test: phases-begin setup build lint components-start unit python-test integration cgroup2-test components-wait openfaas-test kube-test node-test
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -61,6 +61,12 @@ unit:
 ## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
 integration:
 	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 ./cmd/faasbench/
+
+## cgroup2-test: the cgroup v2 backend on a real cgroup v2 kernel: Debian's kernel under qemu (software emulation,
+## cgroup_no_v1=all) runs the cgroup package's tests (root and rootless) and the local platform's limit and OOM
+## tests (scripts/v2-guest.sh; capped at 5 minutes, the guest's phase times printed)
+cgroup2-test:
+	@GO=$(GO) scripts/phase.sh "cgroup v2 guest (Debian's kernel under qemu: cgroup and local limit tests)" scripts/v2-guest.sh
 
 ## openfaas-test: faasbench's functions behind OpenFaaS's real watchdogs (of-watchdog http and serializing, the
 ## classic fork watchdog), and faasbench's gateway client against the real 2022 gateway, basic-auth plugin and

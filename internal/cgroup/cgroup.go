@@ -1,13 +1,14 @@
-// Package cgroup puts processes in cgroup v1 groups with CPU and memory
-// limits, reads their accounting (which also counts short-lived processes),
-// and kills a group whole with the freezer. Only cgroup v1 with the memory,
-// cpu, cpuacct and freezer controllers writable is supported; elsewhere New
-// says why and callers run without limits.
+// Package cgroup puts processes in cgroups with CPU and memory limits,
+// reads their accounting (which also counts short-lived processes), and
+// kills a group whole. Both hierarchies are supported, chosen by what is
+// mounted: cgroup v1 with the memory, cpu, cpuacct and freezer controllers
+// writable (root), and cgroup v2 (unified) as root or in a subtree
+// delegated to the caller (v2.go). Where neither is usable, New says why
+// and callers run without limits.
 package cgroup
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ import (
 	"time"
 )
 
-// Root is where the cgroup v1 hierarchies are mounted.
+// Root is where the cgroup hierarchies are mounted.
 const Root = "/sys/fs/cgroup"
 
 // Controllers faasbench uses.
@@ -43,13 +44,24 @@ type Usage struct {
 // Manager owns the groups of one run: <own cgroup>/faasbench-<run>/ in
 // every controller.
 type Manager struct {
-	dirs map[string]string // controller -> run directory
+	dirs map[string]string // controller -> run directory (v2: one, key "")
+	v2   bool
+	// v2 only: the mount, the directory the run's goes in, and whether the
+	// cpu controller is on down to the run.
+	root, base string
+	cpuOn      bool
 }
 
-// New checks that cgroup v1 is usable and creates the run's directories.
+// Unified reports whether the cgroup v2 hierarchy alone is mounted.
+func Unified() bool {
+	_, err := os.Stat(filepath.Join(Root, "cgroup.controllers"))
+	return err == nil
+}
+
+// New checks that cgroups are usable and creates the run's directories.
 func New(run string) (*Manager, error) {
-	if _, err := os.Stat(filepath.Join(Root, "cgroup.controllers")); err == nil {
-		return nil, errors.New("cgroup v2 (unified) is mounted; faasbench's limits need cgroup v1 controllers")
+	if Unified() {
+		return newV2(Root, run)
 	}
 	own, err := ownPaths()
 	if err != nil {
@@ -75,6 +87,9 @@ func New(run string) (*Manager, error) {
 // process that shared this process's cgroups, and was killed before it
 // could Close): every process in them is killed first.
 func Cleanup(run string) error {
+	if Unified() {
+		return cleanupV2(Root, run)
+	}
 	own, err := ownPaths()
 	if err != nil {
 		return err
@@ -116,6 +131,7 @@ func ownPaths() (map[string]string, error) {
 // Group is one instance's cgroup in every controller.
 type Group struct {
 	dirs map[string]string
+	v2   bool
 }
 
 // Create makes a group with limits. A group joins the cpu controller only
@@ -125,6 +141,9 @@ type Group struct {
 // their own), while CPU accounting comes from cpuacct, a separate hierarchy
 // on this kind of machine.
 func (m *Manager) Create(name string, lim Limits) (*Group, error) {
+	if m.v2 {
+		return m.createV2(name, lim)
+	}
 	g := &Group{dirs: map[string]string{}}
 	coMounted := m.dirs["cpu"] == m.dirs["cpuacct"]
 	for c, d := range m.dirs {
@@ -171,6 +190,9 @@ func (g *Group) read(c, file string) (string, error) {
 // ProcsFiles lists the cgroup.procs files a process writes its pid to, to
 // join the group (see Join).
 func (g *Group) ProcsFiles() []string {
+	if g.v2 {
+		return []string{filepath.Join(g.dirs[unified], "cgroup.procs")}
+	}
 	out := make([]string, 0, len(g.dirs))
 	for _, c := range Controllers {
 		if d, ok := g.dirs[c]; ok {
@@ -207,21 +229,17 @@ func (g *Group) Add(pid int) error {
 
 // Pids lists the processes in the group.
 func (g *Group) Pids() []int {
-	s, err := g.read("freezer", "cgroup.procs")
-	if err != nil {
-		return nil
+	if g.v2 {
+		return pidsIn(g.dirs[unified])
 	}
-	var out []int
-	for _, l := range strings.Fields(s) {
-		if p, err := strconv.Atoi(l); err == nil {
-			out = append(out, p)
-		}
-	}
-	return out
+	return pidsIn(g.dirs["freezer"])
 }
 
 // Usage reads the group's accounting.
 func (g *Group) Usage() (Usage, error) {
+	if g.v2 {
+		return g.usageV2()
+	}
 	var u Usage
 	var err error
 	num := func(c, f string) int64 {
@@ -261,6 +279,9 @@ func field(s, key string) int64 {
 // Kill freezes the group, kills every process in it, and thaws it so the
 // kills land: no process can fork its way out in between.
 func (g *Group) Kill() error {
+	if g.v2 {
+		return g.killV2()
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		pids := g.Pids()
@@ -312,7 +333,7 @@ func (m *Manager) Close() error {
 		entries, _ := os.ReadDir(d)
 		for _, e := range entries {
 			if e.IsDir() {
-				g := &Group{dirs: map[string]string{}}
+				g := &Group{dirs: map[string]string{}, v2: m.v2}
 				for c, dd := range m.dirs {
 					g.dirs[c] = filepath.Join(dd, e.Name())
 				}
@@ -326,6 +347,9 @@ func (m *Manager) Close() error {
 		if err := os.Remove(d); err != nil && !os.IsNotExist(err) && first == nil {
 			first = fmt.Errorf("cgroup: %w", err)
 		}
+	}
+	if m.v2 && os.Geteuid() == 0 {
+		_ = os.Remove(m.base) // shared by runs: gone with the last one
 	}
 	return first
 }

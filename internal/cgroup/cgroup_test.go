@@ -1,8 +1,11 @@
 package cgroup
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -11,6 +14,13 @@ import (
 
 // TestMain lets the test binary play the "join, then exec" helper.
 func TestMain(m *testing.M) {
+	if os.Getenv("FB_TEST_ROOTLESS") == "1" {
+		if err := rootlessChild(); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(3)
+		}
+		os.Exit(0)
+	}
 	if files := os.Getenv("FB_TEST_CGJOIN"); files != "" {
 		if err := Join(strings.Split(files, ",")); err != nil {
 			os.Stderr.WriteString(err.Error())
@@ -38,8 +48,9 @@ func newManager(t *testing.T) *Manager {
 	t.Helper()
 	m, err := New("test-" + strings.ReplaceAll(t.Name(), "/", "-") + time.Now().Format("150405.000000"))
 	if err != nil {
-		// This machine and CI have cgroup v1 writable as root: that is the
-		// platform faasbench's limits are built for, so it is a failure here.
+		// The tests run as root: on this machine and CI (cgroup v1) and in
+		// make test's cgroup v2 guest (scripts/v2-guest.sh). Unusable
+		// cgroups are a failure there.
 		t.Fatalf("cgroups unusable: %v", err)
 	}
 	t.Cleanup(func() {
@@ -107,16 +118,27 @@ func TestCPUControllerOnlyWithACPULimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if m.v2 {
+		// v2 turns cpu on for every child of the run at once: it is off
+		// until the first group with a CPU limit.
+		if _, err := os.Stat(plain.dirs[unified] + "/cpu.max"); err == nil {
+			t.Errorf("the cpu controller was on before a group had a CPU limit")
+		}
+	}
 	limited, err := m.Create("limited", Limits{CPUs: 0.5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.dirs["cpu"] != m.dirs["cpuacct"] {
+	if m.v2 {
+		if b, err := os.ReadFile(limited.dirs[unified] + "/cpu.max"); err != nil || strings.TrimSpace(string(b)) != "50000 100000" {
+			t.Errorf("cpu.max of a 0.5-CPU group: %q %v", b, err)
+		}
+	} else if m.dirs["cpu"] != m.dirs["cpuacct"] {
 		if _, ok := plain.dirs["cpu"]; ok || len(plain.ProcsFiles()) != 3 {
 			t.Errorf("a group without a CPU limit joined the cpu controller: %v", plain.ProcsFiles())
 		}
 	}
-	if _, ok := limited.dirs["cpu"]; !ok || len(limited.ProcsFiles()) != 4 {
+	if _, ok := limited.dirs["cpu"]; !m.v2 && (!ok || len(limited.ProcsFiles()) != 4) {
 		t.Errorf("a CPU-limited group is not in the cpu controller: %v", limited.ProcsFiles())
 	}
 	// Accounting works without the cpu controller.
@@ -149,4 +171,74 @@ func TestKillTakesGrandchildren(t *testing.T) {
 	if n := len(g.Pids()); n != 0 {
 		t.Fatalf("%d processes left", n)
 	}
+}
+
+// TestUsageAgreesWithProc checks a group's accounting against what /proc
+// says of its one process. CPU: from 10 % less than utime+stime (sampled at
+// the tick) minus 20 ms to 30 % more plus 20 ms (in the cgroup v2 guest the
+// two agree within 3 %; on this v1 VM the group counts more than the task's own
+// runtime: 0.41 s against /proc/self/schedstat's 0.35 s for one process in
+// a fresh cpuacct group, measured by hand). Memory: from the anonymous
+// resident set (charged to the group; file pages may be charged to whoever
+// read them first) to the whole resident set plus 32 MiB (page cache and
+// kernel memory).
+func TestUsageAgreesWithProc(t *testing.T) {
+	m := newManager(t)
+	g, err := m.Create("acct", Limits{MemoryBytes: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "python3", "-u", "-c",
+		"import time, sys\nx = bytearray(64 << 20)\nx[::4096] = b'x' * len(x[::4096])\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\nprint('ready')\ntime.sleep(30)\n")
+	cmd.Env = append(os.Environ(), "FB_TEST_CGJOIN="+strings.Join(g.ProcsFiles(), ","))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line := make([]byte, 6)
+	if _, err := io.ReadFull(out, line); err != nil || string(line) != "ready\n" {
+		t.Fatalf("child: %q %v", line, err)
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the command's closing parenthesis: utime and stime are
+	// the 12th and 13th, in clock ticks (100 per second on Linux).
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	procCPU := time.Duration(ut+st) * 10 * time.Millisecond
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rssKB, anonKB int64
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			rssKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+		if v, ok := strings.CutPrefix(l, "RssAnon:"); ok {
+			anonKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	u, err := g.Usage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cg := time.Duration(u.CPUNs)
+	if cg < procCPU*9/10-20*time.Millisecond || cg > procCPU*13/10+20*time.Millisecond {
+		t.Errorf("cgroup CPU %v, /proc %v: not within [/proc × 0.9 - 20 ms, /proc × 1.3 + 20 ms]", cg, procCPU)
+	}
+	if u.MemoryBytes < anonKB<<10 || u.MemoryBytes > rssKB<<10+32<<20 {
+		t.Errorf("cgroup memory %d MiB, resident %d MiB (anonymous %d MiB): not within [anonymous, resident + 32 MiB]", u.MemoryBytes>>20, rssKB>>10, anonKB>>10)
+	}
+	if u.MemoryMaxBytes < u.MemoryBytes {
+		t.Errorf("peak %d below current %d", u.MemoryMaxBytes, u.MemoryBytes)
+	}
+	t.Logf("cgroup CPU %v, /proc %v; cgroup memory %d MiB, resident %d MiB (anonymous %d MiB)", cg, procCPU, u.MemoryBytes>>20, rssKB>>10, anonKB>>10)
 }

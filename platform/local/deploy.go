@@ -71,6 +71,11 @@ func (s *Server) validate(req DeployRequest) error {
 	if req.Autoscale != nil && req.Autoscale.Policy == ScaleCPU && s.cg == nil {
 		return fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
 	}
+	// A limit the spec asks for and the host cannot apply would measure
+	// something else than what the spec says: refused, never a warning.
+	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
+		return fmt.Errorf("memory_mb %d, cpus %v: limits cannot be applied on this host: %v", req.MemoryMB, req.CPUs, s.cgErr)
+	}
 	return nil
 }
 
@@ -188,9 +193,6 @@ func (s *Server) newFunction(req DeployRequest, argv, env []string) (*function, 
 	f.lastRequest.Store(monoNs())
 	if req.Autoscale != nil && req.Autoscale.Policy != ScaleNone {
 		f.scaler = newAutoscaler(s, f, *req.Autoscale)
-	}
-	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
-		f.warnings = append(f.warnings, fmt.Sprintf("limits not applied (memory_mb %d, cpus %v): %v", req.MemoryMB, req.CPUs, s.cgErr))
 	}
 	if req.TimeoutMs > 0 {
 		f.timeout = time.Duration(req.TimeoutMs) * time.Millisecond

@@ -127,3 +127,17 @@ func TestCPULimitAndForkModeAccounting(t *testing.T) {
 		t.Fatalf("2 MB limit: %v", err)
 	}
 }
+
+func TestLimitTheHostCannotApplyIsRefused(t *testing.T) {
+	t.Setenv(NoCgroupsEnv, "1")
+	p := startWith(t, testCatalogue(t))
+	ctx := context.Background()
+	err := p.Deploy(ctx, platform.Function{Name: "hog", Workload: "memhog", Language: "python", Replicas: 1, MemoryMB: 64})
+	if err == nil || !strings.Contains(err.Error(), "memory_mb 64") || !strings.Contains(err.Error(), "cannot be applied") {
+		t.Fatalf("a memory limit without cgroups: %v, want a refusal naming memory_mb", err)
+	}
+	// Without a limit the same host deploys.
+	if err := p.Deploy(ctx, platform.Function{Name: "hi", Workload: "hello", Language: "python", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# scripts/v2-guest.sh [--full]: faasbench's cgroup v2 code on a real cgroup v2 kernel. This machine (and CI)
+# boots cgroup v1; most users' hosts are cgroup v2 only. So Debian's own kernel (linux-image-amd64, taken
+# out of its package, never installed) boots under qemu's software emulation (KVM hangs in this nested
+# setup) with cgroup_no_v1=all, on an initramfs that is a Debian root file system made by mmdebstrap
+# (python3, iproute2) plus this checkout's test binaries. In the guest: the cgroup package's tests (root
+# and rootless in a delegated subtree) and the local platform's limit and OOM tests. The guest prints its
+# phase times and each test binary's exit code; the run is capped (FB_V2GUEST_TIMEOUT, 300 s).
+# Everything built is cached in ${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest. The guest has no
+# network device: its only traffic is on its own loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+cap=${FB_V2GUEST_TIMEOUT:-300}
+cache=${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest
+mkdir -p "$cache"
+t0=$(date +%s)
+phase() { echo "v2-guest: $1 ($(( $(date +%s) - t0 )) s)"; }
+
+need=()
+command -v qemu-system-x86_64 >/dev/null || need+=(qemu-system-x86)
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v cpio >/dev/null || need+=(cpio)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "v2-guest: installing ${need[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# The kernel: the package linux-image-amd64 points to, unpacked here.
+kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+[ -n "$kpkg" ] || { echo "v2-guest: apt knows no linux-image-amd64 (apt-get update?)" >&2; exit 1; }
+kernel=$cache/$kpkg.vmlinuz
+if [ ! -s "$kernel" ]; then
+  phase "downloading $kpkg"
+  dl=$(mktemp -d); trap 'rm -rf "$dl"' EXIT
+  (cd "$dl" && apt-get download -qq "$kpkg" 2>/dev/null)
+  dpkg-deb --fsys-tarfile "$dl"/*.deb | tar -xO --wildcards './boot/vmlinuz-*' > "$kernel.tmp"
+  mv "$kernel.tmp" "$kernel"
+  rm -rf "$dl"; trap - EXIT
+fi
+
+# The root file system, as an uncompressed cpio archive (nothing to inflate under emulation).
+. /etc/os-release
+pkgs=python3,iproute2
+base=$cache/rootfs-${VERSION_CODENAME:-bookworm}-$(echo "$pkgs" | sha256sum | cut -c1-12).cpio
+if [ ! -s "$base" ]; then
+  phase "mmdebstrap ${VERSION_CODENAME:-bookworm} with $pkgs"
+  sources=/etc/apt/sources.list.d/debian.sources; [ -s "$sources" ] || sources=/etc/apt/sources.list
+  tree=$cache/rootfs.tmp; rm -rf "$tree"
+  mmdebstrap --variant=minbase --mode=root --quiet --include="$pkgs" "${VERSION_CODENAME:-bookworm}" "$tree" "$sources"
+  rm -rf "$tree"/usr/share/{doc,man,locale,info} "$tree"/var/cache/apt/* "$tree"/var/lib/apt/lists/*
+  (cd "$tree" && find . -mindepth 1 | cpio -o -H newc --quiet) > "$base.tmp"
+  mv "$base.tmp" "$base"; rm -rf "$tree"
+fi
+
+# This checkout's part: the test binaries (no -race: it needs cgo; the host runs -race), the workloads
+# the local tests deploy, and the guest's init.
+phase "test binaries"
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/fb/internal/cgroup" "$work/fb/platform/local"
+CGO_ENABLED=0 $GO test -c -o "$work/fb/internal/cgroup/cgroup.test" ./internal/cgroup
+CGO_ENABLED=0 $GO test -c -o "$work/fb/platform/local/local.test" ./platform/local
+cp -r workloads "$work/fb/workloads"
+rm -rf "$work/fb/workloads/node_modules"
+install -m 0755 scripts/v2guest/init "$work/init"
+[ "${1:-}" = --full ] && touch "$work/fb/full"
+(cd "$work" && find init fb | cpio -o -H newc --quiet) > "$work/run.cpio"
+cat "$base" "$work/run.cpio" > "$work/initrd"
+
+phase "booting $kpkg (cgroup_no_v1=all, 2 vCPUs under TCG, 2 GiB)"
+log=$cache/console.log  # the last run's, kept to read
+set +e
+timeout --kill-after=10 "$cap" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -nographic -no-reboot \
+  -nic none -kernel "$kernel" -initrd "$work/initrd" \
+  -append "console=ttyS0 panic=-1 quiet cgroup_no_v1=all rdinit=/init" > "$log" 2>&1 < /dev/null
+qrc=$?
+set -e
+# The guest's own lines (the kernel's console adds carriage returns).
+clean() { tr -d '\r' < "$log" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g'; }
+clean | grep -av '^\[ *[0-9.]*\]' | sed -n '/FBGUEST kernel/,$p' | grep -av 'FBGUEST ' || true
+clean | grep -ao 'FBGUEST .*' | sed 's/^FBGUEST /v2-guest: /'
+phase "guest ended (qemu exit $qrc)"
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+  echo "v2-guest: the guest did not end within ${cap} s (FB_V2GUEST_TIMEOUT); its console:" >&2
+  clean | tail -40 >&2; exit 1
+fi
+clean | grep -aq '^FBGUEST done' || { echo "v2-guest: the guest stopped before its end; its console:" >&2; clean | tail -40 >&2; exit 1; }
+if clean | grep -aq '^FBGUEST rc [a-z]* [1-9]'; then exit 1; fi
