@@ -21,9 +21,12 @@ func (a *app) kubeCmds(parent *cobra.Command) {
 	var name string
 	check := &cobra.Command{
 		Use:   "check --platform NAME",
-		Short: "Preflight a Kubernetes platform: is it installed, which version, may we do what a run needs",
+		Short: "Preflight a platform: for a Kubernetes one, is it installed, which version, may we do what a run needs; for local, which cgroup mode this host gives and what works in it",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == local.Name {
+				return a.localCheck()
+			}
 			kp, cl, err := a.kubeTarget(name, cf)
 			if err != nil {
 				return err
