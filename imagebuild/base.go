@@ -124,6 +124,16 @@ func (b Base) rootfs(ctx context.Context, cache string, log io.Writer) (string, 
 	if _, err := os.Stat(filepath.Join(dir, "etc", "os-release")); err == nil {
 		return dir, nil
 	}
+	// Two builds may want the same base at once (make test builds Knative's and Prometheus's images
+	// side by side): one makes it, the other waits and takes it.
+	unlock, err := lockFile(dir + ".lock")
+	if err != nil {
+		return "", fmt.Errorf("base %s: %w", b.key(), err)
+	}
+	defer unlock()
+	if _, err := os.Stat(filepath.Join(dir, "etc", "os-release")); err == nil {
+		return dir, nil
+	}
 	sources, err := aptSources()
 	if err != nil {
 		return "", err

@@ -30,6 +30,8 @@ for i in $(seq 1 100); do
   t=$(tasks)
   [ -z "$t" ] && break
   [ -d "$freezer" ] && echo FROZEN > "$freezer/freezer.state" 2>/dev/null
+  # cgroup v2 (Linux 5.14+): one write kills every process in the node's cgroup and below.
+  node_cgroup_v2 && [ -e "/sys/fs/cgroup/$NODE_CGROUP/cgroup.kill" ] && echo 1 > "/sys/fs/cgroup/$NODE_CGROUP/cgroup.kill" 2>/dev/null
   for p in $t; do kill -KILL "$p" 2>/dev/null; done
   [ -d "$freezer" ] && echo THAWED > "$freezer/freezer.state" 2>/dev/null
   sleep 0.1
@@ -50,6 +52,9 @@ if [ -f "$NODE_STATE/created" ]; then
   tac "$NODE_STATE/created" | while read -r what path; do
     case $what in
       mount) [ -z "$(ls -A /run/netns 2>/dev/null)" ] && umount "$path" 2>/dev/null ;;
+      cgroup2-root) for c in $(cat /sys/fs/cgroup/cgroup.subtree_control); do
+          case ",$path," in *",$c,"*) ;; *) echo "-$c" > /sys/fs/cgroup/cgroup.subtree_control 2>/dev/null ;; esac
+        done ;;
       *) [ -d "$what" ] && rmdir "$what" 2>/dev/null ;;
     esac
   done

@@ -29,8 +29,16 @@ die() { echo "node-up: $*" >&2; exit 1; }
 
 # --- prerequisites, each named ---
 [ "$(id -u)" = 0 ] || die "must run as root (it creates a network namespace, cgroups and mounts)"
-[ -d /sys/fs/cgroup/cpuset ] && [ -d /sys/fs/cgroup/memory ] && [ -d /sys/fs/cgroup/freezer ] ||
-  die "needs cgroup v1 with the cpuset, memory and freezer controllers mounted under /sys/fs/cgroup (cgroup v2 alone is not supported yet)"
+if node_cgroup_v2; then
+  for c in "${NODE_V2_CONTROLLERS[@]}"; do
+    grep -qw "$c" /sys/fs/cgroup/cgroup.controllers ||
+      die "cgroup v2: the $c controller is not available at the root (/sys/fs/cgroup/cgroup.controllers: $(cat /sys/fs/cgroup/cgroup.controllers)); the node needs ${NODE_V2_CONTROLLERS[*]}"
+  done
+  [ -w /sys/fs/cgroup/cgroup.subtree_control ] || die "cgroup v2: /sys/fs/cgroup is read-only here; the node needs to make its own cgroup"
+else
+  [ -d /sys/fs/cgroup/cpuset ] && [ -d /sys/fs/cgroup/memory ] && [ -d /sys/fs/cgroup/freezer ] ||
+    die "needs cgroup v1 with the cpuset, memory and freezer controllers mounted under /sys/fs/cgroup, or cgroup v2 alone (a hybrid host without them has neither)"
+fi
 for c in nsenter unshare ip iptables-save; do command -v "$c" >/dev/null || die "$c is missing (util-linux, iproute2, iptables)"; done
 scripts/node/packages.sh
 for c in containerd runc ctr /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/lib/cni/portmap /usr/lib/cni/loopback; do
@@ -83,13 +91,30 @@ for t in LOCAL BROADCAST MULTICAST; do "${NS[@]}" iptables -A FB-AUDIT -m addrty
 "${NS[@]}" iptables -A FB-AUDIT -m comment --comment "faasbench: leaving the node" -j DROP
 
 # --- cgroups: the node's own, on its CPU ---
-for cg in $(node_cgroup_dirs); do
+if node_cgroup_v2; then
+  # The root passes the controllers down. What it passed before is recorded: the kubelet and runc
+  # turn on every available controller along the path they create (runc's fs2 CreateCgroupPath), so
+  # down turns off, at the root, whatever was not on before. The node's cgroup holds no process itself
+  # (v2's no-internal-processes rule): its daemons are in daemons/, the kubelet's pods in kubepods/.
+  echo "cgroup2-root $(cat /sys/fs/cgroup/cgroup.subtree_control | tr ' ' ,)" >> "$NODE_STATE/created"
+  for c in "${NODE_V2_CONTROLLERS[@]}"; do
+    grep -qw "$c" /sys/fs/cgroup/cgroup.subtree_control ||
+      echo "+$c" > /sys/fs/cgroup/cgroup.subtree_control || fail "cgroup v2: cannot enable $c at the root"
+  done
+  cg=/sys/fs/cgroup/$NODE_CGROUP
+  mkdir -p "$cg"
+  echo "$NODE_CPUS" > "$cg/cpuset.cpus"
+  for c in "${NODE_V2_CONTROLLERS[@]}"; do echo "+$c" > "$cg/cgroup.subtree_control" || fail "cgroup v2: cannot enable $c in $cg"; done
   mkdir -p "$cg/daemons"
-  case $cg in */cpuset/*)
-    echo "$NODE_CPUS" > "$cg/cpuset.cpus"; cat "$(dirname "$cg")/cpuset.mems" > "$cg/cpuset.mems"
-    echo "$NODE_CPUS" > "$cg/daemons/cpuset.cpus"; cat "$(dirname "$cg")/cpuset.mems" > "$cg/daemons/cpuset.mems" ;;
-  esac
-done
+else
+  for cg in $(node_cgroup_dirs); do
+    mkdir -p "$cg/daemons"
+    case $cg in */cpuset/*)
+      echo "$NODE_CPUS" > "$cg/cpuset.cpus"; cat "$(dirname "$cg")/cpuset.mems" > "$cg/cpuset.mems"
+      echo "$NODE_CPUS" > "$cg/daemons/cpuset.cpus"; cat "$(dirname "$cg")/cpuset.mems" > "$cg/daemons/cpuset.mems" ;;
+    esac
+  done
+fi
 
 # --- certificates: a CA; the API server's serving cert; one admin identity for the components and
 #     the tests (system:masters); the kubelet's serving cert ---
@@ -161,7 +186,7 @@ tlsCertFile: "$P/kubelet.crt"
 tlsPrivateKeyFile: "$P/kubelet.key"
 cgroupDriver: cgroupfs
 cgroupRoot: /$NODE_CGROUP
-failCgroupV1: false
+failCgroupV1: $(node_cgroup_v2 && echo true || echo false)
 failSwapOn: false
 containerRuntimeEndpoint: "unix://$DIR/containerd/containerd.sock"
 clusterDNS: ["$NODE_IP"]

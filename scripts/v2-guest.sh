@@ -23,12 +23,16 @@ command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 command -v cpio >/dev/null || need+=(cpio)
 if [ ${#need[@]} -gt 0 ]; then
   echo "v2-guest: installing ${need[*]}"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  scripts/apt-install.sh "${need[@]}"
 fi
 
 # The kernel: the package linux-image-amd64 points to, unpacked here.
-kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}')
+kpkg() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-[0-9]/ {print $2; exit}'; }
+kpkg=$(kpkg)
+if [ -z "$kpkg" ]; then # package lists never fetched (a fresh machine): once, under faasbench's apt lock
+  ( exec 9> /var/lock/faasbench-apt.lock; flock -w 900 9 && apt-get -o DPkg::Lock::Timeout=300 update -qq )
+  kpkg=$(kpkg)
+fi
 [ -n "$kpkg" ] || { echo "v2-guest: apt knows no linux-image-amd64 (apt-get update?)" >&2; exit 1; }
 kernel=$cache/$kpkg.vmlinuz
 if [ ! -s "$kernel" ]; then

@@ -3,7 +3,10 @@
 # namespace), and the host snapshot that down compares with what up saw.
 NODE_NAME=fb-node
 NODE_NETNS=faasbench-node                  # ip netns name: /run/netns/faasbench-node
-NODE_CGROUP=faasbench-node                 # in every cgroup v1 hierarchy; the kubelet's cgroupRoot
+NODE_CGROUP=faasbench-node                 # in every cgroup v1 hierarchy, or at v2's root; the kubelet's cgroupRoot
+# The controllers the node needs; on a cgroup v2 host node-up.sh enables them at the root (and down
+# turns off again the ones it turned on).
+NODE_V2_CONTROLLERS=(cpuset cpu memory pids)
 NODE_STATE=/run/faasbench-node             # where up records its DIR, so a later up can clean a killed run
 NODE_IP=10.250.0.1                         # the bridge's address inside the namespace: node IP, DNS
 POD_CIDR=10.250.0.0/24
@@ -19,8 +22,12 @@ NODE_MOUNTPOINTS=(/run/containerd /var/lib/cni /var/log/containers /var/log/pods
 # kubelet wants, so the kubelet finds it set and the machine's own value never changes.
 KUBELET_SYSCTLS=(vm/overcommit_memory=1 vm/panic_on_oom=0 kernel/panic=10 kernel/panic_on_oops=1 kernel/keys/root_maxkeys=1000000 kernel/keys/root_maxbytes=25000000)
 
-node_cgroup_dirs() { # every hierarchy's node cgroup: each v1 controller's and the hybrid unified one
+# node_cgroup_v2: the host mounts the cgroup v2 hierarchy alone (most current distributions).
+node_cgroup_v2() { [ -e /sys/fs/cgroup/cgroup.controllers ]; }
+
+node_cgroup_dirs() { # every hierarchy's node cgroup: each v1 controller's and the hybrid unified one; v2's one
   local h
+  if node_cgroup_v2; then echo "/sys/fs/cgroup/$NODE_CGROUP"; return; fi
   for h in /sys/fs/cgroup/*/; do
     [ -e "$h/cgroup.procs" ] && echo "${h%/}/$NODE_CGROUP"
   done
@@ -43,7 +50,8 @@ host_snapshot() {
   ip -o link show | awk -F': ' '{print "link " $2}' | sed 's/@.*//'
   ip netns list 2>/dev/null | awk '{print "netns " $1}'
   awk '{print "mount " $5}' /proc/self/mountinfo
-  for k in /sys/fs/cgroup/*/; do ls -d "$k"* 2>/dev/null | grep -E 'faasbench-node|kubepods|k8s.io' | sed 's/^/cgroup /'; done
+  for k in /sys/fs/cgroup/ /sys/fs/cgroup/*/; do ls -d "$k"* 2>/dev/null | grep -E 'faasbench-node|kubepods|k8s.io' | sed 's/^/cgroup /'; done
+  node_cgroup_v2 && echo "cgroup2 subtree_control $(cat /sys/fs/cgroup/cgroup.subtree_control)"
   for k in "${NODE_MOUNTPOINTS[@]}" /etc/cni /opt/cni /usr/libexec/kubernetes /var/lib/containerd /run/netns "$NODE_STATE"; do
     [ -e "$k" ] && echo "path $k"
   done

@@ -19,8 +19,7 @@ if [ -e "$policy" ]; then echo "node packages: $policy exists; not replacing it"
   chmod 0755 "$policy"
   trap 'rm -f "$policy"' EXIT
 fi
-apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+"$(dirname "$0")/../apt-install.sh" "${need[@]}"
 # A containerd that a package did start (no policy-rc.d honoured) would be a second one: say so.
 if pgrep -x containerd >/dev/null && [ ! -e /run/faasbench-node ]; then
   echo "node packages: warning: a containerd outside faasbench's node is running (not ours; left alone)" >&2
