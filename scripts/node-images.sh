@@ -5,12 +5,15 @@
 # as faasbench/<workload>-<lang>:local, which the Kubernetes adapters run with image_tag local and
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
-# --base). Prints each image's build (or cache hit) and import time.
+# --base). Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
+# (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: node-images.sh DIR WORKLOAD:LANG...}"); shift
-. "$DIR/node.env"
+build_only=
+if [ "${1:-}" = --build-only ]; then build_only=1 DIR=$(mktemp -d); trap 'rm -rf "$DIR"' EXIT; mkdir -p "$DIR/logs"; else
+  DIR=$(realpath -m "${1:?usage: node-images.sh DIR|--build-only WORKLOAD:LANG...}"); . "$DIR/node.env"; fi
+shift
 mkdir -p "$FB_CACHE/images"
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
 wdimage=
@@ -40,6 +43,7 @@ for wl in "$@"; do
     how="built"
   fi
   m=$(date +%s.%N)
+  if [ -n "$build_only" ]; then echo "node-images: $tar $how"; continue; fi
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$name.log" 2>&1 ||
     { cat "$DIR/logs/import-$name.log" >&2; echo "node-images: containerd could not import $tar" >&2; exit 1; }
   e=$(date +%s.%N)

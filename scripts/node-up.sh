@@ -250,8 +250,9 @@ setsid bash -c "for f in $cgs; do echo \$\$ > \"\$f\"; done; exec nsenter --net=
 echo $! > "$DIR/supervisor.pid"
 
 K() { "${NS[@]}" "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+# NODE_WAIT_SCALE multiplies every wait (the cgroup v2 guest runs the node under software emulation).
 wait_for() { # wait_for SECONDS WHAT CMD...: polls CMD every 0.2 s
-  local n=$(( $1 * 5 )) what=$2; shift 2
+  local n=$(( $1 * 5 * ${NODE_WAIT_SCALE:-1} )) what=$2; shift 2
   for _ in $(seq 1 "$n"); do
     "$@" >/dev/null 2>&1 && return 0
     kill -0 "$(cat "$DIR/supervisor.pid")" 2>/dev/null || fail "the node's supervisor exited while waiting for $what"

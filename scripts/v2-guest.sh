@@ -1,18 +1,27 @@
 #!/usr/bin/env bash
-# scripts/v2-guest.sh [--full]: faasbench's cgroup v2 code on a real cgroup v2 kernel. This machine (and CI)
+# scripts/v2-guest.sh [--full|--node]: faasbench's cgroup v2 code on a real cgroup v2 kernel. This machine (and CI)
 # boots cgroup v1; most users' hosts are cgroup v2 only. So Debian's own kernel (linux-image-amd64, taken
 # out of its package, never installed) boots under qemu's software emulation (KVM hangs in this nested
 # setup) with cgroup_no_v1=all, on an initramfs that is a Debian root file system made by mmdebstrap
 # (python3, iproute2) plus this checkout's test binaries. In the guest: the cgroup package's tests (root
 # and rootless in a delegated subtree) and the local platform's limit and OOM tests. The guest prints its
 # phase times and each test binary's exit code; the run is capped (FB_V2GUEST_TIMEOUT, 300 s).
+# --full adds the local platform's CPU autoscaling test. --node (make test-real) also starts the real node
+# in the guest (scripts/v2guest/node-smoke.sh: containerd, runc and the kubelet on cgroup v2, a
+# faasbench run on it, the host checked after node-down): the guest then has the node's Debian packages,
+# 6 GiB, a copy of the checkout, and ${FAASBENCH_CACHE} and the kernel's modules shared read-only over
+# 9p; capped at 2400 s.
 # Everything built is cached in ${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest. The guest has no
 # network device: its only traffic is on its own loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-cap=${FB_V2GUEST_TIMEOUT:-300}
-cache=${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest
+mode=${1:-}
+case $mode in ""|--full|--node) ;; *) echo "usage: scripts/v2-guest.sh [--full|--node]" >&2; exit 2 ;; esac
+cap=${FB_V2GUEST_TIMEOUT:-300} mem=2048
+[ "$mode" = --node ] && cap=${FB_V2GUEST_TIMEOUT:-2400} mem=6144
+FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
+cache=$FB_CACHE/v2guest
 mkdir -p "$cache"
 t0=$(date +%s)
 phase() { echo "v2-guest: $1 ($(( $(date +%s) - t0 )) s)"; }
@@ -47,6 +56,7 @@ fi
 # The root file system, as an uncompressed cpio archive (nothing to inflate under emulation).
 . /etc/os-release
 pkgs=python3,iproute2
+[ "$mode" = --node ] && pkgs=$pkgs,containerd,runc,containernetworking-plugins,iptables,conntrack,curl,openssl,kmod,procps,bc,mmdebstrap,util-linux
 base=$cache/rootfs-${VERSION_CODENAME:-bookworm}-$(echo "$pkgs" | sha256sum | cut -c1-12).cpio
 if [ ! -s "$base" ]; then
   phase "mmdebstrap ${VERSION_CODENAME:-bookworm} with $pkgs"
@@ -68,15 +78,43 @@ CGO_ENABLED=0 $GO test -c -o "$work/fb/platform/local/local.test" ./platform/loc
 cp -r workloads "$work/fb/workloads"
 rm -rf "$work/fb/workloads/node_modules"
 install -m 0755 scripts/v2guest/init "$work/init"
-[ "${1:-}" = --full ] && touch "$work/fb/full"
+[ "$mode" = --full ] && touch "$work/fb/full"
+share=()
+if [ "$mode" = --node ]; then
+  touch "$work/fb/node"
+  # The checkout as git has it, and the release binary; the hello images from the cache (the guest
+  # has no network to build them).
+  [ -x bin/faasbench ] || CGO_ENABLED=0 $GO build -o bin/faasbench ./cmd/faasbench
+  mkdir -p "$work/fb/src/bin"
+  git ls-files -z | xargs -0 cp --parents -t "$work/fb/src"
+  cp bin/faasbench "$work/fb/src/bin/"
+  scripts/node-images.sh --build-only hello:go hello:python
+  # The kernel's modules (netfilter, bridge, veth, overlay: loaded on demand by the node), unpacked once
+  # and shared; the 9p ones go into the initramfs, in the order modprobe gives.
+  kver=${kpkg#linux-image-}
+  mods=$cache/modules-$kver
+  if [ ! -s "$mods/lib/modules/$kver/modules.dep" ]; then
+    phase "unpacking $kpkg's modules"
+    dl=$(mktemp -d -p "$cache")
+    (cd "$dl" && apt-get download -qq "$kpkg" 2>/dev/null)
+    rm -rf "$mods.tmp"; dpkg-deb -x "$dl"/*.deb "$mods.tmp"; rm -rf "$dl"
+    depmod -b "$mods.tmp" "$kver"
+    rm -rf "$mods"; mv "$mods.tmp" "$mods"
+  fi
+  mkdir -p "$work/fb/ko"
+  modprobe -d "$mods" -S "$kver" --show-depends virtio_pci 9pnet_virtio 9p | awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++' |
+    while read -r ko; do cp "$ko" "$work/fb/ko/"; basename "$ko" >> "$work/fb/ko/order"; done
+  share=(-virtfs "local,path=$FB_CACHE,mount_tag=fbcache,security_model=none,readonly=on"
+         -virtfs "local,path=$mods/lib/modules,mount_tag=modules,security_model=none,readonly=on")
+fi
 (cd "$work" && find init fb | cpio -o -H newc --quiet) > "$work/run.cpio"
 cat "$base" "$work/run.cpio" > "$work/initrd"
 
-phase "booting $kpkg (cgroup_no_v1=all, 2 vCPUs under TCG, 2 GiB)"
+phase "booting $kpkg (cgroup_no_v1=all, 2 vCPUs under TCG, $mem MiB)"
 log=$cache/console.log  # the last run's, kept to read
 set +e
-timeout --kill-after=10 "$cap" qemu-system-x86_64 -accel tcg -m 2048 -smp 2 -nographic -no-reboot \
-  -nic none -kernel "$kernel" -initrd "$work/initrd" \
+timeout --kill-after=10 "$cap" qemu-system-x86_64 -accel tcg -m "$mem" -smp 2 -nographic -no-reboot \
+  -nic none "${share[@]}" -kernel "$kernel" -initrd "$work/initrd" \
   -append "console=ttyS0 panic=-1 quiet cgroup_no_v1=all rdinit=/init" > "$log" 2>&1 < /dev/null
 qrc=$?
 set -e
