@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: cgroup2-test run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
+.PHONY: cgroup2-test test-real-cgroup2 run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -89,8 +89,14 @@ node-test: build
 ## test-real: the full real-node tier (about an hour): every workload image as a pod, the realnode specs
 ## and seed 003's Knative rows at full size on real Knative Serving, 20 cold starts through the
 ## activator; writes docs/evidence/realnode-full-DATE (or EVIDENCE=DIR) with the commit it ran on
-test-real: setup build test-real-openfaas
+test-real: setup build test-real-openfaas test-real-cgroup2
 	@GO=$(GO) scripts/test-real.sh $(EVIDENCE)
+
+## test-real-cgroup2: the real node on a cgroup v2 host (about 10 minutes): the v2 guest of make test, and in it
+## containerd, runc and the kubelet on the unified hierarchy, a faasbench run on the node, a pod's limits checked
+## in memory.max and cpu.max, and the host checked after node-down (scripts/v2-guest.sh --node)
+test-real-cgroup2: setup build
+	@GO=$(GO) scripts/phase.sh "real node on cgroup v2 (qemu guest)" scripts/v2-guest.sh --node
 
 ## test-real-openfaas: OpenFaaS of 2022-10 on the real node at full size (about 20 minutes): gateway vs direct
 ## at c=1 and c=16 with three repetitions, 20 cold starts from zero, AlertManager's scaling three times, seed

@@ -97,6 +97,7 @@ if node_cgroup_v2; then
   # down turns off, at the root, whatever was not on before. The node's cgroup holds no process itself
   # (v2's no-internal-processes rule): its daemons are in daemons/, the kubelet's pods in kubepods/.
   echo "cgroup2-root $(cat /sys/fs/cgroup/cgroup.subtree_control | tr ' ' ,)" >> "$NODE_STATE/created"
+  for c in "${NODE_V2_OPTIONAL[@]}"; do grep -qw "$c" /sys/fs/cgroup/cgroup.controllers && NODE_V2_CONTROLLERS+=("$c"); done
   for c in "${NODE_V2_CONTROLLERS[@]}"; do
     grep -qw "$c" /sys/fs/cgroup/cgroup.subtree_control ||
       echo "+$c" > /sys/fs/cgroup/cgroup.subtree_control || fail "cgroup v2: cannot enable $c at the root"

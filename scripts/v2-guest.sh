@@ -102,7 +102,7 @@ if [ "$mode" = --node ]; then
     rm -rf "$mods"; mv "$mods.tmp" "$mods"
   fi
   mkdir -p "$work/fb/ko"
-  modprobe -d "$mods" -S "$kver" --show-depends virtio_pci 9pnet_virtio 9p | awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++' |
+  for m in virtio_pci 9pnet_virtio 9p; do modprobe -d "$mods" -S "$kver" --show-depends "$m"; done | awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++' |
     while read -r ko; do cp "$ko" "$work/fb/ko/"; basename "$ko" >> "$work/fb/ko/order"; done
   share=(-virtfs "local,path=$FB_CACHE,mount_tag=fbcache,security_model=none,readonly=on"
          -virtfs "local,path=$mods/lib/modules,mount_tag=modules,security_model=none,readonly=on")

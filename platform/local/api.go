@@ -117,6 +117,9 @@ type InstanceStatus struct {
 
 type errorBody struct {
 	Error string `json:"error"`
+	// Refused: what the spec asked cannot be done here (platform.ErrRefused
+	// on the client's side: the run ends with exit 2).
+	Refused bool `json:"refused,omitempty"`
 }
 
 // StartRecord is one instance start.

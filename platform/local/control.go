@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/platform"
 	"io/fs"
 	"net"
 	"net/http"
@@ -175,7 +176,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeErr(w http.ResponseWriter, status int, err error) {
-	writeJSON(w, status, errorBody{Error: err.Error()})
+	writeJSON(w, status, errorBody{Error: err.Error(), Refused: errors.Is(err, platform.ErrRefused)})
 }
 
 func (s *Server) handleList(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/faasbench/faasbench/platform"
 	"strconv"
 	"sync"
 	"syscall"
@@ -69,12 +70,12 @@ func (s *Server) validate(req DeployRequest) error {
 		return err
 	}
 	if req.Autoscale != nil && req.Autoscale.Policy == ScaleCPU && s.cg == nil {
-		return fmt.Errorf("autoscale cpu needs cgroup accounting: %v", s.cgErr)
+		return fmt.Errorf("autoscale cpu needs cgroup accounting: %v: %w", s.cgErr, platform.ErrRefused)
 	}
 	// A limit the spec asks for and the host cannot apply would measure
 	// something else than what the spec says: refused, never a warning.
 	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
-		return fmt.Errorf("memory_mb %d, cpus %v: limits cannot be applied on this host: %v", req.MemoryMB, req.CPUs, s.cgErr)
+		return fmt.Errorf("memory_mb %d, cpus %v: limits cannot be applied on this host: %v: %w", req.MemoryMB, req.CPUs, s.cgErr, platform.ErrRefused)
 	}
 	return nil
 }

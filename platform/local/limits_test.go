@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -133,8 +134,8 @@ func TestLimitTheHostCannotApplyIsRefused(t *testing.T) {
 	p := startWith(t, testCatalogue(t))
 	ctx := context.Background()
 	err := p.Deploy(ctx, platform.Function{Name: "hog", Workload: "memhog", Language: "python", Replicas: 1, MemoryMB: 64})
-	if err == nil || !strings.Contains(err.Error(), "memory_mb 64") || !strings.Contains(err.Error(), "cannot be applied") {
-		t.Fatalf("a memory limit without cgroups: %v, want a refusal naming memory_mb", err)
+	if err == nil || !strings.Contains(err.Error(), "memory_mb 64") || !strings.Contains(err.Error(), "cannot be applied") || !errors.Is(err, platform.ErrRefused) {
+		t.Fatalf("a memory limit without cgroups: %v, want a refusal (platform.ErrRefused: exit 2) naming memory_mb", err)
 	}
 	// Without a limit the same host deploys.
 	if err := p.Deploy(ctx, platform.Function{Name: "hi", Workload: "hello", Language: "python", Replicas: 1}); err != nil {

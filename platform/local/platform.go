@@ -82,14 +82,18 @@ func (p *Platform) call(ctx context.Context, method, path string, in, out any) e
 	// The daemon answers errors with its own sentence (errorBody), which
 	// is returned as it is.
 	var daemonSaid string
+	var refused bool
 	c := &httpapi.Client{Name: "local", Base: controlHost, HTTP: p.controlHTTP(), Explain: func(_ int, body []byte) string {
 		var e errorBody
 		if json.Unmarshal(body, &e) == nil {
-			daemonSaid = e.Error
+			daemonSaid, refused = e.Error, e.Refused
 		}
 		return daemonSaid
 	}}
 	if err := c.Do(ctx, method, path, in, out); err != nil {
+		if refused {
+			return refusedError{daemonSaid}
+		}
 		if daemonSaid != "" {
 			return errors.New(daemonSaid)
 		}
@@ -256,3 +260,10 @@ func (p *Platform) Warnings() []string {
 	}
 	return info.Warnings()
 }
+
+// refusedError is the daemon's refusal in its own words (which already end
+// in platform.ErrRefused's), matching platform.ErrRefused.
+type refusedError struct{ said string }
+
+func (e refusedError) Error() string        { return e.said }
+func (e refusedError) Is(target error) bool { return target == platform.ErrRefused }

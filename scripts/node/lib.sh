@@ -5,8 +5,10 @@ NODE_NAME=fb-node
 NODE_NETNS=faasbench-node                  # ip netns name: /run/netns/faasbench-node
 NODE_CGROUP=faasbench-node                 # in every cgroup v1 hierarchy, or at v2's root; the kubelet's cgroupRoot
 # The controllers the node needs; on a cgroup v2 host node-up.sh enables them at the root (and down
-# turns off again the ones it turned on).
+# turns off again the ones it turned on), and hugetlb where the kernel has it: the kubelet refuses a
+# cgroup root without it ("cgroup [faasbench-node] has some missing controllers: hugetlb").
 NODE_V2_CONTROLLERS=(cpuset cpu memory pids)
+NODE_V2_OPTIONAL=(hugetlb)
 NODE_STATE=/run/faasbench-node             # where up records its DIR, so a later up can clean a killed run
 NODE_IP=10.250.0.1                         # the bridge's address inside the namespace: node IP, DNS
 POD_CIDR=10.250.0.0/24

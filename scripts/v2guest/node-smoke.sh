@@ -26,11 +26,28 @@ scripts/phase.sh "faasbench run on the real node (cgroup v2)" env KUBECONFIG="$K
   bin/faasbench run "$spec" --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
 python3 scripts/node/check-run.py "$run" --instances 'via=gateway/c=8=2'
-# The pods ran in v2 groups under the node's cgroup (the kubelet's cgroupRoot), not anywhere else.
-pods=$(find /sys/fs/cgroup/faasbench-node -maxdepth 3 -type d -name 'pod*' | wc -l)
-echo "node-smoke: $pods pod cgroups under /sys/fs/cgroup/faasbench-node"
-[ "$pods" -ge 1 ] || { echo "node-smoke: no pod cgroup under /sys/fs/cgroup/faasbench-node" >&2; exit 1; }
-[ -z "$(find /sys/fs/cgroup -maxdepth 1 -name 'kubepods*')" ] || { echo "node-smoke: pods outside the node's cgroup" >&2; exit 1; }
+# A pod's limits land in v2's files, in a group under the node's cgroup (the kubelet's cgroupRoot).
+. scripts/node/lib.sh
+kc apply -f - <<'YAML' >/dev/null
+apiVersion: v1
+kind: Pod
+metadata: {name: fb-v2-limits, namespace: default}
+spec:
+  containers:
+  - name: hello
+    image: faasbench/hello-go:local
+    imagePullPolicy: Never
+    resources: {limits: {memory: 64Mi, cpu: 250m}, requests: {memory: 64Mi, cpu: 250m}}
+YAML
+kc wait --for=condition=Ready pod/fb-v2-limits --timeout=600s >/dev/null
+uid=$(kc get pod fb-v2-limits -o jsonpath='{.metadata.uid}')
+pod=$(find /sys/fs/cgroup/faasbench-node -type d -name "pod$uid" | head -1)
+[ -n "$pod" ] || { echo "node-smoke: pod $uid has no cgroup under /sys/fs/cgroup/faasbench-node" >&2; exit 1; }
+echo "node-smoke: pod cgroup ${pod#/sys/fs/cgroup}: memory.max $(cat "$pod/memory.max"), cpu.max $(cat "$pod/cpu.max")"
+[ "$(cat "$pod/memory.max")" = 67108864 ] || { echo "node-smoke: the pod's 64Mi limit is not its memory.max" >&2; exit 1; }
+[ "$(cat "$pod/cpu.max")" = "25000 100000" ] || { echo "node-smoke: the pod's 250m limit is not its cpu.max" >&2; exit 1; }
+[ -z "$(find /sys/fs/cgroup -maxdepth 1 -name 'kubepods*')" ] || { echo "node-smoke: a kubepods cgroup outside the node's" >&2; exit 1; }
+kc delete pod fb-v2-limits --wait=false >/dev/null
 scripts/phase.sh "real node stop (host as before, cgroup v2)" scripts/node-down.sh
 ok=1
 scripts/phase.sh --table
