@@ -10,7 +10,8 @@
 # in the guest (scripts/v2guest/node-smoke.sh: containerd, runc and the kubelet on cgroup v2, a
 # faasbench run on it, the host checked after node-down): the guest then has the node's Debian packages,
 # 6 GiB, a copy of the checkout, and ${FAASBENCH_CACHE} and the kernel's modules shared read-only over
-# 9p; capped at 2400 s.
+# 9p, and the quickstart runs there too (scripts/v2guest/quickstart.sh: Go shared from the host, MariaDB and
+# Node.js from Debian in the guest); capped at 2400 s.
 # Everything built is cached in ${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest. The guest has no
 # network device: its only traffic is on its own loopback.
 set -euo pipefail
@@ -56,7 +57,7 @@ fi
 # The root file system, as an uncompressed cpio archive (nothing to inflate under emulation).
 . /etc/os-release
 pkgs=python3,iproute2
-[ "$mode" = --node ] && pkgs=$pkgs,containerd,runc,containernetworking-plugins,iptables,conntrack,curl,openssl,kmod,procps,bc,mmdebstrap,util-linux
+[ "$mode" = --node ] && pkgs=$pkgs,containerd,runc,containernetworking-plugins,iptables,conntrack,curl,openssl,kmod,procps,bc,mmdebstrap,util-linux,mariadb-server,mariadb-client,nodejs
 base=$cache/rootfs-${VERSION_CODENAME:-bookworm}-$(echo "$pkgs" | sha256sum | cut -c1-12).cpio
 if [ ! -s "$base" ]; then
   phase "mmdebstrap ${VERSION_CODENAME:-bookworm} with $pkgs"
@@ -84,10 +85,18 @@ if [ "$mode" = --node ]; then
   touch "$work/fb/node"
   # The checkout as git has it, and the release binary; the hello images from the cache (the guest
   # has no network to build them).
-  [ -x bin/faasbench ] || CGO_ENABLED=0 $GO build -o bin/faasbench ./cmd/faasbench
+  CGO_ENABLED=0 $GO build -o bin/faasbench ./cmd/faasbench # this checkout's, never an older build
   mkdir -p "$work/fb/src/bin"
   git ls-files -z | xargs -0 cp --parents -t "$work/fb/src"
   cp bin/faasbench "$work/fb/src/bin/"
+  # The quickstart's query function needs mysql2 (npm, installed by scripts/setup.sh on the host).
+  [ -d workloads/node_modules/mysql2 ] || { echo "v2-guest: workloads/node_modules/mysql2 is missing (scripts/setup.sh)" >&2; exit 1; }
+  cp -r workloads/node_modules "$work/fb/src/workloads/"
+  # The Go standard library compiled here for the guest (same toolchain, shared at the same path, cgo off
+  # as in the guest): under emulation the guest alone took more than the platform's 5 minutes to
+  # compile it for hello in Go. Only hello's own packages are left for the guest to build.
+  GOCACHE=$cache/gocache CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off $GO build -o /dev/null ./workloads/hello/go
+  cp -r "$cache/gocache" "$work/fb/gocache"
   scripts/node-images.sh --build-only hello:go hello:python
   # The kernel's modules (netfilter, bridge, veth, overlay: loaded on demand by the node), unpacked once
   # and shared; the 9p ones go into the initramfs, in the order modprobe gives.
@@ -105,7 +114,10 @@ if [ "$mode" = --node ]; then
   for m in virtio_pci 9pnet_virtio 9p; do modprobe -d "$mods" -S "$kver" --show-depends "$m"; done | awk '$1 == "insmod" {print $2}' | awk '!seen[$0]++' |
     while read -r ko; do cp "$ko" "$work/fb/ko/"; basename "$ko" >> "$work/fb/ko/order"; done
   share=(-virtfs "local,path=$FB_CACHE,mount_tag=fbcache,security_model=none,readonly=on"
-         -virtfs "local,path=$mods/lib/modules,mount_tag=modules,security_model=none,readonly=on")
+         -virtfs "local,path=$mods/lib/modules,mount_tag=modules,security_model=none,readonly=on"
+         -virtfs "local,path=$($GO env GOROOT),mount_tag=goroot,security_model=none,readonly=on"
+         -virtfs "local,path=$($GO env GOMODCACHE),mount_tag=gomodcache,security_model=none,readonly=on")
+  echo "$($GO env GOMODCACHE)" > "$work/fb/gomodcache"
 fi
 (cd "$work" && find init fb | cpio -o -H newc --quiet) > "$work/run.cpio"
 cat "$base" "$work/run.cpio" > "$work/initrd"
