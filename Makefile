@@ -94,7 +94,7 @@ test-real: setup build test-real-openfaas test-real-cgroup2
 
 ## test-real-cgroup2: the real node on a cgroup v2 host (about 10 minutes): the v2 guest of make test, and in it
 ## containerd, runc and the kubelet on the unified hierarchy, a faasbench run on the node, a pod's limits checked
-## in memory.max and cpu.max, and the host checked after node-down (scripts/v2-guest.sh --node)
+## in memory.max and cpu.max, the host checked after node-down, then the quickstart (scripts/v2-guest.sh --node)
 test-real-cgroup2: setup build
 	@GO=$(GO) scripts/phase.sh "real node on cgroup v2 (qemu guest)" scripts/v2-guest.sh --node
 
