@@ -276,11 +276,15 @@ func field(s, key string) int64 {
 	return 0
 }
 
-// Kill freezes the group, kills every process in it, and thaws it so the
-// kills land: no process can fork its way out in between.
+// Kill ends every process in the group. Each round freezes the group,
+// kills what is listed and thaws it (v2 with cgroup.kill: one write); the
+// rounds repeat until the group is empty. A freeze is only requested (the
+// state reads FREEZING until every task stopped): a process forking
+// meanwhile has a child the list missed, which the next round kills.
 func (g *Group) Kill() error {
+	round := g.killRoundV1
 	if g.v2 {
-		return g.killV2()
+		round = g.killRoundV2()
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -291,24 +295,30 @@ func (g *Group) Kill() error {
 		if time.Now().After(deadline) {
 			return fmt.Errorf("cgroup: processes %v survived", pids)
 		}
-		// Writing FROZEN only starts the freeze (the state reads FREEZING
-		// until every task stopped): a process forking meanwhile has a child
-		// the list above missed. So every round kills whatever is still
-		// there, until nothing is.
-		_ = g.write("freezer", "freezer.state", "FROZEN")
-		g.waitFrozen(time.Now().Add(100 * time.Millisecond))
-		for _, p := range g.Pids() {
-			_ = syscall.Kill(p, syscall.SIGKILL)
-		}
-		_ = g.write("freezer", "freezer.state", "THAWED")
+		round()
 		time.Sleep(5 * time.Millisecond)
 	}
 }
 
-// waitFrozen waits until the freezer reports FROZEN, or until the deadline.
-func (g *Group) waitFrozen(deadline time.Time) {
+// killRoundV1 is one round of Kill with the v1 freezer.
+func (g *Group) killRoundV1() {
+	_ = g.write("freezer", "freezer.state", "FROZEN")
+	g.waitFor("freezer", "freezer.state", "FROZEN", time.Now().Add(100*time.Millisecond))
+	g.killListed()
+	_ = g.write("freezer", "freezer.state", "THAWED")
+}
+
+// killListed sends SIGKILL to every process the group lists.
+func (g *Group) killListed() {
+	for _, p := range g.Pids() {
+		_ = syscall.Kill(p, syscall.SIGKILL)
+	}
+}
+
+// waitFor waits until controller c's file contains want, or the deadline.
+func (g *Group) waitFor(c, file, want string, deadline time.Time) {
 	for time.Now().Before(deadline) {
-		if s, err := g.read("freezer", "freezer.state"); err != nil || strings.TrimSpace(s) == "FROZEN" {
+		if s, err := g.read(c, file); err != nil || strings.Contains(s, want) {
 			return
 		}
 		time.Sleep(time.Millisecond)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -121,10 +122,10 @@ func enable(root, dir string, ctrls []string) error {
 	avail := strings.Fields(string(have))
 	on, _ := os.ReadFile(filepath.Join(dir, "cgroup.subtree_control"))
 	for _, c := range ctrls {
-		if !contains(avail, c) {
+		if !slices.Contains(avail, c) {
 			return fmt.Errorf("cgroup v2: the %s controller is not available in %s (not enabled in its parent's cgroup.subtree_control; delegate it, e.g. systemd's Delegate=%s)", c, rel(root, dir), c)
 		}
-		if contains(strings.Fields(string(on)), c) {
+		if slices.Contains(strings.Fields(string(on)), c) {
 			continue
 		}
 		if err := os.WriteFile(filepath.Join(dir, "cgroup.subtree_control"), []byte("+"+c), 0o644); err != nil {
@@ -135,15 +136,6 @@ func enable(root, dir string, ctrls []string) error {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func rel(root, dir string) string {
@@ -232,41 +224,18 @@ func (g *Group) usageV2() (Usage, error) {
 	return u, nil
 }
 
-// killV2 ends every process in the group: cgroup.kill where the kernel
-// has it (5.14), else freeze, kill, thaw, until none is left.
-func (g *Group) killV2() error {
+// killRoundV2 is one round of Kill on v2: cgroup.kill where the kernel
+// has it (5.14), else freeze, kill, thaw.
+func (g *Group) killRoundV2() func() {
 	killFile := filepath.Join(g.dirs[unified], "cgroup.kill")
-	_, statErr := os.Stat(killFile)
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := g.Pids()
-		if len(pids) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("cgroup: processes %v survived", pids)
-		}
-		if statErr == nil {
-			_ = os.WriteFile(killFile, []byte("1"), 0o644)
-		} else {
-			_ = g.write(unified, "cgroup.freeze", "1")
-			g.waitEvent("frozen 1", time.Now().Add(100*time.Millisecond))
-			for _, p := range g.Pids() {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-			_ = g.write(unified, "cgroup.freeze", "0")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if _, err := os.Stat(killFile); err == nil {
+		return func() { _ = os.WriteFile(killFile, []byte("1"), 0o644) }
 	}
-}
-
-// waitEvent waits until cgroup.events has the line, or the deadline.
-func (g *Group) waitEvent(line string, deadline time.Time) {
-	for time.Now().Before(deadline) {
-		if s, err := g.read(unified, "cgroup.events"); err != nil || strings.Contains(s, line) {
-			return
-		}
-		time.Sleep(time.Millisecond)
+	return func() {
+		_ = g.write(unified, "cgroup.freeze", "1")
+		g.waitFor(unified, "cgroup.events", "frozen 1", time.Now().Add(100*time.Millisecond))
+		g.killListed()
+		_ = g.write(unified, "cgroup.freeze", "0")
 	}
 }
 
