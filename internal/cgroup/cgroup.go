@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,14 +22,24 @@ import (
 // Root is where the cgroup hierarchies are mounted.
 const Root = "/sys/fs/cgroup"
 
-// Controllers faasbench uses.
+// Controllers faasbench needs on cgroup v1.
 var Controllers = []string{"memory", "cpu", "cpuacct", "freezer"}
+
+// optionalV1 are the v1 controllers used where mounted: pids (every group:
+// pids.max) and cpuset (a group with a CPU list only); a limit on one that
+// is missing is an error at Create.
+var optionalV1 = []string{"pids", "cpuset"}
 
 // Limits of one group; zero means no limit.
 type Limits struct {
 	MemoryBytes int64
 	// CPUs is the CPU quota in cores (0.5: half a core), enforced by CFS.
 	CPUs float64
+	// CPUSet pins the group to these CPUs (a kernel CPU list: "0", "0-1").
+	CPUSet string
+	// Pids bounds the processes and threads in the group (pids.max): a fork
+	// bomb in a function stops there.
+	Pids int64
 }
 
 // Usage is a group's accounting.
@@ -46,10 +57,10 @@ type Usage struct {
 type Manager struct {
 	dirs map[string]string // controller -> run directory (v2: one, key "")
 	v2   bool
-	// v2 only: the mount, the directory the run's goes in, and whether the
-	// cpu controller is on down to the run.
+	// v2 only: the mount, the directory the run's goes in, and the
+	// controllers turned on down to the run on first use (cpu, cpuset).
 	root, base string
-	cpuOn      bool
+	lazyOn     []string
 }
 
 // Unified reports whether the cgroup v2 hierarchy alone is mounted.
@@ -80,7 +91,40 @@ func New(run string) (*Manager, error) {
 		}
 		m.dirs[c] = dir
 	}
+	for _, c := range optionalV1 {
+		parent := filepath.Join(Root, c, own[c])
+		if _, err := os.Stat(filepath.Join(parent, "cgroup.procs")); err != nil {
+			continue
+		}
+		dir := filepath.Join(parent, "faasbench-"+run)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			continue
+		}
+		if c == "cpuset" {
+			// A v1 cpuset starts empty, and a process cannot join an empty
+			// one: the run's takes its parent's CPUs and memory nodes.
+			if err := inheritCPUSet(parent, dir); err != nil {
+				_ = os.Remove(dir)
+				continue
+			}
+		}
+		m.dirs[c] = dir
+	}
 	return m, nil
+}
+
+// inheritCPUSet copies a v1 cpuset's CPUs and memory nodes to its child.
+func inheritCPUSet(parent, dir string) error {
+	for _, f := range []string{"cpuset.cpus", "cpuset.mems"} {
+		b, err := os.ReadFile(filepath.Join(parent, f))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Cleanup removes what is left of run's groups (made by New(run) in a
@@ -95,7 +139,7 @@ func Cleanup(run string) error {
 		return err
 	}
 	m := &Manager{dirs: map[string]string{}}
-	for _, c := range Controllers {
+	for _, c := range append(slices.Clone(Controllers), optionalV1...) {
 		dir := filepath.Join(Root, c, own[c], "faasbench-"+run)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			m.dirs[c] = dir
@@ -144,10 +188,20 @@ func (m *Manager) Create(name string, lim Limits) (*Group, error) {
 	if m.v2 {
 		return m.createV2(name, lim)
 	}
+	for c, asked := range map[string]bool{"pids": lim.Pids > 0, "cpuset": lim.CPUSet != ""} {
+		if _, ok := m.dirs[c]; asked && !ok {
+			return nil, fmt.Errorf("cgroup v1: the %s controller is not mounted or not writable at %s", c, filepath.Join(Root, c))
+		}
+	}
+	if lim.CPUSet != "" {
+		if err := checkCPUSet(lim.CPUSet, filepath.Join(m.dirs["cpuset"], "cpuset.cpus")); err != nil {
+			return nil, err
+		}
+	}
 	g := &Group{dirs: map[string]string{}}
 	coMounted := m.dirs["cpu"] == m.dirs["cpuacct"]
 	for c, d := range m.dirs {
-		if c == "cpu" && lim.CPUs <= 0 && !coMounted {
+		if c == "cpu" && lim.CPUs <= 0 && !coMounted || c == "cpuset" && lim.CPUSet == "" {
 			continue
 		}
 		dir := filepath.Join(d, name)
@@ -169,6 +223,19 @@ func (m *Manager) Create(name string, lim Limits) (*Group, error) {
 			return nil, err
 		}
 		if err := g.write("cpu", "cpu.cfs_quota_us", strconv.Itoa(int(lim.CPUs*period))); err != nil {
+			return nil, err
+		}
+	}
+	if lim.CPUSet != "" {
+		if err := inheritCPUSet(m.dirs["cpuset"], g.dirs["cpuset"]); err != nil {
+			return nil, fmt.Errorf("cgroup: cpuset: %w", err)
+		}
+		if err := g.write("cpuset", "cpuset.cpus", lim.CPUSet); err != nil {
+			return nil, err
+		}
+	}
+	if lim.Pids > 0 {
+		if err := g.write("pids", "pids.max", strconv.FormatInt(lim.Pids, 10)); err != nil {
 			return nil, err
 		}
 	}
@@ -194,7 +261,7 @@ func (g *Group) ProcsFiles() []string {
 		return []string{filepath.Join(g.dirs[unified], "cgroup.procs")}
 	}
 	out := make([]string, 0, len(g.dirs))
-	for _, c := range Controllers {
+	for _, c := range append(slices.Clone(Controllers), optionalV1...) {
 		if d, ok := g.dirs[c]; ok {
 			out = append(out, filepath.Join(d, "cgroup.procs"))
 		}

@@ -134,11 +134,11 @@ func TestCPUControllerOnlyWithACPULimit(t *testing.T) {
 			t.Errorf("cpu.max of a 0.5-CPU group: %q %v", b, err)
 		}
 	} else if m.dirs["cpu"] != m.dirs["cpuacct"] {
-		if _, ok := plain.dirs["cpu"]; ok || len(plain.ProcsFiles()) != 3 {
+		if _, ok := plain.dirs["cpu"]; ok || len(plain.ProcsFiles()) != len(limited0(m))-1 {
 			t.Errorf("a group without a CPU limit joined the cpu controller: %v", plain.ProcsFiles())
 		}
 	}
-	if _, ok := limited.dirs["cpu"]; !m.v2 && (!ok || len(limited.ProcsFiles()) != 4) {
+	if _, ok := limited.dirs["cpu"]; !m.v2 && (!ok || len(limited.ProcsFiles()) != len(limited0(m))) {
 		t.Errorf("a CPU-limited group is not in the cpu controller: %v", limited.ProcsFiles())
 	}
 	// Accounting works without the cpu controller.
@@ -147,6 +147,91 @@ func TestCPUControllerOnlyWithACPULimit(t *testing.T) {
 	}
 	if u, err := plain.Usage(); err != nil || u.CPUNs < int64(10*time.Millisecond) {
 		t.Fatalf("usage %+v %v: CPU not accounted without the cpu controller", u, err)
+	}
+}
+
+// limited0 lists the v1 controllers a group with a CPU limit and no CPU
+// list joins: all the run has but cpuset.
+func limited0(m *Manager) []string {
+	var out []string
+	for c := range m.dirs {
+		if c != "cpuset" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// TestPidsLimitStopsAForkBomb starts 40 sleeps in a group allowed 10
+// processes: the fork that would make the 11th fails, and the group never
+// holds more than 10.
+func TestPidsLimitStopsAForkBomb(t *testing.T) {
+	m := newManager(t)
+	g, err := m.Create("bomb", Limits{Pids: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := g.dirs[unified]
+	if !m.v2 {
+		dir = g.dirs["pids"]
+	}
+	if b, err := os.ReadFile(dir + "/pids.max"); err != nil || strings.TrimSpace(string(b)) != "10" {
+		t.Fatalf("pids.max %q %v", b, err)
+	}
+	// The shell forks sleeps until a fork fails (it then ends, or goes on
+	// to the next); what got in stays until the group is removed.
+	// Its output goes to a file: a pipe would stay open in the sleeps.
+	outFile := t.TempDir() + "/out"
+	cmd := exec.Command(os.Args[0], "sh", "-c", "i=0; while [ $i -lt 40 ]; do sleep 30 & i=$((i+1)); done >"+outFile+" 2>&1")
+	cmd.Env = append(os.Environ(), "FB_TEST_CGJOIN="+strings.Join(g.ProcsFiles(), ","))
+	err = cmd.Run()
+	out, _ := os.ReadFile(outFile)
+	if n := len(g.Pids()); n > 10 || n < 5 {
+		t.Errorf("%d processes in a group allowed 10 (shell: %v %q)", n, err, out)
+	}
+	ev, evErr := os.ReadFile(dir + "/pids.events")
+	if evErr != nil || field(string(ev), "max") < 1 {
+		t.Errorf("pids.events %q %v: no fork refused", ev, evErr)
+	}
+	t.Logf("%d processes; shell: %v %q; pids.events %q", len(g.Pids()), err, out, strings.TrimSpace(string(ev)))
+}
+
+// TestCPUSetPinsTheGroup pins a group to CPU 0: a process in it may run on
+// CPU 0 only, one in a group without a list on every CPU.
+func TestCPUSetPinsTheGroup(t *testing.T) {
+	m := newManager(t)
+	pinned, err := m.Create("pinned", Limits{CPUSet: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	free, err := m.Create("free", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	allowed := func(g *Group) string {
+		cmd := exec.Command(os.Args[0], "sh", "-c", "grep Cpus_allowed_list /proc/self/status")
+		cmd.Env = append(os.Environ(), "FB_TEST_CGJOIN="+strings.Join(g.ProcsFiles(), ","))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(strings.TrimPrefix(string(out), "Cpus_allowed_list:"))
+	}
+	if got := allowed(pinned); got != "0" {
+		t.Errorf("pinned to CPU 0, the process may run on %q", got)
+	}
+	host, _ := os.ReadFile("/proc/self/status")
+	var hostList string
+	for _, l := range strings.Split(string(host), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			hostList = strings.TrimSpace(v)
+		}
+	}
+	if got := allowed(free); got != hostList {
+		t.Errorf("a group without a CPU list: %q, the test itself %q", got, hostList)
+	}
+	if _, err := m.Create("nowhere", Limits{CPUSet: "4095"}); err == nil || !strings.Contains(err.Error(), "CPU 4095 is not among") {
+		t.Errorf("a CPU the host lacks: %v", err)
 	}
 }
 

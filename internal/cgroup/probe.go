@@ -50,6 +50,16 @@ func Probe() Report {
 	} else {
 		r.Works = append(r.Works, "per-instance CPU and memory accounting", "autoscale policy cpu")
 	}
+	if _, err := m.Create("probe-pids", Limits{Pids: 64}); err != nil {
+		r.Missing = append(r.Missing, "process limits (pids_max; a fork bomb in a function is not contained): "+err.Error())
+	} else {
+		r.Works = append(r.Works, "process limits (pids_max, 4096 per instance by default)")
+	}
+	if _, err := m.Create("probe-cpuset", Limits{CPUSet: firstCPU()}); err != nil {
+		r.Missing = append(r.Missing, "CPU lists (cpuset): "+err.Error())
+	} else {
+		r.Works = append(r.Works, "CPU lists (cpuset)")
+	}
 	if m.v2 {
 		if _, err := os.Stat(filepath.Join(g.dirs[unified], "memory.peak")); err != nil {
 			r.Missing = append(r.Missing, "memory.peak (Linux 5.19+): the peak is the last value read")
@@ -81,4 +91,17 @@ func (r Report) String() string {
 		fmt.Fprintf(&b, "missing: %s\n", m)
 	}
 	return b.String()
+}
+
+// firstCPU is the first CPU this process may run on.
+func firstCPU() string {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			if cpus, err := ParseCPUList(v); err == nil {
+				return fmt.Sprint(cpus[0])
+			}
+		}
+	}
+	return "0"
 }

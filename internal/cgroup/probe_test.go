@@ -17,7 +17,7 @@ func TestProbeSaysTheModeAndLeavesNothing(t *testing.T) {
 	if r.Mode != want || len(r.Missing) > 2 {
 		t.Fatalf("probe as root on a %s host: %+v", want, r)
 	}
-	for _, w := range []string{"CPU limits (cpus)", "memory limits (memory_mb)", "per-instance CPU and memory accounting"} {
+	for _, w := range []string{"CPU limits (cpus)", "memory limits (memory_mb)", "per-instance CPU and memory accounting", "process limits (pids_max", "CPU lists (cpuset)"} {
 		if !strings.Contains(r.String(), "works: "+w) {
 			t.Errorf("%q missing from\n%s", w, r)
 		}

@@ -21,8 +21,8 @@ const unified = ""
 // other than the root have processes or enabled controllers, not both).
 const leafName = "faasbench-leaf"
 
-// v2Wanted are the controllers a v2 run enables for its groups; cpu only
-// when a group has a CPU limit (see Manager.Create).
+// v2Wanted are the controllers a v2 run enables for its groups; cpu and
+// cpuset only when a group has a limit of their kind (Manager.enableLazy).
 var v2Wanted = []string{"memory", "pids"}
 
 // v2Base is where a v2 run's directory goes: /sys/fs/cgroup/faasbench as
@@ -146,11 +146,11 @@ func rel(root, dir string) string {
 	return "/" + r
 }
 
-// enableCPU turns the cpu controller on from the root (or the delegated
-// base) down to the run's directory, the first time a group has a CPU
-// limit.
-func (m *Manager) enableCPU() error {
-	if m.cpuOn {
+// enableLazy turns a controller (cpu, cpuset) on from the root (or the
+// delegated base) down to the run's directory, the first time a group has a
+// limit of its kind: on for one child, it is on for all.
+func (m *Manager) enableLazy(ctrl string) error {
+	if slices.Contains(m.lazyOn, ctrl) {
 		return nil
 	}
 	chain := []string{m.base, m.dirs[unified]}
@@ -158,18 +158,26 @@ func (m *Manager) enableCPU() error {
 		chain = append([]string{m.root}, chain...)
 	}
 	for _, d := range chain {
-		if err := enable(m.root, d, []string{"cpu"}); err != nil {
+		if err := enable(m.root, d, []string{ctrl}); err != nil {
 			return err
 		}
 	}
-	m.cpuOn = true
+	m.lazyOn = append(m.lazyOn, ctrl)
 	return nil
 }
 
 // createV2 makes one group with limits on the unified hierarchy.
 func (m *Manager) createV2(name string, lim Limits) (*Group, error) {
 	if lim.CPUs > 0 {
-		if err := m.enableCPU(); err != nil {
+		if err := m.enableLazy("cpu"); err != nil {
+			return nil, err
+		}
+	}
+	if lim.CPUSet != "" {
+		if err := m.enableLazy("cpuset"); err != nil {
+			return nil, err
+		}
+		if err := checkCPUSet(lim.CPUSet, filepath.Join(m.dirs[unified], "cpuset.cpus.effective")); err != nil {
 			return nil, err
 		}
 	}
@@ -192,6 +200,16 @@ func (m *Manager) createV2(name string, lim Limits) (*Group, error) {
 	if lim.CPUs > 0 {
 		const period = 100000
 		if err := g.write(unified, "cpu.max", fmt.Sprintf("%d %d", int(lim.CPUs*period), period)); err != nil {
+			return nil, err
+		}
+	}
+	if lim.CPUSet != "" {
+		if err := g.write(unified, "cpuset.cpus", lim.CPUSet); err != nil {
+			return nil, err
+		}
+	}
+	if lim.Pids > 0 {
+		if err := g.write(unified, "pids.max", strconv.FormatInt(lim.Pids, 10)); err != nil {
 			return nil, err
 		}
 	}

@@ -59,6 +59,10 @@ type DeployRequest struct {
 	// MemoryMB and CPUs limit each instance through cgroups (0: no limit).
 	MemoryMB int64   `json:"memory_mb,omitempty"`
 	CPUs     float64 `json:"cpus,omitempty"`
+	// CPUSet pins each instance to these CPUs (a kernel CPU list, "0-1");
+	// PidsMax bounds its processes and threads (0: DefaultPidsMax).
+	CPUSet  string `json:"cpuset,omitempty"`
+	PidsMax int64  `json:"pids_max,omitempty"`
 	// Autoscale, when set, lets the platform choose the replica count.
 	Autoscale *Autoscale `json:"autoscale,omitempty"`
 }

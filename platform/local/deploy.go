@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/faasbench/faasbench/platform"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/faasbench/faasbench/internal/cgroup"
 	"github.com/faasbench/faasbench/internal/redact"
+	"github.com/faasbench/faasbench/platform"
 )
 
 // Deploy starts a function's instances and returns once they are ready.
@@ -77,6 +78,9 @@ func (s *Server) validate(req DeployRequest) error {
 	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
 		return fmt.Errorf("memory_mb %d, cpus %v: limits cannot be applied on this host: %v: %w", req.MemoryMB, req.CPUs, s.cgErr, platform.ErrRefused)
 	}
+	if (req.CPUSet != "" || req.PidsMax > 0) && s.cg == nil {
+		return fmt.Errorf("cpuset %q, pids_max %d: limits cannot be applied on this host: %v: %w", req.CPUSet, req.PidsMax, s.cgErr, platform.ErrRefused)
+	}
 	return nil
 }
 
@@ -110,6 +114,13 @@ func ValidateDeploy(req DeployRequest) error {
 		return fmt.Errorf("memory_mb %d and cpus %v: must not be negative", req.MemoryMB, req.CPUs)
 	case req.MemoryMB > 0 && req.MemoryMB < 8:
 		return fmt.Errorf("memory_mb %d: a runtime needs at least 8 MB", req.MemoryMB)
+	case req.PidsMax < 0 || req.PidsMax > MaxPids || req.PidsMax > 0 && req.PidsMax < MinPids:
+		return fmt.Errorf("pids_max %d: want 0 (the default, %d) or %d..%d processes and threads per instance", req.PidsMax, DefaultPidsMax, MinPids, MaxPids)
+	}
+	if req.CPUSet != "" {
+		if _, err := cgroup.ParseCPUList(req.CPUSet); err != nil {
+			return fmt.Errorf("cpuset: %w", err)
+		}
 	}
 	switch req.Queue {
 	case "", QueueInstance, QueueFunction:
@@ -296,3 +307,12 @@ func (s *Server) removeAll() {
 		s.remove(name)
 	}
 }
+
+// Process bounds per instance (pids.max): every instance gets one, so that
+// a fork bomb in a function stops in its own group; a JVM's threads or a
+// pre-forking server fit in the default.
+const (
+	DefaultPidsMax = 4096
+	MinPids        = 8
+	MaxPids        = 1 << 22
+)

@@ -3,9 +3,11 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -27,9 +29,10 @@ func testCatalogue(t *testing.T) string {
 		}
 	}
 	fn := map[string]string{
-		"memhog": "hold = []\ndef handle(req):\n    hold.append(bytearray(int(req.query.get('mb', '1')) << 20))\n    hold[-1][::4096] = b'x' * len(hold[-1][::4096])\n    return b'held'\n",
-		"stall":  "import time\ntime.sleep(3600)\ndef handle(req):\n    return b''\n",
-		"burn":   "import time\ndef handle(req):\n    end = time.process_time() + int(req.query.get('ms', '100')) / 1000\n    while time.process_time() < end:\n        pass\n    return b'burnt'\n",
+		"memhog":  "hold = []\ndef handle(req):\n    hold.append(bytearray(int(req.query.get('mb', '1')) << 20))\n    hold[-1][::4096] = b'x' * len(hold[-1][::4096])\n    return b'held'\n",
+		"stall":   "import time\ntime.sleep(3600)\ndef handle(req):\n    return b''\n",
+		"threads": "import threading, time\ndef handle(req):\n    n = 0\n    try:\n        for _ in range(int(req.query.get('n', '64'))):\n            threading.Thread(target=time.sleep, args=(2,), daemon=True).start()\n            n += 1\n    except RuntimeError:\n        pass\n    cpus = [l.split(':')[1].strip() for l in open('/proc/self/status') if l.startswith('Cpus_allowed_list')][0]\n    return ('%d %s' % (n, cpus)).encode()\n",
+		"burn":    "import time\ndef handle(req):\n    end = time.process_time() + int(req.query.get('ms', '100')) / 1000\n    while time.process_time() < end:\n        pass\n    return b'burnt'\n",
 	}
 	for name, body := range fn {
 		dir := filepath.Join(root, name, "python")
@@ -129,6 +132,42 @@ func TestCPULimitAndForkModeAccounting(t *testing.T) {
 	}
 }
 
+// TestCPUSetAndPidsPerInstance deploys a function that starts 64 threads
+// and says which CPUs it may run on: pinned to CPU 0 with 32 processes and
+// threads allowed, it runs on CPU 0 and starts fewer than 32; with the
+// defaults, on every CPU and all 64 (DefaultPidsMax is 4096).
+func TestCPUSetAndPidsPerInstance(t *testing.T) {
+	p := startWith(t, testCatalogue(t))
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "pinned", Workload: "threads", Language: "python", Replicas: 1,
+		Settings: map[string]string{"cpuset": "0", "pids_max": "32"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "free", Workload: "threads", Language: "python", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	var cpus string
+	url, _ := p.Endpoint(ctx, "pinned")
+	code, _, body := get(t, http.DefaultClient, url+"?n=64")
+	if _, err := fmt.Sscanf(body, "%d %s", &n, &cpus); code != 200 || err != nil || cpus != "0" || n >= 32 || n < 16 {
+		t.Fatalf("pinned to CPU 0 with pids_max 32: %d %q: want fewer than 32 threads (and more than 16) on CPU 0", code, body)
+	}
+	url, _ = p.Endpoint(ctx, "free")
+	code, _, body = get(t, http.DefaultClient, url+"?n=64")
+	if _, err := fmt.Sscanf(body, "%d %s", &n, &cpus); code != 200 || err != nil || n != 64 || cpus == "0" && runtime.NumCPU() > 1 {
+		t.Fatalf("defaults: %d %q: want 64 threads on every CPU", code, body)
+	}
+	for _, bad := range []map[string]string{{"pids_max": "3"}, {"pids_max": "x"}, {"cpuset": "1-0"}, {"cpuset": "9999"}} {
+		err := p.Deploy(ctx, platform.Function{Name: "bad", Workload: "hello", Language: "python", Replicas: 1, Settings: bad})
+		for k := range bad {
+			if err == nil || !strings.Contains(err.Error(), k) {
+				t.Errorf("settings %v: %v, want an error naming %s", bad, err, k)
+			}
+		}
+	}
+}
+
 func TestLimitTheHostCannotApplyIsRefused(t *testing.T) {
 	t.Setenv(NoCgroupsEnv, "1")
 	p := startWith(t, testCatalogue(t))
@@ -136,6 +175,10 @@ func TestLimitTheHostCannotApplyIsRefused(t *testing.T) {
 	err := p.Deploy(ctx, platform.Function{Name: "hog", Workload: "memhog", Language: "python", Replicas: 1, MemoryMB: 64})
 	if err == nil || !strings.Contains(err.Error(), "memory_mb 64") || !strings.Contains(err.Error(), "cannot be applied") || !errors.Is(err, platform.ErrRefused) {
 		t.Fatalf("a memory limit without cgroups: %v, want a refusal (platform.ErrRefused: exit 2) naming memory_mb", err)
+	}
+	err = p.Deploy(ctx, platform.Function{Name: "pin", Workload: "hello", Language: "python", Replicas: 1, Settings: map[string]string{"cpuset": "0"}})
+	if err == nil || !strings.Contains(err.Error(), `cpuset "0"`) || !errors.Is(err, platform.ErrRefused) {
+		t.Fatalf("a CPU list without cgroups: %v, want a refusal naming cpuset", err)
 	}
 	// Without a limit the same host deploys.
 	if err := p.Deploy(ctx, platform.Function{Name: "hi", Workload: "hello", Language: "python", Replicas: 1}); err != nil {

@@ -116,7 +116,11 @@ func (s *Server) startOne(ctx context.Context, f *function) (*instance, error) {
 		logPath: filepath.Join(s.cfg.WorkDir, "logs", id+".log"),
 		home:    f.home, cred: f.cred, noNewPrivs: s.setpriv, maxIdle: s.maxIdle, secrets: f.secrets}
 	if s.cg != nil {
-		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs})
+		pids := f.req.PidsMax
+		if pids == 0 {
+			pids = DefaultPidsMax
+		}
+		g, err := s.cg.Create(id, cgroup.Limits{MemoryBytes: f.req.MemoryMB << 20, CPUs: f.req.CPUs, CPUSet: f.req.CPUSet, Pids: pids})
 		if err != nil {
 			return nil, err
 		}

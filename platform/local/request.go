@@ -11,7 +11,7 @@ import (
 
 // Settings the local platform reads from platform.Function.Settings.
 var settingNames = []string{"routing", "rebalance", "queue", "queue_size", "queue_timeout", "timeout", "scale_to_zero_after", "cold_start_timeout",
-	"max_body", "autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
+	"max_body", "cpuset", "pids_max", "autoscale", "min", "max", "target", "stable_window", "panic_window", "panic_threshold", "max_scale_up_rate", "scale_interval", "step_percent"}
 
 // DeployRequestOf turns a platform-neutral function into the daemon's
 // request, checking the local settings; errors name the setting.
@@ -43,6 +43,10 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 			}
 		case "routing":
 			req.Routing = v
+		case "cpuset":
+			req.CPUSet = v
+		case "pids_max":
+			req.PidsMax, err = strconv.ParseInt(v, 10, 64)
 		case "max_body":
 			req.MaxBodyBytes, err = parseBytes(v)
 		case "rebalance":
