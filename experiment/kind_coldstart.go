@@ -118,6 +118,10 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 		}
 		smp.PlatformStarted = true
 		smp.Kind, smp.Phases = startOf(r, st, cold)
+		if st.Pull > 0 {
+			v := float64(st.Pull) / 1e6
+			smp.PullMs = &v
+		}
 	}
 	smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
 	return smp
@@ -214,10 +218,16 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if !ok {
 		return nil, fmt.Errorf("platform %s cannot force a cold start (no ColdStarter)", c.Platform.Name())
 	}
+	var evicter platform.ImageEvicter
+	if k.cfg.EvictImage {
+		if evicter, ok = c.Platform.(platform.ImageEvicter); !ok {
+			return nil, fmt.Errorf("coldstart.evict_image: %w: platform %s cannot remove a function's image from its node", platform.ErrRefused, c.Platform.Name())
+		}
+	}
 	start := time.Now()
 	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}}
 	seen := map[string]bool{}
-	var cold, warm, waits, handlers []float64
+	var cold, warm, waits, handlers, pulls []float64
 	phases := make([][]float64, len(results.PhaseNames))
 	byKind := map[string][]float64{}
 	warmClient := &http.Client{}
@@ -232,6 +242,16 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 				break // interrupted: the samples so far are kept
 			}
 			return nil, fmt.Errorf("make cold: %w", err)
+		}
+		if evicter != nil {
+			evicted, err := evicter.EvictImage(ctx, pc.Function)
+			if err != nil {
+				if ctx.Err() != nil {
+					break
+				}
+				return nil, err
+			}
+			how.How += "; " + evicted
 		}
 		cr.ForcedBy = how.How
 		onPath := how.OnPath
@@ -263,6 +283,9 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			if r.handlerMs != nil {
 				handlers = append(handlers, *r.handlerMs)
 			}
+			if smp.PullMs != nil {
+				pulls = append(pulls, *smp.PullMs)
+			}
 			if smp.Phases != nil {
 				for k, v := range smp.Phases.Values() {
 					if v != nil && *v >= 0 {
@@ -286,6 +309,10 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	cr.Iterations = len(cr.Samples)
 	cr.ColdMs, cr.WarmMs = percentilesOf(cold), percentilesOf(warm)
 	cr.WaitMs, cr.HandlerMs = percentilesOf(waits), percentilesOf(handlers)
+	if len(pulls) > 0 {
+		p := percentilesOf(pulls)
+		cr.PullMs = &p
+	}
 	for k, v := range byKind {
 		cr.ColdByKindMs[k] = percentilesOf(v)
 	}
@@ -316,6 +343,10 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if deployed {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("%s never scales a function to zero: each cold call came right after the function was deployed anew (kind %s), its instance created before the send; the start-up after the send is on the request, the phases say how much came before (%s)",
 			c.Platform.Name(), platform.KindAfterDeploy, cr.ForcedBy))
+	}
+	if evicter != nil && cr.Kinds[platform.KindImagePull] < int64(cr.Verified) {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("coldstart.evict_image: %d of %d verified cold starts pulled the image (the node's record: the kubelet's Pulled events); the others found it present or said nothing",
+			cr.Kinds[platform.KindImagePull], cr.Verified))
 	}
 	if cr.Verified == 0 {
 		out.Valid = false

@@ -143,3 +143,24 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		}
 	}
 }
+
+// A start whose image the node pulled for it (the platform's record: the
+// kubelet's Pulled event after coldstart.evict_image) is kind image-pull,
+// with the pull's time; a start that found the image present is kind pod,
+// with none.
+func TestColdSampleCarriesThePull(t *testing.T) {
+	since := time.Now()
+	sent := since.Add(200 * time.Millisecond)
+	r := reply{sent: sent, status: 200, cold: true, instance: "pod-a", latency: 900 * time.Millisecond}
+	pulled := platform.StartedInstance{ID: "pod-a", Kind: platform.KindImagePull, Started: sent.Add(20 * time.Millisecond), Pull: 250 * time.Millisecond}
+	smp := verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{pulled}, since, platform.Cold{OnPath: true})
+	if !smp.Verified || smp.Kind != platform.KindImagePull || smp.PullMs == nil || *smp.PullMs != 250 {
+		t.Errorf("a pulled start: %+v (pull %v)", smp, smp.PullMs)
+	}
+	present := pulled
+	present.Kind, present.Pull = "pod", 0
+	smp = verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{present}, since, platform.Cold{OnPath: true})
+	if !smp.Verified || smp.Kind != "pod" || smp.PullMs != nil {
+		t.Errorf("a start that found the image: %+v", smp)
+	}
+}

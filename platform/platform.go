@@ -94,6 +94,19 @@ type ColdStarter interface {
 	StartedSince(ctx context.Context, name string, since time.Time) ([]StartedInstance, error)
 }
 
+// ImageEvicter is an optional capability: remove a function's image from
+// the node that runs it, once its instances are gone, so that the next
+// instance's start pulls it from the registry (the image-pull cold start,
+// spec coldstart.evict_image).
+type ImageEvicter interface {
+	// EvictImage says what it removed, and from where.
+	EvictImage(ctx context.Context, name string) (string, error)
+}
+
+// KindImagePull is the kind of a cold start whose instance's image was
+// pulled for it (the platform's record says so: the kubelet's Pulled event).
+const KindImagePull = "image-pull"
+
 // Cold says how a ColdStarter made the next call cold.
 type Cold struct {
 	// How coldness was forced, in words, for the run's record.
@@ -135,6 +148,9 @@ type StartedInstance struct {
 	// containers were all seen running (zero: not a pod, or not seen).
 	Scheduled time.Time `json:"scheduled,omitzero"`
 	Running   time.Time `json:"running,omitzero"`
+	// Pull is how long the image pull took, as the node reported it (kind
+	// image-pull only).
+	Pull time.Duration `json:"pull,omitempty"`
 }
 
 // ReplicaEvent is one change of a function's instances. At is when

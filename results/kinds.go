@@ -37,6 +37,9 @@ type ColdSample struct {
 	// Phases: when each step of the start happened, in ms after the
 	// request was sent (verified samples; absent where unknown).
 	Phases *ColdPhases `json:"phases,omitempty"`
+	// PullMs is how long the node took to pull the instance's image, as it
+	// reported (kind image-pull).
+	PullMs *float64 `json:"pull_ms,omitempty"`
 }
 
 // ColdPhases split a cold call by the instance's start-up, each in ms
@@ -84,6 +87,8 @@ type ColdResult struct {
 	// PhasesMs: over the verified samples, each phase of the start
 	// (PhaseNames) in ms after the request was sent.
 	PhasesMs map[string]stats.Percentiles `json:"phases_ms,omitempty"`
+	// PullMs is the image pulls' durations (coldstart.evict_image).
+	PullMs *stats.Percentiles `json:"pull_ms,omitempty"`
 	// ColdShare is, in an idle sweep, the share of calls after IdleS that were cold.
 	IdleS     float64      `json:"idle_s,omitempty"`
 	ColdShare *float64     `json:"cold_share,omitempty"`

@@ -6,6 +6,7 @@ K8S_VERSION=1.34.4
 ETCD_VERSION=3.6.16
 KWOK_VERSION=0.8.0
 COREDNS_VERSION=1.14.6
+REGISTRY_VERSION=3.1.2   # github.com/distribution/distribution/v3 (the node's image registry)
 FB_ROOT=${FB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
 _fb_hash() { cat "$@" | sha256sum | cut -c1-12; }
@@ -32,3 +33,4 @@ KC
 KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/kubebuild/main.go")"
 KUBE_BIN="$KUBE_DIR/bin"
 COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/corednsbuild/main.go")/coredns"
+REGISTRY_BIN="$FB_CACHE/registry-$REGISTRY_VERSION-$(_fb_hash "$FB_ROOT/scripts/registry-build.sh" "$FB_ROOT/scripts/registrybuild/main.go")/registry"

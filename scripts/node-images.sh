@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # node-images.sh DIR WORKLOAD:LANG[:FLAVOR]...: builds each workload's image from its generated Dockerfile
 # (faasbench workload image: no Docker engine, no registry), once per version of what goes into it
-# (kept in $FAASBENCH_CACHE/images), and imports it into the real node's containerd (node-up.sh DIR)
-# as faasbench/<workload>-<lang>:local, which the Kubernetes adapters run with image_tag local and
+# (kept in $FAASBENCH_CACHE/images), imports it into the real node's containerd (node-up.sh DIR)
+# as faasbench/<workload>-<lang>:local and pushes it to the node's registry, which the Kubernetes adapters run with image_tag local and
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
 # --base). Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
@@ -47,6 +47,12 @@ for wl in "$@"; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$name.log" 2>&1 ||
     { cat "$DIR/logs/import-$name.log" >&2; echo "node-images: containerd could not import $tar" >&2; exit 1; }
   e=$(date +%s.%N)
-  printf 'node-images: faasbench/%s:local %s in %.1f s (%s MiB), imported in %.1f s\n' "$name" "$how" \
-    "$(echo "$m - $s" | bc)" "$(( $(stat -c %s "$tar") / 1048576 ))" "$(echo "$e - $m" | bc)"
+  # And pushed to the node's registry (node-up.sh: docker.io resolves there), so that a pod can pull it
+  # again once it is removed from containerd (the image-pull cold start, coldstart.evict_image).
+  nsenter --net="$NODE_NETNS" ctr --address "$CONTAINERD_SOCK" -n k8s.io images push --hosts-dir "$REGISTRY_HOSTS" \
+    "docker.io/faasbench/$name:local" > "$DIR/logs/push-$name.log" 2>&1 ||
+    { cat "$DIR/logs/push-$name.log" >&2; echo "node-images: could not push faasbench/$name:local to the node's registry" >&2; exit 1; }
+  p=$(date +%s.%N)
+  printf 'node-images: faasbench/%s:local %s in %.1f s (%s MiB), imported in %.1f s, pushed to the node'"'"'s registry in %.1f s\n' "$name" "$how" \
+    "$(echo "$m - $s" | bc)" "$(( $(stat -c %s "$tar") / 1048576 ))" "$(echo "$e - $m" | bc)" "$(echo "$p - $e" | bc)"
 done

@@ -51,13 +51,16 @@ scripts/phase.sh "openfaas install (2022 chart by helm; gateway, faas-netes, bas
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="hello:go hello:python" scripts/phase.sh "openfaas tests (-race)" \
   scripts/node-exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
-for s in openfaas-hello openfaas-coldstart; do
-  scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
-    bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+for s in openfaas-hello openfaas-coldstart openfaas-coldstart-pull; do
+  scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" CONTAINER_RUNTIME_ENDPOINT="$CONTAINER_RUNTIME_ENDPOINT" \
+    scripts/node-exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Two pods each, through the gateway at 8 connections: both serve (faas-netes' proxy picks one per call).
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --cold-verified 2
+# The image removed from the node before each call (coldstart.evict_image): both starts pulled it from the
+# node's registry, by the kubelet's own Pulled events for those pods.
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart-pull/*/)" --cold-verified 2 --cold-kind image-pull=2
 scripts/phase.sh "openfaas: a run killed with SIGKILL, then platform clean" scripts/node/killed-openfaas.sh "$DIR"
 scripts/phase.sh "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
 # Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).

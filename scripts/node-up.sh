@@ -46,6 +46,7 @@ for c in containerd runc ctr /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/li
 done
 [ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || scripts/kube-build.sh node >&2
 [ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || die "the Kubernetes binaries could not be built (scripts/kube-build.sh node)"
+[ -x "$REGISTRY_BIN" ] || scripts/registry-build.sh >/dev/null || die "the image registry could not be built (scripts/registry-build.sh)"
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
 grep -q "^processor.*: *$NODE_CPUS\$" /proc/cpuinfo || die "NODE_CPUS=$NODE_CPUS is not a CPU of this machine"
 
@@ -64,7 +65,7 @@ echo "$before" > "$NODE_STATE/host-before"
 [ -d /run/netns ] || echo /run/netns >> "$NODE_STATE/created"
 grep -q ' /run/netns ' /proc/self/mountinfo || echo "mount /run/netns" >> "$NODE_STATE/created"
 echo "$DIR" > "$NODE_STATE/dir"
-rm -rf "$DIR" && mkdir -p "$DIR"/{pki,logs,etc,containerd,cni/net.d,cni/ipam,kubelet,podlogs,plugins,etcd,sysctl}
+rm -rf "$DIR" && mkdir -p "$DIR"/{pki,logs,etc,containerd,cni/net.d,cni/ipam,kubelet,podlogs,plugins,etcd,sysctl,registry,etc/certs.d/docker.io}
 fail() {
   echo "node-up: $*" >&2
   for f in "$DIR"/logs/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -8 "$f" >&2; }; done
@@ -164,6 +165,26 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$DIR/cni/net.d"
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$DIR/etc/certs.d"
+EOF
+# The node's image registry (Distribution, scripts/registry-build.sh) on the namespace's loopback: only
+# the node's containerd and what runs entered into the namespace reach it (pods have network namespaces
+# of their own). Images named docker.io/... (faasbench/<workload>-<lang>:<tag>) resolve there and only
+# there: "server" replaces Docker Hub, so a pull never leaves the node (its audit chain would count it).
+cat > "$DIR/etc/registry.yml" <<EOF
+version: 0.1
+log: {level: warn, accesslog: {disabled: true}}
+storage:
+  filesystem: {rootdirectory: "$DIR/registry"}
+  delete: {enabled: true}
+http:
+  addr: 127.0.0.1:$NODE_REGISTRY_PORT
+EOF
+cat > "$DIR/etc/certs.d/docker.io/hosts.toml" <<EOF
+server = "http://127.0.0.1:$NODE_REGISTRY_PORT"
+[host."http://127.0.0.1:$NODE_REGISTRY_PORT"]
+  capabilities = ["pull", "resolve", "push"]
 EOF
 cat > "$DIR/cni/net.d/10-faasbench.conflist" <<EOF
 {"cniVersion": "0.4.0", "name": "faasbench", "plugins": [
@@ -236,6 +257,7 @@ cat > "$DIR/etc/env" <<EOF
 DIR=$DIR
 K=$KUBE_BIN
 COREDNS=$COREDNS_BIN
+REGISTRY=$REGISTRY_BIN
 NODE_IP=$NODE_IP
 NODE_NAME=$NODE_NAME
 SERVICE_CIDR=$SERVICE_CIDR
@@ -268,6 +290,7 @@ node_ready() { [ "$(K get node "$NODE_NAME" -o jsonpath='{.status.conditions[?(@
 wait_for 90 "the node $NODE_NAME" node_ready
 node=$(date +%s.%N)
 wait_for 60 "CoreDNS" "${NS[@]}" curl -sf http://127.0.0.1:8181/ready
+wait_for 30 "the image registry" "${NS[@]}" curl -sf "http://127.0.0.1:$NODE_REGISTRY_PORT/v2/"
 wait_for 60 "the default service account" K -n default get serviceaccount default
 "${NS[@]}" iptables -L FB-AUDIT -n >/dev/null || fail "the audit chain is missing"
 end=$(date +%s.%N)
@@ -278,6 +301,8 @@ NODE_NAME=$NODE_NAME
 NODE_CPUS=$NODE_CPUS
 KUBECONFIG=$DIR/kubeconfig
 CONTAINERD_SOCK=$DIR/containerd/containerd.sock
+CONTAINER_RUNTIME_ENDPOINT=unix://$DIR/containerd/containerd.sock
+REGISTRY_HOSTS=$DIR/etc/certs.d
 KUBE_BIN=$KUBE_BIN
 EOF
 printf 'node-up: node %s Ready in %.1f s (API %.1f s, node registered and Ready %.1f s), CoreDNS and controllers ready; enter with nsenter --net=/run/netns/%s; KUBECONFIG=%s\n' \

@@ -6,7 +6,8 @@
 #     gateway and answering its workload's probe (the realnode tests, as make test runs them for hello)
 #   - gateway overhead: hello in Go and Python through the gateway and straight at the pods' watchdogs,
 #     closed loop at 1 and 16 connections, 10 s per cell, three repetitions (openfaas-hello, resized)
-#   - 20 cold starts from zero through the gateway, each verified by the pod watch (openfaas-coldstart)
+#   - 20 cold starts from zero through the gateway, each verified by the pod watch (openfaas-coldstart), and 20
+#     whose image was removed from the node first, pulled from the node's registry (openfaas-coldstart-pull)
 #   - AlertManager's scaling three times, with its timeline (the realnode test, its log kept)
 #   - seed 003's hello-concurrency and gateway-direct rows on OpenFaaS (examples as written for the local
 #     platform, moved to OpenFaaS on the command line)
@@ -25,6 +26,7 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
+export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Every workload × language's OpenFaaS image (workloads/W/L/Dockerfile.openfaas), one at a time, so one that
 # fails to build is reported and the others still run.
 built=()
@@ -44,6 +46,10 @@ step "openfaas: gateway vs direct, c=1 and c=16, 3 repetitions" run openfaas-hel
   --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3
 cold20() { CHECK_ARGS="--cold-verified 20" run openfaas-coldstart examples/realnode/openfaas-coldstart.yaml --set coldstart.iterations=20; }
 step "openfaas: 20 cold starts from zero" cold20
+# And 20 whose image was removed from the node first (coldstart.evict_image): the pod pulls it from the
+# node's registry; every sample kind image-pull by the kubelet's Pulled event for that pod.
+pull20() { CHECK_ARGS="--cold-verified 20 --cold-kind image-pull=20" run openfaas-coldstart-pull examples/realnode/openfaas-coldstart-pull.yaml --set coldstart.iterations=20; }
+step "openfaas: 20 image-pull cold starts" pull20
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 suite() {
   FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" scripts/node-exec.sh \

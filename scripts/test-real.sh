@@ -29,6 +29,7 @@ scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
+export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Images one at a time, so one that fails to build is reported and the others still run.
 built=()
 for wl in "${images[@]}"; do
@@ -50,6 +51,10 @@ step "knative: realnode-knative-hello" run knative-hello examples/realnode/knati
 # 20 cold starts through the activator, each after Knative scaled the revision to zero by itself.
 cold20() { CHECK_ARGS="--cold-verified 20" run knative-coldstart examples/realnode/knative-coldstart.yaml --set coldstart.iterations=20; }
 step "knative: 20 cold starts" cold20
+# 5 whose image was removed from the node once the revision's last pod was gone: the activator's new pod
+# pulls it from the node's registry (kind image-pull by the kubelet's Pulled event for that pod).
+pull5() { CHECK_ARGS="--cold-verified 5 --cold-kind image-pull=5" run knative-coldstart-pull examples/realnode/knative-coldstart-pull.yaml --set coldstart.iterations=5; }
+step "knative: 5 image-pull cold starts" pull5
 # Two repetitions with Knative Serving's components restarted between them (between_repetitions: restart).
 restart() { CHECK_ARGS="--resets restart=1" run knative-restart examples/realnode/knative-restart.yaml; }
 step "knative: realnode-knative-restart" restart

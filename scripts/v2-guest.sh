@@ -103,6 +103,7 @@ if [ "$mode" = --node ]; then
   GOCACHE=$cache/gocache CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off $GO build -o /dev/null ./workloads/hello/go
   cp -r "$cache/gocache" "$work/fb/gocache"
   scripts/node-images.sh --build-only hello:go hello:python
+  scripts/registry-build.sh >/dev/null # the node's registry, built here (the guest has no network)
   # The kernel's modules (netfilter, bridge, veth, overlay: loaded on demand by the node), unpacked once
   # and shared; the 9p ones go into the initramfs, in the order modprobe gives.
   kver=${kpkg#linux-image-}

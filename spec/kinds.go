@@ -111,6 +111,12 @@ type ColdStartSpec struct {
 	// long, call again and record whether the second call was cold. The
 	// function needs a scale-to-zero setting for idle instances to go.
 	Idle []Duration `yaml:"idle" json:"idle,omitempty"`
+	// EvictImage: before each forced cold call, once the function's
+	// instances are gone, its image is removed from the node, so that the
+	// new instance's start pulls it from the registry (kind image-pull;
+	// Kubernetes platforms on a node whose CRI socket faasbench reaches:
+	// platform.options.image_service_endpoint).
+	EvictImage bool `yaml:"evict_image" json:"evict_image,omitempty"`
 }
 
 // AutoscaleSpec: a load shape while the replicas and resources are sampled.

@@ -131,3 +131,27 @@ func TestWarmupMaxAndBetweenRepetitionsAreValidatedByField(t *testing.T) {
 		}
 	}
 }
+
+func TestEvictImageIsValidatedByField(t *testing.T) {
+	kn := known
+	kn.Platforms = []string{"local", "knative"}
+	check := func(y string) error {
+		p, err := Parse("e.yaml", []byte(y))
+		if err == nil {
+			err = p.Validate(kn)
+		}
+		return err
+	}
+	onKnative := strings.Replace(good, "  name: local\n", "  name: knative\n", 1)
+	if err := check(onKnative + "kind: coldstart\ncoldstart: {iterations: 2, evict_image: true}\n"); err != nil {
+		t.Fatalf("good: %v", err)
+	}
+	for y, want := range map[string]string{
+		good + "kind: coldstart\ncoldstart: {iterations: 2, evict_image: true}\n":                  "coldstart.evict_image: the local platform",
+		onKnative + "kind: coldstart\ncoldstart: {iterations: 2, evict_image: true, idle: [1s]}\n": "coldstart.evict_image: applies to forced",
+	} {
+		if err := check(y); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error naming %s", y, err, want)
+		}
+	}
+}

@@ -107,6 +107,12 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 				add(fmt.Sprintf("coldstart.idle[%d]", i), "%v: want 0..1h", d)
 			}
 		}
+		if c.EvictImage && len(c.Idle) > 0 {
+			add("coldstart.evict_image", "applies to forced cold starts, not to an idle sweep (coldstart.idle)")
+		}
+		if c.EvictImage && s.Platform.Name == "local" {
+			add("coldstart.evict_image", "the local platform runs processes, not images: nothing to pull; use a Kubernetes platform")
+		}
 		if len(c.Idle) == 0 && k.ColdStart != nil && contains(k.Platforms, s.Platform.Name) {
 			for i, f := range s.Functions {
 				if err := k.ColdStart(s.Platform, f, s.Vary); err != nil {

@@ -40,6 +40,7 @@ var (
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.ImageEvicter    = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
 )
 
@@ -359,3 +360,18 @@ func (p *Platform) Remove(ctx context.Context, name string) error {
 
 // Requirements are what a run needs of the cluster.
 func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }
+
+// EvictImage implements platform.ImageEvicter: the function's image is
+// removed from the node once its pods are gone (MakeCold waits for that),
+// so that the activator's scale from zero starts a pod that pulls it.
+func (p *Platform) EvictImage(ctx context.Context, name string) (string, error) {
+	fn, ok := p.functions.Get(name)
+	if !ok {
+		return "", fmt.Errorf("evict the image of %s: not deployed by this run", name)
+	}
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return "", fmt.Errorf("evict the image of %s: %w", name, err)
+	}
+	return p.EvictImageOf(ctx, name, p.cfg.Image(fn.Workload, fn.Language, s.Image))
+}

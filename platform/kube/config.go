@@ -25,11 +25,15 @@ type Common struct {
 	ReadyTimeout time.Duration
 	// PrometheusURL: read per-pod CPU and memory from Prometheus.
 	PrometheusURL string
+	// ImageServiceEndpoint is the node's CRI socket (unix:///...), for the
+	// image-pull cold start (coldstart.evict_image); default
+	// $CONTAINER_RUNTIME_ENDPOINT, as crictl's.
+	ImageServiceEndpoint string
 }
 
 // commonKeys are the options Common reads ("cpus" is the local platform's
 // pinning, which the CLI passes to every platform).
-var commonKeys = []string{"kubeconfig", "context", "namespace", "image_prefix", "image_tag", "pull_policy", "ready_timeout", "prometheus_url", "cpus"}
+var commonKeys = []string{"kubeconfig", "context", "namespace", "image_prefix", "image_tag", "pull_policy", "ready_timeout", "prometheus_url", "image_service_endpoint", "cpus"}
 
 // ParseCommon reads the common options and returns the platform's own
 // (those named in own) as strings. Any other key is an error naming it.
@@ -84,6 +88,8 @@ func ParseCommon(platformName, runID string, opts map[string]any, own []string) 
 			c.ReadyTimeout = d
 		case "prometheus_url":
 			c.PrometheusURL = s
+		case "image_service_endpoint":
+			c.ImageServiceEndpoint = s
 		default:
 			rest[k] = s
 		}

@@ -29,6 +29,7 @@ type Session struct {
 	kinds []schema.GroupVersionResource
 	WarningList
 	createdNS bool
+	evict     imageEviction
 }
 
 // OpenSession connects, makes the namespace when it does not exist, starts
@@ -111,9 +112,18 @@ func (s *Session) ReplicaEvents(ctx context.Context, name string, since time.Tim
 	return s.Watch.ReplicaEvents(ctx, name, since)
 }
 
-// StartedSince is platform.ColdStarter's record of pod starts.
+// StartedSince is platform.ColdStarter's record of pod starts; after an
+// eviction of the function's image, each pod's kind says whether the
+// kubelet pulled it (evict.go).
 func (s *Session) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
-	return s.Watch.StartedSince(ctx, name, since)
+	out, err := s.Watch.StartedSince(ctx, name, since)
+	if err != nil || !s.evict.done(name) {
+		return out, err
+	}
+	for i := range out {
+		s.pullOf(ctx, &out[i])
+	}
+	return out, nil
 }
 
 // SampleResources implements platform.ResourceSampler.
@@ -181,6 +191,7 @@ func (s *Session) Close(ctx context.Context) error {
 	if s.Watch != nil {
 		s.Watch.Stop()
 	}
+	err = errors.Join(err, s.evict.close())
 	if s.createdNS {
 		err = errors.Join(err, s.Cluster.DeleteNamespace(ctx, s.Namespace()))
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/faasbench/faasbench/platform"
@@ -46,6 +47,8 @@ type Platform struct {
 	// scaleFromZero: the gateway holds a request to a function at zero
 	// replicas and scales it up (its scale_from_zero setting, read at Open).
 	scaleFromZero bool
+	// faasNetesPull is the image_pull_policy faas-netes gives every function.
+	faasNetesPull string
 
 	functions kube.Functions[fnState]
 }
@@ -60,6 +63,7 @@ var (
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.ImageEvicter    = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
 )
 
@@ -97,6 +101,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	}
 	if env, err := s.Cluster.DeploymentEnv(ctx, cfg.OpenFaaSNamespace, "gateway"); err == nil {
 		p.scaleFromZero = env["gateway.scale_from_zero"] == "true"
+		p.faasNetesPull = env["faas-netes.image_pull_policy"]
 		if note := pullPolicyNote(cfg.PullPolicyAsked, env["faas-netes.image_pull_policy"]); note != "" {
 			s.Warn(note)
 		}
@@ -440,3 +445,22 @@ func (p *Platform) Close(ctx context.Context) error {
 // Requirements are what a run needs of the cluster (the gateway itself is
 // reached over HTTP).
 func Requirements() kube.Requirements { return kube.Requirements{Needs: kube.ObserveNeeds()} }
+
+// EvictImage implements platform.ImageEvicter: the function's image is
+// removed from the node once its pods are gone, so that the gateway's scale
+// from zero starts a pod that pulls it. Not on CE, whose cold start removes
+// and deploys the function in one step (MakeCold): no moment is left
+// without pods.
+func (p *Platform) EvictImage(ctx context.Context, name string) (string, error) {
+	st, ok := p.functions.Get(name)
+	if !ok {
+		return "", fmt.Errorf("evict the image of %s: not deployed by this run", name)
+	}
+	if p.faasNetesPull == string(corev1.PullNever) {
+		return "", fmt.Errorf("coldstart.evict_image: %w: faas-netes gives every function image_pull_policy Never (the chart's faasnetes.imagePullPolicy), so a pod could never pull the image back; install OpenFaaS with IfNotPresent", platform.ErrRefused)
+	}
+	if p.cfg.Edition == EditionCE {
+		return "", fmt.Errorf("coldstart.evict_image: %w: OpenFaaS CE never has a function at zero replicas (its cold start deploys the function anew at once), so there is no moment to remove the image; use edition %s or a standard edition", platform.ErrRefused, EditionCE2022)
+	}
+	return p.EvictImageOf(ctx, name, p.cfg.Image(st.fn.Workload, st.fn.Language+"-openfaas", st.s.Image))
+}

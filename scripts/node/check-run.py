@@ -8,6 +8,7 @@ are not probed). Options add what the spec claims:
 
   --failed-max X         every cell: at most X of its requests failed, whatever the spec allowed
   --cold-verified N      every coldstart cell: every forced iteration verified cold, N in all at least
+  --cold-kind KIND=N     at least N verified cold starts of that kind (image-pull: the node pulled the image)
   --data-path SUB=TEXT   every cell whose id contains SUB says TEXT in its data path (at its end)
   --no-data-path SUB=TEXT  ... and never says TEXT
   --instances SUB=N      every cell whose id contains SUB spread its successes over N instances or
@@ -31,7 +32,7 @@ def pairs(values, conv=str):
     return out
 
 
-def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=()):
+def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=()):
     """Returns the problems of the run directory run (empty: it measured what it claims)."""
     problems = []
     try:
@@ -60,6 +61,7 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
     if cells and not any(c.get("valid") for c in cells):
         problems.append(f"no cell of {len(cells)} is valid")
     cold_total = 0
+    kinds = {}
     for c in cells:
         cid, req = c["id"], c["requests"]
         x = c.get("expect") or {}
@@ -75,6 +77,8 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
         cold = c.get("cold")
         if cold is not None and cold.get("cold_share") is None:
             cold_total += cold.get("verified", 0)
+            for k, n in (cold.get("kinds") or {}).items():
+                kinds[k] = kinds.get(k, 0) + n
             if cold.get("verified", 0) != cold.get("iterations", -1) or cold.get("iterations", 0) == 0:
                 problems.append(f"{cid}: {cold.get('verified')} of {cold.get('iterations')} cold starts verified")
         for sub, text in data_path:
@@ -97,6 +101,9 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
             problems.append(f"resets at level {level}: {rs}, want {n}, each saying what it reset")
     if cold_verified is not None and cold_total < cold_verified:
         problems.append(f"{cold_total} verified cold starts in all, want at least {cold_verified}")
+    for kind, n in cold_kinds:
+        if kinds.get(kind, 0) < n:
+            problems.append(f"{kinds.get(kind, 0)} verified cold starts of kind {kind} (kinds {kinds}), want at least {n}")
     return problems
 
 
@@ -109,12 +116,13 @@ def main(argv):
     ap.add_argument("--no-data-path", action="append")
     ap.add_argument("--instances", action="append")
     ap.add_argument("--resets", action="append")
+    ap.add_argument("--cold-kind", action="append")
     ap.add_argument("--no-probe", action="store_true")
     ap.add_argument("--probe", action="store_true")
     a = ap.parse_args(argv)
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
-                     pairs(a.resets, int))
+                     pairs(a.resets, int), pairs(a.cold_kind, int))
     for p in problems:
         print("check-run:", p, file=sys.stderr)
     summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}

@@ -11,6 +11,7 @@ NODE_V2_CONTROLLERS=(cpuset cpu memory pids)
 NODE_V2_OPTIONAL=(hugetlb)
 NODE_STATE=/run/faasbench-node             # where up records its DIR, so a later up can clean a killed run
 NODE_IP=10.250.0.1                         # the bridge's address inside the namespace: node IP, DNS
+NODE_REGISTRY_PORT=5000                    # the image registry, on the namespace's loopback (node-up.sh)
 POD_CIDR=10.250.0.0/24
 SERVICE_CIDR=10.251.0.0/24
 KUBERNETES_SVC_IP=10.251.0.1

@@ -48,6 +48,7 @@ start kube-controller-manager "$K/kube-controller-manager" --kubeconfig "$KC" --
   --use-service-account-credentials=true --cluster-signing-cert-file "$P/ca.crt" --cluster-signing-key-file "$P/ca.key" \
   --allocate-node-cidrs=false --profiling=false --flex-volume-plugin-dir "$DIR/plugins"
 start kube-scheduler "$K/kube-scheduler" --kubeconfig "$KC" --leader-elect=false --bind-address=127.0.0.1 --secure-port=0
+start registry "$REGISTRY" serve "$DIR/etc/registry.yml"
 start containerd containerd --config "$DIR/etc/containerd.toml"
 for _ in $(seq 1 300); do [ -S "$DIR/containerd/containerd.sock" ] && break; sleep 0.1; done
 ctr --address "$DIR/containerd/containerd.sock" -n k8s.io images import --no-unpack "$DIR/images/pause.tar" \

@@ -93,6 +93,8 @@ def cells(f):
     ("no probe", lambda s, m: m.update(probes=[]), {}, "never probed"),
     ("no expectation", cells(lambda c: c.pop("expect")), {}, "expectation missing"),
     ("cold starts unverified", cells(lambda c: c.update(cold={"verified": 1, "iterations": 2})), {"cold_verified": 2}, "1 of 2 cold starts verified"),
+    ("cold starts of another kind", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2, "kinds": {"pod": 2}})),
+     {"cold_kinds": [("image-pull", 2)]}, "0 verified cold starts of kind image-pull"),
     ("data path", cells(lambda c: c.update(data_path="activator (revision x: ServerlessService mode Proxy)")),
      {"data_path": [("c=2", "no activator")]}, "want 'no activator'"),
     ("data path at the end", cells(lambda c: c.update(data_path="pods (no activator) at the start; activator (mode Proxy)")),

@@ -47,7 +47,7 @@ def test_gateway_and_faas_netes_as_configured(objects):
     assert g["basic_auth"] == "true" and g["auth_proxy_url"] == "http://basic-auth-plugin.openfaas:8080/validate"
     assert g["scale_from_zero"] == "true" and g["functions_provider_url"] == "http://127.0.0.1:8081/"
     assert "faas_nats_address" not in g
-    assert n["function_namespace"] == "openfaas-fn" and n["image_pull_policy"] == "Never"
+    assert n["function_namespace"] == "openfaas-fn" and n["image_pull_policy"] == "IfNotPresent"
     pins = {l.split("\t")[0]: l.split("\t")[2][:12] for l in (ROOT / "scripts/upstream/pins.tsv").read_text().splitlines()
             if l and not l.startswith("#") and not l.startswith("name\t")}
     assert c["gateway"]["image"] == "ko.local/openfaas/gateway:" + pins["openfaas-faas-2022"]
