@@ -40,7 +40,7 @@ set -a; . "$DIR/node/services.env"; set +a
 scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node" | tee "$EVIDENCE/openfaas-up.txt"
 . "$DIR/node/openfaas.env"
 of=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
-  --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}")
+  --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}")
 
 step "openfaas: gateway vs direct, c=1 and c=16, 3 repetitions" run openfaas-hello examples/realnode/openfaas-hello.yaml \
   --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3

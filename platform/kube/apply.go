@@ -15,9 +15,10 @@ import (
 	"github.com/faasbench/faasbench/platform"
 )
 
-// Apply creates u, or updates it in place when it exists and faasbench
-// made it (retrying when a controller changed it meanwhile); an object of
-// the same name that faasbench did not make is refused and left alone.
+// Apply creates u, or updates it in place when it exists and this run made
+// it (its run label is u's; retrying when a controller changed it
+// meanwhile); an object of the same name that faasbench did not make, or
+// another run made, is refused and left alone.
 // Both go through the API server's strict field validation, so a field the
 // platform's schema does not know is an error, not silently dropped. what
 // names the object in errors ("knative service").
@@ -36,6 +37,11 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		}
 		if old.GetLabels()[LabelManagedBy] != ManagedBy {
 			return fmt.Errorf("%s %s/%s exists and was not made by faasbench: choose another function name or namespace", what, old.GetNamespace(), u.GetName())
+		}
+		// Another run's (a concurrent one, or one killed before it cleaned up): updating it would
+		// change what that run measures, and its cleanup would delete this run's function.
+		if theirs, ours := old.GetLabels()[LabelRunID], u.GetLabels()[LabelRunID]; theirs != ours {
+			return fmt.Errorf("%s %s/%s exists and belongs to faasbench run %q, not this one: choose another function name or namespace, or remove what a run that is gone left with `faasbench platform clean`", what, old.GetNamespace(), u.GetName(), theirs)
 		}
 		u.SetResourceVersion(old.GetResourceVersion())
 		_, err = r.Update(ctx, u, metav1.UpdateOptions{FieldValidation: "Strict"})

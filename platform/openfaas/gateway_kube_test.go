@@ -69,6 +69,10 @@ type gatewayStandIn struct {
 	upstreams *kubetest.Upstreams
 	// private says an image needs pull credentials (CE refuses it).
 	private func(image string) bool
+	// pullPolicy is faas-netes' image_pull_policy, which it gives every
+	// function's container whatever was asked (pkg/handlers/deploy.go;
+	// "" is the chart's default, Always).
+	pullPolicy corev1.PullPolicy
 
 	mu    sync.Mutex
 	calls []string
@@ -417,8 +421,12 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 		volumes = []corev1.Volume{{Name: vol, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{Sources: sources}}}}
 		mounts = []corev1.VolumeMount{{Name: vol, ReadOnly: true, MountPath: "/var/openfaas/secrets"}}
 	}
+	pull := g.pullPolicy
+	if pull != corev1.PullNever && pull != corev1.PullIfNotPresent {
+		pull = corev1.PullAlways // deploy.go: anything else is Always
+	}
 	container := corev1.Container{Name: d.Service, Image: d.Image, Env: env, Resources: res, VolumeMounts: mounts,
-		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}}
+		Ports: []corev1.ContainerPort{{Name: "http", ContainerPort: 8080}}, ImagePullPolicy: pull}
 	deps := g.cl.Client.AppsV1().Deployments(d.Namespace)
 	if update {
 		// update.go: the template's labels (with a "uid"), image, env,

@@ -125,6 +125,11 @@ func TestThroughTheGateway(t *testing.T) {
 		env["exec_timeout"] != "30s" || env["X"] != "1" || tl["com.openfaas.scale.min"] != "2" || tl[kube.LabelRunID] != "of-run" {
 		t.Errorf("what faas-netes got: template labels %v env %v", tl, env)
 	}
+	// faas-netes gives the container its own pull policy (Always, the chart's default), not the
+	// platform's pull_policy option (IfNotPresent by default): a function request carries none.
+	if pp := d.Spec.Template.Spec.Containers[0].ImagePullPolicy; pp != corev1.PullAlways {
+		t.Errorf("the function's pull policy %q: faas-netes would give its own, Always", pp)
+	}
 	if len(d.Labels) != 1 || d.Labels["faas_function"] != "prime-go" {
 		t.Errorf("the stand-in labels the Deployment as faas-netes does not: %v", d.Labels)
 	}
