@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,6 +26,11 @@ const (
 // headerPlatformError is load.HeaderPlatformError: the gateway's reason for
 // a request it failed.
 const headerPlatformError = "X-Fb-Platform-Error"
+
+// oomVerdictWait bounds how long a failed request waits for its instance's
+// OOM kill to be counted (instance.oomKilledWithin): the count lags the
+// kill by microseconds; a failure that is no OOM kill costs this much more.
+const oomVerdictWait = 50 * time.Millisecond
 
 func monoNs() int64 {
 	var ts unix.Timespec
@@ -114,7 +120,7 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "gateway: function "+name+" timed out after "+fn.timeout.String(), http.StatusGatewayTimeout)
 			return
 		}
-		if in != nil && in.oomKilled() {
+		if in != nil && in.oomKilledWithin(oomVerdictWait) {
 			// The platform's own reason, for the load engine's error class.
 			w.Header().Set(headerPlatformError, "oom-kill")
 			http.Error(w, "gateway: function "+name+": instance "+in.id+" was killed for exceeding its memory limit (OOM)", http.StatusBadGateway)

@@ -237,6 +237,34 @@ func (in *instance) oomKilled() bool {
 	return err == nil && u.OOMKills > 0
 }
 
+// oomKilledWithin is oomKilled for a request that has just failed, which
+// may have failed before the kernel counted the kill: the OOM killer sends
+// SIGKILL and only then increments the cgroup's oom_kill count, so the
+// victim's socket can close (and Go's transport retry a reused
+// connection, to "connection refused") while the count still reads 0. It
+// waits up to d for the instance to exit (the platform's watch then
+// records the kill) and reads the count again until d ends. The failure
+// path only: a request that succeeds never waits.
+func (in *instance) oomKilledWithin(d time.Duration) bool {
+	if in.group == nil {
+		return false
+	}
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if in.oomKilled() {
+			return true
+		}
+		select {
+		case <-deadline.C:
+			return in.oomKilled()
+		case <-tick.C:
+		}
+	}
+}
+
 func (in *instance) status() InstanceStatus {
 	st := InstanceStatus{ID: in.id, PID: in.pid, Addr: in.addr, StartupNs: int64(in.startup), Inflight: in.inflight.Load(),
 		StartedUnixNs: in.started.UnixNano()}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faasbench/faasbench/internal/cgroup"
 	"github.com/faasbench/faasbench/platform"
 )
 
@@ -183,5 +184,37 @@ func TestLimitTheHostCannotApplyIsRefused(t *testing.T) {
 	// Without a limit the same host deploys.
 	if err := p.Deploy(ctx, platform.Function{Name: "hi", Workload: "hello", Language: "python", Replicas: 1}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The kernel counts an OOM kill after it sent the SIGKILL, so a request
+// can fail (its connection closed by the victim's death, a retry refused)
+// while the count still reads 0: the gateway then called it a plain 502
+// (once in ~20 runs of TestMemoryLimitOOMKillIsReportedAndReplaced: "connection
+// refused"). oomKilledWithin waits for the verdict: an instance whose kill
+// is recorded 20 ms after the failure is still called OOM-killed; one never
+// killed is not, after the bound.
+func TestOOMVerdictWaitsForTheCount(t *testing.T) {
+	m, err := cgroup.New("oomwait" + time.Now().Format("150405.000000"))
+	if err != nil {
+		t.Fatalf("cgroups: %v", err)
+	}
+	defer m.Close()
+	g, err := m.Create("i", cgroup.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &instance{group: g}
+	if in.oomKilled() {
+		t.Fatal("a fresh instance OOM-killed")
+	}
+	go func() { time.Sleep(20 * time.Millisecond); in.oomed.Store(true) }()
+	if !in.oomKilledWithin(oomVerdictWait) {
+		t.Error("a kill recorded 20 ms after the failure was not seen")
+	}
+	never := &instance{group: g}
+	start := time.Now()
+	if never.oomKilledWithin(30*time.Millisecond) || time.Since(start) < 30*time.Millisecond {
+		t.Errorf("an instance never killed: called OOM-killed, or not waited for (%v)", time.Since(start))
 	}
 }
