@@ -110,6 +110,39 @@ def invoke(handler: Handler, req: Request, is_cold: bool, inst: str) -> tuple[Re
     return resp, extra
 
 
+def read_body(headers, rfile) -> bytes:
+    """Reads a request's body: Content-Length bytes, or a chunked body (RFC 9112 section 7.1: chunk
+    sizes in hex, extensions and trailers skipped). A proxy in front of the function may send
+    either: OpenFaaS's of-watchdog forwards a body it did not buffer chunked, which this runtime read
+    as empty before 2026-11-27 (the payload function answered "received 0 bytes" on the real node).
+    A malformed body raises ValueError."""
+    te = [c.strip().lower() for c in (headers.get("Transfer-Encoding") or "").split(",") if c.strip()]
+    if te:
+        if te[-1] != "chunked":
+            raise ValueError(f"Transfer-Encoding {headers.get('Transfer-Encoding')!r}: only chunked is understood")
+        out = bytearray()
+        while True:
+            line = rfile.readline(1024)
+            if not line.endswith(b"\n"):
+                raise ValueError("chunked body: a chunk size line is missing or too long")
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise ValueError(f"chunked body: {line[:40]!r} is not a chunk size") from None
+            if size < 0:
+                raise ValueError("chunked body: a negative chunk size")
+            if size == 0:
+                while rfile.readline(8192) not in (b"\r\n", b"\n", b""):
+                    pass  # trailers
+                return bytes(out)
+            chunk = rfile.read(size)
+            if len(chunk) != size or rfile.readline(3) not in (b"\r\n", b"\n"):
+                raise ValueError("chunked body: a chunk is shorter than its size")
+            out += chunk
+    length = int(headers.get("Content-Length") or 0)
+    return rfile.read(length) if length > 0 else b""
+
+
 def make_server(handler: Handler, host: str | None = None, port: int | None = None, sync_worker: bool = False) -> HTTPServer:
     """Returns a bound server for handler (not yet serving).
 
@@ -128,8 +161,12 @@ def make_server(handler: Handler, host: str | None = None, port: int | None = No
         disable_nagle_algorithm = True
 
         def _serve(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            body = self.rfile.read(length) if length else b""
+            try:
+                body = read_body(self.headers, self.rfile)
+            except ValueError as e:
+                self.close_connection = True
+                self._reply(Response(str(e).encode(), 400), {"X-Fb-Instance": inst})
+                return
             if self.path == HEALTH_PATH:
                 self._reply(Response(b"ok"), {"X-Fb-Instance": inst})
                 return

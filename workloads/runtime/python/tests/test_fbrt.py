@@ -67,6 +67,29 @@ def test_handler_error_is_function_error(server):
     assert b"asked to fail" in body
 
 
+def test_chunked_request_body(monkeypatch):
+    """A body sent chunked (as OpenFaaS's of-watchdog forwards one) reaches the handler whole, on a
+    connection that then serves the next request; a malformed one is a 400."""
+    monkeypatch.setenv("FB_INSTANCE_ID", "py-inst")
+    srv = fbrt.make_server(lambda req: b"received %d bytes" % len(req.body), host="127.0.0.1", port=0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        port = srv.server_address[1]
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        conn.request("POST", "/", body=iter([b"x" * 4000, b"y" * 6240]), encode_chunked=True)
+        r = conn.getresponse()
+        assert (r.status, r.read()) == (200, b"received 10240 bytes")
+        _, body = call(port, body=b"z" * 10, conn=conn)
+        assert body == b"received 10 bytes", "the connection is usable after a chunked body"
+        import socket
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+            s.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+            assert s.recv(100).startswith(b"HTTP/1.1 400")
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
 def test_query_and_str_results(server):
     _, body = call(server, "/?echo=hi")
     assert body == b"hi"
