@@ -30,6 +30,30 @@ func (e *imageEviction) done(function string) bool {
 	return e.evicted[function]
 }
 
+// open is the node's image service, connected on first use.
+func (e *imageEviction) open(endpoint string) (*NodeImages, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.images == nil {
+		n, err := OpenNodeImages(endpoint)
+		if err != nil {
+			return nil, err
+		}
+		e.images = n
+	}
+	return e.images, nil
+}
+
+// mark records that function's image was removed.
+func (e *imageEviction) mark(function string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.evicted == nil {
+		e.evicted = map[string]bool{}
+	}
+	e.evicted[function] = true
+}
+
 func (e *imageEviction) close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -59,28 +83,20 @@ func (s *Session) EvictImageOf(ctx context.Context, function, image string) (str
 	if endpoint == "" {
 		return "", fmt.Errorf("coldstart.evict_image: %w: the node's image service is not known: set platform.options.image_service_endpoint (the node's CRI socket, e.g. unix:///run/containerd/containerd.sock; faasbench must run on the node) or $CONTAINER_RUNTIME_ENDPOINT", platform.ErrRefused)
 	}
-	s.evict.mu.Lock()
-	defer s.evict.mu.Unlock()
-	if s.evict.images == nil {
-		n, err := OpenNodeImages(endpoint)
-		if err != nil {
-			return "", fmt.Errorf("coldstart.evict_image: %w: %w", platform.ErrRefused, err)
-		}
-		s.evict.images = n
+	images, err := s.evict.open(endpoint)
+	if err != nil {
+		return "", fmt.Errorf("coldstart.evict_image: %w: %w", platform.ErrRefused, err)
 	}
 	t0 := time.Now()
 	if err := s.Cluster.WaitNoPods(ctx, s.Namespace(), s.Selector(function), s.ReadyTimeout); err != nil {
 		return "", fmt.Errorf("evict the image of %s: %w", function, err)
 	}
 	waited := time.Since(t0)
-	removed, err := s.evict.images.Remove(ctx, image)
+	removed, err := images.Remove(ctx, image)
 	if err != nil {
 		return "", fmt.Errorf("evict the image of %s: %w", function, err)
 	}
-	if s.evict.evicted == nil {
-		s.evict.evicted = map[string]bool{}
-	}
-	s.evict.evicted[function] = true
+	s.evict.mark(function)
 	if !removed {
 		return fmt.Sprintf("%s was not on the node (%s)", image, endpoint), nil
 	}
