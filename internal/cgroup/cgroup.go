@@ -30,6 +30,9 @@ var Controllers = []string{"memory", "cpu", "cpuacct", "freezer"}
 // is missing is an error at Create.
 var optionalV1 = []string{"pids", "cpuset"}
 
+// allV1 is every v1 controller a group may be in, in join order.
+func allV1() []string { return slices.Concat(Controllers, optionalV1) }
+
 // Limits of one group; zero means no limit.
 type Limits struct {
 	MemoryBytes int64
@@ -139,7 +142,7 @@ func Cleanup(run string) error {
 		return err
 	}
 	m := &Manager{dirs: map[string]string{}}
-	for _, c := range append(slices.Clone(Controllers), optionalV1...) {
+	for _, c := range allV1() {
 		dir := filepath.Join(Root, c, own[c], "faasbench-"+run)
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			m.dirs[c] = dir
@@ -261,7 +264,7 @@ func (g *Group) ProcsFiles() []string {
 		return []string{filepath.Join(g.dirs[unified], "cgroup.procs")}
 	}
 	out := make([]string, 0, len(g.dirs))
-	for _, c := range append(slices.Clone(Controllers), optionalV1...) {
+	for _, c := range allV1() {
 		if d, ok := g.dirs[c]; ok {
 			out = append(out, filepath.Join(d, "cgroup.procs"))
 		}

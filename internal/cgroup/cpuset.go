@@ -61,3 +61,15 @@ func checkCPUSet(want, parentFile string) error {
 	}
 	return nil
 }
+
+// ownCPUList is the CPU list this process may run on (/proc/self/status
+// Cpus_allowed_list), "" when it cannot be read.
+func ownCPUList() string {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}

@@ -95,13 +95,8 @@ func (r Report) String() string {
 
 // firstCPU is the first CPU this process may run on.
 func firstCPU() string {
-	b, _ := os.ReadFile("/proc/self/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "Cpus_allowed_list:"); ok {
-			if cpus, err := ParseCPUList(v); err == nil {
-				return fmt.Sprint(cpus[0])
-			}
-		}
+	if cpus, err := ParseCPUList(ownCPUList()); err == nil {
+		return fmt.Sprint(cpus[0])
 	}
 	return "0"
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -75,13 +76,28 @@ func (s *Server) validate(req DeployRequest) error {
 	}
 	// A limit the spec asks for and the host cannot apply would measure
 	// something else than what the spec says: refused, never a warning.
-	if (req.MemoryMB > 0 || req.CPUs > 0) && s.cg == nil {
-		return fmt.Errorf("memory_mb %d, cpus %v: limits cannot be applied on this host: %v: %w", req.MemoryMB, req.CPUs, s.cgErr, platform.ErrRefused)
-	}
-	if (req.CPUSet != "" || req.PidsMax > 0) && s.cg == nil {
-		return fmt.Errorf("cpuset %q, pids_max %d: limits cannot be applied on this host: %v: %w", req.CPUSet, req.PidsMax, s.cgErr, platform.ErrRefused)
+	if asked := limitsAsked(req); len(asked) > 0 && s.cg == nil {
+		return fmt.Errorf("%s: limits cannot be applied on this host: %v: %w", strings.Join(asked, ", "), s.cgErr, platform.ErrRefused)
 	}
 	return nil
+}
+
+// limitsAsked names the cgroup limits req asks for, with their values.
+func limitsAsked(req DeployRequest) []string {
+	var out []string
+	if req.MemoryMB > 0 {
+		out = append(out, fmt.Sprintf("memory_mb %d", req.MemoryMB))
+	}
+	if req.CPUs > 0 {
+		out = append(out, fmt.Sprintf("cpus %v", req.CPUs))
+	}
+	if req.CPUSet != "" {
+		out = append(out, fmt.Sprintf("cpuset %q", req.CPUSet))
+	}
+	if req.PidsMax > 0 {
+		out = append(out, fmt.Sprintf("pids_max %d", req.PidsMax))
+	}
+	return out
 }
 
 // ValidateDeploy checks a deploy request's values (what does not depend

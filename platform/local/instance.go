@@ -242,25 +242,19 @@ func (in *instance) oomKilled() bool {
 // SIGKILL and only then increments the cgroup's oom_kill count, so the
 // victim's socket can close (and Go's transport retry a reused
 // connection, to "connection refused") while the count still reads 0. It
-// waits up to d for the instance to exit (the platform's watch then
-// records the kill) and reads the count again until d ends. The failure
-// path only: a request that succeeds never waits.
+// reads the count (or the platform's record, once its watch saw the
+// instance exit) every 5 ms until it says so or d ends. The failure path
+// only: a request that succeeds never waits.
 func (in *instance) oomKilledWithin(d time.Duration) bool {
 	if in.group == nil {
 		return false
 	}
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	for deadline := time.Now().Add(d); ; time.Sleep(5 * time.Millisecond) {
 		if in.oomKilled() {
 			return true
 		}
-		select {
-		case <-deadline.C:
-			return in.oomKilled()
-		case <-tick.C:
+		if time.Now().After(deadline) {
+			return false
 		}
 	}
 }
