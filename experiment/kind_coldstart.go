@@ -205,6 +205,23 @@ func (coldStart) Files(c plan.Cell) []string {
 	return []string{hlogFile(c.ID)}
 }
 
+// makeCold makes fn's next call cold through the platform and, with an
+// evicter (coldstart.evict_image), then removes its image from the node.
+func makeCold(ctx context.Context, cst platform.ColdStarter, evicter platform.ImageEvicter, fn string) (platform.Cold, error) {
+	how, err := cst.MakeCold(ctx, fn)
+	if err != nil {
+		return how, fmt.Errorf("make cold: %w", err)
+	}
+	if evicter != nil {
+		evicted, err := evicter.EvictImage(ctx, fn)
+		if err != nil {
+			return how, err
+		}
+		how.How += "; " + evicted
+	}
+	return how, nil
+}
+
 func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	pc, target := c.Plan, c.Measured().Target
 	if idle, ok := pc.Params.Get("idle"); ok {
@@ -236,22 +253,12 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	deployed := false
 	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
 		since := time.Now()
-		how, err := cst.MakeCold(ctx, pc.Function)
+		how, err := makeCold(ctx, cst, evicter, pc.Function)
 		if err != nil {
 			if ctx.Err() != nil {
 				break // interrupted: the samples so far are kept
 			}
-			return nil, fmt.Errorf("make cold: %w", err)
-		}
-		if evicter != nil {
-			evicted, err := evicter.EvictImage(ctx, pc.Function)
-			if err != nil {
-				if ctx.Err() != nil {
-					break
-				}
-				return nil, err
-			}
-			how.How += "; " + evicted
+			return nil, err
 		}
 		cr.ForcedBy = how.How
 		onPath := how.OnPath

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -162,5 +163,38 @@ func TestColdSampleCarriesThePull(t *testing.T) {
 	smp = verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{present}, since, platform.Cold{OnPath: true})
 	if !smp.Verified || smp.Kind != "pod" || smp.PullMs != nil {
 		t.Errorf("a start that found the image: %+v", smp)
+	}
+}
+
+type fakeCold struct {
+	err     error
+	evicted []string
+}
+
+func (f *fakeCold) MakeCold(context.Context, string) (platform.Cold, error) {
+	return platform.Cold{How: "scaled to 0", OnPath: true}, f.err
+}
+func (f *fakeCold) StartedSince(context.Context, string, time.Time) ([]platform.StartedInstance, error) {
+	return nil, nil
+}
+func (f *fakeCold) EvictImage(_ context.Context, fn string) (string, error) {
+	f.evicted = append(f.evicted, fn)
+	return "img removed", nil
+}
+
+// With coldstart.evict_image the image goes after the platform made the call cold, and the
+// record says both; a failed MakeCold evicts nothing.
+func TestMakeColdThenEvict(t *testing.T) {
+	f := &fakeCold{}
+	how, err := makeCold(context.Background(), f, f, "hello-go")
+	if err != nil || how.How != "scaled to 0; img removed" || !how.OnPath || len(f.evicted) != 1 {
+		t.Fatalf("%+v %v, evicted %v", how, err, f.evicted)
+	}
+	if how, err = makeCold(context.Background(), f, nil, "hello-go"); err != nil || how.How != "scaled to 0" || len(f.evicted) != 1 {
+		t.Fatalf("without an evicter: %+v %v, evicted %v", how, err, f.evicted)
+	}
+	f.err = errors.New("gateway down")
+	if _, err = makeCold(context.Background(), f, f, "hello-go"); err == nil || err.Error() != "make cold: gateway down" || len(f.evicted) != 1 {
+		t.Fatalf("a failed MakeCold: %v, evicted %v", err, f.evicted)
 	}
 }

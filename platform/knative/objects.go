@@ -22,6 +22,11 @@ const (
 	LabelRevision = "serving.knative.dev/revision"
 )
 
+// functionImage is fn's image: the workload's own, or settings.image.
+func (c Config) functionImage(fn platform.Function, s Settings) string {
+	return c.Image(fn.Workload, fn.Language, s.Image)
+}
+
 // Service is the serving.knative.dev/v1 Service of fn: the workload's image
 // on port 8080 (Knative's default), the contract's environment (no pod-name
 // field reference: Knative allows those only behind the
@@ -32,7 +37,7 @@ func (c Config) Service(ns string, fn platform.Function, s Settings) (*unstructu
 	labels := kube.FunctionLabels(c.RunLabel(), fn)
 	container := corev1.Container{
 		Name:            "function",
-		Image:           c.Image(fn.Workload, fn.Language, s.Image),
+		Image:           c.functionImage(fn, s),
 		ImagePullPolicy: c.PullPolicy,
 		Ports:           []corev1.ContainerPort{{Name: "http1", ContainerPort: kube.Port}},
 		Env:             kube.ContractEnv(fn, false),

@@ -373,5 +373,5 @@ func (p *Platform) EvictImage(ctx context.Context, name string) (string, error) 
 	if err != nil {
 		return "", fmt.Errorf("evict the image of %s: %w", name, err)
 	}
-	return p.EvictImageOf(ctx, name, p.cfg.Image(fn.Workload, fn.Language, s.Image))
+	return p.EvictImageOf(ctx, name, p.cfg.functionImage(fn, s))
 }

@@ -135,6 +135,12 @@ func (p *Platform) Name() string { return Name }
 // per key (faas-netes pkg/k8s/secrets.go).
 const SecretsMountPath = "/var/openfaas/secrets"
 
+// functionImage is fn's OpenFaaS image: the workload's server behind the
+// of-watchdog (workloads/<w>/<lang>/Dockerfile.openfaas), or settings.image.
+func (c Config) functionImage(fn platform.Function, s Settings) string {
+	return c.Image(fn.Workload, fn.Language+"-openfaas", s.Image)
+}
+
 // Deployment is the gateway request for fn: the image, faasbench's and the
 // scaling labels, the function contract's environment with the watchdog's
 // settings, and the resources.
@@ -163,9 +169,7 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 	for k, v := range s.Timeouts {
 		env[k] = v
 	}
-	// The OpenFaaS image: the workload's server behind the of-watchdog
-	// (workloads/<w>/<lang>/Dockerfile.openfaas).
-	d := FunctionDeployment{Service: fn.Name, Image: c.Image(fn.Workload, fn.Language+"-openfaas", s.Image), Namespace: ns, EnvVars: env, Labels: &labels}
+	d := FunctionDeployment{Service: fn.Name, Image: c.functionImage(fn, s), Namespace: ns, EnvVars: env, Labels: &labels}
 	if len(fn.SecretEnv) > 0 {
 		// faas-netes would write envVars into the Deployment as literal
 		// values; a secret is an OpenFaaS secret instead, which faas-netes
@@ -462,5 +466,5 @@ func (p *Platform) EvictImage(ctx context.Context, name string) (string, error) 
 	if p.cfg.Edition == EditionCE {
 		return "", fmt.Errorf("coldstart.evict_image: %w: OpenFaaS CE never has a function at zero replicas (its cold start deploys the function anew at once), so there is no moment to remove the image; use edition %s or a standard edition", platform.ErrRefused, EditionCE2022)
 	}
-	return p.EvictImageOf(ctx, name, p.cfg.Image(st.fn.Workload, st.fn.Language+"-openfaas", st.s.Image))
+	return p.EvictImageOf(ctx, name, p.cfg.functionImage(st.fn, st.s))
 }
