@@ -112,25 +112,23 @@ var pulledRE = regexp.MustCompile(`^Successfully pulled image ".*" in ([0-9.]+[a
 // reported pulling the image for that pod. The event is recorded as the
 // pull ends, before the container starts: it is waited for briefly.
 func (s *Session) pullOf(ctx context.Context, st *platform.StartedInstance) {
-	deadline := time.Now().Add(3 * time.Second)
-	for {
+	// Not seen within the bound: the start keeps its kind (pod), and the cell's warning counts it.
+	_ = Poll(ctx, 3*time.Second, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		evs, err := s.Cluster.Client.CoreV1().Events(s.Namespace()).List(ctx, metav1.ListOptions{
 			FieldSelector: "involvedObject.kind=Pod,involvedObject.name=" + st.ID})
-		if err == nil {
-			for _, e := range evs.Items {
-				if k, d, ok := pullEvent(e.Reason, e.Message); ok {
-					if k == platform.KindImagePull {
-						st.Kind, st.Pull = k, d
-					}
-					return
+		if err != nil {
+			return false, nil // a failed list is tried again
+		}
+		for _, e := range evs.Items {
+			if k, d, ok := pullEvent(e.Reason, e.Message); ok {
+				if k == platform.KindImagePull {
+					st.Kind, st.Pull = k, d
 				}
+				return true, nil
 			}
 		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return false, nil
+	})
 }
 
 // pullEvent reads one kubelet event: a pull (its duration), or the image
