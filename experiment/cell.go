@@ -79,7 +79,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		}
 	}
 	verdict := load.Judge(res, gen, cores, load.DefaultThresholds)
-	c.Valid = verdict.Valid
+	c.Valid, c.Stolen = verdict.Valid, verdict.Stolen
 	for _, r := range verdict.Reasons {
 		c.Warnings = append(c.Warnings, "invalid: "+r)
 	}

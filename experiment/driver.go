@@ -67,6 +67,7 @@ func (s *Split) Apply(c *results.Cell) {
 			c.Generators[i].CPUMax = max(c.Generators[i].CPUMax, w.CPU)
 		}
 		v := load.Judge(&load.Result{Recorder: load.NewRecorder(0)}, ws, g.Cores, load.DefaultThresholds)
+		c.Stolen = c.Stolen || v.Stolen
 		for _, r := range v.Reasons {
 			c.Valid = false
 			c.Warnings = append(c.Warnings, fmt.Sprintf("invalid: generator %d (%s): %s", g.Index, g.Host, r))

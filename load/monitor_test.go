@@ -117,6 +117,10 @@ func TestJudgeEachCheckAlone(t *testing.T) {
 		if v.Valid || len(v.Reasons) != 1 || !strings.Contains(v.Reasons[0], c.want) {
 			t.Errorf("%s: %+v, want invalid for %q alone", c.name, v, c.want)
 		}
+		// Only the hypervisor's steal is the machine's fault (measured again).
+		if v.Stolen != strings.Contains(c.want, "stole") {
+			t.Errorf("%s: stolen %v", c.name, v.Stolen)
+		}
 	}
 	v := Judge(good(), []GeneratorWindow{{Second: 0, CPU: 0.99}}, 1, DefaultThresholds)
 	if !v.Valid || len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], "the generator used 99%") {

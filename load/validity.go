@@ -30,6 +30,9 @@ type Verdict struct {
 	Valid    bool
 	Reasons  []string // why invalid
 	Warnings []string
+	// Stolen: one of the reasons is the hypervisor's steal, a fault of the
+	// machine, not of the platform or the load: measuring again may do.
+	Stolen bool
 }
 
 // Judge applies th to a result and the generator's windows.
@@ -51,6 +54,7 @@ func Judge(res *Result, gen []GeneratorWindow, cores int, th Thresholds) Verdict
 	for _, w := range gen {
 		if w.Steal > th.MaxSteal {
 			invalid("second %d: the hypervisor stole %.1f%% of CPU time (threshold %.1f%%)", w.Second, 100*w.Steal, 100*th.MaxSteal)
+			v.Stolen = true
 			break
 		}
 	}

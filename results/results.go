@@ -194,6 +194,13 @@ type Cell struct {
 	Windows     []Window         `json:"windows"`
 	Interrupted bool             `json:"interrupted"`
 	Valid       bool             `json:"valid"`
+	// Stolen: in some second the hypervisor stole more CPU time than the
+	// threshold (load.Thresholds.MaxSteal); an invalid cell so marked is
+	// measured again (spec steal_retries).
+	Stolen bool `json:"stolen,omitempty"`
+	// Discarded are the earlier measurements of this cell the runner
+	// dropped because the hypervisor stole CPU time, each with its reasons.
+	Discarded []string `json:"discarded,omitempty"`
 	// Statuses counts the requests answered with each HTTP status.
 	Statuses map[string]int64 `json:"statuses,omitempty"`
 	// Expect is the cell's expectation (spec expect) and whether it held.

@@ -108,6 +108,7 @@ func (c *cells) run(ctx context.Context) (err error) {
 		if err := c.lost(); err != nil {
 			return fmt.Errorf("cell %s: not kept: %w", pc.ID, err)
 		}
+		out = c.remeasure(ctx, pc, prog, out)
 		if out != nil {
 			out.Warnings = append(out.Warnings, contentionWarning(pc, len(c.platCPUs))...)
 			out.Efficiency = efficiencyOf(tl, out, c.deployed[pc.Function], c.sp.Cost)

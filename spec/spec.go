@@ -49,6 +49,11 @@ type Spec struct {
 	// (the platform's own components are restarted too: the local daemon, a
 	// cluster platform's controllers, autoscaler, activator and gateway).
 	BetweenRepetitions string `yaml:"between_repetitions" json:"between_repetitions,omitempty"`
+	// StealRetries is how many times a cell made invalid by the hypervisor
+	// stealing CPU time (a fault of the machine, not of the platform or the
+	// load) is measured again before it is kept invalid (default 2, 0..10);
+	// the dropped measurements' reasons stay in the cell (discarded).
+	StealRetries *int `yaml:"steal_retries" json:"steal_retries,omitempty"`
 	// Order is how cells are ordered: interleaved (every cell of
 	// repetition 1, then of repetition 2, ...) or shuffled (seeded).
 	Order string `yaml:"order" json:"order"`
@@ -391,6 +396,10 @@ func (s *Spec) ApplyDefaults() {
 	}
 	if s.BetweenRepetitions == "" {
 		s.BetweenRepetitions = RepetitionRerun
+	}
+	if s.StealRetries == nil {
+		n := DefaultStealRetries
+		s.StealRetries = &n
 	}
 	if s.Order == "" {
 		s.Order = "interleaved"

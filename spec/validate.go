@@ -71,6 +71,10 @@ const (
 	MaxPayloadSize = 256 << 20
 	MaxConcurrency = 10000
 	MaxRepetitions = 1000
+	// A cell whose machine was starved is measured again at most this
+	// many times; DefaultStealRetries when the spec does not say.
+	MaxStealRetries     = 10
+	DefaultStealRetries = 2
 )
 
 // Validate checks values; every problem is reported, with its path and line.
@@ -318,6 +322,9 @@ func (p *Parsed) Validate(k Known) error {
 	}
 	if s.Repetitions < 1 || s.Repetitions > MaxRepetitions {
 		add("repetitions", "%d: want 1..%d", s.Repetitions, MaxRepetitions)
+	}
+	if n := s.StealRetries; n != nil && (*n < 0 || *n > MaxStealRetries) {
+		add("steal_retries", "%d: want 0..%d", *n, MaxStealRetries)
 	}
 	switch s.BetweenRepetitions {
 	case RepetitionRerun, RepetitionRedeploy, RepetitionRestart:

@@ -117,7 +117,7 @@ func TestWarmupMaxAndBetweenRepetitionsAreValidatedByField(t *testing.T) {
 	withLoad := func(extra string) string {
 		return strings.Replace(good, "  duration: 3s\n", "  duration: 3s\n"+extra, 1)
 	}
-	if err := check(withLoad("  warmup: 1s\n  warmup_max: 30s\n") + "between_repetitions: redeploy\n"); err != nil {
+	if err := check(withLoad("  warmup: 1s\n  warmup_max: 30s\n") + "between_repetitions: redeploy\nsteal_retries: 10\n"); err != nil {
 		t.Fatalf("good: %v", err)
 	}
 	for y, want := range map[string]string{
@@ -125,6 +125,8 @@ func TestWarmupMaxAndBetweenRepetitionsAreValidatedByField(t *testing.T) {
 		withLoad("  warmup_max: 11m\n"):                   "load.warmup_max",
 		withLoad("  warmup_max: 30s\n") + "kind: batch\n": "load.warmup_max: kind batch",
 		good + "between_repetitions: reboot\n":            "between_repetitions",
+		good + "steal_retries: 11\n":                      "steal_retries: 11: want 0..10",
+		good + "steal_retries: -1\n":                      "steal_retries: -1",
 	} {
 		if err := check(y); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error naming %s", y, err, want)
