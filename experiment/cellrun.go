@@ -42,6 +42,9 @@ type Function struct {
 	Target load.Target
 	// Options are the client's (timeout, keep-alive, response checks).
 	Options load.Options
+	// Headerless says why the function's replies carry no X-Fb-Instance
+	// (platform.Headerless; "": they do).
+	Headerless string
 }
 
 // Measured is the function the cell measures.

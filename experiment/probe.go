@@ -84,10 +84,14 @@ func Probe(ctx context.Context, fn Function) (results.Probe, error) {
 		return bad(why + ": " + excerpt(body))
 	case resp.Header.Get(load.HeaderError) != "":
 		return bad(fmt.Sprintf("the function says it failed (%s: %s): %s", load.HeaderError, resp.Header.Get(load.HeaderError), excerpt(body)))
-	case p.Instance == "":
+	case p.Instance == "" && fn.Headerless == "":
 		return bad(fmt.Sprintf("HTTP %s without the function contract's %s header: something other than the function answered (%s)", resp.Status, load.HeaderInstance, excerpt(body)))
 	}
 	v, vp := fn.Options.Checks.Funcs()
+	if p.Instance == "" && v == nil && vp == nil {
+		// Without the header, only the workload's check tells the function's reply from another's.
+		return bad(fmt.Sprintf("HTTP %s without %s (%s), and the workload has no response check to tell the function's reply from another's (%s)", resp.Status, load.HeaderInstance, fn.Headerless, excerpt(body)))
+	}
 	if v != nil {
 		if err := v(body); err != nil {
 			return bad("the reply fails the workload's check: " + err.Error())

@@ -239,6 +239,16 @@ type ResourceSampler interface {
 	SampleResources(ctx context.Context, name string) (FunctionUsage, error)
 }
 
+// Headerless is an optional capability: the reason a function's replies
+// cannot carry the function contract's X-Fb-Instance header ("": they can).
+// OpenFaaS's classic watchdog forks the function for every request and
+// sends back only what it wrote: the run's probe then takes the workload's
+// response check as the function's own answer, and the cells count no
+// instances.
+type Headerless interface {
+	Headerless(name string) string
+}
+
 // DirectCaller is an optional capability: the address of each instance,
 // so a function can be called without the platform's gateway (seed 003's
 // gateway vs direct call).

@@ -53,6 +53,9 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	if n, ok := pc.Params.Int("payload_size"); ok {
 		req.PayloadSize, req.PayloadFile = n, ""
 	}
+	if hl, ok := c.p.(platform.Headerless); ok {
+		fn.Headerless = hl.Headerless(pc.Function)
+	}
 	fn.Options.Checks = experiment.Checks(w, req)
 	fn.Options.Validate, fn.Options.ValidatePair = fn.Options.Checks.Funcs()
 	if fn.Target, err = c.request(req, w, url); err != nil {

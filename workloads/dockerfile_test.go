@@ -27,6 +27,7 @@ func eachImage(t *testing.T, fn func(w *Workload, lang, path string)) {
 		for _, lang := range w.Languages {
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas"))
+			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openfaas-classic"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.openwhisk"))
 			fn(w, lang, filepath.Join(w.Dir, lang, "Dockerfile.fission"))
 			if _, ok := NuclioRuntimes[lang]; ok {
@@ -46,6 +47,8 @@ func TestDockerfilesAreCurrent(t *testing.T) {
 		switch filepath.Ext(path) {
 		case ".openfaas":
 			gen = OpenFaaSDockerfile
+		case ".openfaas-classic":
+			gen = OpenFaaSClassicDockerfile
 		case ".openwhisk":
 			gen = OpenWhiskDockerfile
 		case ".fission":
@@ -115,6 +118,9 @@ func TestDockerfilesBuildContext(t *testing.T) {
 		case ".openfaas":
 			// The of-watchdog answers on 8080; the function listens behind it.
 			wants = []string{"EXPOSE 8080", "FB_PORT=8082", "upstream_url=http://127.0.0.1:8082", "mode=http", "ENV fprocess=", "COPY --from=watchdog /fwatchdog", "ENTRYPOINT [\"/usr/bin/fwatchdog\"]"}
+		case ".openfaas-classic":
+			// The classic watchdog answers on 8080 and forks the function per request.
+			wants = []string{"EXPOSE 8080", "FB_MODE=stdio", "ENV fprocess=", "COPY --from=watchdog /fwatchdog", "ENTRYPOINT [\"/usr/bin/fwatchdog\"]"}
 		case ".openwhisk":
 			// The action proxy answers on 8080 (OpenWhisk's port) and starts the function behind it.
 			wants = []string{"EXPOSE 8080", "FB_PORT=8080", "FB_HOST=0.0.0.0", "COPY --from=front /out/front /usr/local/bin/fb-front", "ENTRYPOINT [\"/usr/local/bin/fb-front\",\"openwhisk\","}

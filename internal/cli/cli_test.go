@@ -211,13 +211,13 @@ func TestRunRefusesCPUsNotOnline(t *testing.T) {
 	}
 }
 
-// OpenFaaS CE's limits and the watchdog modes faasbench's images cannot run are refused before
+// OpenFaaS CE's limits and a watchdog command faasbench's images cannot run are refused before
 // anything starts (exit 2), naming the setting; edition pro lifts CE's limits.
 func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 	for _, c := range []struct{ name, platformLine, fn, want string }{
 		{"zero", "{name: openfaas}", `{workload: hello, language: go, settings: {scale_min: "1", scale_max: "3", scale_zero: "true"}}`, "com.openfaas.scale.zero not available for Community Edition"},
 		{"replicas", "{name: openfaas}", `{workload: hello, language: go, replicas: 8}`, "replicas: 8: OpenFaaS CE runs at most 5"},
-		{"fork", "{name: openfaas, options: {edition: pro}}", `{workload: hello, language: python, mode: fork, settings: {fprocess: python3 h.py}}`, "needs an image built on the classic watchdog"},
+		{"fork", "{name: openfaas, options: {edition: pro}}", `{workload: hello, language: python, mode: fork, settings: {fprocess: python3 h.py}}`, "the workload's classic-watchdog image runs its own function; give settings.image"},
 		{"edition", "{name: openfaas, options: {edition: gold}}", `{workload: hello, language: go}`, "platform.options.edition"},
 	} {
 		dir := t.TempDir()

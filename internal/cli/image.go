@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -120,6 +122,12 @@ func (a *app) imageCmd() *cobra.Command {
 	return cmd
 }
 
+// imageFlavors are the Dockerfiles a workload has: Dockerfile (plain) and
+// Dockerfile.<flavor>.
+func imageFlavors() []string {
+	return []string{"plain", "openfaas", "openfaas-classic", "nuclio", "openwhisk", "fission"}
+}
+
 // workloadImageCmd is `faasbench workload image`: the workload's own Dockerfile, the one users build.
 func (a *app) workloadImageCmd() *cobra.Command {
 	var f imageFlags
@@ -134,7 +142,10 @@ func (a *app) workloadImageCmd() *cobra.Command {
 				return err
 			}
 			file := "Dockerfile"
-			if flavor != "" && flavor != "plain" {
+			if !slices.Contains(imageFlavors(), flavor) {
+				return usageErr("--flavor: %q: want one of %s", flavor, strings.Join(imageFlavors(), ", "))
+			}
+			if flavor != "plain" {
 				file += "." + flavor
 			}
 			dockerfile := filepath.Join(root, args[0], lang, file)
@@ -149,7 +160,7 @@ func (a *app) workloadImageCmd() *cobra.Command {
 	}
 	f.add(cmd, "the image's name (default faasbench/<workload>-<lang>:local, the baseline's name with image_tag local)")
 	cmd.Flags().StringVarP(&lang, "lang", "l", "", "the language of the implementation")
-	cmd.Flags().StringVar(&flavor, "flavor", "plain", "which Dockerfile: plain, openfaas, nuclio, openwhisk or fission")
+	cmd.Flags().StringVar(&flavor, "flavor", "plain", "which Dockerfile: "+strings.Join(imageFlavors(), ", "))
 	cmd.Flags().StringVar(&dir, "workloads", "", "workload catalogue directory")
 	_ = cmd.MarkFlagRequired("lang")
 	return cmd

@@ -17,8 +17,37 @@ import (
 // (OpenFaaS), and Fission's container executor gives its pods no readiness
 // probe at all. prepare, when not nil, completes each request (auth, a Host).
 func WaitAnswering(ctx context.Context, url string, n int, timeout time.Duration, prepare func(*http.Request)) error {
-	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	seen := map[string]bool{}
+	last, err := waitReplies(ctx, url, timeout, prepare, func(resp *http.Response) (bool, string) {
+		if id := resp.Header.Get("X-Fb-Instance"); id != "" && resp.StatusCode < 500 {
+			seen[id] = true
+			return len(seen) >= n, ""
+		}
+		return false, fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("%d of %d instances answered as the function at %s within %s (platform.options.ready_timeout; last: %s): %w", len(seen), n, url, timeout, last, err)
+	}
+	return err
+}
+
+// WaitAnswered waits until a call at url is answered below 500, within
+// timeout: for a function whose replies cannot name their instance
+// (platform.Headerless), where WaitAnswering would wait for ever.
+func WaitAnswered(ctx context.Context, url string, timeout time.Duration, prepare func(*http.Request)) error {
+	last, err := waitReplies(ctx, url, timeout, prepare, func(resp *http.Response) (bool, string) {
+		return resp.StatusCode < 500, fmt.Sprintf("HTTP %d", resp.StatusCode)
+	})
+	if errors.Is(err, ErrTimeout) {
+		return fmt.Errorf("no answer below 500 at %s within %s (platform.options.ready_timeout; last: %s): %w", url, timeout, last, err)
+	}
+	return err
+}
+
+// waitReplies calls url (GET, a new connection each time) until done says
+// a reply is enough, within timeout; it returns the last reason not.
+func waitReplies(ctx context.Context, url string, timeout time.Duration, prepare func(*http.Request), done func(*http.Response) (bool, string)) (string, error) {
+	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	last := "no answer yet"
 	err := Poll(ctx, timeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -30,19 +59,17 @@ func WaitAnswering(ctx context.Context, url string, n int, timeout time.Duration
 		}
 		resp, err := cl.Do(req)
 		if err != nil {
-			last = err.Error()
+			if ctx.Err() == nil { // the deadline cutting the last call short is no reason
+				last = err.Error()
+			}
 			return false, nil
 		}
 		_ = resp.Body.Close()
-		if id := resp.Header.Get("X-Fb-Instance"); id != "" && resp.StatusCode < 500 {
-			seen[id] = true
-		} else {
-			last = fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
+		ok, why := done(resp)
+		if !ok {
+			last = why
 		}
-		return len(seen) >= n, nil
+		return ok, nil
 	})
-	if errors.Is(err, ErrTimeout) {
-		return fmt.Errorf("%d of %d instances answered as the function at %s within %s (platform.options.ready_timeout; last: %s): %w", len(seen), n, url, timeout, last, err)
-	}
-	return err
+	return last, err
 }

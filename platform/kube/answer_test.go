@@ -37,3 +37,24 @@ func TestWaitAnswering(t *testing.T) {
 		t.Errorf("three instances of two: %v", err)
 	}
 }
+
+// A function whose replies cannot name their instance (the classic watchdog's) is answering once a
+// call gets a reply below 500; a gateway that only ever answers 502 times out saying so.
+func TestWaitAnswered(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) <= 3 || r.URL.Path == "/down" {
+			http.Error(w, "Can't reach service", http.StatusBadGateway)
+			return
+		}
+		_, _ = w.Write([]byte("pong"))
+	}))
+	defer srv.Close()
+	if err := WaitAnswered(context.Background(), srv.URL, 10*time.Second, nil); err != nil || calls.Load() != 4 {
+		t.Fatalf("%v after %d calls, want an answer at the fourth", err, calls.Load())
+	}
+	err := WaitAnswered(context.Background(), srv.URL+"/down", 300*time.Millisecond, nil)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "last: HTTP 502") {
+		t.Errorf("always 502: %v", err)
+	}
+}

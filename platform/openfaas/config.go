@@ -246,17 +246,15 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("mode: %q is not http or fork", fn.Mode)
 	case fn.Mode == "fork" && s.Watchdog != "classic":
 		return s, fmt.Errorf("mode: fork needs the classic watchdog, not %s", s.Watchdog)
-	case s.Watchdog != "of-http" && s.FProcess == "":
+	case s.Watchdog == "classic" && s.Image == "" && s.FProcess != "":
+		// The workload's classic image (Dockerfile.openfaas-classic) runs
+		// its own function; another command needs an image of its own.
+		return s, fmt.Errorf("settings.fprocess: the workload's classic-watchdog image runs its own function; give settings.image with it")
+	case s.Watchdog != "of-http" && s.FProcess == "" && (s.Watchdog != "classic" || s.Image != ""):
+		// of-watchdog's forking modes run in the workload's of-watchdog
+		// image, whose fprocess starts the function's server; an image of
+		// the user's own says nothing faasbench knows.
 		return s, fmt.Errorf("settings.fprocess: the %s watchdog needs the command it runs per request", s.Watchdog)
-	case s.Watchdog == "classic" && s.Image == "":
-		// faasbench's OpenFaaS images run of-watchdog with mode=http baked in
-		// (Dockerfile.openfaas): the classic watchdog's fprocess would be
-		// started as an HTTP server and the pod would crash-loop.
-		what := "watchdog: classic"
-		if fn.Mode == "fork" {
-			what = "mode: fork (OpenFaaS's classic watchdog)"
-		}
-		return s, fmt.Errorf("settings.image: %s needs an image built on the classic watchdog; faasbench's OpenFaaS images run of-watchdog in mode=http, where the pod would crash-loop (or use settings.watchdog: of-streaming, which forks fprocess per request with the default image)", what)
 	case fn.Replicas < 0:
 		return s, fmt.Errorf("replicas: %d is negative", fn.Replicas)
 	}

@@ -31,8 +31,41 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 			t.Errorf("request %s lacks %s", raw, want)
 		}
 	}
-	if _, ok := d.EnvVars["mode"]; ok {
-		t.Errorf("the classic watchdog has no mode: %v", d.EnvVars)
+	if _, ok := d.EnvVars["mode"]; ok || d.EnvVars["FB_MODE"] != "stdio" {
+		t.Errorf("the classic watchdog has no mode, and forks a runtime that serves one request from stdin: %v", d.EnvVars)
+	}
+	// mode: fork without an image: the workload's classic-watchdog image
+	// (Dockerfile.openfaas-classic), whose fprocess is the function; of-
+	// watchdog's forking modes keep the of-watchdog image, with FB_MODE.
+	classic, err := ParseSettings(platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Mode: "fork"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Deployment("openfaas-fn", platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Mode: "fork"}, classic); d.Image != "faasbench/hello-python-openfaas-classic:latest" || d.EnvProcess != "" || d.EnvVars["FB_MODE"] != "stdio" {
+		t.Errorf("mode fork: image %s, fprocess %q, env %v", d.Image, d.EnvProcess, d.EnvVars)
+	}
+	// A function calls others through the gateway's in-cluster Service; a spec's own value wins.
+	if got := d.EnvVars["FB_GATEWAY_URL"]; got != "http://gateway.openfaas:8080" {
+		t.Errorf("FB_GATEWAY_URL %q", got)
+	}
+	own := platform.Function{Name: "m", Env: map[string]string{"FB_GATEWAY_URL": "http://elsewhere:8080"}}
+	if got := c.Deployment("openfaas-fn", own, Settings{Watchdog: "of-http"}).EnvVars["FB_GATEWAY_URL"]; got != "http://elsewhere:8080" {
+		t.Errorf("the spec's FB_GATEWAY_URL became %q", got)
+	}
+	// Behind the classic watchdog a reply is the forked function's output alone: no X-Fb-Instance.
+	var pl Platform
+	pl.functions.Put("classic", fnState{s: classic})
+	pl.functions.Put("http", fnState{s: Settings{Watchdog: "of-http"}})
+	if pl.Headerless("classic") == "" || pl.Headerless("http") != "" || pl.Headerless("unknown") != "" {
+		t.Errorf("headerless: classic %q, of-http %q", pl.Headerless("classic"), pl.Headerless("http"))
+	}
+	serial := platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Settings: map[string]string{"watchdog": "of-serializing", "fprocess": "python main.py"}}
+	ss, err := ParseSettings(serial)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Deployment("openfaas-fn", serial, ss); d.Image != "faasbench/hello-python-openfaas:latest" || d.EnvProcess != "python main.py" || d.EnvVars["FB_MODE"] != "stdio" || d.EnvVars["mode"] != "serializing" {
+		t.Errorf("of-serializing: image %s, fprocess %q, env %v", d.Image, d.EnvProcess, d.EnvVars)
 	}
 	auto, _ := ParseSettings(platform.Function{Name: "f", Settings: map[string]string{"scale_min": "1", "scale_max": "10", "scale_type": "rps", "scale_target": "50"}})
 	if !auto.Autoscaled || auto.Labels["com.openfaas.scale.type"] != "rps" {
@@ -41,14 +74,13 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 	for want, fn := range map[string]platform.Function{
 		"settings.scale_type: \"queue\"":             {Name: "f", Settings: map[string]string{"scale_type": "queue"}},
 		"settings.scale_max: 1 is below scale_min 2": {Name: "f", Settings: map[string]string{"scale_min": "2", "scale_max": "1"}},
-		"settings.fprocess: the classic watchdog":    {Name: "f", Mode: "fork"},
+		"settings.fprocess: the classic watchdog":    {Name: "f", Mode: "fork", Settings: map[string]string{"image": "example.org/x:1"}},
 		"settings.fprocess: the of-streaming":        {Name: "f", Settings: map[string]string{"watchdog": "of-streaming"}},
 		"mode: fork needs the classic watchdog":      {Name: "f", Mode: "fork", Settings: map[string]string{"watchdog": "of-http"}},
 		"settings.invoke: \"later\"":                 {Name: "f", Settings: map[string]string{"invoke": "later"}},
 		"settings.hpa_max: unknown setting":          {Name: "f", Settings: map[string]string{"hpa_max": "3"}},
-		// faasbench's images bake mode=http in: the classic watchdog's fprocess would crash-loop.
-		"settings.image: mode: fork (OpenFaaS's classic watchdog) needs an image built on the classic watchdog": {Name: "f", Mode: "fork", Settings: map[string]string{"fprocess": "/fn/x"}},
-		"settings.image: watchdog: classic needs an image":                                                      {Name: "f", Settings: map[string]string{"watchdog": "classic", "fprocess": "/fn/x"}},
+		// The workload's classic image runs its own function: another command needs its own image.
+		"settings.fprocess: the workload's classic-watchdog image runs its own function; give settings.image": {Name: "f", Mode: "fork", Settings: map[string]string{"fprocess": "/fn/x"}},
 	} {
 		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: error %v, want %q", fn, err, want)

@@ -65,6 +65,7 @@ var (
 	_ platform.ColdStarter     = (*Platform)(nil)
 	_ platform.ImageEvicter    = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
+	_ platform.Headerless      = (*Platform)(nil)
 )
 
 // New connects to the cluster and the gateway.
@@ -136,9 +137,20 @@ func (p *Platform) Name() string { return Name }
 const SecretsMountPath = "/var/openfaas/secrets"
 
 // functionImage is fn's OpenFaaS image: the workload's server behind the
-// of-watchdog (workloads/<w>/<lang>/Dockerfile.openfaas), or settings.image.
+// of-watchdog (workloads/<w>/<lang>/Dockerfile.openfaas), the workload run
+// per request by the classic watchdog (Dockerfile.openfaas-classic: mode
+// fork, watchdog classic), or settings.image.
 func (c Config) functionImage(fn platform.Function, s Settings) string {
+	if s.Watchdog == "classic" {
+		return c.Image(fn.Workload, fn.Language+"-openfaas-classic", s.Image)
+	}
 	return c.Image(fn.Workload, fn.Language+"-openfaas", s.Image)
+}
+
+// InClusterGateway is the gateway's address from a pod: the chart's
+// Service "gateway" in OpenFaaS's namespace, port 8080.
+func (c Config) InClusterGateway() string {
+	return "http://gateway." + c.OpenFaaSNamespace + ":8080"
 }
 
 // Deployment is the gateway request for fn: the image, faasbench's and the
@@ -155,13 +167,24 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 	}
 	switch s.Watchdog {
 	case "classic":
-		// The classic watchdog forks fprocess per request.
+		// The classic watchdog forks fprocess per request: a faasbench
+		// runtime serves that one request from stdin to stdout.
+		env["FB_MODE"] = "stdio"
 	default:
 		env["mode"] = strings.TrimPrefix(s.Watchdog, "of-")
 		if s.Watchdog == "of-http" {
 			env["upstream_url"] = "http://127.0.0.1:" + strconv.Itoa(UpstreamPort)
 			env["FB_HOST"], env["FB_PORT"] = "127.0.0.1", strconv.Itoa(UpstreamPort)
+		} else {
+			// of-serializing and of-streaming fork fprocess per request too.
+			env["FB_MODE"] = "stdio"
 		}
+	}
+	if _, set := env["FB_GATEWAY_URL"]; !set {
+		// A function that calls others (mapreduce) does so through the
+		// gateway, at its in-cluster address (the chart's Service), as the
+		// local platform gives its own.
+		env["FB_GATEWAY_URL"] = c.InClusterGateway()
 	}
 	if fn.Concurrency > 0 {
 		env["max_inflight"] = strconv.Itoa(fn.Concurrency)
@@ -291,15 +314,31 @@ func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 	if st, ok := p.functions.Get(name); ok && st.s.Async {
 		return nil // the gateway answers 202 whoever runs
 	}
-	err = kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, func(r *http.Request) {
+	auth := func(r *http.Request) {
 		if p.gw.Password != "" {
 			r.SetBasicAuth(p.gw.User, p.gw.Password)
 		}
-	})
+	}
+	if p.Headerless(name) != "" {
+		// The classic watchdog forks the function per request: no server
+		// to wait for, no instance to count; one reply through the gateway.
+		err = kube.WaitAnswered(ctx, url, p.ReadyTimeout, auth)
+	} else {
+		err = kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, auth)
+	}
 	if err != nil {
 		return fmt.Errorf("function %s through the gateway: %w", name, err)
 	}
 	return nil
+}
+
+// Headerless implements platform.Headerless: behind the classic watchdog
+// the function is a process per request whose stdout is the whole reply.
+func (p *Platform) Headerless(name string) string {
+	if st, ok := p.functions.Get(name); ok && st.s.Watchdog == "classic" {
+		return "OpenFaaS's classic watchdog sends only the forked function's output"
+	}
+	return ""
 }
 
 // Scale implements platform.Platform through /system/scale-function. On
