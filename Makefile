@@ -98,9 +98,10 @@ test-real: setup build test-real-openfaas test-real-cgroup2
 test-real-cgroup2: setup build
 	@GO=$(GO) scripts/phase.sh "real node on cgroup v2 (qemu guest)" scripts/v2-guest.sh --node
 
-## test-real-openfaas: OpenFaaS of 2022-10 on the real node at full size (about 20 minutes): gateway vs direct
+## test-real-openfaas: OpenFaaS of 2022-10 on the real node at full size (about 45 minutes): gateway vs direct
 ## at c=1 and c=16 with three repetitions, 20 cold starts from zero, AlertManager's scaling three times, seed
-## 003's hello-concurrency and gateway-direct rows; writes docs/evidence/openfaas-real-DATE (or OPENFAAS_EVIDENCE=DIR)
+## 003's hello-concurrency, gateway-direct and watchdog-modes rows, seed 000's byte reversal and image batch,
+## seed 002's word count and MapReduce; writes docs/evidence/openfaas-real-DATE (or OPENFAAS_EVIDENCE=DIR)
 test-real-openfaas: setup build
 	@GO=$(GO) scripts/test-real-openfaas.sh $(OPENFAAS_EVIDENCE)
 

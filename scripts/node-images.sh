@@ -5,7 +5,7 @@
 # as faasbench/<workload>-<lang>:local and pushes it to the node's registry, which the Kubernetes adapters run with image_tag local and
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
-# --base). Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
+# --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,15 +23,18 @@ for wl in "$@"; do
   args=() name=$w-$l extra=()
   case ${flavor:-plain} in
     plain) ;;
-    openfaas)
+    openfaas|openfaas-classic)
       if [ -z "$wdimage" ]; then
         ofbin=$(scripts/openfaas-build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) ||
-          { tail -20 "$DIR/logs/openfaas-build.log" >&2; echo "node-images: the of-watchdog build failed" >&2; exit 1; }
+          { tail -20 "$DIR/logs/openfaas-build.log" >&2; echo "node-images: the watchdogs' build failed" >&2; exit 1; }
         wdimage=$(dirname "$ofbin")/watchdog-image
       fi
-      name=$w-$l-openfaas extra=("$wdimage/fwatchdog")
-      args=(--flavor openfaas --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/of-watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.openfaas")=$wdimage" -t "faasbench/$name:local") ;;
-    *) echo "node-images: $wl: flavor ${flavor}: only openfaas (or none)" >&2; exit 2 ;;
+      # The watchdog's tree stands for the image the Dockerfile's first stage names (--base).
+      tree=$wdimage
+      [ "$flavor" = openfaas-classic ] && tree=$(dirname "$wdimage")/classic-watchdog-image
+      name=$w-$l-$flavor extra=("$tree/fwatchdog")
+      args=(--flavor "$flavor" --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/[a-z-]*watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.$flavor")=$tree" -t "faasbench/$name:local") ;;
+    *) echo "node-images: $wl: flavor ${flavor}: only openfaas or openfaas-classic (or none)" >&2; exit 2 ;;
   esac
   key=$( { find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
     -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort; printf '%s\n' "${extra[@]}"; } | xargs cat | sha256sum | cut -c1-12)

@@ -45,18 +45,22 @@ python3 scripts/node/check-run.py "$run" --instances 'via=gateway/c=8=2'
 [ -s "$run/report.html" ] || { echo "node-test: no report in $run" >&2; exit 1; }
 # OpenFaaS of 2022-10 as its own chart installs it (scripts/openfaas-up.sh), alone on the node (the node has
 # one core), then removed before Knative: hello in Go and Python on the pinned of-watchdog.
-scripts/phase.sh "openfaas function images (on the pinned of-watchdog)" scripts/node-images.sh "$DIR/node" hello:go:openfaas hello:python:openfaas
+scripts/phase.sh "openfaas function images (on the pinned of-watchdog and classic watchdog)" scripts/node-images.sh "$DIR/node" hello:go:openfaas hello:python:openfaas \
+  hello:python:openfaas-classic
 scripts/phase.sh "openfaas install (2022 chart by helm; gateway, faas-netes, basic auth, Prometheus, AlertManager)" scripts/openfaas-up.sh "$DIR/node"
 . "$DIR/node/openfaas.env"
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="hello:go hello:python" scripts/phase.sh "openfaas tests (-race)" \
   scripts/node-exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
-for s in openfaas-hello openfaas-coldstart openfaas-coldstart-pull; do
+for s in openfaas-hello openfaas-watchdog-modes openfaas-coldstart openfaas-coldstart-pull; do
   scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" CONTAINER_RUNTIME_ENDPOINT="$CONTAINER_RUNTIME_ENDPOINT" \
     scripts/node-exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Two pods each, through the gateway at 8 connections: both serve (faas-netes' proxy picks one per call).
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
+# Seed 003's watchdog modes: of-http, of-serializing and the classic watchdog each answered every request
+# as the function (the classic watchdog's replies name no instance: the forked function cannot set a header).
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-watchdog-modes/*/)" --failed-max 0 --headerless hello-classic
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --cold-verified 2
 # The image removed from the node before each call (coldstart.evict_image): both starts pulled it from the
 # node's registry, by the kubelet's own Pulled events for those pods.

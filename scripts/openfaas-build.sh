@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # openfaas-build.sh: builds OpenFaaS of the studies' era from its pinned source (scripts/upstream/pins.tsv,
 # through scripts/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
-# ${FAASBENCH_CACHE:-/var/cache/faasbench}/openfaas-2022-<hash of this script and the pins>/bin, and skips
+# ${FAASBENCH_CACHE:-/var/cache/faasbench}/openfaas-2022-<hash of this script and its pins>/bin, and skips
 # what is already there. Each with its own vendor/ (-mod=vendor: nothing from the module proxy), static,
 # stamped as its Dockerfile stamps it:
 #   gateway      openfaas/faas gateway/          (2022-10-24, MIT)
@@ -14,12 +14,14 @@
 # its own Dockerfile upstream lays it out (WORKDIR /home/app, the binary there, its CMD) on a distroless
 # static base in place of Alpine (the binaries are static), tagged ko.local/openfaas/<name>:<commit> as
 # scripts/openfaas-render.sh names them; and watchdog-image/fwatchdog, the tree that stands for the
-# of-watchdog image (FROM scratch, /fwatchdog) when the function images are built (--base).
+# of-watchdog image (FROM scratch, /fwatchdog) when the function images are built (--base), and
+# classic-watchdog-image/fwatchdog, the classic watchdog's (the openfaas-classic images).
 # Prints the bin directory last. Cold on 2 cores: ~2.5 CPU-minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/kube-paths.sh
-OPENFAAS_DIR="$FB_CACHE/openfaas-2022-$(_fb_hash scripts/openfaas-build.sh scripts/upstream/pins.tsv)"
+# Keyed by this script and OpenFaaS's own pins (another platform's pin does not rebuild it).
+OPENFAAS_DIR="$FB_CACHE/openfaas-2022-$(_fb_hash scripts/openfaas-build.sh <(grep '^openfaas-' scripts/upstream/pins.tsv))"
 BIN="$OPENFAAS_DIR/bin"
 mkdir -p "$BIN"
 start=$(date +%s)
@@ -75,12 +77,13 @@ image() {
 }
 short() { awk -F'\t' -v n="$1" '$1 == n {print substr($3, 1, 12)}' scripts/upstream/pins.tsv; }
 
-mkdir -p "$OPENFAAS_DIR/images" "$OPENFAAS_DIR/watchdog-image"
+mkdir -p "$OPENFAAS_DIR/images" "$OPENFAAS_DIR/watchdog-image" "$OPENFAAS_DIR/classic-watchdog-image"
 [ -x bin/faasbench ] || CGO_ENABLED=0 go build -o bin/faasbench ./cmd/faasbench
 image gateway gateway gateway "$(scripts/upstream.sh openfaas-faas-2022)/gateway/assets"
 image basic-auth basic-auth handler
 image faas-netes faas-netes faas-netes
 cmp -s "$BIN/of-watchdog" "$OPENFAAS_DIR/watchdog-image/fwatchdog" || cp "$BIN/of-watchdog" "$OPENFAAS_DIR/watchdog-image/fwatchdog"
+cmp -s "$BIN/watchdog" "$OPENFAAS_DIR/classic-watchdog-image/fwatchdog" || cp "$BIN/watchdog" "$OPENFAAS_DIR/classic-watchdog-image/fwatchdog"
 
 echo "==> openfaas-build: $(( $(date +%s) - start )) s; binaries in $BIN" >&2
 echo "$BIN"

@@ -11,9 +11,11 @@
 #   - AlertManager's scaling three times, with its timeline (the realnode test, its log kept)
 #   - seed 003's hello-concurrency and gateway-direct rows on OpenFaaS (examples as written for the local
 #     platform, moved to OpenFaaS on the command line)
+#   - seed 003's watchdog modes (of-http, of-serializing, the classic watchdog), seed 000's byte reversal and
+#     image batch, seed 002's word count over HTTP and MapReduce, each three repetitions
 #   - the gateway's pod deleted mid-run: the run says so (exit 1) and keeps what it measured
 #   - the platform's idle footprint (each run's manifest records it), then its removal (openfaas-down)
-# Budget: about 20 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+# Budget: about 45 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
 # docs/evidence/openfaas-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail
@@ -64,6 +66,26 @@ step "openfaas: AlertManager's scaling, 3 times" alerts
 for s in 003-hello-concurrency 003-gateway-direct; do
   step "openfaas: $s" run "openfaas-$s" "examples/$s.yaml" "${of[@]}"
 done
+# Seed 003's watchdog modes: hello in Python behind of-watchdog's http and serializing modes and behind the
+# classic watchdog (its own image), at the study's 1, 16 and 100 connections.
+step "image hello:python (openfaas-classic)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:python:openfaas-classic | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
+modes() { CHECK_ARGS="--failed-max 0 --headerless hello-classic" run openfaas-003-watchdog-modes examples/realnode/openfaas-watchdog-modes.yaml \
+  --set 'load.concurrency=[1, 16, 100]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "openfaas: 003-watchdog-modes (of-http, of-serializing, classic), 3 repetitions" modes
+# Seed 000 on OpenFaaS at the node's one core: byte reversal in C++ (forked per request) and Go, one and two
+# replicas, payloads 1 B to 16 MiB; as a batch of 100 items with 4 per replica in flight, and one request at a
+# time; the image batch (ImageMagick, C++) over the 40 generated images. Three repetitions each. The bare-host
+# baseline (batch.native) is left out here: it runs on every CPU of the machine, the node on one.
+step "openfaas: 000-reverse-parallel, 3 repetitions" run openfaas-000-reverse-parallel examples/000-reverse-parallel.yaml "${of[@]}" \
+  --set 'vary.replicas=[1, 2]' --set 'vary.payload_size=[1, 1024, 1048576, 16777216]' --set batch.native=false --set repetitions=3
+step "openfaas: 000-reverse-single, 3 repetitions" run openfaas-000-reverse-single examples/000-reverse-single.yaml "${of[@]}" \
+  --set 'vary.replicas=[1, 2]' --set 'vary.payload_size=[1, 1024, 65536, 1048576, 16777216]' --set repetitions=3
+step "openfaas: 000-image-batch, 3 repetitions" run openfaas-000-image-batch examples/000-image-batch.yaml "${of[@]}" \
+  --set 'vary.replicas=[1, 2]' --set batch.native=false --set repetitions=3
+# Seed 002's I/O and MapReduce: the shared storage is faasbench's upstream on the node's address.
+step "openfaas: 002-wordcount-io over HTTP, 3 repetitions" run openfaas-002-wordcount-io examples/realnode/openfaas-wordcount-io.yaml \
+  --set "services.listen=$NODE_IP:0"
+step "openfaas: 002-mapreduce, 3 repetitions" run openfaas-002-mapreduce examples/realnode/openfaas-mapreduce.yaml --set "services.listen=$NODE_IP:0"
 step "openfaas: the gateway pod deleted mid-run" bash -c 'set -o pipefail; scripts/node/gateway-killed.sh "$1" | tee "$2"' _ "$DIR" "$EVIDENCE/gateway-killed.txt"
 step "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))

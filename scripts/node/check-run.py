@@ -15,6 +15,8 @@ are not probed). Options add what the spec claims:
                          more, each with at least 5 % of them (a Service's pods' shares)
   --resets LEVEL=N       the manifest records N resets between repetitions at LEVEL, each saying what
   --no-probe, --probe    no probe expected, or one expected whatever the kind
+  --headerless FN        FN's replies cannot name their instance (OpenFaaS's classic watchdog): its
+                         probe passes without one, and none of its cells may count an instance
 
 Exit 0 with one line saying what held, 1 with every problem on stderr."""
 import argparse
@@ -32,7 +34,8 @@ def pairs(values, conv=str):
     return out
 
 
-def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=()):
+def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=(),
+          headerless=()):
     """Returns the problems of the run directory run (empty: it measured what it claims)."""
     problems = []
     try:
@@ -56,7 +59,7 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
             p = probes.get(fn)
             if p is None:
                 problems.append(f"{fn}: never probed before its first cell")
-            elif p.get("error") or p.get("status") != 200 or not p.get("instance"):
+            elif p.get("error") or p.get("status") != 200 or not (p.get("instance") or fn in headerless):
                 problems.append(f"{fn}: its probe got {p.get('status')} from {p.get('instance')!r}: {p.get('error', '')}")
     if cells and not any(c.get("valid") for c in cells):
         problems.append(f"no cell of {len(cells)} is valid")
@@ -87,6 +90,8 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
         for sub, text in no_data_path:
             if sub in cid and text in c.get("data_path", "").split(" at the start; ")[-1]:
                 problems.append(f"{cid}: data path {c.get('data_path')!r}, must not say {text!r}")
+        if c["function"] in headerless and c.get("instances"):
+            problems.append(f"{cid}: instances {c['instances']}, but {c['function']}'s replies cannot name one")
         for sub, n in instances:
             if sub not in cid:
                 continue
@@ -119,10 +124,11 @@ def main(argv):
     ap.add_argument("--cold-kind", action="append")
     ap.add_argument("--no-probe", action="store_true")
     ap.add_argument("--probe", action="store_true")
+    ap.add_argument("--headerless", action="append", default=[])
     a = ap.parse_args(argv)
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
-                     pairs(a.resets, int), pairs(a.cold_kind, int))
+                     pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless)
     for p in problems:
         print("check-run:", p, file=sys.stderr)
     summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}

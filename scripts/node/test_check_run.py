@@ -101,6 +101,8 @@ def cells(f):
      {"no_data_path": [("c=2", "activator (")]}, "must not say"),
     ("no restart recorded", lambda s, m: m.update(resets=[]), {"resets": [("restart", 1)]}, "resets at level restart"),
     ("one pod of two", lambda s, m: None, {"instances": [("c=2", 2)]}, "want 2 or more"),
+    ("a headerless function's instances", lambda s, m: None, {"headerless": ["hello-python"]}, "cannot name one"),
+    ("a probe without an instance", lambda s, m: [p.update(instance="") for p in m["probes"]], {}, "its probe got 200 from ''"),
 ])
 def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kwargs, want):
     d = mutated(good, tmp_path, change)
@@ -110,3 +112,14 @@ def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kw
 
 def test_an_unchanged_copy_passes(good, tmp_path):
     assert check_run.check(mutated(good, tmp_path, lambda s, m: None)) == []
+
+
+def test_a_headerless_function_passes_without_instances(good, tmp_path):
+    # The classic watchdog's replies: no instance in the probe or the cells.
+    def anonymous(s, m):
+        for p in m["probes"]:
+            p["instance"] = ""
+        for c in s["cells"]:
+            c["instances"] = {}
+    assert check_run.check(mutated(good, tmp_path, anonymous), headerless=["hello-python"]) == []
+
