@@ -60,7 +60,7 @@ done
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
 # Seed 003's watchdog modes: of-http, of-serializing and the classic watchdog each answered every request
 # as the function (the classic watchdog's replies name no instance: the forked function cannot set a header).
-python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-watchdog-modes/*/)" --failed-max 0 --headerless hello-classic
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-watchdog-modes/*/)" --failed-max 0 --headerless hello-classic --headerless hello-of-serializing
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --cold-verified 2
 # The image removed from the node before each call (coldstart.evict_image): both starts pulled it from the
 # node's registry, by the kubelet's own Pulled events for those pods.

@@ -69,7 +69,7 @@ done
 # Seed 003's watchdog modes: hello in Python behind of-watchdog's http and serializing modes and behind the
 # classic watchdog (its own image), at the study's 1, 16 and 100 connections.
 step "image hello:python (openfaas-classic)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:python:openfaas-classic | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
-modes() { CHECK_ARGS="--failed-max 0 --headerless hello-classic" run openfaas-003-watchdog-modes examples/realnode/openfaas-watchdog-modes.yaml \
+modes() { CHECK_ARGS="--failed-max 0 --headerless hello-classic --headerless hello-of-serializing" run openfaas-003-watchdog-modes examples/realnode/openfaas-watchdog-modes.yaml \
   --set 'load.concurrency=[1, 16, 100]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "openfaas: 003-watchdog-modes (of-http, of-serializing, classic), 3 repetitions" modes
 # Seed 000 on OpenFaaS at the node's one core: byte reversal in C++ (forked per request) and Go, one and two

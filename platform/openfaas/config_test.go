@@ -52,12 +52,13 @@ func TestSettingsAndTheDeploymentRequest(t *testing.T) {
 	if got := c.Deployment("openfaas-fn", own, Settings{Watchdog: "of-http"}).EnvVars["FB_GATEWAY_URL"]; got != "http://elsewhere:8080" {
 		t.Errorf("the spec's FB_GATEWAY_URL became %q", got)
 	}
-	// Behind the classic watchdog a reply is the forked function's output alone: no X-Fb-Instance.
+	// Behind a forking watchdog a reply is the forked function's output alone: no X-Fb-Instance.
 	var pl Platform
 	pl.functions.Put("classic", fnState{s: classic})
 	pl.functions.Put("http", fnState{s: Settings{Watchdog: "of-http"}})
-	if pl.Headerless("classic") == "" || pl.Headerless("http") != "" || pl.Headerless("unknown") != "" {
-		t.Errorf("headerless: classic %q, of-http %q", pl.Headerless("classic"), pl.Headerless("http"))
+	pl.functions.Put("serializing", fnState{s: Settings{Watchdog: "of-serializing"}})
+	if pl.Headerless("classic") == "" || pl.Headerless("serializing") == "" || pl.Headerless("http") != "" || pl.Headerless("unknown") != "" {
+		t.Errorf("headerless: classic %q, of-serializing %q, of-http %q", pl.Headerless("classic"), pl.Headerless("serializing"), pl.Headerless("http"))
 	}
 	serial := platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Settings: map[string]string{"watchdog": "of-serializing", "fprocess": "python main.py"}}
 	ss, err := ParseSettings(serial)

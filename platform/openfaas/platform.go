@@ -320,8 +320,8 @@ func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 		}
 	}
 	if p.Headerless(name) != "" {
-		// The classic watchdog forks the function per request: no server
-		// to wait for, no instance to count; one reply through the gateway.
+		// A watchdog that forks the function per request: no server to
+		// wait for, no instance to count; one reply through the gateway.
 		err = kube.WaitAnswered(ctx, url, p.ReadyTimeout, auth)
 	} else {
 		err = kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, auth)
@@ -332,11 +332,13 @@ func (p *Platform) waitFunction(ctx context.Context, name string, n int) error {
 	return nil
 }
 
-// Headerless implements platform.Headerless: behind the classic watchdog
-// the function is a process per request whose stdout is the whole reply.
+// Headerless implements platform.Headerless: behind the classic watchdog,
+// and of-watchdog's serializing and streaming modes, the function is a
+// process per request whose stdout is the whole reply (seen on the real
+// node: of-serializing answers 200 without the function's headers).
 func (p *Platform) Headerless(name string) string {
-	if st, ok := p.functions.Get(name); ok && st.s.Watchdog == "classic" {
-		return "OpenFaaS's classic watchdog sends only the forked function's output"
+	if st, ok := p.functions.Get(name); ok && st.s.Watchdog != "of-http" {
+		return "OpenFaaS's " + st.s.Watchdog + " watchdog sends only the forked function's output"
 	}
 	return ""
 }
