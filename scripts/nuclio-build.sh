@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# nuclio-build.sh: builds Nuclio 1.14.1 from its pinned source (scripts/upstream/pins.tsv, through
+# scripts/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
+# ${FAASBENCH_CACHE:-/var/cache/faasbench}/nuclio-<hash of this script and its pin>/, and skips what is there:
+#   bin/processor   cmd/processor, static, stamped as Nuclio's Makefile stamps it (github.com/v3io/version-go);
+#                   its dependencies from the Go module proxy (Nuclio's own modules: errors, logger, zap,
+#                   nuclio-sdk-go, are served there), checked against Nuclio's go.sum
+#   handler-builder-python-onbuild/   the tree that stands for quay.io/nuclio/handler-builder-python-onbuild
+#                   when a function image is built (workloads/*/python/Dockerfile.nuclio, --base): as
+#                   Nuclio's own Dockerfile lays it out (pkg/processor/build/runtime/python/docker/onbuild):
+#                   home/nuclio/bin/processor, home/nuclio/bin/py (the runtime's wrapper, from the same
+#                   tree) and home/nuclio/bin/py3.11-whl (its requirements for Python 3.11, from PyPI)
+# Prints the build directory last. Cold on 2 cores: see the timings it prints.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/kube-paths.sh
+NUCLIO_DIR="$FB_CACHE/nuclio-$(_fb_hash scripts/nuclio-build.sh <(grep '^nuclio	' scripts/upstream/pins.tsv))"
+BIN="$NUCLIO_DIR/bin"
+mkdir -p "$BIN"
+start=$(date +%s)
+src=$(scripts/upstream.sh nuclio)
+commit=$(awk -F'\t' '$1 == "nuclio" {print $3}' scripts/upstream/pins.tsv)
+label=1.14.1
+
+# build OUT CMD: Nuclio's cmd/CMD into $BIN/OUT.
+build() {
+  local out=$1 cmd=$2 s
+  [ -x "$BIN/$out" ] && return 0
+  s=$(date +%s)
+  echo "nuclio-build: $out (nuclio $label at ${commit:0:12})" >&2
+  (cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -trimpath \
+    -ldflags "-s -w -X github.com/v3io/version-go.gitCommit=$commit -X github.com/v3io/version-go.label=$label -X github.com/v3io/version-go.arch=amd64" \
+    -o "$BIN/.$out.tmp" "./cmd/$cmd")
+  mv "$BIN/.$out.tmp" "$BIN/$out"
+  echo "nuclio-build: $out done in $(( $(date +%s) - s )) s" >&2
+}
+build processor processor
+
+tree="$NUCLIO_DIR/handler-builder-python-onbuild"
+if [ ! -f "$tree/.done" ]; then
+  s=$(date +%s)
+  rm -rf "$tree" && mkdir -p "$tree/home/nuclio/bin"
+  cp "$BIN/processor" "$tree/home/nuclio/bin/processor"
+  cp -r "$src/pkg/processor/runtime/python/py" "$tree/home/nuclio/bin/py"
+  # The wheels Nuclio's onbuild image carries for Python 3.11 (its requirements/python3_11.txt), from PyPI.
+  (cd "$src/pkg/processor/runtime/python/py/requirements" &&
+    python3 -m pip download --quiet --only-binary=:all: --python-version 3.11 --platform manylinux2014_x86_64 \
+      --platform manylinux_2_17_x86_64 --platform any --implementation cp \
+      --dest "$tree/home/nuclio/bin/py3.11-whl" --requirement python3_11.txt) >&2
+  touch "$tree/.done"
+  echo "nuclio-build: handler-builder-python-onbuild tree in $(( $(date +%s) - s )) s" >&2
+fi
+echo "==> nuclio-build: $(( $(date +%s) - start )) s" >&2
+echo "$NUCLIO_DIR"
