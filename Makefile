@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: cgroup2-test test-real-cgroup2 run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test
+.PHONY: cgroup2-test test-real-cgroup2 run test test-real test-real-openfaas setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test nuclio-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -24,7 +24,7 @@ run: setup build
 ## tests, the end-to-end tests, the Kubernetes tests on a real control plane with KWOK's simulated nodes,
 ## and the real-node tier (containerd, kubelet, kube-proxy, CoreDNS, real pods; scripts/node-test.sh).
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup build lint components-start unit python-test integration cgroup2-test components-wait openfaas-test kube-test node-test
+test: phases-begin setup build lint components-start unit python-test integration cgroup2-test components-wait openfaas-test nuclio-test kube-test node-test
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -48,10 +48,10 @@ build:
 
 lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
-	@# One pass each with both test tags: no file is built only without them (no negated build tags), so
-	@# -tags kube,realnode is every file of the default build and the tagged tests (three passes before).
-	@scripts/phase.sh "go vet" bash -c '$(GO) vet -tags kube,realnode ./... && cd kingress && $(GO) vet ./...'
-	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck -tags kube,realnode ./... && cd kingress && $(CACHE)/bin/staticcheck ./..."
+	@# One pass each with every test tag: no file is built only without them (no negated build tags), so
+	@# -tags kube,realnode,nuclioproc is every file of the default build and the tagged tests (three passes before).
+	@scripts/phase.sh "go vet" bash -c '$(GO) vet -tags kube,realnode,nuclioproc ./... && cd kingress && $(GO) vet ./...'
+	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck -tags kube,realnode,nuclioproc ./... && cd kingress && $(CACHE)/bin/staticcheck ./..."
 
 ## unit: every Go package except the end-to-end tests of the binary
 unit:
@@ -76,6 +76,11 @@ cgroup2-test:
 openfaas-test:
 	@scripts/phase.sh "openfaas watchdogs (real, from pinned source) and the 2022 chart rendered by helm" bash -c 'bin=$$(scripts/openfaas-build.sh | tail -1) && FB_OPENFAAS_BIN=$$bin python3 -m pytest -q scripts/openfaas'
 	@GO=$(GO) scripts/phase.sh "openfaas 2022 gateway and faas-netes (real, system API, KWOK)" scripts/openfaas-api-test.sh
+
+## nuclio-test: faasbench's Python functions in Nuclio's real processor (1.14.1, built from its pinned source by
+## scripts/nuclio-build.sh) as the adapter configures them: the contract, workers, the worker-availability 503
+nuclio-test:
+	@GO=$(GO) scripts/phase.sh "nuclio processor (real, from pinned source): contract, workers, worker timeout" scripts/nuclio-processor-test.sh
 
 ## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it
 kube-test:

@@ -55,6 +55,11 @@ type Settings struct {
 	// default, 4 MiB, answers larger bodies 413: seed 000's payload sweep
 	// goes to 16 MiB); 0 leaves Nuclio's default.
 	MaxBody int
+	// WorkerTimeoutMs is the HTTP trigger's workerAvailabilityTimeoutMilliseconds:
+	// how long a request waits for a free worker before the trigger answers
+	// 503 (Nuclio's default 10 000: pkg/processor/trigger/trigger.go); 0
+	// leaves the default.
+	WorkerTimeoutMs int
 }
 
 // compiled are the Nuclio runtimes and handlers of the languages faasbench
@@ -101,8 +106,10 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 			s.TargetCPU, err = num(1, 100)
 		case "max_request_body_size":
 			s.MaxBody, err = num(1, 1<<30)
+		case "worker_timeout_ms":
+			s.WorkerTimeoutMs, err = num(1, 3_600_000)
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the nuclio platform (known: handler, image, max_replicas, max_request_body_size, min_replicas, runtime, target_cpu)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the nuclio platform (known: handler, image, max_replicas, max_request_body_size, min_replicas, runtime, target_cpu, worker_timeout_ms)", k)
 		}
 		if err != nil {
 			return s, err

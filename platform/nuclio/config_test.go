@@ -35,6 +35,18 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	if a := up.Object["spec"].(map[string]any)["triggers"].(map[string]any)["http"].(map[string]any)["attributes"].(map[string]any); a["maxRequestBodySize"] != int64(16<<20) {
 		t.Errorf("attributes %v", a)
 	}
+	// The worker-availability timeout is a field of the trigger (functionconfig.Trigger), not an attribute.
+	wt, err := ParseSettings(platform.Function{Name: "f", Language: "python", Settings: map[string]string{"worker_timeout_ms": "250"}})
+	if err != nil || wt.WorkerTimeoutMs != 250 {
+		t.Fatalf("worker_timeout_ms: %+v %v", wt, err)
+	}
+	ut, _ := c.Function("ns", platform.Function{Name: "f", Language: "python"}, wt)
+	if tr := ut.Object["spec"].(map[string]any)["triggers"].(map[string]any)["http"].(map[string]any); tr["workerAvailabilityTimeoutMilliseconds"] != int64(250) {
+		t.Errorf("trigger %v", tr)
+	}
+	if _, err := ParseSettings(platform.Function{Name: "f", Language: "python", Settings: map[string]string{"worker_timeout_ms": "0"}}); err == nil || !strings.Contains(err.Error(), "settings.worker_timeout_ms") {
+		t.Errorf("worker_timeout_ms 0: %v", err)
+	}
 	gs, err := ParseSettings(platform.Function{Name: "f", Language: "go", Settings: map[string]string{"image": "r/reverse-go-nuclio:1"}})
 	if err != nil || gs.Runtime != "golang" || gs.Handler != "main:Handler" || gs.Image != "r/reverse-go-nuclio:1" {
 		t.Errorf("go with an image: %+v %v", gs, err)

@@ -58,6 +58,11 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	if s.MaxBody > 0 {
 		attrs["maxRequestBodySize"] = int64(s.MaxBody)
 	}
+	trigger := map[string]any{"kind": "http", "numWorkers": workers, "attributes": attrs}
+	if s.WorkerTimeoutMs > 0 {
+		// A field of the trigger, not an attribute (functionconfig.Trigger).
+		trigger["workerAvailabilityTimeoutMilliseconds"] = int64(s.WorkerTimeoutMs)
+	}
 	spec := map[string]any{
 		"image":       c.Image(fn.Workload, fn.Language+"-nuclio", s.Image), // Dockerfile.nuclio
 		"runtime":     s.Runtime,
@@ -66,8 +71,7 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"serviceType": "NodePort",
 		// The controller's default is Always (a node without the registry could not start it).
 		"imagePullPolicy": string(c.PullPolicy),
-		"triggers": map[string]any{"http": map[string]any{"kind": "http", "numWorkers": workers,
-			"attributes": attrs}},
+		"triggers": map[string]any{"http": trigger},
 	}
 	if s.Autoscaled {
 		spec["minReplicas"], spec["maxReplicas"] = int64(s.MinReplicas), int64(s.MaxReplicas)

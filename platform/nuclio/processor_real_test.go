@@ -1,0 +1,244 @@
+//go:build nuclioproc
+
+package nuclio
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+)
+
+// These tests run faasbench's Python functions in Nuclio's real processor
+// (cmd/processor of Nuclio 1.14.1 and the Python wrapper from the same
+// tree, built by scripts/nuclio-build.sh into $FB_NUCLIO_DIR), configured
+// with the function configuration the adapter gives the controller
+// (Config.Function: its metadata and spec, which the controller hands the
+// processor as processor.yaml), as a process of this machine. The
+// processor listens on port 8080 of every address: the binary runs in a
+// network namespace of its own (scripts/nuclio-processor-test.sh).
+
+const procURL = "http://127.0.0.1:8080"
+
+// site installs the wrapper's Python requirements (nuclio-sdk, msgpack)
+// from the wheels of the onbuild tree, once per test binary.
+var site = sync.OnceValues(func() (string, error) {
+	dir, err := os.MkdirTemp("", "fb-nuclio-site-")
+	if err != nil {
+		return "", err
+	}
+	whl := filepath.Join(os.Getenv("FB_NUCLIO_DIR"), "handler-builder-python-onbuild/home/nuclio/bin/py3.11-whl")
+	out, err := exec.Command("python3", "-m", "pip", "install", "--quiet", "--no-index", "--find-links", whl,
+		"--target", dir, "nuclio-sdk", "msgpack").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("pip install from %s: %w: %s", whl, err, out)
+	}
+	return dir, nil
+})
+
+// processor starts Nuclio's processor with the adapter's configuration of
+// fn (a Python workload), the environment the controller gives its pod
+// (the spec's env, and FB_MAIN, which the image sets), and waits until it
+// answers as the function. It is stopped, with every wrapper it started,
+// when the test ends; the test fails if any is left.
+func processor(t *testing.T, fn platform.Function) {
+	t.Helper()
+	dir := os.Getenv("FB_NUCLIO_DIR")
+	if dir == "" {
+		t.Fatal("FB_NUCLIO_DIR is not set: scripts/nuclio-processor-test.sh sets it (scripts/nuclio-build.sh's directory)")
+	}
+	sitePkgs, err := site()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ParseSettings(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := Config{}.Function("nuclio", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := map[string]any{"metadata": map[string]any{"name": fn.Name, "namespace": "nuclio"}, "spec": u.Object["spec"]}
+	b, _ := json.Marshal(cfg) // JSON is YAML: the processor reads it as its processor.yaml
+	tmp := t.TempDir()
+	conf := filepath.Join(tmp, "processor.yaml")
+	if err := os.WriteFile(conf, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("../..")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp,
+		"NUCLIO_PYTHON_WRAPPER_PATH=" + filepath.Join(dir, "handler-builder-python-onbuild/home/nuclio/bin/py/_nuclio_wrapper.py"),
+		"NUCLIO_PYTHON_PATH=" + filepath.Join(root, "workloads/runtime/python"), // fb_nuclio.py and fbrt.py, as /opt/nuclio in the image
+		"PYTHONPATH=" + sitePkgs,
+		"FB_MAIN=" + filepath.Join(root, "workloads", fn.Workload, "python/main.py")}
+	for _, e := range u.Object["spec"].(map[string]any)["env"].([]any) {
+		m := e.(map[string]any)
+		env = append(env, fmt.Sprintf("%s=%v", m["name"], m["value"]))
+	}
+	log, err := os.Create(filepath.Join(tmp, "processor.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(dir, "bin/processor"), "-config", conf, "-platform-config", filepath.Join(tmp, "none.yaml"))
+	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		// The wrappers are the processor's children: killed with its
+		// group, gone once their new parent has reaped them.
+		left := groupMembers(cmd.Process.Pid)
+		for end := time.Now().Add(5 * time.Second); len(left) > 0 && time.Now().Before(end); left = groupMembers(cmd.Process.Pid) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if len(left) > 0 {
+			t.Errorf("processes of the processor's group left: %v", left)
+		}
+		if t.Failed() {
+			out, _ := os.ReadFile(log.Name())
+			t.Logf("processor log (end):\n%s", tail(string(out), 3000))
+		}
+		log.Close()
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, _, h := call(t, "/_fb/health")
+		if st == http.StatusOK && h.Get("X-Fb-Instance") != "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the processor did not answer as the function within 30 s (last: HTTP %d)", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// call GETs path from the processor's HTTP trigger on a new connection.
+func call(t *testing.T, path string) (int, string, http.Header) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, procURL+path, nil)
+	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := cl.Do(req)
+	if err != nil {
+		return 0, err.Error(), http.Header{}
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
+}
+
+// groupMembers lists the processes still in process group pgid.
+func groupMembers(pgid int) []string {
+	out, _ := exec.Command("pgrep", "-g", strconv.Itoa(pgid)).Output()
+	return strings.Fields(string(out))
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return s[len(s)-n:]
+	}
+	return s
+}
+
+// The function contract through the real processor: the workload's reply,
+// the instance and the cold flag (per worker process: its first request
+// cold, the next warm), with the spec the adapter writes.
+func TestRealProcessorServesTheContract(t *testing.T) {
+	processor(t, platform.Function{Name: "hello-python", Workload: "hello", Language: "python", Replicas: 1})
+	// The health call above was this worker's first: every call now is warm.
+	st, body, h := call(t, "/")
+	if st != http.StatusOK || body != "pong" || h.Get("X-Fb-Instance") == "" || h.Get("X-Fb-Cold") != "0" {
+		t.Fatalf("HTTP %d %q, headers %v", st, body, h)
+	}
+	st, body, _ = call(t, "/?size=3")
+	if st != http.StatusOK || body != "pong" {
+		t.Errorf("with a query: HTTP %d %q", st, body)
+	}
+}
+
+// slow sends n concurrent requests of ms milliseconds each and returns the
+// statuses and the most handlers that ran at once (from each reply's
+// X-Fb-Handler-Begin-Ns and -End-Ns: one monotonic clock on this machine).
+func slow(t *testing.T, n, ms int) (statuses map[int]int, overlap int, instances map[string]bool) {
+	t.Helper()
+	type span struct{ begin, end int64 }
+	var mu sync.Mutex
+	var spans []span
+	statuses, instances = map[int]int{}, map[string]bool{}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, _, h := call(t, fmt.Sprintf("/?ms=%d", ms))
+			b, _ := strconv.ParseInt(h.Get("X-Fb-Handler-Begin-Ns"), 10, 64)
+			e, _ := strconv.ParseInt(h.Get("X-Fb-Handler-End-Ns"), 10, 64)
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[st]++
+			if st == http.StatusOK {
+				spans = append(spans, span{b, e})
+				instances[h.Get("X-Fb-Instance")] = true
+			}
+		}()
+	}
+	wg.Wait()
+	for _, s := range spans {
+		at := 0
+		for _, o := range spans {
+			if o.begin <= s.begin && s.begin < o.end {
+				at++
+			}
+		}
+		overlap = max(overlap, at)
+	}
+	return statuses, overlap, instances
+}
+
+// Workers for real: the HTTP trigger's numWorkers (the adapter's workers)
+// bounds how many requests a pod's processor runs at once. Four concurrent
+// slow requests run one at a time with one worker (all answered: 4 × 300
+// ms is under the trigger's 10 s worker-availability timeout) and all at
+// once, each in a worker process of its own, with four.
+func TestRealProcessorWorkers(t *testing.T) {
+	for _, workers := range []int{1, 4} {
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			processor(t, platform.Function{Name: "sleep-python", Workload: "sleep", Language: "python", Replicas: 1, Workers: workers})
+			statuses, overlap, instances := slow(t, 4, 300)
+			if statuses[http.StatusOK] != 4 || overlap != workers || len(instances) != workers {
+				t.Errorf("statuses %v, at most %d handlers at once over %d worker process(es); want 4 answered, %d at once in %d", statuses, overlap, len(instances), workers, workers)
+			}
+		})
+	}
+}
+
+// A request that finds no free worker within the trigger's
+// workerAvailabilityTimeoutMilliseconds (settings.worker_timeout_ms) is
+// answered 503 by the trigger, not queued: Nuclio's behaviour, which a run
+// counts as the platform's errors.
+func TestRealProcessorWorkerTimeout(t *testing.T) {
+	processor(t, platform.Function{Name: "sleep-python", Workload: "sleep", Language: "python", Replicas: 1, Workers: 1,
+		Settings: map[string]string{"worker_timeout_ms": "200"}})
+	statuses, _, _ := slow(t, 3, 1000)
+	if statuses[http.StatusOK] != 1 || statuses[http.StatusServiceUnavailable] != 2 {
+		t.Errorf("statuses %v: want one answered and two 503 (no worker free within 200 ms)", statuses)
+	}
+}

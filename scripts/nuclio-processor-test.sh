@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# nuclio-processor-test.sh: faasbench's Python functions in Nuclio's real processor (Nuclio 1.14.1's
+# cmd/processor and Python wrapper, built from the pinned source by scripts/nuclio-build.sh), configured as
+# the adapter configures a function (platform/nuclio, tests tagged nuclioproc): the function contract,
+# workers (the HTTP trigger's numWorkers) and the trigger's worker-availability timeout. The processor
+# listens on port 8080 of every address, so the test binary runs in a network namespace of its own
+# (unshare --net: there, only its loopback). Root only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+dir=$(scripts/nuclio-build.sh | tail -1)
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+"$GO" test -c -race -tags nuclioproc -o "$bin/nuclio.test" ./platform/nuclio/
+cd platform/nuclio # the test finds the workloads at ../../workloads, as go test runs it
+FB_NUCLIO_DIR=$dir unshare --net -- bash -c 'ip link set lo up && exec "$@"' _ "$bin/nuclio.test" -test.count=1 -test.v -test.run RealProcessor "$@"
