@@ -71,7 +71,7 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"serviceType": "NodePort",
 		// The controller's default is Always (a node without the registry could not start it).
 		"imagePullPolicy": string(c.PullPolicy),
-		"triggers": map[string]any{"http": trigger},
+		"triggers":        map[string]any{"http": trigger},
 	}
 	if s.Autoscaled {
 		spec["minReplicas"], spec["maxReplicas"] = int64(s.MinReplicas), int64(s.MaxReplicas)
