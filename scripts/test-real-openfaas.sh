@@ -67,10 +67,12 @@ for s in 003-hello-concurrency 003-gateway-direct; do
   step "openfaas: $s" run "openfaas-$s" "examples/$s.yaml" "${of[@]}"
 done
 # Seed 003's watchdog modes: hello in Python behind of-watchdog's http and serializing modes and behind the
-# classic watchdog (its own image), at the study's 1, 16 and 100 connections.
+# classic watchdog (its own image), at the study's 1 and 16 connections. At its 100 the forking watchdogs fail on
+# the node's one core (2026-11-27: the classic watchdog answered all 100 requests 500, every repetition; the run
+# broke its expectation, as it should: docs/evidence/openfaas-real-2026-11-27, docs/reproductions.md Fig 4).
 step "image hello:python (openfaas-classic)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:python:openfaas-classic | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
 modes() { CHECK_ARGS="--failed-max 0 --headerless hello-classic --headerless hello-of-serializing" run openfaas-003-watchdog-modes examples/realnode/openfaas-watchdog-modes.yaml \
-  --set 'load.concurrency=[1, 16, 100]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+  --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "openfaas: 003-watchdog-modes (of-http, of-serializing, classic), 3 repetitions" modes
 # Seed 000 on OpenFaaS at the node's one core: byte reversal in C++ (forked per request) and Go, one and two
 # replicas, payloads 1 B to 16 MiB; as a batch of 100 items with 4 per replica in flight, and one request at a
