@@ -64,7 +64,8 @@ func NuclioDockerfile(w *Workload, lang string) (string, error) {
 		suffix: "nuclio", title: "Nuclio", behind: "Nuclio's processor", port: 8080,
 		summary:   fmt.Sprintf("the function in Nuclio's processor (runtime %s, handler %s), HTTP trigger", rt.Runtime, rt.Handler),
 		generator: "workloads/dockerfile_nuclio.go",
-		stage:     fmt.Sprintf("ARG NUCLIO_LABEL=%s\nARG NUCLIO_ARCH=amd64\nFROM quay.io/nuclio/%s:${NUCLIO_LABEL}-${NUCLIO_ARCH} AS processor\n", nuclioLabel, rt.onbuild),
+		// The tag written out (no ARG in FROM): faasbench's image builder takes no ARG.
+		stage: fmt.Sprintf("FROM quay.io/nuclio/%s:%s-amd64 AS processor\n", rt.onbuild, nuclioLabel),
 		env: func(rest string) string {
 			if rest == "" {
 				return ""
