@@ -5,7 +5,8 @@
 # as faasbench/<workload>-<lang>:local and pushes it to the node's registry, which the Kubernetes adapters run with image_tag local and
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
-# --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
+# --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
+# nuclio (Python), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh). Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +35,17 @@ for wl in "$@"; do
       [ "$flavor" = openfaas-classic ] && tree=$(dirname "$wdimage")/classic-watchdog-image
       name=$w-$l-$flavor extra=("$tree/fwatchdog")
       args=(--flavor "$flavor" --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/[a-z-]*watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.$flavor")=$tree" -t "faasbench/$name:local") ;;
-    *) echo "node-images: $wl: flavor ${flavor}: only openfaas or openfaas-classic (or none)" >&2; exit 2 ;;
+    nuclio)
+      # Nuclio's processor and Python wrapper, built from the pinned source, stand for Nuclio's onbuild image.
+      [ "$l" = python ] || { echo "node-images: $wl: Nuclio images are built here for python only (the onbuild tree scripts/nuclio-build.sh makes)" >&2; exit 2; }
+      if [ -z "${nucliodir:-}" ]; then
+        nucliodir=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) ||
+          { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio build failed" >&2; exit 1; }
+      fi
+      tree=$nucliodir/handler-builder-python-onbuild
+      name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
+      args=(--flavor nuclio --base "quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64=$tree" -t "faasbench/$name:local") ;;
+    *) echo "node-images: $wl: flavor ${flavor}: only openfaas, openfaas-classic or nuclio (or none)" >&2; exit 2 ;;
   esac
   key=$( { find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
     -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort; printf '%s\n' "${extra[@]}"; } | xargs cat | sha256sum | cut -c1-12)
