@@ -165,20 +165,16 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 			env[e.Name] = e.Value
 		}
 	}
-	switch s.Watchdog {
-	case "classic":
-		// The classic watchdog forks fprocess per request: a faasbench
+	if s.Watchdog != "classic" {
+		env["mode"] = strings.TrimPrefix(s.Watchdog, "of-")
+	}
+	if s.Watchdog == "of-http" {
+		env["upstream_url"] = "http://127.0.0.1:" + strconv.Itoa(UpstreamPort)
+		env["FB_HOST"], env["FB_PORT"] = "127.0.0.1", strconv.Itoa(UpstreamPort)
+	} else {
+		// Every other watchdog forks fprocess per request: a faasbench
 		// runtime serves that one request from stdin to stdout.
 		env["FB_MODE"] = "stdio"
-	default:
-		env["mode"] = strings.TrimPrefix(s.Watchdog, "of-")
-		if s.Watchdog == "of-http" {
-			env["upstream_url"] = "http://127.0.0.1:" + strconv.Itoa(UpstreamPort)
-			env["FB_HOST"], env["FB_PORT"] = "127.0.0.1", strconv.Itoa(UpstreamPort)
-		} else {
-			// of-serializing and of-streaming fork fprocess per request too.
-			env["FB_MODE"] = "stdio"
-		}
 	}
 	if _, set := env["FB_GATEWAY_URL"]; !set {
 		// A function that calls others (mapreduce) does so through the
