@@ -131,6 +131,11 @@ P="$DIR/pki"
   openssl req -newkey rsa:2048 -nodes -subj "/CN=$NODE_NAME" -keyout "$P/kubelet.key" -out "$P/kubelet.csr"
   printf 'subjectAltName=IP:%s,DNS:%s\n' "$NODE_IP" "$NODE_NAME" > "$P/kubelet.ext"
   openssl x509 -req -in "$P/kubelet.csr" -CA "$P/ca.crt" -CAkey "$P/ca.key" -CAcreateserial -days 2 -extfile "$P/kubelet.ext" -out "$P/kubelet.crt"
+  # The aggregation layer's front proxy (an API server extension, e.g. a custom metrics adapter, trusts
+  # requests from the API server by this CA and the client name front-proxy-client only).
+  openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=faasbench-node-front-proxy-ca" -keyout "$P/front-proxy-ca.key" -out "$P/front-proxy-ca.crt"
+  openssl req -newkey rsa:2048 -nodes -subj "/CN=front-proxy-client" -keyout "$P/front-proxy-client.key" -out "$P/front-proxy-client.csr"
+  openssl x509 -req -in "$P/front-proxy-client.csr" -CA "$P/front-proxy-ca.crt" -CAkey "$P/front-proxy-ca.key" -CAcreateserial -days 2 -out "$P/front-proxy-client.crt"
   openssl genrsa -out "$P/sa.key" 2048
   openssl rsa -in "$P/sa.key" -pubout -out "$P/sa.pub"
 } >"$DIR/logs/openssl.log" 2>&1 || fail "openssl could not make the certificates"

@@ -38,7 +38,12 @@ start kube-apiserver "$K/kube-apiserver" --etcd-servers http://127.0.0.1:2379 --
   --kubelet-certificate-authority "$P/ca.crt" --kubelet-preferred-address-types=InternalIP \
   --service-account-key-file "$P/sa.pub" --service-account-signing-key-file "$P/sa.key" \
   --service-account-issuer=https://kubernetes.default.svc --service-cluster-ip-range="$SERVICE_CIDR" \
-  --authorization-mode=Node,RBAC --allow-privileged=true --profiling=false
+  --authorization-mode=Node,RBAC --allow-privileged=true --profiling=false \
+  --requestheader-client-ca-file "$P/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+  --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+  --requestheader-extra-headers-prefix X-Remote-Extra- \
+  --proxy-client-cert-file "$P/front-proxy-client.crt" --proxy-client-key-file "$P/front-proxy-client.key" \
+  --enable-aggregator-routing=true
 for _ in $(seq 1 600); do
   curl -sf --cacert "$P/ca.crt" --cert "$P/admin.crt" --key "$P/admin.key" https://127.0.0.1:6443/readyz >/dev/null 2>&1 && break
   sleep 0.1

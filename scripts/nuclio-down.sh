@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# nuclio-down.sh DIR: removes what scripts/nuclio-up.sh DIR installed on the real node (the chart's objects,
+# the namespace nuclio with every function in it, Nuclio's CRDs) and waits until their pods are gone, so that
+# the next platform has the node's core to itself. The node's own stop (node-down.sh) removes everything
+# anyway; this is for one platform after another on one node.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/kube-paths.sh
+DIR=$(realpath -m "${1:?usage: nuclio-down.sh DIR}")
+[ -f "$DIR/nuclio/nuclio.yaml" ] || { echo "nuclio-down: Nuclio is not installed from $DIR" >&2; exit 1; }
+. "$DIR/node.env"
+K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+s=$(date +%s)
+# Functions first, while the controller still runs (it owns their Deployments and Services).
+K -n nuclio delete nucliofunctions --all --wait=false > "$DIR/logs/nuclio-delete.log" 2>&1 || true
+K -n nuclio delete --ignore-not-found --wait=false -f "$DIR/nuclio/nuclio.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
+K -n nuclio delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
+K delete --ignore-not-found --timeout 180s -f "$DIR/nuclio/namespace.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 ||
+  { tail -20 "$DIR/logs/nuclio-delete.log" >&2; echo "nuclio-down: the namespace nuclio was not gone in 180 s" >&2; exit 1; }
+rm -rf "$DIR/nuclio" "$DIR/nuclio.env"
+echo "nuclio-down: Nuclio removed in $(( $(date +%s) - s )) s"

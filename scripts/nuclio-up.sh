@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# nuclio-up.sh DIR: installs Nuclio 1.14.1 as its own chart installs it on the real node started by
+# scripts/node-up.sh DIR, with the autoscaler and the DLX on (Nuclio's scale to zero), and waits until its
+# dashboard answers.
+#   1. builds what is missing (scripts/nuclio-build.sh: controller, dashboard, autoscaler, DLX and the
+#      processor from the pinned source) and imports the images into the node's containerd
+#   2. renders hack/k8s/helm/nuclio of the pinned source with Helm's own engine (scripts/nuclio-render.sh,
+#      scripts/nuclio/values.yaml) into DIR/nuclio/nuclio.yaml, creates the namespace nuclio and applies it
+#   3. waits for the four deployments, then for the dashboard to answer /api/versions and for the
+#      NuclioProject default, which the dashboard makes when it starts (Nuclio's, not faasbench's: a run
+#      never deletes it)
+# Writes DIR/nuclio.env: NUCLIO_DASHBOARD (reached inside the node's network namespace only) and NUCLIO_DLX.
+# Undone by scripts/nuclio-down.sh DIR (or with the node). Prints each step's time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/kube-paths.sh
+DIR=$(realpath -m "${1:?usage: nuclio-up.sh DIR}")
+[ -f "$DIR/node.env" ] || { echo "nuclio-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
+. "$DIR/node.env"
+start=$(date +%s.%N)
+step() { printf 'nuclio-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
+K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+fail() {
+  echo "nuclio-up: $*" >&2
+  K -n nuclio get pods -o wide >&2 2>/dev/null || true
+  K -n nuclio get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
+  exit 1
+}
+
+out=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) || { tail -20 "$DIR/logs/nuclio-build.log" >&2; fail "the Nuclio build failed"; }
+step "built"
+for t in "$out"/images/*.tar; do
+  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-nuclio-$(basename "$t" .tar).log" 2>&1 ||
+    fail "containerd could not import $t (logs/import-nuclio-$(basename "$t" .tar).log)"
+done
+step "images imported"
+
+M="$DIR/nuclio"
+mkdir -p "$M"
+scripts/nuclio-render.sh > "$M/nuclio.yaml" 2> "$DIR/logs/nuclio-render.log" || { cat "$DIR/logs/nuclio-render.log" >&2; fail "the chart could not be rendered"; }
+printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: nuclio}\n' > "$M/namespace.yaml"
+K apply -f "$M/namespace.yaml" > "$DIR/logs/nuclio-apply.log" 2>&1 || { cat "$DIR/logs/nuclio-apply.log" >&2; fail "the namespace was refused"; }
+K -n nuclio apply -f "$M/nuclio.yaml" >> "$DIR/logs/nuclio-apply.log" 2>&1 || { tail -20 "$DIR/logs/nuclio-apply.log" >&2; fail "the chart's objects were refused"; }
+step "chart applied"
+for d in nuclio-controller nuclio-dashboard nuclio-scaler nuclio-dlx; do
+  K -n nuclio rollout status "deployment/$d" --timeout 180s > /dev/null 2>&1 || fail "deployment $d did not become available in 180 s"
+done
+step "deployments available"
+dash=http://nuclio-dashboard.nuclio.svc.cluster.local:8070
+ok=
+for _ in $(seq 1 60); do
+  if code=$(scripts/node-exec.sh curl -s -o "$M/versions.json" -w '%{http_code}' --max-time 5 "$dash/api/versions") && [ "$code" = 200 ]; then ok=1; break; fi
+  sleep 1
+done
+[ -n "$ok" ] || fail "the dashboard did not answer /api/versions in 60 s (last: ${code:-no answer})"
+for _ in $(seq 1 30); do K -n nuclio get nuclioprojects default > /dev/null 2>&1 && break; sleep 1; done
+K -n nuclio get nuclioprojects default > /dev/null 2>&1 || fail "the dashboard did not make the NuclioProject default in 30 s"
+step "dashboard answers ($(tr -d '\n' < "$M/versions.json" | head -c 200))"
+{
+  echo "NUCLIO_DASHBOARD=$dash"
+  echo "NUCLIO_DLX=http://nuclio-dlx.nuclio.svc.cluster.local:8080"
+} > "$DIR/nuclio.env"
+printf 'nuclio-up: Nuclio 1.14.1 (%s) ready in %.1f s; dashboard in %s/nuclio.env\n' \
+  "$(awk -F'\t' '$1 == "nuclio" {print substr($3,1,12)}' scripts/upstream/pins.tsv)" \
+  "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
