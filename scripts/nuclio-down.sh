@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nuclio-down.sh DIR: removes what scripts/nuclio-up.sh DIR installed on the real node (the chart's objects,
+# nuclio-down.sh DIR: removes what scripts/nuclio-up.sh DIR installed on the real node (the chart's objects, the metrics pieces of scripts/nuclio/metrics.yaml,
 # the namespace nuclio with every function in it, Nuclio's CRDs) and waits until their pods are gone, so that
 # the next platform has the node's core to itself. The node's own stop (node-down.sh) removes everything
 # anyway; this is for one platform after another on one node.
@@ -11,8 +11,11 @@ DIR=$(realpath -m "${1:?usage: nuclio-down.sh DIR}")
 . "$DIR/node.env"
 K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 s=$(date +%s)
-# Functions first, while the controller still runs (it owns their Deployments and Services).
-K -n nuclio delete nucliofunctions --all --wait=false > "$DIR/logs/nuclio-delete.log" 2>&1 || true
+# The APIServices first: one whose adapter is gone makes the API server's discovery fail, which stalls the
+# deletion of any namespace (this one's included).
+[ ! -f "$DIR/nuclio/metrics.yaml" ] || K delete --ignore-not-found --wait=false -f "$DIR/nuclio/metrics.yaml" > "$DIR/logs/nuclio-delete.log" 2>&1 || true
+# Functions next, while the controller still runs (it owns their Deployments and Services).
+K -n nuclio delete nucliofunctions --all --wait=false >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
 K -n nuclio delete --ignore-not-found --wait=false -f "$DIR/nuclio/nuclio.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
 K -n nuclio delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
 K delete --ignore-not-found --timeout 180s -f "$DIR/nuclio/namespace.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 ||

@@ -3,17 +3,23 @@
 # scripts/node-up.sh DIR, with the autoscaler and the DLX on (Nuclio's scale to zero), and waits until its
 # dashboard answers.
 #   1. builds what is missing (scripts/nuclio-build.sh: controller, dashboard, autoscaler, DLX and the
-#      processor from the pinned source) and imports the images into the node's containerd
+#      processor from the pinned source; scripts/prometheus-build.sh and scripts/metrics-adapter-build.sh:
+#      Prometheus and the custom metrics adapter from the module proxy) and imports the images into the
+#      node's containerd
 #   2. renders hack/k8s/helm/nuclio of the pinned source with Helm's own engine (scripts/nuclio-render.sh,
 #      scripts/nuclio/values.yaml) into DIR/nuclio/nuclio.yaml, creates the namespace nuclio and applies it
 #   3. waits for the four deployments, then for the dashboard to answer /api/versions and for the
 #      NuclioProject default, which the dashboard makes when it starts (Nuclio's, not faasbench's: a run
 #      never deletes it)
+#   4. applies scripts/nuclio/metrics.yaml (Prometheus scraping the functions' processors, the metrics adapter
+#      behind the API server's custom.metrics.k8s.io: what Nuclio's autoscaler reads) and waits until the API
+#      server serves custom.metrics.k8s.io
 # Writes DIR/nuclio.env: NUCLIO_DASHBOARD (reached inside the node's network namespace only) and NUCLIO_DLX.
 # Undone by scripts/nuclio-down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/kube-paths.sh
+. scripts/prometheus-paths.sh
 DIR=$(realpath -m "${1:?usage: nuclio-up.sh DIR}")
 [ -f "$DIR/node.env" ] || { echo "nuclio-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
 . "$DIR/node.env"
@@ -28,8 +34,10 @@ fail() {
 }
 
 out=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) || { tail -20 "$DIR/logs/nuclio-build.log" >&2; fail "the Nuclio build failed"; }
+scripts/prometheus-build.sh > /dev/null 2>"$DIR/logs/prometheus-build.log" || { tail -20 "$DIR/logs/prometheus-build.log" >&2; fail "the Prometheus build failed"; }
+adapter=$(scripts/metrics-adapter-build.sh 2>"$DIR/logs/metrics-adapter-build.log" | tail -1) || { tail -20 "$DIR/logs/metrics-adapter-build.log" >&2; fail "the metrics adapter build failed"; }
 step "built"
-for t in "$out"/images/*.tar; do
+for t in "$out"/images/*.tar "$PROM_DIR/images/prometheus.tar" "$adapter/images/adapter.tar"; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-nuclio-$(basename "$t" .tar).log" 2>&1 ||
     fail "containerd could not import $t (logs/import-nuclio-$(basename "$t" .tar).log)"
 done
@@ -56,6 +64,16 @@ done
 for _ in $(seq 1 30); do K -n nuclio get nuclioprojects default > /dev/null 2>&1 && break; sleep 1; done
 K -n nuclio get nuclioprojects default > /dev/null 2>&1 || fail "the dashboard did not make the NuclioProject default in 30 s"
 step "dashboard answers ($(tr -d '\n' < "$M/versions.json" | head -c 200))"
+sed -e "s|@PROMETHEUS_IMAGE@|$PROMETHEUS_IMAGE|g" -e "s|@ADAPTER_IMAGE@|ko.local/prometheus-adapter/adapter:$(basename "$adapter" | cut -d- -f3)|g" \
+  scripts/nuclio/metrics.yaml > "$M/metrics.yaml"
+K apply -f "$M/metrics.yaml" >> "$DIR/logs/nuclio-apply.log" 2>&1 || { tail -20 "$DIR/logs/nuclio-apply.log" >&2; fail "the metrics objects were refused"; }
+for d in nuclio-prometheus nuclio-metrics-adapter; do
+  K -n nuclio rollout status "deployment/$d" --timeout 180s > /dev/null 2>&1 || fail "deployment $d did not become available in 180 s"
+done
+for _ in $(seq 1 60); do K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/null 2>&1 && break; sleep 1; done
+K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/null 2>"$DIR/logs/custom-metrics.log" ||
+  { cat "$DIR/logs/custom-metrics.log" >&2; fail "the API server does not serve custom.metrics.k8s.io 60 s after the adapter started"; }
+step "custom.metrics.k8s.io served (Prometheus, metrics adapter)"
 {
   echo "NUCLIO_DASHBOARD=$dash"
   echo "NUCLIO_DLX=http://nuclio-dlx.nuclio.svc.cluster.local:8080"
