@@ -263,7 +263,11 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		cr.ForcedBy = how.How
 		onPath := how.OnPath
 		cr.StartupOnPath = &onPath
-		r, err := call(ctx, nil, target)
+		coldTarget, err := reroute(target, how.Via)
+		if err != nil {
+			return nil, err
+		}
+		r, err := call(ctx, nil, coldTarget)
 		if err != nil {
 			if ctx.Err() != nil {
 				break

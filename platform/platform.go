@@ -126,6 +126,21 @@ type Cold struct {
 	// from the send on is in the request's latency; the sample's phases say
 	// how much of it came before the send. With OnPath.
 	Deployed bool
+	// Via, when set, is where the request that meets the cold instance
+	// must go instead of the function's endpoint: a component that raises
+	// a function from zero and holds the request until an instance serves,
+	// which the warm path does not pass (Nuclio's DLX: warm requests reach
+	// the function's Service, the ingress sends them to the DLX only at
+	// zero). With OnPath.
+	Via *Route
+}
+
+// Route is another address for a function's requests: its scheme and host
+// (and any path prefix) replace the endpoint's, the request's own path and
+// query are kept, and Header is added to the request's headers.
+type Route struct {
+	URL    string
+	Header map[string]string
 }
 
 // KindFirstRequest is the kind of a cold sample whose instance was started

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -24,19 +25,38 @@ type Config struct {
 	// created, changed and deleted through its HTTP API instead of the API
 	// server.
 	DashboardURL string
+	// DLXURL is Nuclio's DLX (e.g. http://nuclio-dlx.nuclio.svc.cluster.local:8080):
+	// a function with min_replicas 0 is made cold by Nuclio's own scale to
+	// zero, and the cold request goes there with X-Nuclio-Target.
+	DLXURL string
+	// ZeroTimeout bounds the wait for Nuclio's autoscaler to scale an idle
+	// function to zero (its window and interval; default 5 minutes).
+	ZeroTimeout time.Duration
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url", "dlx_url", "scale_to_zero_timeout"})
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio", DashboardURL: own["dashboard_url"]}
-	if c.DashboardURL != "" {
-		if u, err := url.Parse(c.DashboardURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Config{}, fmt.Errorf("platform.options.dashboard_url: %q is not an http(s) URL", c.DashboardURL)
+	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio", DashboardURL: own["dashboard_url"],
+		DLXURL: own["dlx_url"], ZeroTimeout: 5 * time.Minute}
+	for _, k := range []string{"dashboard_url", "dlx_url"} {
+		v := own[k]
+		if v == "" {
+			continue
 		}
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return Config{}, fmt.Errorf("platform.options.%s: %q is not an http(s) URL", k, v)
+		}
+	}
+	if v := own["scale_to_zero_timeout"]; v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("platform.options.scale_to_zero_timeout: %q is not a positive duration", v)
+		}
+		c.ZeroTimeout = d
 	}
 	if v := own["nuclio_namespace"]; v != "" {
 		c.NuclioNamespace = v

@@ -3,6 +3,7 @@ package nuclio
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faasbench/faasbench/platform"
 )
@@ -67,6 +68,23 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	} {
 		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: %v, want %q", fn, err, want)
+		}
+	}
+}
+
+// The DLX's address and the wait for Nuclio's scale to zero: defaults, and
+// bad values named.
+func TestScaleToZeroOptions(t *testing.T) {
+	c, err := ParseConfig("r", map[string]any{"dlx_url": "http://nuclio-dlx.nuclio.svc.cluster.local:8080", "scale_to_zero_timeout": "90s"})
+	if err != nil || c.DLXURL != "http://nuclio-dlx.nuclio.svc.cluster.local:8080" || c.ZeroTimeout != 90*time.Second {
+		t.Fatalf("%+v %v", c, err)
+	}
+	if c, _ := ParseConfig("r", nil); c.DLXURL != "" || c.ZeroTimeout != 5*time.Minute {
+		t.Errorf("defaults: %q %s", c.DLXURL, c.ZeroTimeout)
+	}
+	for opt, v := range map[string]string{"dlx_url": "nuclio-dlx:8080", "scale_to_zero_timeout": "-1s"} {
+		if _, err := ParseConfig("r", map[string]any{opt: v}); err == nil || !strings.Contains(err.Error(), "platform.options."+opt) {
+			t.Errorf("%s %q: %v", opt, v, err)
 		}
 	}
 }

@@ -4,11 +4,16 @@ package nuclio_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -89,9 +94,10 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	if err := p.Deploy(ctx, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 2, Workers: 4, Settings: map[string]string{"image": "r/reverse-go-nuclio:1"}}); err != nil {
 		t.Fatal(err)
 	}
-	// Nuclio's controller needs the function's project in its namespace: the run made it.
+	// Nuclio's controller needs the function's project in its namespace: the run made it, with no
+	// run label (no cleaning by label may take it), naming the run.
 	proj, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(cl.Namespace).Get(ctx, "default", metav1.GetOptions{})
-	if err != nil || proj.GetLabels()[kube.LabelRunID] != "nu-run" {
+	if err != nil || proj.GetAnnotations()[nuclio.AnnotationProjectOf] != "nu-run" || len(proj.GetLabels()) != 0 {
 		t.Errorf("the default project: %v %v", proj, err)
 	}
 	if pp, _, _ := unstructured.NestedString(u0(ctx, t, cl).Object, "spec", "imagePullPolicy"); pp != "IfNotPresent" && pp != "Never" && pp != "Always" {
@@ -350,4 +356,200 @@ func TestThroughTheDashboard(t *testing.T) {
 	if puts != 4 || deletes != 1 { // deploy again, scale, disable, enable; close
 		t.Errorf("requests: %v", *log)
 	}
+}
+
+// A run that made the project default leaves it when a function that is not
+// the run's is in it: Nuclio deletes a project's functions with it. The
+// function is left, and the run says what it left.
+func TestProjectWithOthersFunctionsIsLeft(t *testing.T) {
+	p, ctx := open(t, "nu-proj")
+	cl := p.Cluster
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-node", Workload: "hello", Language: "node", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	theirs := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "nuclio.io/v1beta1", "kind": "NuclioFunction",
+		"metadata": map[string]any{"name": "someone-elses", "namespace": cl.Namespace, "labels": map[string]any{"nuclio.io/project-name": "default"}},
+		"spec":     map[string]any{"image": "their/function:1", "runtime": "python:3.11", "handler": "main:handler", "replicas": int64(0)}}}
+	if _, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Create(ctx, theirs, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.ProjectGVR).Namespace(cl.Namespace).Get(ctx, "default", metav1.GetOptions{}); err != nil {
+		t.Errorf("the project with someone else's function in it was deleted: %v", err)
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "someone-elses", metav1.GetOptions{}); err != nil {
+		t.Errorf("someone else's function: %v", err)
+	}
+	if _, err := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "hello-node", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the run's function is left: %v", err)
+	}
+	if w := strings.Join(p.Warnings(), "\n"); !strings.Contains(w, "left the NuclioProject default") || !strings.Contains(w, "someone-elses") {
+		t.Errorf("warnings: %q", w)
+	}
+}
+
+// A run in a namespace Nuclio's controller does not act in is refused at
+// open in one sentence (its functions would wait for a state that never
+// comes); one where it acts, or a controller acting everywhere, is not.
+func TestNamespaceTheControllerDoesNotWatchIsRefused(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	zero := int32(0)
+	ctl := func(ns string) {
+		t.Helper()
+		d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "nuclio-controller", Labels: map[string]string{"nuclio.io/app": "controller"}},
+			Spec: appsv1.DeploymentSpec{Replicas: &zero, Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"nuclio.io/app": "controller"}},
+				Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"nuclio.io/app": "controller"}},
+					Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nuclio-controller", Image: "ko.local/nuclio/controller:1",
+						Env: []corev1.EnvVar{{Name: "NUCLIO_CONTROLLER_NAMESPACE", Value: ns}}}}}}}}
+		_ = cl.Client.AppsV1().Deployments(cl.Namespace).Delete(ctx, d.Name, metav1.DeleteOptions{})
+		if _, err := cl.Client.AppsV1().Deployments(cl.Namespace).Create(ctx, d, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	openIn := func(run string) error {
+		cfg, err := nuclio.ParseConfig(run, map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "nuclio_namespace": cl.Namespace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := nuclio.Open(ctx, cfg)
+		if err == nil {
+			_ = p.Close(ctx)
+		}
+		return err
+	}
+	ctl("team-a")
+	err := openIn("nu-ns1")
+	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), `acts only in namespace "team-a"`) || !strings.Contains(err.Error(), "platform.options.namespace") {
+		t.Errorf("a namespace the controller does not act in: %v", err)
+	}
+	for _, ns := range []string{"", "*"} { // the chart's namespaced default (its own namespace, here the run's), cluster mode
+		ctl(ns)
+		if err := openIn("nu-ns2"); err != nil {
+			t.Errorf("controller namespace %q: %v", ns, err)
+		}
+	}
+}
+
+// dlxStandIn is Nuclio's DLX as github.com/v3io/scaler pkg/dlx and Nuclio's
+// resource scaler (pkg/platform/kube/resourcescaler) make it: a request
+// names its function in X-Nuclio-Target (400 without); the function is set
+// to waitingForScaleResourceFromZero, and the request is held until its
+// state is ready (looked at every 3 s there, 50 ms here), then proxied: here
+// answered by the stand-in, KWOK's pods serve nothing.
+func dlxStandIn(t *testing.T, cl *kube.Cluster) *httptest.Server {
+	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.Header.Get(nuclio.HeaderTarget)
+		if name == "" {
+			w.WriteHeader(http.StatusBadRequest)
+			return
+		}
+		if err := setState(r.Context(), fns, name, stateFromZero); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		for r.Context().Err() == nil {
+			u, err := fns.Get(r.Context(), name, metav1.GetOptions{})
+			if st, _, _ := unstructured.NestedString(u.Object, "status", "state"); err == nil && st == "ready" {
+				_, _ = w.Write([]byte("pong"))
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// setState writes a function's state with the object (no status subresource).
+func setState(ctx context.Context, fns dynamic.ResourceInterface, name, state string) error {
+	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		u, err := fns.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if err := unstructured.SetNestedField(u.Object, state, "status", "state"); err != nil {
+			return err
+		}
+		_, err = fns.Update(ctx, u, metav1.UpdateOptions{})
+		return err
+	})
+}
+
+// A function with min_replicas 0 goes cold Nuclio's own way: MakeCold waits
+// for Nuclio's autoscaler to scale it to zero (state scaledToZero, no pod),
+// and the cold request goes to the DLX with X-Nuclio-Target, which raises a
+// new pod on the request (on the path). Without platform.options.dlx_url it
+// is refused in one sentence.
+func TestScaleToZeroThroughTheDLX(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dlx := dlxStandIn(t, cl)
+	openWith := func(run string, extra map[string]any) *nuclio.Platform {
+		opts := map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "ready_timeout": "60s", "scale_to_zero_timeout": "60s"}
+		for k, v := range extra {
+			opts[k] = v
+		}
+		cfg, err := nuclio.ParseConfig(run, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := nuclio.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	p := openWith("nu-zero", map[string]any{"dlx_url": dlx.URL})
+	defer p.Close(ctx)
+	nuclioStandIn(ctx, t, p.Cluster)
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "node", Settings: map[string]string{"min_replicas": "0", "max_replicas": "2"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	without := openWith("nu-zero-nodlx", nil)
+	defer without.Close(ctx)
+	if _, err := without.MakeCold(ctx, "hello-go"); !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "platform.options.dlx_url") {
+		t.Errorf("without the DLX's address: %v", err)
+	}
+	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
+	go func() { // Nuclio's autoscaler: the function stayed idle over its window
+		time.Sleep(300 * time.Millisecond)
+		_ = setState(ctx, fns, "hello-go", stateToZero)
+	}()
+	since := time.Now()
+	before := podNames(ctx, t, p)
+	how, err := p.MakeCold(ctx, "hello-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !how.OnPath || how.Via == nil || how.Via.URL != dlx.URL || how.Via.Header[nuclio.HeaderTarget] != "hello-go" {
+		t.Fatalf("cold: %+v", how)
+	}
+	if n := len(podNames(ctx, t, p)); n != 0 || len(before) != 1 {
+		t.Fatalf("%d pods at zero (%d before)", n, len(before))
+	}
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, how.Via.URL+"/", nil)
+	for k, v := range how.Via.Header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the request through the DLX: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	started, err := p.StartedSince(ctx, "hello-go", since)
+	if err != nil || len(started) != 1 || before[started[0].ID] {
+		t.Errorf("started %+v %v (before: %v)", started, err, before)
+	}
+	if _, err := p.Endpoint(ctx, "hello-go"); err != nil {
+		t.Errorf("endpoint after the cold start: %v", err)
+	}
+	t.Log(how.How)
 }

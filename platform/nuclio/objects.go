@@ -20,13 +20,22 @@ var ProjectGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1bet
 
 // Project is the NuclioProject "default" faasbench's functions belong to,
 // labelled as the run's so that the run removes it when it made it.
+//
+// It carries no run label, so no cleaning by label (the run's Close, `faasbench
+// platform clean`) takes it: deleting a NuclioProject makes Nuclio delete
+// every function of that project in its namespace, other runs' and other
+// users' included. The run that made it (AnnotationProjectOf) removes it
+// only when no function is left in it (Platform.Close).
 func (c Config) Project(ns string) *unstructured.Unstructured {
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "nuclio.io/v1beta1", "kind": "NuclioProject",
-		"metadata": map[string]any{"name": "default", "namespace": ns, "labels": kube.StringMap(kube.Labels(c.RunLabel(), ""))},
+		"metadata": map[string]any{"name": "default", "namespace": ns, "annotations": map[string]any{AnnotationProjectOf: c.RunLabel()}},
 		"spec":     map[string]any{},
 	}}
 }
+
+// AnnotationProjectOf names the run that made a NuclioProject.
+const AnnotationProjectOf = "faasbench.dev/project-made-by-run"
 
 // StateWaitingForResources is the state nuctl and the dashboard give a
 // function they create or update (pkg/platform/kube/client/deployer.go):
@@ -35,6 +44,12 @@ func (c Config) Project(ns string) *unstructured.Unstructured {
 // (pkg/platform/kube/controller/nucliofunction.go). Nuclio's CRD has no
 // status subresource: the state is written with the object.
 const StateWaitingForResources = "waitingForResourceConfiguration"
+
+// StateScaledToZero is the state of a function Nuclio's autoscaler scaled
+// to zero (pkg/functionconfig/types.go): no pod, its DLX raises it on a
+// request. Nuclio's controller moves it through waitingForScaleResourceToZero
+// and, raised again, waitingForScaleResourceFromZero back to ready.
+const StateScaledToZero = "scaledToZero"
 
 // LabelFunctionName is the label Nuclio's controller puts on a function's
 // Deployment and pods.

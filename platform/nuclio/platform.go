@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -37,6 +38,8 @@ type Platform struct {
 	// deployed names the run's functions (for deleting them through the
 	// dashboard on Close).
 	deployed kube.Functions[struct{}]
+	// madeProject: this run made the NuclioProject default (ensureProject).
+	madeProject bool
 }
 
 var (
@@ -69,6 +72,9 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 		return nil, err
 	}
 	p := &Platform{Session: s, cfg: cfg}
+	if err := p.checkWatched(ctx); err != nil {
+		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
 	if cfg.DashboardURL != "" {
 		p.dash = NewDashboard(cfg.DashboardURL, s.Namespace(), &http.Client{Timeout: 30 * time.Second})
 	}
@@ -115,7 +121,9 @@ type status struct {
 	HTTPPort int    `json:"httpPort"`
 }
 
-// waitReady waits for status.state ready; "error" fails with its message.
+// waitReady waits for status.state ready (or scaledToZero: Nuclio's own
+// scale to zero left it serving through its DLX); "error" and "unhealthy"
+// fail with their message.
 func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 	var st status
 	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
@@ -128,7 +136,7 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
 		}
 		switch st.State {
-		case "ready":
+		case "ready", StateScaledToZero:
 			return true, nil
 		case "error", "unhealthy":
 			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
@@ -197,8 +205,37 @@ func (p *Platform) ensureProject(ctx context.Context) error {
 	} else if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("nuclio project default in %s: %w", p.Namespace(), err)
 	}
-	if _, err := projects.Create(ctx, p.cfg.Project(p.Namespace()), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+	_, err := projects.Create(ctx, p.cfg.Project(p.Namespace()), metav1.CreateOptions{})
+	switch {
+	case err == nil:
+		p.madeProject = true
+	case !apierrors.IsAlreadyExists(err):
 		return fmt.Errorf("nuclio project default in %s: create: %w", p.Namespace(), err)
+	}
+	return nil
+}
+
+// releaseProject removes the NuclioProject default this run made, unless a
+// function is left in it (another run's, another user's: Nuclio would
+// delete them with it); then it is left, and the run says so.
+func (p *Platform) releaseProject(ctx context.Context) error {
+	fns, err := p.functions().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("nuclio project default in %s: list its functions: %w", p.Namespace(), err)
+	}
+	var others []string
+	for _, f := range fns.Items {
+		if pr := f.GetLabels()["nuclio.io/project-name"]; (pr == "" || pr == "default") && f.GetDeletionTimestamp() == nil {
+			others = append(others, f.GetName())
+		}
+	}
+	if len(others) > 0 {
+		p.Warn(fmt.Sprintf("left the NuclioProject default this run made in %s: %d function(s) not this run's are in it (%s), and Nuclio deletes a project's functions with it", p.Namespace(), len(others), strings.Join(others, ", ")))
+		return nil
+	}
+	err = p.Cluster.Dynamic.Resource(ProjectGVR).Namespace(p.Namespace()).Delete(ctx, "default", metav1.DeleteOptions{})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("nuclio project default in %s: delete: %w", p.Namespace(), err)
 	}
 	return nil
 }
@@ -258,7 +295,11 @@ func (p *Platform) Close(ctx context.Context) error {
 			}
 		}
 	}
-	return errors.Join(append(errs, p.Session.Close(ctx))...)
+	errs = append(errs, p.Session.Close(ctx))
+	if p.madeProject {
+		errs = append(errs, p.releaseProject(ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // MakeCold implements platform.ColdStarter: disable the function
@@ -268,6 +309,9 @@ func (p *Platform) Close(ctx context.Context) error {
 // starts them). The next call reaches new pods, and is their processor's
 // first; StartedSince (from the Session) names them. Nuclio's own scale to
 // zero goes through its autoscaler and DLX, which a cluster may not run.
+//
+// A function with min_replicas 0 is made cold by Nuclio's own scale to
+// zero instead (scaleToZero): the request then starts the pod.
 func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, error) {
 	u, err := p.get(ctx, name)
 	if err != nil {
@@ -275,7 +319,11 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	}
 	n, fixed, _ := unstructured.NestedInt64(u.Object, "spec", "replicas")
 	if !fixed {
-		n, _, _ = unstructured.NestedInt64(u.Object, "spec", "minReplicas")
+		var hasMin bool
+		n, hasMin, _ = unstructured.NestedInt64(u.Object, "spec", "minReplicas")
+		if hasMin && n == 0 {
+			return p.scaleToZero(ctx, name)
+		}
 	}
 	n = max(n, 1)
 	if err := p.reconfigure(ctx, name, map[string]any{"disable": true}); err != nil {

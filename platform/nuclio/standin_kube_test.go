@@ -28,11 +28,13 @@ import (
 // function's labels plus nuclio.io/function-name and nuclio.io/class,
 // owned by the function, with the replicas the controller computes
 // (pkg/platform/kube/apis/nuclio.io/v1beta1/types.go GetComputedReplicas:
-// 0 when spec.disable, else spec.replicas, else minReplicas or 1 while
-// the function waits for its resources); like the controller
+// 0 when spec.disable or scaled to zero, else spec.replicas, else
+// minReplicas or 1 while the function waits for its resources); like the controller
 // (pkg/platform/kube/controller/nucliofunction.go) it acts only on a
-// function in state waitingForResourceConfiguration or ready, and moves a
-// waiting one to ready once its pods are, with httpPort the Service's node
+// function in state waitingForResourceConfiguration, ready or one of the
+// scale to zero states, and moves a waiting one to ready once its pods are
+// (waitingForScaleResourceToZero: to scaledToZero once none is left; 0
+// replicas there and in scaledToZero), with httpPort the Service's node
 // port, written with the object (Nuclio's CRD has no status subresource).
 // A function whose project (nuclio.io/project-name) does not exist in its
 // namespace goes to state error "Failed to get project <name>", as the
@@ -47,22 +49,35 @@ func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 
 // computedReplicas is GetComputedReplicas; found false: leave as is.
 func computedReplicas(fn *unstructured.Unstructured, state string) (int32, bool) {
-	if disabled, _, _ := unstructured.NestedBool(fn.Object, "spec", "disable"); disabled {
+	if disabled, _, _ := unstructured.NestedBool(fn.Object, "spec", "disable"); disabled ||
+		state == "imported" || state == nuclio.StateScaledToZero || state == stateToZero {
 		return 0, true
 	}
 	if n, found, _ := unstructured.NestedInt64(fn.Object, "spec", "replicas"); found {
 		return int32(max(n, 0)), true
 	}
-	if state == nuclio.StateWaitingForResources {
+	if state == nuclio.StateWaitingForResources || state == stateFromZero {
 		n, _, _ := unstructured.NestedInt64(fn.Object, "spec", "minReplicas")
 		return int32(max(n, 1)), true
 	}
 	return 0, false
 }
 
+// Nuclio's scale to zero states (pkg/functionconfig/types.go): the
+// autoscaler sets the first, the DLX the second; the controller configures
+// the resources and moves them on to scaledToZero and ready.
+const (
+	stateToZero   = "waitingForScaleResourceToZero"
+	stateFromZero = "waitingForScaleResourceFromZero"
+)
+
 func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured) error {
 	state, _, _ := unstructured.NestedString(fn.Object, "status", "state")
-	if fn.GetDeletionTimestamp() != nil || (state != nuclio.StateWaitingForResources && state != "ready") {
+	switch {
+	case fn.GetDeletionTimestamp() != nil:
+		return nil
+	case state == nuclio.StateWaitingForResources, state == "ready", state == stateToZero, state == stateFromZero, state == nuclio.StateScaledToZero:
+	default:
 		return nil
 	}
 	project := fn.GetLabels()["nuclio.io/project-name"]
@@ -127,8 +142,12 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 			return err
 		}
 	}
-	if state == "ready" {
+	next := "ready"
+	switch state {
+	case "ready", nuclio.StateScaledToZero:
 		return nil
+	case stateToZero:
+		next = nuclio.StateScaledToZero
 	}
 	svc, err := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -137,7 +156,7 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 	if d.Status.ObservedGeneration != d.Generation || d.Status.ReadyReplicas != n || d.Status.Replicas != n {
 		return nil
 	}
-	fn.Object["status"] = map[string]any{"state": "ready", "httpPort": int64(svc.Spec.Ports[0].NodePort),
+	fn.Object["status"] = map[string]any{"state": next, "httpPort": int64(svc.Spec.Ports[0].NodePort),
 		"internalInvocationUrls": []any{fmt.Sprintf("%s.%s.svc.cluster.local:8080", name, cl.Namespace)}}
 	_, err = cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Update(ctx, fn, metav1.UpdateOptions{})
 	if apierrors.IsConflict(err) {

@@ -1,0 +1,66 @@
+package nuclio
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// HeaderTarget is the header by which Nuclio's DLX finds the function to
+// raise (pkg/common/headers: TargetName; Nuclio's ingress adds it through
+// an ingress-nginx snippet when the function is at zero).
+const HeaderTarget = "X-Nuclio-Target"
+
+// scaleToZero makes a function with min_replicas 0 cold Nuclio's own way:
+// it waits until Nuclio's autoscaler has scaled it to zero (state
+// scaledToZero, no pod left), which it does once the function's metric
+// (platform configuration scaleToZero.scaleResources, through
+// custom.metrics.k8s.io) stayed at or below its threshold over its window,
+// looked at every scaler interval. The cold request goes to the DLX
+// (platform.options.dlx_url) with X-Nuclio-Target: the DLX sets the
+// function waiting for its resources from zero, Nuclio's controller starts
+// a pod, and the DLX holds the request until the function is ready, then
+// proxies it to the function's Service. The pod start is on the request.
+func (p *Platform) scaleToZero(ctx context.Context, name string) (platform.Cold, error) {
+	if p.cfg.DLXURL == "" {
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w: a function with min_replicas 0 goes cold by Nuclio's own scale to zero, and its cold request must go to Nuclio's DLX: set platform.options.dlx_url (e.g. http://nuclio-dlx.%s.svc.cluster.local:8080)", name, platform.ErrRefused, p.cfg.NuclioNamespace)
+	}
+	start := time.Now()
+	var st status
+	err := kube.Poll(ctx, p.cfg.ZeroTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		u, err := p.get(ctx, name)
+		if err != nil {
+			return false, nil
+		}
+		st = status{}
+		if err := kube.StatusOf(u, &st); err != nil {
+			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
+		}
+		switch st.State {
+		case StateScaledToZero:
+			return true, nil
+		case "error", "unhealthy":
+			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
+		}
+		return false, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return platform.Cold{}, fmt.Errorf("make %s cold: Nuclio's autoscaler did not scale it to zero in %s (platform.options.scale_to_zero_timeout; state %q): it scales a function whose metric stayed at or below its threshold over the window (the platform configuration's scaleToZero), read through custom.metrics.k8s.io: see the autoscaler's log: %w", name, p.cfg.ZeroTimeout, st.State, kube.ErrTimeout)
+	}
+	if err != nil {
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+	}
+	if err := p.WaitReplicas(ctx, name, 0); err != nil {
+		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+	}
+	return platform.Cold{
+		How: fmt.Sprintf("scaled to zero by Nuclio's autoscaler (state scaledToZero, no pod left, %.0f s after asking); the request goes to Nuclio's DLX (%s: %s), which raises the function and holds the request until a pod is ready",
+			time.Since(start).Seconds(), HeaderTarget, name),
+		OnPath: true,
+		Via:    &platform.Route{URL: p.cfg.DLXURL, Header: map[string]string{HeaderTarget: name}},
+	}, nil
+}
