@@ -7,7 +7,10 @@
 # pinned to the CPU the node does not use), installs OpenFaaS of 2022-10 as its chart does
 # (scripts/openfaas-up.sh) and runs the OpenFaaS realnode tests (deploy, scale, gateway and direct calls, a
 # cold start from zero, a redeploy, AlertManager's scaling), the openfaas-hello and openfaas-coldstart runs
-# and a run killed with SIGKILL cleaned by platform clean, removes it, installs real Knative Serving with
+# and a run killed with SIGKILL cleaned by platform clean, removes it, installs Nuclio 1.14.1 with its
+# autoscaler and DLX (scripts/nuclio-up.sh) and runs nuclio-hello (Service and direct), nuclio-workers,
+# nuclio-coldstart (scale to zero, the request through the DLX) and a killed run cleaned by platform clean,
+# removes it, installs real Knative Serving with
 # faasbench's own ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
 # knative-coldstart runs, a run whose load comes from two agent pods of an Indexed Job (and the same
 # run's coordinator killed, its pods checked to stop and platform clean to remove the Job), stops the node and checks that the host is as it was
@@ -67,6 +70,21 @@ python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" -
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart-pull/*/)" --cold-verified 2 --cold-kind image-pull=2
 scripts/phase.sh "openfaas: a run killed with SIGKILL, then platform clean" scripts/node/killed-openfaas.sh "$DIR"
 scripts/phase.sh "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
+# Nuclio 1.14.1 as its own chart installs it, with its autoscaler and DLX (scripts/nuclio-up.sh), alone on
+# the node: the functions on Nuclio's processor and Python wrapper built from the pinned source.
+scripts/phase.sh "nuclio function images (on the pinned processor and Python wrapper)" scripts/node-images.sh "$DIR/node" hello:python:nuclio sleep:python:nuclio
+scripts/phase.sh "nuclio install (1.14.1 chart by helm; controller, dashboard, autoscaler, DLX, Prometheus, metrics adapter)" scripts/nuclio-up.sh "$DIR/node"
+for s in nuclio-hello nuclio-workers nuclio-coldstart; do
+  scripts/phase.sh "faasbench run on nuclio ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+done
+# Through the Service and straight at a pod; both pods serve through the Service.
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-hello/*/)" --failed-max 0 --instances 'via=gateway/c=4=2'
+# numWorkers for real: four 200 ms requests at once in one wave with 4 workers, four waves with 1.
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-workers/*/)" --failed-max 0 --faster 'workers=4//workers=1/=3'
+# Nuclio's own scale to zero, the request through the DLX starting the pod (kind pod, on the path).
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-coldstart/*/)" --cold-verified 1 --cold-kind pod=1
+scripts/phase.sh "nuclio: a run killed with SIGKILL, then platform clean" scripts/node/killed-nuclio.sh "$DIR"
+scripts/phase.sh "nuclio remove" scripts/nuclio-down.sh "$DIR/node"
 # Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).
 scripts/phase.sh "knative install" scripts/knative-up.sh "$DIR/node"
 . "$DIR/node/knative.env"

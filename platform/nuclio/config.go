@@ -82,6 +82,9 @@ type Settings struct {
 	WorkerTimeoutMs int
 }
 
+// DefaultWorkerTimeoutMs is Nuclio's default workerAvailabilityTimeoutMilliseconds.
+const DefaultWorkerTimeoutMs = 10_000
+
 // compiled are the Nuclio runtimes and handlers of the languages faasbench
 // ships no Nuclio image for (workloads.NuclioRuntimes has the others): a
 // function in them needs settings.image.

@@ -103,6 +103,9 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	if pp, _, _ := unstructured.NestedString(u0(ctx, t, cl).Object, "spec", "imagePullPolicy"); pp != "IfNotPresent" && pp != "Never" && pp != "Always" {
 		t.Errorf("imagePullPolicy %q", pp)
 	}
+	if eps, err := p.DirectEndpoints(ctx, "reverse-go"); err != nil || len(eps) != 2 || !strings.HasSuffix(eps[0], ":8080/") {
+		t.Errorf("direct endpoints %v %v, want both pods' processors on 8080", eps, err)
+	}
 	u, _ := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace).Get(ctx, "reverse-go", metav1.GetOptions{})
 	// The processor sizes its pool from numWorkers (maxWorkers is only copied by the dashboard).
 	if w, _, _ := unstructured.NestedInt64(u.Object, "spec", "triggers", "http", "numWorkers"); w != 4 {

@@ -48,6 +48,7 @@ var (
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.DirectCaller    = (*Platform)(nil)
 )
 
 // Kinds are the Nuclio resources a run creates.
@@ -361,11 +362,25 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 	return url, nil
 }
 
+// ProcessorPort is the port of the HTTP trigger in a function's pod.
+const ProcessorPort = 8080
+
+// DirectEndpoints implements platform.DirectCaller: every ready pod's
+// processor, past the function's Service (and its NodePort).
+func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
+	return p.PodEndpoints(ctx, name, ProcessorPort)
+}
+
 // Fingerprint implements platform.Fingerprinter: the cluster, Nuclio's
 // component images and its platform configuration.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.NuclioNamespace)
 	f["validated"] = Validated
+	// How long a request waits for a free worker before the HTTP trigger answers 503
+	// (pkg/processor/trigger/trigger.go), unless a function's settings.worker_timeout_ms (in the
+	// run's spec) says otherwise: such 503s are Nuclio's behaviour under more concurrent requests
+	// than workers, not faasbench's.
+	f["worker_availability_timeout_ms"] = DefaultWorkerTimeoutMs
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.NuclioNamespace, "nuclio-platform-config"); err == nil {
 		f["platform_config"] = cfg
 	}

@@ -17,6 +17,9 @@ are not probed). Options add what the spec claims:
   --no-probe, --probe    no probe expected, or one expected whatever the kind
   --headerless FN        FN's replies cannot name their instance (OpenFaaS's classic watchdog): its
                          probe passes without one, and none of its cells may count an instance
+  --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
+                         cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
+                         against workers=1/)
 
 Exit 0 with one line saying what held, 1 with every problem on stderr."""
 import argparse
@@ -35,7 +38,7 @@ def pairs(values, conv=str):
 
 
 def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=(),
-          headerless=()):
+          headerless=(), faster=()):
     """Returns the problems of the run directory run (empty: it measured what it claims)."""
     problems = []
     try:
@@ -104,6 +107,20 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
         rs = [r for r in manifest.get("resets") or [] if r.get("level") == level]
         if len(rs) != n or any(not r.get("what") for r in rs):
             problems.append(f"resets at level {level}: {rs}, want {n}, each saying what it reset")
+    for pair, x in faster:
+        a, sep, b = pair.partition("/")
+        if not sep:
+            problems.append(f"--faster {pair!r}: want A/B=X")
+            continue
+        fast = [c for c in cells if a in c["id"]]
+        if not fast:
+            problems.append(f"no cell's id contains {a!r} (--faster {pair}={x})")
+        for c in fast:
+            base = [o for o in cells if b in o["id"] and o.get("repetition") == c.get("repetition") and o["id"] != c["id"]]
+            if len(base) != 1:
+                problems.append(f"{c['id']}: {len(base)} cells of its repetition contain {b!r}, want one")
+            elif (c.get("throughput_rps") or 0) < x * (base[0].get("throughput_rps") or 0) or not base[0].get("throughput_rps"):
+                problems.append(f"{c['id']}: {c.get('throughput_rps')} req/s, want at least {x} × {base[0]['id']}'s {base[0].get('throughput_rps')}")
     if cold_verified is not None and cold_total < cold_verified:
         problems.append(f"{cold_total} verified cold starts in all, want at least {cold_verified}")
     for kind, n in cold_kinds:
@@ -125,10 +142,11 @@ def main(argv):
     ap.add_argument("--no-probe", action="store_true")
     ap.add_argument("--probe", action="store_true")
     ap.add_argument("--headerless", action="append", default=[])
+    ap.add_argument("--faster", action="append")
     a = ap.parse_args(argv)
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
-                     pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless)
+                     pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless, pairs(a.faster, float))
     for p in problems:
         print("check-run:", p, file=sys.stderr)
     summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}

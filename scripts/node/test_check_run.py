@@ -110,6 +110,21 @@ def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kw
     assert any(want in p for p in problems), (name, problems)
 
 
+def test_faster(good, tmp_path):
+    # Two cells of one repetition, one at twice the other's throughput: a claim of 1.5 holds, 3 does not.
+    def two(s, m):
+        c = s["cells"][0]
+        fast = copy.deepcopy(c)
+        c["id"], fast["id"] = "slow/workers=1/c=4/r=1", "slow/workers=4/c=4/r=1"
+        c["throughput_rps"], fast["throughput_rps"] = 5.0, 10.0
+        s["cells"].append(fast)
+    d = mutated(good, tmp_path, two)
+    assert check_run.check(d, faster=[("workers=4//workers=1/", 1.5)]) == []
+    problems = check_run.check(d, faster=[("workers=4//workers=1/", 3)])
+    assert any("want at least 3" in p for p in problems), problems
+    assert any("no cell's id contains" in p for p in check_run.check(d, faster=[("workers=8//workers=1/", 1)]))
+
+
 def test_an_unchanged_copy_passes(good, tmp_path):
     assert check_run.check(mutated(good, tmp_path, lambda s, m: None)) == []
 

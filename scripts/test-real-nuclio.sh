@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# test-real-nuclio.sh [EVIDENCE_DIR]: the full Nuclio tier (make test-real-nuclio; part of make test-real).
+# Nuclio 1.14.1 as its own chart installs it, with its autoscaler and DLX (scripts/nuclio-up.sh), alone on the
+# real node, measured at the size the figures of docs/platforms/nuclio.md need:
+#   - processor overhead: hello in Python through the function's Service and straight at the pods'
+#     processors, closed loop at 1 and 16 connections, 10 s per cell, three repetitions (nuclio-hello,
+#     resized); and the same function as a plain pod (faasbench's own Python server, the baseline platform)
+#     after Nuclio is removed
+#   - workers: four 200 ms requests at once with 1 and 4 workers, three repetitions (nuclio-workers)
+#   - 20 cold starts through Nuclio's own scale to zero, each request held by the DLX while the pod starts,
+#     verified by the pod watch, with the phases (nuclio-coldstart)
+#   - seed 003's workers row (003-workers: http-workload, cpu-bound, io-bound at 1..16 workers, 100
+#     connections, three repetitions) on Nuclio
+#   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
+# Budget: about 40 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+# docs/evidence/nuclio-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
+# fails at the end if any did.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EVIDENCE=$(realpath -m "${1:-docs/evidence/nuclio-real-$(date +%F)}")
+. scripts/node/real-lib.sh
+
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+. "$DIR/node/node.env"
+for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio hello:python; do
+  step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+done
+step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
+scripts/phase.sh "nuclio install" scripts/nuclio-up.sh "$DIR/node" | tee "$EVIDENCE/nuclio-up.txt"
+nu=(--set platform.name=nuclio --set 'platform.generator_cpus="1"'
+  --set "platform.options={namespace: nuclio, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, dashboard_url: 'http://nuclio-dashboard.nuclio.svc.cluster.local:8070'}")
+
+hello() { CHECK_ARGS="--failed-max 0 --instances via=gateway/c=16=2" run nuclio-hello examples/realnode/nuclio-hello.yaml \
+  --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "nuclio: Service vs direct, c=1 and c=16, 3 repetitions" hello
+workers() { CHECK_ARGS="--failed-max 0 --faster workers=4//workers=1/=3" run nuclio-workers examples/realnode/nuclio-workers.yaml --set repetitions=3; }
+step "nuclio: workers 1 and 4, 3 repetitions" workers
+cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind pod=20" run nuclio-coldstart examples/realnode/nuclio-coldstart.yaml --set coldstart.iterations=20; }
+step "nuclio: 20 cold starts through the DLX" cold20
+step "nuclio: 003-workers, 3 repetitions" run nuclio-003-workers examples/003-workers.yaml "${nu[@]}" --set "services.listen=\"$NODE_IP:0\""
+step "nuclio remove" scripts/nuclio-down.sh "$DIR/node"
+# The same function as a plain pod: faasbench's Python server, no processor in between.
+plain() { CHECK_ARGS="--failed-max 0" run plain-hello-python examples/realnode/baseline-hello.yaml \
+  --set 'functions=[{workload: hello, language: python, replicas: 2}]' --set 'load.concurrency=[1, 16]' \
+  --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "baseline: hello in Python as a plain pod, c=1 and c=16, 3 repetitions" plain
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+
+write_readme "Nuclio 1.14.1 on the real node: make test-real-nuclio" "\`make test-real-nuclio\` (scripts/test-real-nuclio.sh)" \
+  "2 cores: the node (control plane, containerd, kubelet, Nuclio's controller, dashboard, autoscaler and DLX,
+Prometheus and the metrics adapter, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
+Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint, its idle
+footprint); nuclio-up.txt is the install's log."
+echo "test-real-nuclio: evidence in $EVIDENCE"
+[ "$failed" = 0 ] || { echo "test-real-nuclio: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
+echo "test-real-nuclio: passed"
