@@ -64,7 +64,7 @@ done
 for _ in $(seq 1 30); do K -n nuclio get nuclioprojects default > /dev/null 2>&1 && break; sleep 1; done
 K -n nuclio get nuclioprojects default > /dev/null 2>&1 || fail "the dashboard did not make the NuclioProject default in 30 s"
 step "dashboard answers ($(tr -d '\n' < "$M/versions.json" | head -c 200))"
-sed -e "s|@PROMETHEUS_IMAGE@|$PROMETHEUS_IMAGE|g" -e "s|@ADAPTER_IMAGE@|ko.local/prometheus-adapter/adapter:$(basename "$adapter" | cut -d- -f3)|g" \
+sed -e "s|@PROMETHEUS_IMAGE@|$PROMETHEUS_IMAGE|g" -e "s|@CONFIG_HASH@|$(_fb_hash scripts/nuclio/metrics.yaml)|g" -e "s|@ADAPTER_IMAGE@|ko.local/prometheus-adapter/adapter:$(basename "$adapter" | cut -d- -f3)|g" \
   scripts/nuclio/metrics.yaml > "$M/metrics.yaml"
 K apply -f "$M/metrics.yaml" >> "$DIR/logs/nuclio-apply.log" 2>&1 || { tail -20 "$DIR/logs/nuclio-apply.log" >&2; fail "the metrics objects were refused"; }
 for d in nuclio-prometheus nuclio-metrics-adapter; do
