@@ -4,4 +4,8 @@ package nuclio
 // the real platform ("real@version") or a stand-in that follows its source
 // ("stand-in@version"). The fingerprint carries it into the manifest and the
 // report, so a reader knows how far to trust a figure.
-const Validated = "stand-in@nuclio 1.14.1 on the real control plane: numWorkers and the dashboard's project check follow its source; the controller is a stand-in (platform/nuclio/standin_kube_test.go)"
+//
+// make test's real-node tier runs the adapter against Nuclio built from its
+// pinned source (scripts/upstream/pins.tsv) and installed by its own chart
+// with the autoscaler and DLX on (scripts/nuclio-up.sh).
+const Validated = "real@nuclio 1.14.1 (f7573701a7cd: controller, dashboard, autoscaler, DLX, processor and Python wrapper), prometheus-adapter v0.12.0: deploy through the dashboard, scale, calls through the Service and straight at the processors, numWorkers, scale to zero and a cold start through the DLX, platform clean (scripts/node-test.sh); Node.js, shell and Go runtimes: stand-in only"
