@@ -138,11 +138,22 @@ func (c *Client) DeleteAction(ctx context.Context, name string) error {
 	return c.do(ctx, http.MethodDelete, c.actionPath(name), nil, nil)
 }
 
-// Actions lists the namespace's actions (with their annotations).
+// Actions lists the namespace's actions (with their annotations), page by
+// page (skip): one call returns at most 200.
 func (c *Client) Actions(ctx context.Context) ([]Action, error) {
-	var out []Action
-	err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?limit=200", nil, &out)
-	return out, err
+	var all []Action
+	for page := 0; page < maxActivationPages; page++ {
+		var out []Action
+		q := url.Values{"limit": {fmt.Sprint(listLimit)}, "skip": {fmt.Sprint(page * listLimit)}}
+		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?"+q.Encode(), nil, &out); err != nil {
+			return all, err
+		}
+		all = append(all, out...)
+		if len(out) < listLimit {
+			return all, nil
+		}
+	}
+	return all, fmt.Errorf("actions of namespace %s: more than %d: the list was cut", c.Namespace, maxActivationPages*listLimit)
 }
 
 // Invoke makes a blocking invocation and returns its activation record.
@@ -157,7 +168,7 @@ func (c *Client) Invoke(ctx context.Context, name string, params map[string]any)
 // application.conf; the controller refuses a larger limit: RestAPIs.scala).
 const listLimit = 200
 
-// maxActivationPages bounds how far Activations pages (100,000 records).
+// maxActivationPages bounds how far Activations and Actions page (100,000 entities).
 const maxActivationPages = 500
 
 // Activations lists the activations of an action since a time (ms), page

@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +35,13 @@ type apiStandIn struct {
 	actions map[string]*owAction
 	acts    []Activation
 	calls   []string
+	// late is how long after its reply an activation's record can be listed: a real
+	// OpenWhisk writes it after collecting the logs, in a batched store write
+	// (ArtifactActivationStore, CouchDbRestStore's batcher), and lists activations from a
+	// view read with stale=update_after.
+	late time.Duration
+	// stored[i] is when acts[i] can be listed.
+	stored []time.Time
 }
 
 type owAction struct {
@@ -84,8 +94,15 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.URL.Path == "/":
 		_, _ = w.Write([]byte(`{"description":"OpenWhisk","build":"2026-01-01","limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
 	case r.URL.Path == "/api/v1/namespaces/guest/actions" && r.Method == http.MethodGet:
-		var out []map[string]any
-		for name, a := range s.actions {
+		// As for activations: at most 200 per call (30 without limit), from skip, sorted by name.
+		limit, skip, ok := page(w, r.URL.Query(), "actions")
+		if !ok {
+			return
+		}
+		names := slices.Sorted(maps.Keys(s.actions))
+		out := []map[string]any{}
+		for _, name := range names[min(skip, len(names)):min(len(names), skip+limit)] {
+			a := s.actions[name]
 			out = append(out, map[string]any{"name": name, "namespace": "guest", "annotations": a.Annotations, "version": a.Version})
 		}
 		_ = json.NewEncoder(w).Encode(out)
@@ -130,21 +147,14 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// The controller lists newest first, at most max-list-limit (200) per call, refusing a
 		// larger limit (core/controller/.../RestAPIs.scala, Messages.listLimitOutOfRange), from skip.
 		q := r.URL.Query()
-		limit, skip := 30, 0
-		if v := q.Get("limit"); v != "" {
-			limit, _ = strconv.Atoi(v)
-		}
-		if v := q.Get("skip"); v != "" {
-			skip, _ = strconv.Atoi(v)
-		}
-		if limit > 200 {
-			http.Error(w, `{"error":"The value '`+q.Get("limit")+`' is not in the range of 0 to 200 for activations."}`, http.StatusBadRequest)
+		limit, skip, ok := page(w, q, "activations")
+		if !ok {
 			return
 		}
 		sinceMs, _ := strconv.ParseInt(q.Get("since"), 10, 64)
 		var match []Activation
 		for i := len(s.acts) - 1; i >= 0; i-- {
-			if a := s.acts[i]; a.Name == q.Get("name") && a.Start >= sinceMs {
+			if a := s.acts[i]; a.Name == q.Get("name") && a.Start >= sinceMs && !time.Now().Before(s.stored[i]) {
 				match = append(match, a)
 			}
 		}
@@ -177,12 +187,31 @@ func (s *apiStandIn) web(w http.ResponseWriter, r *http.Request, name string) {
 		a.warm = a.rev
 	}
 	s.acts = append(s.acts, act)
+	s.stored = append(s.stored, time.Now().Add(s.late))
 	w.Header().Set("X-Openwhisk-Activation-Id", id)
 	_, _ = w.Write(body)
 }
 
+// page reads a list call's limit and skip as the controller does: 30 without a limit, at most
+// max-list-limit (200), refusing a larger one (core/controller/.../RestAPIs.scala,
+// Messages.listLimitOutOfRange).
+func page(w http.ResponseWriter, q url.Values, what string) (limit, skip int, ok bool) {
+	limit = 30
+	if v := q.Get("limit"); v != "" {
+		limit, _ = strconv.Atoi(v)
+	}
+	if v := q.Get("skip"); v != "" {
+		skip, _ = strconv.Atoi(v)
+	}
+	if limit > 200 {
+		http.Error(w, `{"error":"The value '`+q.Get("limit")+`' is not in the range of 0 to 200 for `+what+`."}`, http.StatusBadRequest)
+		return 0, 0, false
+	}
+	return limit, skip, true
+}
+
 func start(t *testing.T) (*Platform, *apiStandIn) {
-	s := &apiStandIn{actions: map[string]*owAction{}}
+	s := &apiStandIn{actions: map[string]*owAction{}, late: 300 * time.Millisecond}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	cfg, err := ParseConfig(platform.Config{RunID: "ow:run", Options: map[string]any{"api_host": srv.URL, "cpus": []int{0}}})
@@ -236,12 +265,15 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "image-pull" || st[0].Ready.Sub(st[0].Started) != 262*time.Millisecond {
 		t.Fatalf("started %+v %v (second call %s was warm)", st, err, id2)
 	}
+	// As the cold-start kind asks: since the moment it made the function cold (the records come
+	// late: an older record is no sign that the newest is there).
+	since = time.Now()
 	how, err := p.MakeCold(ctx, "prime-java")
 	if err != nil || !strings.Contains(how.How, "new revision (0.0.2)") || !how.OnPath {
 		t.Fatalf("%+v %v", how, err)
 	}
 	_, id3 := post(t, url, 10)
-	if st, _ = p.StartedSince(ctx, "prime-java", since); len(st) != 2 || st[1].ID != id3 {
+	if st, _ = p.StartedSince(ctx, "prime-java", since); len(st) != 1 || st[0].ID != id3 {
 		t.Errorf("after make cold: %+v", st)
 	}
 	if code, _ := post(t, url, 1<<20+1); code != http.StatusRequestEntityTooLarge {
@@ -355,5 +387,60 @@ func TestActivationsPagedAndConcurrencyLimit(t *testing.T) {
 	}
 	if !latestTag("r.example:5000/a/b") || !latestTag("b:latest") || latestTag("r.example:5000/b:v1") {
 		t.Error("latestTag")
+	}
+}
+
+// A real OpenWhisk lists an activation's record some time after the reply: the cold start's
+// record is read again until it is there (not at once, as the stand-in of before answered), and
+// the run's record says how long that took; a record later than activation_record_wait leaves
+// the start unverified by the platform, and says so.
+func TestLateActivationRecords(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-node", Workload: "hello", Language: "node"}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ := p.Endpoint(ctx, "hello-node")
+	since := time.Now().Add(-time.Millisecond)
+	_, id := post(t, url, 10)
+	st, err := p.StartedSince(ctx, "hello-node", since)
+	if err != nil || len(st) != 1 || st[0].ID != id {
+		t.Fatalf("the cold start's record, 300 ms late: %+v %v", st, err)
+	}
+	s.mu.Lock()
+	s.late = 2 * time.Second
+	s.mu.Unlock()
+	p.cfg.RecordWait = 200 * time.Millisecond
+	since = time.Now()
+	post(t, url, 10)
+	if st, err := p.StartedSince(ctx, "hello-node", since); err != nil || len(st) != 0 {
+		t.Errorf("a record later than the wait: %+v %v", st, err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(p.Warnings(), " "); !strings.Contains(w, "activation records read after 2 replies: appeared after a median") || !strings.Contains(w, "1 never appeared") {
+		t.Errorf("warnings %q", w)
+	}
+	if _, err := ParseConfig(platform.Config{Options: map[string]any{"activation_record_wait": "0s"}}); err == nil || !strings.Contains(err.Error(), "platform.options.activation_record_wait") {
+		t.Errorf("activation_record_wait 0s: %v", err)
+	}
+}
+
+// Close finds every action of the run however many the namespace holds: the list is read page
+// by page (one call returns at most 200, 30 without a limit), not only its first page.
+func TestCloseListsEveryPage(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	for i := range 230 {
+		if err := p.Deploy(ctx, platform.Function{Name: fmt.Sprintf("f%03d", i), Workload: "hello", Language: "node"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.actions) != 0 {
+		t.Errorf("%d actions left of 230", len(s.actions))
 	}
 }

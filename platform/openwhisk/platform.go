@@ -51,13 +51,19 @@ type Config struct {
 	// most concurrent activations one container may take (OpenWhisk's
 	// default is 1: common/scala/src/main/resources/application.conf).
 	ConcurrencyMax int
+	// RecordWait bounds the wait for an activation's record after its
+	// reply (platform.options.activation_record_wait, default 10 s): a real
+	// OpenWhisk writes the record after collecting the logs, in a batched
+	// store write, and lists activations from a view read with
+	// stale=update_after, so a record read at once is usually not there.
+	RecordWait time.Duration
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
-	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1}
+	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1, RecordWait: 10 * time.Second}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
@@ -89,6 +95,12 @@ func ParseConfig(pc platform.Config) (Config, error) {
 				return c, fmt.Errorf("platform.options.concurrency_max: %q is not a whole number ≥ 1 (the deployment's whisk.concurrency-limit.max)", s)
 			}
 			c.ConcurrencyMax = n
+		case "activation_record_wait":
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 || d > 10*time.Minute {
+				return c, fmt.Errorf("platform.options.activation_record_wait: %q is not a duration in (0, 10m]", s)
+			}
+			c.RecordWait = d
 		}
 	}
 	return c, nil
@@ -163,6 +175,8 @@ type Platform struct {
 	actions kube.Functions[Action]
 	// Warnings: what the run's record should say (a Docker action's pulls).
 	kube.WarningList
+	// waits are how long the activation records took to appear.
+	waits recordWaits
 }
 
 var (
@@ -311,8 +325,13 @@ func latestTag(image string) bool {
 // activation's start, initTime the /init after it; so a start runs from
 // start − waitTime to start + initTime. A Docker action's container always
 // begins with a pull (kind image-pull); a runtime's is kind container.
+//
+// The records come late on a real OpenWhisk (Config.RecordWait): the list
+// is read again until a record of an activation since then is there, at
+// most RecordWait; the waits are kept (RecordWaits) and the run's record
+// says how long they were (Close).
 func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
-	acts, err := p.c.Activations(ctx, name, since.UnixMilli())
+	acts, err := p.recordsSince(ctx, name, since)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +351,36 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
 	return out, nil
+}
+
+// recordsSince reads the action's activation records since a time, again
+// (every 100 ms, then every 500 ms) until one is there or RecordWait has
+// passed: the list is what the store has, and a real OpenWhisk's store
+// has a record only some time after the reply. The cold-start kind asks
+// since the moment it made the action cold, so the first record since then
+// is its cold request's.
+func (p *Platform) recordsSince(ctx context.Context, name string, since time.Time) ([]Activation, error) {
+	start := time.Now()
+	for i := 0; ; i++ {
+		acts, err := p.c.Activations(ctx, name, since.UnixMilli())
+		if err != nil {
+			return nil, err
+		}
+		waited := time.Since(start)
+		if len(acts) > 0 || waited >= p.cfg.RecordWait {
+			p.waits.add(waited, len(acts) > 0)
+			return acts, nil
+		}
+		pause := 100 * time.Millisecond
+		if i >= 10 {
+			pause = 500 * time.Millisecond
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(min(pause, p.cfg.RecordWait-waited)):
+		}
+	}
 }
 
 // Fingerprint implements platform.Fingerprinter: the deployment's limits
@@ -361,6 +410,9 @@ func (p *Platform) Remove(ctx context.Context, name string) error {
 // Close implements platform.Platform: delete every action carrying this
 // run's annotation.
 func (p *Platform) Close(ctx context.Context) error {
+	if w := p.waits.String(); w != "" {
+		p.Warn(w)
+	}
 	acts, err := p.c.Actions(ctx)
 	if err != nil {
 		return fmt.Errorf("openwhisk cleanup: %w", err)
