@@ -2,6 +2,7 @@ package distrib
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -343,5 +344,25 @@ func TestGeneratorsRecordsAreOneDataSet(t *testing.T) {
 		if st, err := os.Stat(l); err == nil && time.Since(st.ModTime()) < time.Minute {
 			t.Errorf("a generator's records file was left behind: %s", l)
 		}
+	}
+}
+
+// A job carries the platform's not-ready status to its generator: the generator's load counts a
+// 202 as not-ready there as it does here.
+func TestJobCarriesNotReadyStatus(t *testing.T) {
+	jobs, err := NewJobs(load.Closed{Concurrency: 2, Requests: 4}, 2, load.Target{URL: "http://127.0.0.1:1/"}, load.Options{NotReadyStatus: 202})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(jobs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Job
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.options().NotReadyStatus; got != 202 {
+		t.Errorf("the generator's not-ready status %d, want 202 (%s)", got, raw)
 	}
 }

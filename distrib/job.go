@@ -68,6 +68,7 @@ type ClientJob struct {
 	NewConnPerRequest bool        `json:"new_conn_per_request,omitempty"`
 	MaxConns          int         `json:"max_conns,omitempty"`
 	NetHTTP           bool        `json:"net_http,omitempty"`
+	NotReadyStatus    int         `json:"not_ready_status,omitempty"`
 	Checks            load.Checks `json:"checks"`
 }
 
@@ -129,7 +130,7 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 		jobs[i].Records = records
 		jobs[i].Target = TargetJob{Method: t.Method, URL: t.URL, Header: t.Header, Body: t.Body}
 		jobs[i].Client = ClientJob{TimeoutNs: int64(opts.Timeout), NewConnPerRequest: opts.NewConnPerRequest, MaxConns: opts.MaxConns,
-			NetHTTP: opts.NetHTTP, Checks: opts.Checks}
+			NetHTTP: opts.NetHTTP, NotReadyStatus: opts.NotReadyStatus, Checks: opts.Checks}
 	}
 	return jobs, nil
 }
@@ -253,7 +254,7 @@ func Origin(u string) (string, error) {
 
 func (j *Job) options() load.Options {
 	o := load.Options{Timeout: time.Duration(j.Client.TimeoutNs), NewConnPerRequest: j.Client.NewConnPerRequest, MaxConns: j.Client.MaxConns,
-		NetHTTP: j.Client.NetHTTP, Checks: j.Client.Checks}
+		NetHTTP: j.Client.NetHTTP, NotReadyStatus: j.Client.NotReadyStatus, Checks: j.Client.Checks}
 	o.Validate, o.ValidatePair = o.Checks.Funcs()
 	return o
 }

@@ -32,12 +32,13 @@ const (
 	ClassGeneratorLag               // not sent on time because the generator was behind
 	ClassOther                      // any other transport error
 	ClassOOMKill                    // the platform says the instance was killed for exceeding its memory (X-Fb-Platform-Error: oom-kill)
+	ClassNotReady                   // the platform accepted the request but answered before its result (Options.NotReadyStatus: OpenWhisk's 202 "Response not yet ready")
 	NumClasses
 )
 
 var classNames = [NumClasses]string{
 	"ok", "connect", "timeout", "reset", "http-4xx", "http-429", "http-5xx",
-	"http-502", "http-503", "http-504", "function-error", "validation", "generator-lag", "other", "oom-kill",
+	"http-502", "http-503", "http-504", "function-error", "validation", "generator-lag", "other", "oom-kill", "not-ready",
 }
 
 // String returns the class name used in every output file.

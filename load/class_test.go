@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestClassOfStatus(t *testing.T) {
@@ -50,5 +53,36 @@ func TestClassNamesRoundTrip(t *testing.T) {
 	}
 	if _, ok := ParseClass("nope"); ok {
 		t.Error("ParseClass accepted an unknown name")
+	}
+}
+
+// A platform's "accepted, no result yet" status (OpenWhisk's 202) is class not-ready through
+// either client, never ok; without NotReadyStatus a 202 is a success as before.
+func TestNotReadyStatus(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"activationId":"a1"}`))
+	}))
+	defer srv.Close()
+	for _, c := range []struct {
+		opts Options
+		want Class
+	}{
+		{Options{NotReadyStatus: http.StatusAccepted}, ClassNotReady},
+		{Options{NotReadyStatus: http.StatusAccepted, NetHTTP: true}, ClassNotReady},
+		{Options{}, ClassOK},
+	} {
+		cl := NewClient(c.opts)
+		res, err := Closed{Concurrency: 1, Requests: 3, Duration: 10 * time.Second}.Run(context.Background(), cl, Target{URL: srv.URL})
+		cl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Counts[c.want] != 3 {
+			t.Errorf("%+v: counts %v, want 3 %s", c.opts, res.Counts, c.want)
+		}
+	}
+	if ClassNotReady.String() != "not-ready" {
+		t.Errorf("name %q", ClassNotReady)
 	}
 }

@@ -44,6 +44,12 @@ type Options struct {
 	// Checks are what Validate and ValidatePair were built from, as data
 	// (Checks.Funcs): what a coordinator sends its generators.
 	Checks Checks
+	// NotReadyStatus is a status the platform answers when it accepted the
+	// request but has no result for it yet (OpenWhisk answers a blocking
+	// or web invocation 202 "Response not yet ready" once its wait is
+	// over): such a reply is class not-ready, a failure, never a success.
+	// 0: none.
+	NotReadyStatus int
 }
 
 // Client is the HTTP client of one run. On the net/http path (https, or
@@ -96,6 +102,8 @@ type worker struct {
 	method   string
 	instance string // last instance id seen, reused to avoid a string per request
 	coldKind string
+	// notReady is Options.NotReadyStatus.
+	notReady int
 	// batch, when set, takes the samples to a shared recorder (shard.go).
 	batch *batch
 }
@@ -105,7 +113,7 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 	if err != nil {
 		return nil, err
 	}
-	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected), method: req.Method}
+	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected), method: req.Method, notReady: c.opts.NotReadyStatus}
 	if records != nil {
 		w.rec.records = records.buffer()
 	}
@@ -205,6 +213,9 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 		return w.failed(&s, err)
 	}
 	s.Class = ClassOfStatus(resp.StatusCode)
+	if resp.StatusCode == w.notReady {
+		s.Class = ClassNotReady
+	}
 	h := resp.Header
 	if v := h.Get(HeaderPlatformError); v != "" {
 		s.Class = classOfPlatformError(s.Class, []byte(v))
@@ -263,6 +274,9 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	r := &f.resp
 	s.Status = r.status
 	s.Class = classOfPlatformError(ClassOfStatus(r.status), r.platformError)
+	if r.status == w.notReady {
+		s.Class = ClassNotReady
+	}
 	if r.hasError {
 		s.Class = ClassFunctionError
 	} else if s.Class == ClassOK && w.validate != nil && w.validate(body, w.buf.Bytes()) != nil {

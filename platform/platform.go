@@ -264,6 +264,14 @@ type Headerless interface {
 	Headerless(name string) string
 }
 
+// NotReadyReporter is a platform that answers an accepted request with a
+// status of its own when it has no result for it yet (OpenWhisk: 202
+// "Response not yet ready" once its blocking wait is over): the load
+// counts such replies as class not-ready, never as successes.
+type NotReadyReporter interface {
+	NotReadyStatus() int
+}
+
 // DirectCaller is an optional capability: the address of each instance,
 // so a function can be called without the platform's gateway (seed 003's
 // gateway vs direct call).

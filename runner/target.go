@@ -46,6 +46,9 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		return fn, "", fmt.Errorf("workload %q not in the catalogue", pc.Workload)
 	}
 	fn.Options = load.Options{Timeout: c.sp.Load.Timeout.D(), NewConnPerRequest: !*c.sp.Load.KeepAlive}
+	if nr, ok := c.p.(platform.NotReadyReporter); ok {
+		fn.Options.NotReadyStatus = nr.NotReadyStatus()
+	}
 	req := functionSpec(c.sp, pc.Function).Request
 	if p, ok := pc.Params.Get("path"); ok {
 		req.Path, req.Expect = p, ""

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/platform"
 )
 
@@ -42,6 +43,10 @@ type apiStandIn struct {
 	late time.Duration
 	// stored[i] is when acts[i] can be listed.
 	stored []time.Time
+	// runs is how long an action runs; one that runs past the controller's wait (60 s, wait)
+	// is answered 202 with its activation's id, "Response not yet ready" (WebActions.scala).
+	runs map[string]time.Duration
+	wait time.Duration
 }
 
 type owAction struct {
@@ -180,6 +185,14 @@ func (s *apiStandIn) web(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	id := fmt.Sprintf("act%04d", len(s.acts)+1)
+	if s.runs[name] > s.wait {
+		s.acts = append(s.acts, Activation{ActivationID: id, Name: name, Namespace: "guest", Start: time.Now().UnixMilli()})
+		s.stored = append(s.stored, time.Now().Add(s.runs[name]))
+		w.Header().Set("X-Openwhisk-Activation-Id", id)
+		w.WriteHeader(http.StatusAccepted)
+		_, _ = w.Write([]byte(`{"activationId":"` + id + `","code":"` + id + `","error":"Response not yet ready."}`))
+		return
+	}
 	act := Activation{ActivationID: id, Name: name, Namespace: "guest", Start: time.Now().UnixMilli(), Duration: 3,
 		Annotations: []KeyValue{{Key: "waitTime", Value: 12.0}}}
 	if a.warm != a.rev {
@@ -211,7 +224,7 @@ func page(w http.ResponseWriter, q url.Values, what string) (limit, skip int, ok
 }
 
 func start(t *testing.T) (*Platform, *apiStandIn) {
-	s := &apiStandIn{actions: map[string]*owAction{}, late: 300 * time.Millisecond}
+	s := &apiStandIn{actions: map[string]*owAction{}, late: 300 * time.Millisecond, runs: map[string]time.Duration{}, wait: time.Minute}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	cfg, err := ParseConfig(platform.Config{RunID: "ow:run", Options: map[string]any{"api_host": srv.URL, "cpus": []int{0}}})
@@ -442,5 +455,30 @@ func TestCloseListsEveryPage(t *testing.T) {
 	}
 	if len(s.actions) != 0 {
 		t.Errorf("%d actions left of 230", len(s.actions))
+	}
+}
+
+// A web action whose result is not there when the controller's wait ends is answered 202
+// "Response not yet ready": the load counts it as class not-ready, never as a success (it was
+// ok, a 2xx, before).
+func TestNotReadyIsNoSuccess(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "slow", Workload: "sleep", Language: "node"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.runs["slow"] = 2 * time.Minute
+	s.mu.Unlock()
+	url, _ := p.Endpoint(ctx, "slow")
+	var nr platform.NotReadyReporter = p
+	cl := load.NewClient(load.Options{NotReadyStatus: nr.NotReadyStatus()})
+	defer cl.Close()
+	res, err := load.Closed{Concurrency: 1, Requests: 5, Duration: 10 * time.Second}.Run(ctx, cl, load.Target{Method: http.MethodPost, URL: url, Body: []byte("x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts[load.ClassNotReady] != 5 || res.Succeeded() != 0 {
+		t.Errorf("counts %v: want 5 not-ready, 0 ok", res.Counts)
 	}
 }

@@ -180,9 +180,10 @@ type Platform struct {
 }
 
 var (
-	_ platform.Platform      = (*Platform)(nil)
-	_ platform.ColdStarter   = (*Platform)(nil)
-	_ platform.Fingerprinter = (*Platform)(nil)
+	_ platform.Platform         = (*Platform)(nil)
+	_ platform.ColdStarter      = (*Platform)(nil)
+	_ platform.Fingerprinter    = (*Platform)(nil)
+	_ platform.NotReadyReporter = (*Platform)(nil)
 )
 
 // New reads the options and the API key from $FB_OPENWHISK_AUTH.
@@ -287,6 +288,14 @@ func (p *Platform) Scale(_ context.Context, name string, replicas int) error {
 	}
 	return fmt.Errorf("scale %s to %d: OpenWhisk has no replica count (its invokers start containers as load needs)", name, replicas)
 }
+
+// NotReadyStatus implements platform.NotReadyReporter: a web action (or a
+// blocking invocation) whose result is not there when the controller's
+// wait ends (60 s, queue and cold start included) is answered 202 with
+// the activation's id, "Response not yet ready" (core/controller/.../
+// WebActions.scala, Actions.scala): the request was accepted, its result
+// never came back, so it is no success.
+func (p *Platform) NotReadyStatus() int { return http.StatusAccepted }
 
 // Endpoint implements platform.Platform: the web action's URL (no API key
 // needed; blocking invocations need it and are for Invoke).
