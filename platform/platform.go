@@ -264,6 +264,23 @@ type Headerless interface {
 	Headerless(name string) string
 }
 
+// LoadShape is the most load a run's spec offers one function: the largest
+// closed-loop concurrency and the largest open-loop rate (req/s) of its
+// cells (0: none of that model).
+type LoadShape struct {
+	Concurrency int
+	Rate        float64
+}
+
+// LoadChecker is a platform with limits of its own on the load (OpenWhisk's
+// invocations per minute and concurrent invocations per namespace): it
+// says, before any load, what of the spec's load they will refuse, in its
+// own numbers, as run warnings; an error (platform.ErrRefused) stops the
+// run before anything starts.
+type LoadChecker interface {
+	CheckLoad(ctx context.Context, l LoadShape) error
+}
+
 // NotReadyReporter is a platform that answers an accepted request with a
 // status of its own when it has no result for it yet (OpenWhisk: 202
 // "Response not yet ready" once its blocking wait is over): the load

@@ -73,6 +73,11 @@ func (r *Run) execute(ctx context.Context) (err error) {
 	if err := checkResettable(r.sp, p); err != nil {
 		return err
 	}
+	if lc, ok := p.(platform.LoadChecker); ok {
+		if err := lc.CheckLoad(ctx, loadShape(r.sp)); err != nil {
+			return err
+		}
+	}
 	if fp, ok := p.(platform.Fingerprinter); ok {
 		if info, ferr := fp.Fingerprint(ctx); ferr == nil {
 			r.m.Platform = info

@@ -482,3 +482,23 @@ func TestNotReadyIsNoSuccess(t *testing.T) {
 		t.Errorf("counts %v: want 5 not-ready, 0 ok", res.Counts)
 	}
 }
+
+// The namespace's limits against the spec's load, in OpenWhisk's own numbers, before any load
+// (the stand-in's: 120 a minute, 100 concurrent).
+func TestCheckLoadAgainstTheNamespaceLimits(t *testing.T) {
+	p, _ := start(t)
+	ctx := context.Background()
+	if err := p.CheckLoad(ctx, platform.LoadShape{Concurrency: 150, Rate: 5}); err != nil {
+		t.Fatal(err)
+	}
+	w := strings.Join(p.Warnings(), "\n")
+	for _, want := range []string{"load.concurrency 150 is over this OpenWhisk's concurrent_actions 100", "load.rate 5 req/s is 300 invocations a minute, over this OpenWhisk's actions_per_minute 120", "faster than 2.00 req/s"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("warnings %q lack %q", w, want)
+		}
+	}
+	p2, _ := start(t)
+	if err := p2.CheckLoad(ctx, platform.LoadShape{Rate: 1}); err != nil || len(p2.Warnings()) != 0 {
+		t.Errorf("a load within the limits: %v %q", err, p2.Warnings())
+	}
+}

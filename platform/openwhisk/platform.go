@@ -184,6 +184,7 @@ var (
 	_ platform.ColdStarter      = (*Platform)(nil)
 	_ platform.Fingerprinter    = (*Platform)(nil)
 	_ platform.NotReadyReporter = (*Platform)(nil)
+	_ platform.LoadChecker      = (*Platform)(nil)
 )
 
 // New reads the options and the API key from $FB_OPENWHISK_AUTH.
@@ -287,6 +288,32 @@ func (p *Platform) Scale(_ context.Context, name string, replicas int) error {
 		return nil
 	}
 	return fmt.Errorf("scale %s to %d: OpenWhisk has no replica count (its invokers start containers as load needs)", name, replicas)
+}
+
+// CheckLoad implements platform.LoadChecker: the namespace's limits (GET /
+// on the API host: actions_per_minute, concurrent_actions; deploy-kube's
+// defaults are 60 and 30) against the spec's load. OpenWhisk answers an
+// invocation over them 429 (class http-429): measuring that throttle can
+// be the point, so the run goes on, warned in OpenWhisk's own numbers.
+func (p *Platform) CheckLoad(ctx context.Context, l platform.LoadShape) error {
+	info, err := p.c.Info(ctx)
+	if err != nil {
+		p.Warn(fmt.Sprintf("the namespace's limits could not be read (GET / on %s: %v): a load over them is answered 429", p.cfg.APIHost, err))
+		return nil
+	}
+	lim, _ := info["limits"].(map[string]any)
+	perMinute, _ := lim["actions_per_minute"].(float64)
+	concurrent, _ := lim["concurrent_actions"].(float64)
+	if concurrent > 0 && float64(l.Concurrency) > concurrent {
+		p.Warn(fmt.Sprintf("load.concurrency %d is over this OpenWhisk's concurrent_actions %.0f per namespace: the invocations over it are answered 429 (class http-429)", l.Concurrency, concurrent))
+	}
+	if perMinute > 0 && l.Rate*60 > perMinute {
+		p.Warn(fmt.Sprintf("load.rate %g req/s is %.0f invocations a minute, over this OpenWhisk's actions_per_minute %.0f per namespace: the invocations over it are answered 429 (class http-429)", l.Rate, l.Rate*60, perMinute))
+	}
+	if perMinute > 0 && l.Concurrency > 0 {
+		p.Warn(fmt.Sprintf("this OpenWhisk allows %.0f invocations a minute per namespace (actions_per_minute): a closed loop faster than %.2f req/s in all is answered 429 past it (class http-429)", perMinute, perMinute/60))
+	}
+	return nil
 }
 
 // NotReadyStatus implements platform.NotReadyReporter: a web action (or a
