@@ -116,7 +116,13 @@ func (c *Cluster) WaitRolledOut(ctx context.Context, namespace, name string, tim
 // for a minute at most, for what availability alone does not show (a
 // webhook behind its Service). It says what it restarted.
 func (s *Session) RestartComponents(ctx context.Context, platformName, namespace string, ready func(context.Context) error) (string, error) {
-	names, err := s.Cluster.RestartDeployments(ctx, namespace, "", restartTimeout)
+	return s.RestartComponentsSelected(ctx, platformName, namespace, "", ready)
+}
+
+// RestartComponentsSelected is RestartComponents of the Deployments matching selector only (a
+// platform whose functions may run in its own namespace: Nuclio's).
+func (s *Session) RestartComponentsSelected(ctx context.Context, platformName, namespace, selector string, ready func(context.Context) error) (string, error) {
+	names, err := s.Cluster.RestartDeployments(ctx, namespace, selector, restartTimeout)
 	if err != nil {
 		return "", fmt.Errorf("%s: restart: %w", platformName, err)
 	}

@@ -136,10 +136,16 @@ func (s *Session) SampleResources(ctx context.Context, name string) (platform.Fu
 
 // SampleNamespace is the footprint of the pods of namespace (summary.go).
 func (s *Session) SampleNamespace(ctx context.Context, namespace string) ([]platform.ComponentUsage, error) {
+	return s.SampleNamespaceSelected(ctx, namespace, "")
+}
+
+// SampleNamespaceSelected is SampleNamespace of the pods matching selector only (a platform whose
+// functions may run in its own namespace: Nuclio's).
+func (s *Session) SampleNamespaceSelected(ctx context.Context, namespace, selector string) ([]platform.ComponentUsage, error) {
 	if s.sampler == nil {
 		return nil, errors.New("no resource usage source on this cluster")
 	}
-	return s.sampler.SampleNamespace(ctx, namespace)
+	return s.sampler.SampleNamespace(ctx, namespace, selector)
 }
 
 // SampleHosts implements platform.HostSampler: each real node's CPU and memory (summary.go).

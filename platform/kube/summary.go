@@ -146,22 +146,26 @@ func (s *Sampler) kubeletPods(ctx context.Context, namespace string, pods []core
 	return out, nil
 }
 
-// SampleNamespace is the platform's own footprint: every pod of namespace (a platform's
-// components: Knative's controller, activator, autoscaler, webhook, ingress), each named by its
-// "app" label (the pod's name without one), from the kubelets. Other sources are too coarse for it
-// (the metrics API's window) or not wired for it (Prometheus): an error says so.
-func (s *Sampler) SampleNamespace(ctx context.Context, namespace string) ([]platform.ComponentUsage, error) {
+// SampleNamespace is the platform's own footprint: every pod of namespace matching selector (a
+// platform's components: Knative's controller, activator, autoscaler, webhook, ingress), each named
+// by its "nuclio.io/app" or else "app" label (the pod's name without one), from the kubelets.
+// Other sources are too coarse for it (the metrics API's window) or not wired for it (Prometheus):
+// an error says so.
+func (s *Sampler) SampleNamespace(ctx context.Context, namespace, selector string) ([]platform.ComponentUsage, error) {
 	if s.source != SourceKubelet {
 		return nil, fmt.Errorf("the platform's own footprint is read from the kubelets' summary only (usage comes from %s here)", s.source)
 	}
 	now := time.Now()
-	pods, err := s.c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{})
+	pods, err := s.c.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return nil, fmt.Errorf("pods of %s: %w", namespace, err)
 	}
 	app := map[string]string{}
 	for _, p := range pods.Items {
-		app[p.Name] = p.Labels["app"]
+		app[p.Name] = p.Labels["nuclio.io/app"] // Nuclio's components all carry app: nuclio
+		if app[p.Name] == "" {
+			app[p.Name] = p.Labels["app"]
+		}
 		if app[p.Name] == "" {
 			app[p.Name] = p.Name
 		}

@@ -532,6 +532,7 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	firstDone := time.Now()
 	if !how.OnPath || how.Via == nil || how.Via.URL != dlx.URL || how.Via.Header[nuclio.HeaderTarget] != "hello-go" {
 		t.Fatalf("cold: %+v", how)
 	}
@@ -555,4 +556,66 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 		t.Errorf("endpoint after the cold start: %v", err)
 	}
 	t.Log(how.How)
+	// Again: the DLX answers a function it raised less than a minute ago with that start's
+	// result, without starting it (2 s here): the next cold request waits that out.
+	p.SetDLXResultLife(2 * time.Second)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		_ = setState(ctx, fns, "hello-go", stateToZero)
+	}()
+	if _, err := p.MakeCold(ctx, "hello-go"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(firstDone); d < 2*time.Second {
+		t.Errorf("the second cold start came %s after the first: within the DLX's cached result", d)
+	}
+}
+
+// Restarting Nuclio between repetitions rolls out its own Deployments (the chart's, nuclio.io/class:
+// service), never a function's, which the chart's namespaced controller puts in the same namespace:
+// a restart that rolled the functions too made their next request a new pod's first.
+func TestRestartLeavesTheFunctions(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	one := int32(1)
+	labels := map[string]string{"nuclio.io/app": "controller", "nuclio.io/class": "service", "app": "nuclio"}
+	ctl := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "nuclio-controller", Labels: labels},
+		Spec: appsv1.DeploymentSpec{Replicas: &one, Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "nuclio-controller", Image: "ko.local/nuclio/controller:1"}}}}}}
+	if _, err := cl.Client.AppsV1().Deployments(cl.Namespace).Create(ctx, ctl, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := nuclio.ParseConfig("nu-restart", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace,
+		"nuclio_namespace": cl.Namespace, "ready_timeout": "60s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := nuclio.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	nuclioStandIn(ctx, t, p.Cluster)
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "node", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	said, err := p.Restart(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"nuclio-controller": true, "nuclio-hello-go": false} {
+		d, err := cl.Client.AppsV1().Deployments(cl.Namespace).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, restarted := d.Spec.Template.Annotations[kube.RestartedAtAnnotation]; restarted != want {
+			t.Errorf("%s restarted %v, want %v (%s)", name, restarted, want, said)
+		}
+	}
+	if !strings.Contains(said, "nuclio-controller") || strings.Contains(said, "hello-go") {
+		t.Errorf("said %q", said)
+	}
 }

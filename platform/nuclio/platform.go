@@ -40,6 +40,10 @@ type Platform struct {
 	deployed kube.Functions[struct{}]
 	// madeProject: this run made the NuclioProject default (ensureProject).
 	madeProject bool
+	// raised is when a cold request last went to the DLX, by function.
+	raised kube.Functions[time.Time]
+	// testDLXLife, when set, stands for dlxResultLife (tests).
+	testDLXLife time.Duration
 }
 
 var (

@@ -15,6 +15,13 @@ import (
 // an ingress-nginx snippet when the function is at zero).
 const HeaderTarget = "X-Nuclio-Target"
 
+// dlxResultLife is how long Nuclio's DLX answers requests for a function it
+// raised with that start's result, without starting it again
+// (github.com/v3io/scaler v0.8.0 pkg/dlx/resourcestarter.go: the resource
+// sink lives a minute after the start's result): a cold request sooner is
+// proxied to a function at zero, no pod (502).
+const dlxResultLife = time.Minute
+
 // scaleToZero makes a function with min_replicas 0 cold Nuclio's own way:
 // it waits until Nuclio's autoscaler has scaled it to zero (state
 // scaledToZero, no pod left), which it does once the function's metric
@@ -57,10 +64,29 @@ func (p *Platform) scaleToZero(ctx context.Context, name string) (platform.Cold,
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
+	// The DLX's last start of this function must be over a minute old, or it answers without one.
+	if last, ok := p.raised.Get(name); ok {
+		if wait := p.dlxLife() + time.Second - time.Since(last); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, ctx.Err())
+			case <-time.After(wait):
+			}
+		}
+	}
+	p.raised.Put(name, time.Now())
 	return platform.Cold{
-		How: fmt.Sprintf("scaled to zero by Nuclio's autoscaler (state scaledToZero, no pod left, %.0f s after asking); the request goes to Nuclio's DLX (%s: %s), which raises the function and holds the request until a pod is ready",
+		How: fmt.Sprintf("scaled to zero by Nuclio's autoscaler (state scaledToZero, no pod left, %.0f s after asking, and over a minute after the DLX last raised it); the request goes to Nuclio's DLX (%s: %s), which raises the function and holds the request until a pod is ready",
 			time.Since(start).Seconds(), HeaderTarget, name),
 		OnPath: true,
 		Via:    &platform.Route{URL: p.cfg.DLXURL, Header: map[string]string{HeaderTarget: name}},
 	}, nil
+}
+
+// dlxLife is dlxResultLife (a test's shorter one when set).
+func (p *Platform) dlxLife() time.Duration {
+	if p.testDLXLife > 0 {
+		return p.testDLXLife
+	}
+	return dlxResultLife
 }

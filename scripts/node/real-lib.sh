@@ -4,6 +4,10 @@
 # carries on when it fails ($failed counts them), so one bad cell does not cost the hour. It makes EVIDENCE
 # and DIR (scratch, removed with the node at exit).
 mkdir -p "$EVIDENCE"
+# The commit the tier runs, and whether tracked files differed from it, as it starts: what lands meanwhile
+# (a long tier, someone committing beside it) is not what ran.
+RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+RUN_DIRTY=$(git status --porcelain 2>/dev/null | grep -v '^??' | grep -vc "docs/evidence" || true)
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-real.XXXXXX")
 trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 : > "$DIR/steps.tsv"
@@ -54,11 +58,10 @@ refused() {
 }
 
 # write_readme TITLE WHAT TEXT: $EVIDENCE/README.md: the title and date, WHAT ran on which commit (and whether
-# the working tree had changes to tracked files), TEXT, the steps' table and the images built.
+# the working tree had changes to tracked files), both as the tier started, TEXT, the steps' table and the
+# images built.
 write_readme() {
-  local commit dirty
-  commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  dirty=$(git status --porcelain 2>/dev/null | grep -v '^??' | grep -vc "docs/evidence" || true)
+  local commit=$RUN_COMMIT dirty=$RUN_DIRTY
   {
     echo "# $1, $(date -u +%F)"
     echo
