@@ -139,7 +139,11 @@ func (s *Session) RestartComponentsSelected(ctx context.Context, platformName, n
 			return "", fmt.Errorf("%s: restart: %w", platformName, err)
 		}
 	}
-	return fmt.Sprintf("%s restarted: every Deployment of %s rolled out new pods (%s)", platformName, namespace, strings.Join(names, ", ")), nil
+	which := namespace
+	if selector != "" {
+		which += " matching " + selector
+	}
+	return fmt.Sprintf("%s restarted: every Deployment of %s rolled out new pods (%s)", platformName, which, strings.Join(names, ", ")), nil
 }
 
 // restartTimeout bounds a restart's roll-out (on the real node, each of

@@ -19,9 +19,7 @@ var FunctionGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1be
 var ProjectGVR = schema.GroupVersionResource{Group: "nuclio.io", Version: "v1beta1", Resource: "nuclioprojects"}
 
 // Project is the NuclioProject "default" faasbench's functions belong to,
-// labelled as the run's so that the run removes it when it made it.
-//
-// It carries no run label, so no cleaning by label (the run's Close, `faasbench
+// made by a run that finds none. It carries no run label, so no cleaning by label (the run's Close, `faasbench
 // platform clean`) takes it: deleting a NuclioProject makes Nuclio delete
 // every function of that project in its namespace, other runs' and other
 // users' included. The run that made it (AnnotationProjectOf) removes it

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,12 +127,12 @@ type status struct {
 	HTTPPort int    `json:"httpPort"`
 }
 
-// waitReady waits for status.state ready (or scaledToZero: Nuclio's own
-// scale to zero left it serving through its DLX); "error" and "unhealthy"
-// fail with their message.
-func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
+// waitState polls the function every interval, at most timeout, until its
+// status.state is one of want; "error" and "unhealthy" fail with their
+// message. It returns the last status read (kube.ErrTimeout when none came).
+func (p *Platform) waitState(ctx context.Context, name string, timeout, interval time.Duration, want ...string) (status, error) {
 	var st status
-	err := kube.Poll(ctx, p.ReadyTimeout, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+	err := kube.Poll(ctx, timeout, interval, func(ctx context.Context) (bool, error) {
 		u, err := p.get(ctx, name)
 		if err != nil {
 			return false, nil
@@ -140,14 +141,21 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 		if err := kube.StatusOf(u, &st); err != nil {
 			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
 		}
-		switch st.State {
-		case "ready", StateScaledToZero:
+		switch {
+		case slices.Contains(want, st.State):
 			return true, nil
-		case "error", "unhealthy":
+		case st.State == "error", st.State == "unhealthy":
 			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
 		}
 		return false, nil
 	})
+	return st, err
+}
+
+// waitReady waits for status.state ready (or scaledToZero: Nuclio's own
+// scale to zero left it serving through its DLX).
+func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
+	st, err := p.waitState(ctx, name, p.ReadyTimeout, 50*time.Millisecond, "ready", StateScaledToZero)
 	if errors.Is(err, kube.ErrTimeout) {
 		return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
 	}

@@ -37,24 +37,7 @@ func (p *Platform) scaleToZero(ctx context.Context, name string) (platform.Cold,
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w: a function with min_replicas 0 goes cold by Nuclio's own scale to zero, and its cold request must go to Nuclio's DLX: set platform.options.dlx_url (e.g. http://nuclio-dlx.%s.svc.cluster.local:8080)", name, platform.ErrRefused, p.cfg.NuclioNamespace)
 	}
 	start := time.Now()
-	var st status
-	err := kube.Poll(ctx, p.cfg.ZeroTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
-		u, err := p.get(ctx, name)
-		if err != nil {
-			return false, nil
-		}
-		st = status{}
-		if err := kube.StatusOf(u, &st); err != nil {
-			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
-		}
-		switch st.State {
-		case StateScaledToZero:
-			return true, nil
-		case "error", "unhealthy":
-			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
-		}
-		return false, nil
-	})
+	st, err := p.waitState(ctx, name, p.cfg.ZeroTimeout, 200*time.Millisecond, StateScaledToZero)
 	if errors.Is(err, kube.ErrTimeout) {
 		return platform.Cold{}, fmt.Errorf("make %s cold: Nuclio's autoscaler did not scale it to zero in %s (platform.options.scale_to_zero_timeout; state %q): it scales a function whose metric stayed at or below its threshold over the window (the platform configuration's scaleToZero), read through custom.metrics.k8s.io: see the autoscaler's log: %w", name, p.cfg.ZeroTimeout, st.State, kube.ErrTimeout)
 	}

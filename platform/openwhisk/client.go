@@ -141,19 +141,11 @@ func (c *Client) DeleteAction(ctx context.Context, name string) error {
 // Actions lists the namespace's actions (with their annotations), page by
 // page (skip): one call returns at most 200.
 func (c *Client) Actions(ctx context.Context) ([]Action, error) {
-	var all []Action
-	for page := 0; page < maxActivationPages; page++ {
-		var out []Action
-		q := url.Values{"limit": {fmt.Sprint(listLimit)}, "skip": {fmt.Sprint(page * listLimit)}}
-		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?"+q.Encode(), nil, &out); err != nil {
-			return all, err
-		}
-		all = append(all, out...)
-		if len(out) < listLimit {
-			return all, nil
-		}
+	all, cut, err := listAll[Action](ctx, c, "actions", url.Values{})
+	if err == nil && cut {
+		err = fmt.Errorf("actions of namespace %s: more than %d: the list was cut", c.Namespace, maxActivationPages*listLimit)
 	}
-	return all, fmt.Errorf("actions of namespace %s: more than %d: the list was cut", c.Namespace, maxActivationPages*listLimit)
+	return all, err
 }
 
 // Invoke makes a blocking invocation and returns its activation record.
@@ -171,22 +163,33 @@ const listLimit = 200
 // maxActivationPages bounds how far Activations and Actions page (100,000 entities).
 const maxActivationPages = 500
 
-// Activations lists the activations of an action since a time (ms), page
-// by page (skip), since one call returns at most 200.
-func (c *Client) Activations(ctx context.Context, name string, sinceMs int64) ([]Activation, error) {
-	var all []Activation
+// listAll reads a list of the namespace's entities (actions, activations)
+// page by page (limit, skip), with the query q, until a page is short; cut
+// when maxActivationPages pages were full.
+func listAll[T any](ctx context.Context, c *Client, entities string, q url.Values) (all []T, cut bool, err error) {
 	for page := 0; page < maxActivationPages; page++ {
-		var out []Activation
-		q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "docs": {"true"}, "limit": {fmt.Sprint(listLimit)}, "skip": {fmt.Sprint(page * listLimit)}}
-		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out); err != nil {
-			return all, err
+		var out []T
+		q.Set("limit", fmt.Sprint(listLimit))
+		q.Set("skip", fmt.Sprint(page*listLimit))
+		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/"+entities+"?"+q.Encode(), nil, &out); err != nil {
+			return all, false, err
 		}
 		all = append(all, out...)
 		if len(out) < listLimit {
-			return all, nil
+			return all, false, nil
 		}
 	}
-	return all, fmt.Errorf("activations of %s: more than %d since %d ms: the list was cut", name, maxActivationPages*listLimit, sinceMs)
+	return all, true, nil
+}
+
+// Activations lists the activations of an action since a time (ms), page
+// by page (skip), since one call returns at most 200.
+func (c *Client) Activations(ctx context.Context, name string, sinceMs int64) ([]Activation, error) {
+	all, cut, err := listAll[Activation](ctx, c, "activations", url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "docs": {"true"}})
+	if err == nil && cut {
+		err = fmt.Errorf("activations of %s: more than %d since %d ms: the list was cut", name, maxActivationPages*listLimit, sinceMs)
+	}
+	return all, err
 }
 
 // Info is GET / on the API host: the deployment's limits and runtimes.

@@ -364,8 +364,8 @@ func latestTag(image string) bool {
 //
 // The records come late on a real OpenWhisk (Config.RecordWait): the list
 // is read again until a record of an activation since then is there, at
-// most RecordWait; the waits are kept (RecordWaits) and the run's record
-// says how long they were (Close).
+// most RecordWait; the waits are kept (Platform.waits) and the run's
+// record says how long they were (Close).
 func (p *Platform) StartedSince(ctx context.Context, name string, since time.Time) ([]platform.StartedInstance, error) {
 	acts, err := p.recordsSince(ctx, name, since)
 	if err != nil {
