@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,13 +95,9 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		case "env_image":
 			s.EnvImage = v
 		case "code_file":
-			path := v
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(workloadsDir, v)
-			}
-			b, rerr := os.ReadFile(path)
+			b, rerr := platform.ReadWorkloadFile(workloadsDir, v, "settings.code_file")
 			if rerr != nil {
-				return s, fmt.Errorf("settings.code_file: %w", rerr)
+				return s, rerr
 			}
 			s.Code = string(b)
 		case "entrypoint":

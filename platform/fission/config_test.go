@@ -80,14 +80,16 @@ func TestSettingsAndObjects(t *testing.T) {
 		t.Errorf("placeholder package %q", lit)
 	}
 	for want, set := range map[string]map[string]string{
-		"settings.env_image and settings.code_file go together": {"executor": "newdeploy", "env_image": "e"},
-		"the container executor runs the workload's image":      {"env_image": "e", "code_file": "f.py"},
-		"settings.executor: \"lambda\"":                         {"executor": "lambda"},
-		"poolmgr has no replica count":                          {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},
-		"settings.max_scale: 1 is below min_scale 3":            {"min_scale": "3", "max_scale": "1"},
-		"settings.target_cpu: needs min_scale":                  {"target_cpu": "50"},
-		"settings.code_file:":                                   {"executor": "newdeploy", "env_image": "e", "code_file": "missing.py"},
-		"settings.workers: unknown setting":                     {"workers": "2"},
+		"settings.env_image and settings.code_file go together":    {"executor": "newdeploy", "env_image": "e"},
+		"the container executor runs the workload's image":         {"env_image": "e", "code_file": "f.py"},
+		"settings.executor: \"lambda\"":                            {"executor": "lambda"},
+		"poolmgr has no replica count":                             {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},
+		"settings.max_scale: 1 is below min_scale 3":               {"min_scale": "3", "max_scale": "1"},
+		"settings.target_cpu: needs min_scale":                     {"target_cpu": "50"},
+		"settings.code_file:":                                      {"executor": "newdeploy", "env_image": "e", "code_file": "missing.py"},
+		"settings.code_file: \"../hello.py\" is not a path inside": {"executor": "newdeploy", "env_image": "e", "code_file": "../hello.py"},
+		"settings.code_file: \"/etc/passwd\" is not a path inside": {"executor": "newdeploy", "env_image": "e", "code_file": "/etc/passwd"},
+		"settings.workers: unknown setting":                        {"workers": "2"},
 	} {
 		if _, err := ParseSettings(platform.Function{Name: "f", Settings: set}, dir); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%v: %v, want %q", set, err, want)

@@ -319,12 +319,13 @@ func TestWhatOpenWhiskCannotDo(t *testing.T) {
 	p, _ := start(t)
 	ctx := context.Background()
 	for want, fn := range map[string]platform.Function{
-		"replicas: OpenWhisk has no replica count": {Name: "f", Replicas: 2},
-		"settings.code_file: kind nodejs:20 needs": {Name: "f", Settings: map[string]string{"kind": "nodejs:20"}},
-		"settings.kind: code_file needs":           {Name: "f", Settings: map[string]string{"code_file": "x.js"}},
-		"settings.timeout: \"1ms\"":                {Name: "f", Settings: map[string]string{"timeout": "1ms"}},
-		"mode: \"fork\"":                           {Name: "f", Mode: "fork"},
-		"settings.hpa_max: unknown setting":        {Name: "f", Settings: map[string]string{"hpa_max": "2"}},
+		"replicas: OpenWhisk has no replica count":             {Name: "f", Replicas: 2},
+		"settings.code_file: kind nodejs:20 needs":             {Name: "f", Settings: map[string]string{"kind": "nodejs:20"}},
+		"settings.kind: code_file needs":                       {Name: "f", Settings: map[string]string{"code_file": "x.js"}},
+		"settings.code_file: \"../x.js\" is not a path inside": {Name: "f", Settings: map[string]string{"kind": "nodejs:20", "code_file": "../x.js"}},
+		"settings.timeout: \"1ms\"":                            {Name: "f", Settings: map[string]string{"timeout": "1ms"}},
+		"mode: \"fork\"":                                       {Name: "f", Mode: "fork"},
+		"settings.hpa_max: unknown setting":                    {Name: "f", Settings: map[string]string{"hpa_max": "2"}},
 	} {
 		if err := p.Deploy(ctx, fn); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: %v, want %q", fn, err, want)

@@ -219,13 +219,9 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 			{Key: AnnRunID, Value: kube.LabelValue(c.RunID)}, {Key: AnnFunction, Value: fn.Name}},
 	}
 	if s.Kind != "" {
-		path := s.CodeFile
-		if !strings.HasPrefix(path, "/") {
-			path = c.WorkloadsDir + "/" + path
-		}
-		code, err := os.ReadFile(path)
+		code, err := platform.ReadWorkloadFile(c.WorkloadsDir, s.CodeFile, "settings.code_file")
 		if err != nil {
-			return a, fmt.Errorf("settings.code_file: %w", err)
+			return a, err
 		}
 		a.Exec = &Exec{Kind: s.Kind, Code: string(code), Main: s.Main}
 	} else {
