@@ -6,7 +6,8 @@
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
-# nuclio (Python), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh). Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
+# nuclio (Python), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
+# FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +46,11 @@ for wl in "$@"; do
       tree=$nucliodir/handler-builder-python-onbuild
       name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
       args=(--flavor nuclio --base "quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64=$tree" -t "faasbench/$name:local") ;;
-    *) echo "node-images: $wl: flavor ${flavor}: only openfaas, openfaas-classic or nuclio (or none)" >&2; exit 2 ;;
+    fission)
+      # The workload behind faasbench's Fission environment server (Dockerfile.fission): the environment
+      # image of a poolmgr or newdeploy function (specialised by Fission's fetcher), as the adapter names it.
+      name=$w-$l-fission args=(--flavor fission -t "faasbench/$w-$l-fission:local") ;;
+    *) echo "node-images: $wl: flavor ${flavor}: only openfaas, openfaas-classic, nuclio or fission (or none)" >&2; exit 2 ;;
   esac
   key=$( { find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
     -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort; printf '%s\n' "${extra[@]}"; } | xargs cat | sha256sum | cut -c1-12)

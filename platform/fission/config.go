@@ -43,6 +43,12 @@ func ParseConfig(pc platform.Config) (Config, error) {
 	return c, nil
 }
 
+// DefaultGracePeriod (s) is faasbench's terminationGracePeriodSeconds for a function's pods, where
+// Fission's CLI and executor default to 360: Fission sleeps that long in every pod's preStop hook, so
+// with 360 each function removed or scaled down holds its pods (and a run's clean-up) six minutes.
+// settings.grace_period sets it (360 for Fission's own).
+const DefaultGracePeriod = 30
+
 // Executors Fission offers.
 const (
 	PoolMgr   = "poolmgr"
@@ -67,11 +73,15 @@ type Settings struct {
 	Autoscaled                    bool
 	// Timeout (s) and IdleTimeout (s) of the function.
 	Timeout, IdleTimeout int
+	// GracePeriod (s) is the pods' terminationGracePeriodSeconds, which Fission's executor also
+	// makes a preStop sleep of (utils.DrainLifecycle): a pod it stops stays Terminating, serving
+	// what it still has, that long. Fission's own default is 360.
+	GracePeriod int
 }
 
 // ParseSettings checks a function against what Fission takes.
 func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) {
-	s := Settings{Executor: Container, PoolSize: 3, Timeout: 60}
+	s := Settings{Executor: Container, PoolSize: 3, Timeout: 60, GracePeriod: DefaultGracePeriod}
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
@@ -118,8 +128,10 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 			s.Timeout, err = num(1)
 		case "idle_timeout":
 			s.IdleTimeout, err = num(1)
+		case "grace_period":
+			s.GracePeriod, err = num(1)
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the fission platform (known: code_file, entrypoint, env_image, executor, idle_timeout, image, max_scale, min_scale, pool_size, target_cpu, timeout)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the fission platform (known: code_file, entrypoint, env_image, executor, grace_period, idle_timeout, image, max_scale, min_scale, pool_size, target_cpu, timeout)", k)
 		}
 		if err != nil {
 			return s, err

@@ -37,6 +37,12 @@ func TestSettingsAndObjects(t *testing.T) {
 	if spec["requestsPerPod"] != nil || spec["podspec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] != "faasbench/hello-python:latest" {
 		t.Errorf("function spec %v", spec)
 	}
+	// What Fission's CRD requires of every Function and its container executor dereferences
+	// (found on the real node: refused without the references; a panic in every reconcile without
+	// the grace period).
+	if spec["environment"] == nil || spec["package"] == nil || spec["podspec"].(map[string]any)["terminationGracePeriodSeconds"] != int64(DefaultGracePeriod) {
+		t.Errorf("container function spec without environment, package or grace period: %v", spec)
+	}
 	nd := platform.Function{Name: "g", Workload: "hello", Language: "python", Settings: map[string]string{"executor": "newdeploy", "env_image": "e", "code_file": "f.py",
 		"min_scale": "1", "max_scale": "5", "target_cpu": "80"}}
 	s, err = ParseSettings(nd, dir)
@@ -56,6 +62,9 @@ func TestSettingsAndObjects(t *testing.T) {
 	}
 	if pool := objs[0].Object["spec"].(map[string]any)["poolsize"]; pool != int64(0) {
 		t.Errorf("a newdeploy environment keeps no pool: %v", pool)
+	}
+	if g := objs[0].Object["spec"].(map[string]any)["terminationGracePeriod"]; g != int64(DefaultGracePeriod) {
+		t.Errorf("environment grace period %v, want %d (Fission's own default is 360)", g, DefaultGracePeriod)
 	}
 	// Without env_image and code_file: the workload's own environment image
 	// (Dockerfile.fission) and a placeholder package.

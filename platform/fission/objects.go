@@ -62,13 +62,23 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 		spec["requestsPerPod"] = int64(fn.Concurrency)
 	}
 	if s.Executor == Container {
+		// terminationGracePeriodSeconds is required in practice: Fission's container executor reads it
+		// without a nil check (pkg/executor/executortype/container/deployment.go getDeploymentSpec) and
+		// panics in every reconcile of a Function without it (found on the real node). Fission's CLI
+		// writes 360 (fission fn run-container --graceperiod); faasbench settings.grace_period.
 		pod := corev1.PodSpec{Containers: []corev1.Container{{Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image),
-			ImagePullPolicy: c.PullPolicy, Ports: []corev1.ContainerPort{{Name: "http-env", ContainerPort: kube.Port}}, Env: kube.ContractEnv(fn, true)}}}
+			ImagePullPolicy: c.PullPolicy, Ports: []corev1.ContainerPort{{Name: "http-env", ContainerPort: kube.Port}}, Env: kube.ContractEnv(fn, true)}},
+			TerminationGracePeriodSeconds: ptr(int64(s.GracePeriod))}
 		ps, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&pod)
 		if err != nil {
 			return nil, fmt.Errorf("fission function %s: %w", fn.Name, err)
 		}
 		spec["podspec"] = ps
+		// Fission's CRD requires both references of every Function (crds/v1 fission.io_functions.yaml:
+		// required InvokeStrategy, environment, package); a container function names neither, as
+		// Fission's CLI writes it (fission fn run-container: the empty references, names omitted).
+		spec["environment"] = map[string]any{"namespace": ns}
+		spec["package"] = map[string]any{"packageref": map[string]any{"namespace": ns}}
 	} else {
 		// Fission's poolmgr keeps a warm pool for every environment: only
 		// a poolmgr function's environment gets one (newdeploy makes its own
@@ -85,7 +95,8 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 		if code == "" {
 			code = placeholderCode
 		}
-		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": envImage}, "poolsize": pool, "resources": res}
+		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": envImage}, "poolsize": pool, "resources": res,
+			"terminationGracePeriod": int64(s.GracePeriod)}
 		out = append(out, object("Environment", ns, fn.Name, labels, env))
 		out = append(out, object("Package", ns, fn.Name, labels, map[string]any{
 			"environment": map[string]any{"name": fn.Name, "namespace": ns},

@@ -38,6 +38,7 @@ var (
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.DirectCaller    = (*Platform)(nil)
 )
 
 // Kinds are the Fission resources a run creates, triggers first.
@@ -149,23 +150,58 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	return p.waitFunction(ctx, fn.Name, s, s.MinScale)
 }
 
-// waitFunction waits, for the container executor, until n instances have
-// answered through the router as the function: its pods have no readiness
-// probe (pkg/executor/executortype/container/deployment.go), so a Ready pod
-// only says its container started.
+// waitFunction waits, for the container executor, until each of the n pods
+// has answered as the function, straight at the pod, and then the router
+// has: its pods have no readiness probe (pkg/executor/executortype/container/
+// deployment.go), so a Ready pod only says its container started. Each pod
+// is asked itself because the router reaches a function through its Service
+// on kept-alive connections: calls through it land on one pod (found on the
+// real node), and n instances would never all answer there.
 func (p *Platform) waitFunction(ctx context.Context, name string, s Settings, n int) error {
 	if s.Executor != Container || n == 0 {
 		return nil
+	}
+	pods, err := p.PodEndpoints(ctx, name, kube.Port)
+	if err != nil {
+		return err
+	}
+	if len(pods) < n {
+		return fmt.Errorf("function %s: %d of %d pods have an address: %w", name, len(pods), n, kube.ErrTimeout)
+	}
+	for _, u := range pods {
+		if err := kube.WaitAnswering(ctx, u, 1, p.ReadyTimeout, nil); err != nil {
+			return fmt.Errorf("function %s at its pod (its container executor's pods have no readiness probe): %w", name, err)
+		}
 	}
 	url, err := p.Endpoint(ctx, name)
 	if err != nil {
 		return err
 	}
-	if err := kube.WaitAnswering(ctx, url, n, p.ReadyTimeout, nil); err != nil {
-		return fmt.Errorf("function %s through the router (its container executor's pods have no readiness probe): %w", name, err)
+	if err := kube.WaitAnswering(ctx, url, 1, p.ReadyTimeout, nil); err != nil {
+		return fmt.Errorf("function %s through the router: %w", name, err)
 	}
 	return nil
 }
+
+// DirectEndpoints implements platform.DirectCaller for the container
+// executor: every ready pod of the function on the port its container
+// declares (kube.Port), past the router. A poolmgr or newdeploy pod serves
+// the environment's server on 8888 behind the fetcher's specialisation.
+func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
+	s, ok := p.functions.Get(name)
+	if !ok {
+		return nil, fmt.Errorf("direct endpoints of %s: not deployed by this run", name)
+	}
+	port := kube.Port
+	if s.Executor != Container {
+		port = EnvPort
+	}
+	return p.PodEndpoints(ctx, name, port)
+}
+
+// EnvPort is the port of an environment's server in a poolmgr or newdeploy
+// pod (Fission's runtime contract: the router and the fetcher call it there).
+const EnvPort = 8888
 
 // Scale implements platform.Platform: MinScale = MaxScale = replicas
 // (newdeploy and container executors).

@@ -71,6 +71,11 @@ func standInPass(ctx context.Context, cl *kube.Cluster) error {
 		if exec == fission.PoolMgr {
 			continue
 		}
+		if _, ok, _ := unstructured.NestedInt64(f.Object, "spec", "podspec", "terminationGracePeriodSeconds"); exec == fission.Container && !ok {
+			// The real executor dereferences it unchecked (container/deployment.go getDeploymentSpec):
+			// a panic in every reconcile, no Deployment ever.
+			continue
+		}
 		minScale, _, _ := unstructured.NestedInt64(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "MinScale")
 		maxScale, _, _ := unstructured.NestedInt64(f.Object, "spec", "InvokeStrategy", "ExecutionStrategy", "MaxScale")
 		envName, _, _ := unstructured.NestedString(f.Object, "spec", "environment", "name")
