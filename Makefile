@@ -11,7 +11,7 @@ COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEA
 LDFLAGS := -X github.com/faasbench/faasbench/internal/cli.version=$(VERSION) -X github.com/faasbench/faasbench/internal/cli.commit=$(COMMIT)
 SPEC ?= examples/quickstart.yaml
 
-.PHONY: cgroup2-test test-real-cgroup2 run test test-real test-real-openfaas test-real-nuclio setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test nuclio-test
+.PHONY: cgroup2-test test-real-cgroup2 run test test-real test-real-openfaas test-real-nuclio test-real-fission setup build lint unit python-test integration kube-test node-test bench fmt clean phases-begin components-start components-wait openfaas-test nuclio-test
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -94,7 +94,7 @@ node-test: build
 ## test-real: the full real-node tier (about an hour): every workload image as a pod, the realnode specs
 ## and seed 003's Knative rows at full size on real Knative Serving, 20 cold starts through the
 ## activator; writes docs/evidence/realnode-full-DATE (or EVIDENCE=DIR) with the commit it ran on
-test-real: setup build test-real-openfaas test-real-nuclio test-real-cgroup2
+test-real: setup build test-real-openfaas test-real-nuclio test-real-fission test-real-cgroup2
 	@GO=$(GO) scripts/test-real.sh $(EVIDENCE)
 
 ## test-real-cgroup2: the real node on a cgroup v2 host (about 10 minutes): the v2 guest of make test, and in it
@@ -115,6 +115,12 @@ test-real-openfaas: setup build
 ## workers row, the same function as a plain pod; writes docs/evidence/nuclio-real-DATE (or NUCLIO_EVIDENCE=DIR)
 test-real-nuclio: setup build
 	@GO=$(GO) scripts/test-real-nuclio.sh $(NUCLIO_EVIDENCE)
+
+## test-real-fission: Fission v1.27.0 on the real node at full size (about 20 minutes): router vs direct on the
+## container executor at c=1 and c=16, newdeploy and poolmgr, three repetitions each, 20 newdeploy cold starts
+## from zero; writes docs/evidence/fission-real-DATE (or FISSION_EVIDENCE=DIR)
+test-real-fission: setup build
+	@GO=$(GO) scripts/test-real-fission.sh $(FISSION_EVIDENCE)
 
 python-test:
 	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/node scripts/upstream

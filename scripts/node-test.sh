@@ -10,7 +10,9 @@
 # and a run killed with SIGKILL cleaned by platform clean, removes it, installs Nuclio 1.14.1 with its
 # autoscaler and DLX (scripts/nuclio-up.sh) and runs nuclio-hello (Service and direct), nuclio-workers,
 # nuclio-coldstart (scale to zero, the request through the DLX) and a killed run cleaned by platform clean,
-# removes it, installs real Knative Serving with
+# removes it, installs Fission v1.27.0 (scripts/fission-up.sh) and runs fission-hello (container executor,
+# router and direct), fission-executors (newdeploy, poolmgr), fission-coldstart (newdeploy from zero) and a
+# killed run cleaned by platform clean, removes it, installs real Knative Serving with
 # faasbench's own ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
 # knative-coldstart runs, a run whose load comes from two agent pods of an Indexed Job (and the same
 # run's coordinator killed, its pods checked to stop and platform clean to remove the Job), stops the node and checks that the host is as it was
@@ -86,6 +88,21 @@ python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-workers/*/)" --fai
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-coldstart/*/)" --cold-verified 1 --cold-kind pod=1
 scripts/phase.sh "nuclio: a run killed with SIGKILL, then platform clean" scripts/node/killed-nuclio.sh "$DIR"
 scripts/phase.sh "nuclio remove" scripts/nuclio-down.sh "$DIR/node"
+# Fission v1.27.0 as its own chart installs it (scripts/fission-up.sh), alone on the node: the container
+# executor with the workloads' own images (imported above), newdeploy and poolmgr with faasbench's
+# environment server (Dockerfile.fission).
+scripts/phase.sh "fission function images (faasbench's environment server)" scripts/node-images.sh "$DIR/node" hello:go:fission
+scripts/phase.sh "fission install (v1.27.0 chart by helm; executor, router, storagesvc, webhook, ...)" scripts/fission-up.sh "$DIR/node"
+for s in fission-hello fission-executors fission-coldstart; do
+  scripts/phase.sh "faasbench run on fission ($s)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+done
+# Through the router and straight at a pod; at 16 connections the router spreads over both pods.
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-executors/*/)" --failed-max 0
+# newdeploy at zero: the router holds the request while the executor starts a pod (kind pod, on the path).
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-coldstart/*/)" --cold-verified 1 --cold-kind pod=1
+scripts/phase.sh "fission: a run killed with SIGKILL, then platform clean" scripts/node/killed-fission.sh "$DIR"
+scripts/phase.sh "fission remove" scripts/fission-down.sh "$DIR/node"
 # Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).
 scripts/phase.sh "knative install" scripts/knative-up.sh "$DIR/node"
 . "$DIR/node/knative.env"

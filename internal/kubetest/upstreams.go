@@ -45,17 +45,24 @@ func (u *Upstreams) SetDelay(d time.Duration) {
 // listens yet, and whether this is the first answer it gives as the
 // function (its cold one).
 func (u *Upstreams) Pick(ctx context.Context, namespace, selector string) (pod string, listening, first bool, err error) {
-	return u.pick(ctx, namespace, selector, true)
+	return u.pick(ctx, namespace, selector, true, nil)
+}
+
+// PickWhere is Pick among the ready pods keep accepts: a router that pins a
+// connection to one pod (keep says the pinned one), or a call at one pod's
+// address (keep matches its IP).
+func (u *Upstreams) PickWhere(ctx context.Context, namespace, selector string, keep func(*corev1.Pod) bool) (pod string, listening, first bool, err error) {
+	return u.pick(ctx, namespace, selector, true, keep)
 }
 
 // PickHealth is Pick for the function contract's health path (GET /_fb/health), which a runtime
 // answers without it counting as the function's first request: it never takes the cold answer.
 func (u *Upstreams) PickHealth(ctx context.Context, namespace, selector string) (pod string, listening bool, err error) {
-	pod, listening, _, err = u.pick(ctx, namespace, selector, false)
+	pod, listening, _, err = u.pick(ctx, namespace, selector, false, nil)
 	return pod, listening, err
 }
 
-func (u *Upstreams) pick(ctx context.Context, namespace, selector string, counts bool) (pod string, listening, first bool, err error) {
+func (u *Upstreams) pick(ctx context.Context, namespace, selector string, counts bool, keep func(*corev1.Pod) bool) (pod string, listening, first bool, err error) {
 	pods, err := u.cl.Client.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return "", false, false, err
@@ -64,8 +71,9 @@ func (u *Upstreams) pick(ctx context.Context, namespace, selector string, counts
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	var ready []string
-	for _, p := range pods.Items {
-		if p.DeletionTimestamp != nil {
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil || (keep != nil && !keep(p)) {
 			continue
 		}
 		for _, c := range p.Status.Conditions {

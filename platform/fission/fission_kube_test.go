@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,14 @@ func open(t *testing.T, run string) (*fission.Platform, context.Context, string)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A call at a pod's own address goes to the stand-in router as that pod.
+	fission.SetPodAnswering(p, func(ctx context.Context, name, podURL string, timeout time.Duration) error {
+		u, err := url.Parse(podURL)
+		if err != nil {
+			return err
+		}
+		return kube.WaitAnswering(ctx, router+"/"+name, 1, timeout, func(r *http.Request) { r.Header.Set(PodIPHeader, u.Hostname()) })
+	})
 	kubetest.Apply(t, p.Cluster, "testdata/fission-crds.yaml")
 	fissionStandIn(ctx, t, p.Cluster)
 	return p, ctx, dir

@@ -30,6 +30,9 @@ type Platform struct {
 	cfg Config
 
 	functions kube.Functions[Settings]
+	// podAnswering waits until the function answers as itself at one pod's
+	// address (kube.WaitAnswering, one instance); tests reroute it.
+	podAnswering func(ctx context.Context, name, podURL string, timeout time.Duration) error
 }
 
 var (
@@ -67,7 +70,9 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err := checkNamespace(ctx, s, cfg); err != nil {
 		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
 	}
-	return &Platform{Session: s, cfg: cfg}, nil
+	return &Platform{Session: s, cfg: cfg, podAnswering: func(ctx context.Context, _, podURL string, timeout time.Duration) error {
+		return kube.WaitAnswering(ctx, podURL, 1, timeout, nil)
+	}}, nil
 }
 
 // Name implements platform.Platform.
@@ -169,7 +174,7 @@ func (p *Platform) waitFunction(ctx context.Context, name string, s Settings, n 
 		return fmt.Errorf("function %s: %d of %d pods have an address: %w", name, len(pods), n, kube.ErrTimeout)
 	}
 	for _, u := range pods {
-		if err := kube.WaitAnswering(ctx, u, 1, p.ReadyTimeout, nil); err != nil {
+		if err := p.podAnswering(ctx, name, u, p.ReadyTimeout); err != nil {
 			return fmt.Errorf("function %s at its pod (its container executor's pods have no readiness probe): %w", name, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,19 +212,41 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 }
 
 // routerStandIn is Fission's router for the tests: /<function> goes to one
-// of the function's ready pods, picked per request (the router sends a
-// container or newdeploy request to the function's Service:
-// pkg/router/resolver_fallback.go resolveDeployBacked). The container
-// executor's pods have no readiness probe (executortype/container/
+// of the function's ready pods (the router sends a container or newdeploy
+// request to the function's Service: pkg/router/resolver_fallback.go
+// resolveDeployBacked), and keeps going to that pod while it is ready: the
+// real router reaches the Service on its own kept-alive connections
+// (router.roundTrip, maxIdleConnsPerHost), so one caller's calls land on one
+// pod, whatever connection they came on (found on the real node). The
+// container executor's pods have no readiness probe (executortype/container/
 // deployment.go): a pod is Ready when its container starts, and for 300 ms
 // after it is first seen Ready its function does not listen yet, so the
-// router answers 502 without the function's headers. It returns the
+// router answers 502 without the function's headers. A call with header
+// PodIPHeader stands for a call at that pod's own address (kube.PodEndpoints:
+// KWOK's pod IPs answer nothing), with the same 300 ms. It returns the
 // router's URL.
 func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 	upstreams := kubetest.NewUpstreams(cl, 300*time.Millisecond)
+	var mu sync.Mutex
+	pinned := map[string]string{} // function: the pod its kept-alive connection reaches
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := strings.Trim(r.URL.Path, "/")
-		pod, listening, _, err := upstreams.Pick(r.Context(), cl.Namespace, "functionName="+name)
+		ip := r.Header.Get(PodIPHeader)
+		mu.Lock()
+		pin := pinned[name]
+		mu.Unlock()
+		keep := func(p *corev1.Pod) bool { return ip == "" || p.Status.PodIP == ip }
+		pod, listening, _, err := upstreams.PickWhere(r.Context(), cl.Namespace, "functionName="+name, func(p *corev1.Pod) bool {
+			return keep(p) && (ip != "" || pin == "" || p.Name == pin)
+		})
+		if err == nil && pod == "" && ip == "" && pin != "" { // the pinned pod is gone: a new connection
+			pod, listening, _, err = upstreams.PickWhere(r.Context(), cl.Namespace, "functionName="+name, keep)
+		}
+		if ip == "" && pod != "" {
+			mu.Lock()
+			pinned[name] = pod
+			mu.Unlock()
+		}
 		switch {
 		case err != nil:
 			http.Error(w, err.Error(), http.StatusInternalServerError)
@@ -239,3 +262,6 @@ func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 	t.Cleanup(srv.Close)
 	return srv.URL
 }
+
+// PodIPHeader names the pod a stand-in router call stands for.
+const PodIPHeader = "X-Standin-Pod-Ip"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# killed-fission.sh DIR: a run on Fission (node-test.sh DIR, Fission up) killed with SIGKILL while its functions
+# are deployed: they stay (nothing could remove them), and `faasbench platform clean -p fission` removes them by
+# their labels (Functions and HTTPTriggers; Fission's executor then removes the Deployments, Services and pods
+# it made). Fails, naming what is left, otherwise.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. scripts/kube-paths.sh
+. scripts/node/lib.sh
+DIR=${1:?usage: killed-fission.sh DIR}
+. "$DIR/node/node.env"
+fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
+sel=app.kubernetes.io/managed-by=faasbench
+fb run examples/realnode/fission-hello.yaml --set load.duration=120s --results "$DIR/runs-killed-fission" > "$DIR/killed-fission.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 180); do
+  grep -q '^probe ' "$DIR/killed-fission.log" 2>/dev/null && break # deployed and answering: the first cell starts
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 1
+done
+grep -q '^probe ' "$DIR/killed-fission.log" || { kill -9 "$pid" 2>/dev/null; cat "$DIR/killed-fission.log" >&2; echo "killed-fission: the run's functions never answered" >&2; exit 1; }
+sleep 5 # the load is on
+pkill -9 -P "$pid" 2>/dev/null || true; kill -9 "$pid" 2>/dev/null || true
+pkill -9 -f 'faasbench run examples/realnode/fission-hello.yaml' 2>/dev/null || true
+left=$(kc -n default get functions.fission.io -l "$sel" -o name 2>/dev/null | wc -l)
+[ "$left" -ge 1 ] || { echo "killed-fission: no function left by the killed run: nothing for platform clean to do, the check proves nothing" >&2; exit 1; }
+fb platform clean -p fission
+for _ in $(seq 1 90); do
+  n=$( { kc -n default get functions.fission.io,httptriggers.fission.io -l "$sel" -o name; kc -n default get deployments,services,pods -l executorType -o name; } 2>/dev/null | wc -l)
+  if [ "$n" = 0 ]; then
+    echo "killed-fission: platform clean removed the killed run's $left function(s) and their triggers; Fission's executor their Deployments, Services and pods"
+    exit 0
+  fi
+  sleep 1
+done
+kc -n default get functions.fission.io,httptriggers.fission.io,deployments,services,pods >&2
+echo "killed-fission: the killed run's functions survived platform clean" >&2
+exit 1

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# test-real-fission.sh [EVIDENCE_DIR]: the full Fission tier (make test-real-fission; part of make test-real).
+# Fission v1.27.0 as its own chart installs it (scripts/fission-up.sh), alone on the real node, measured at the
+# size the figures of docs/platforms/fission.md need:
+#   - router overhead: hello in Go and Python on the container executor through the router and straight at a
+#     pod, closed loop at 1 and 16 connections, 10 s per cell, three repetitions (fission-hello, resized)
+#   - newdeploy and poolmgr (faasbench's environment server, specialised by Fission's fetcher), three
+#     repetitions (fission-executors, resized)
+#   - 20 cold starts of newdeploy from zero, the request held by the router while the executor starts a pod,
+#     verified by the pod watch (fission-coldstart)
+#   - the platform's idle footprint (each run's manifest records it), then its removal (fission-down)
+# Budget: about 20 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+# docs/evidence/fission-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and fails
+# at the end if any did.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EVIDENCE=$(realpath -m "${1:-docs/evidence/fission-real-$(date +%F)}")
+. scripts/node/real-lib.sh
+
+scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "real node packages" scripts/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+. "$DIR/node/node.env"
+for wl in hello:go hello:python hello:go:fission; do
+  step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+done
+scripts/phase.sh "fission install" scripts/fission-up.sh "$DIR/node" | tee "$EVIDENCE/fission-up.txt"
+
+hello() { CHECK_ARGS="--failed-max 0 --instances via=gateway/c=16=2" run fission-hello examples/realnode/fission-hello.yaml \
+  --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "fission: router vs direct (container executor), c=1 and c=16, 3 repetitions" hello
+executors() { CHECK_ARGS="--failed-max 0" run fission-executors examples/realnode/fission-executors.yaml \
+  --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "fission: newdeploy and poolmgr, c=1 and c=4, 3 repetitions" executors
+cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind pod=20" run fission-coldstart examples/realnode/fission-coldstart.yaml --set coldstart.iterations=20; }
+step "fission: 20 cold starts of newdeploy from zero" cold20
+step "fission remove" scripts/fission-down.sh "$DIR/node"
+scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+
+write_readme "Fission v1.27.0 on the real node: make test-real-fission" "\`make test-real-fission\` (scripts/test-real-fission.sh)" \
+  "2 cores: the node (control plane, containerd, kubelet, Fission's executor, router, storagesvc, buildermgr,
+kubewatcher, timer and webhook, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
+Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint, its idle
+footprint); fission-up.txt is the install's log."
+echo "test-real-fission: evidence in $EVIDENCE"
+[ "$failed" = 0 ] || { echo "test-real-fission: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
+echo "test-real-fission: passed"
