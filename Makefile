@@ -116,9 +116,9 @@ test-real-openfaas: setup build
 test-real-nuclio: setup build
 	@GO=$(GO) scripts/test-real-nuclio.sh $(NUCLIO_EVIDENCE)
 
-## test-real-fission: Fission v1.27.0 on the real node at full size (about 20 minutes): router vs direct on the
-## container executor at c=1 and c=16, newdeploy and poolmgr, three repetitions each, 20 newdeploy cold starts
-## from zero; writes docs/evidence/fission-real-DATE (or FISSION_EVIDENCE=DIR)
+## test-real-fission: Fission v1.27.0 on the real node at full size (about 25 minutes): router vs direct on the
+## container executor at c=1 and c=16, newdeploy and poolmgr, three repetitions each, 20 cold starts of each kind
+## (newdeploy from zero, poolmgr's specialisation); writes docs/evidence/fission-real-DATE (or FISSION_EVIDENCE=DIR)
 test-real-fission: setup build
 	@GO=$(GO) scripts/test-real-fission.sh $(FISSION_EVIDENCE)
 

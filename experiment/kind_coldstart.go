@@ -107,6 +107,10 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 			continue
 		}
 		switch {
+		case st.Kind == platform.KindSpecialisation && cold.OnPath && !cold.Deployed:
+			// A warm generic instance given to the function on demand: its start
+			// predates the request by design, the platform says it was not the
+			// function's when the iteration made it cold.
 		case st.Started.IsZero() || st.Started.Before(since):
 			// Started before the iteration made the function cold: an
 			// instance that existed already, whatever the platform says.
@@ -157,6 +161,9 @@ func startOf(r reply, st platform.StartedInstance, cold platform.Cold) (string, 
 		return platform.KindFirstRequest, nil
 	case cold.Deployed:
 		return platform.KindAfterDeploy, phasesOf(r, st)
+	case st.Kind == platform.KindSpecialisation:
+		// The instance's own start (a pool's) is not on the request's time line.
+		return st.Kind, phasesOf(r, platform.StartedInstance{})
 	}
 	return st.Kind, phasesOf(r, st)
 }

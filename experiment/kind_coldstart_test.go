@@ -133,6 +133,11 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		{"a pod name that only begins alike", with(func(r *reply) { r.instance = "pod-ab" }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
 		{"started by the deploy just before the send (OpenFaaS CE)", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), platform.Cold{OnPath: true, Deployed: true}, true},
 		{"a pod from before the redeploy", good, nil, startedAt(since.Add(-time.Second)), platform.Cold{OnPath: true, Deployed: true}, false},
+		// Fission's poolmgr: a warm pool pod, started long before, given to the function on demand.
+		{"a pool pod specialised for the request", good, nil, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{OnPath: true}, true},
+		{"a specialised pod the function had already (seen)", good, map[string]bool{"pod-a": true}, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{OnPath: true}, false},
+		{"a specialisation off the path is no such thing", good, nil, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{}, false},
+		{"a specialisation without the function's cold flag", with(func(r *reply) { r.cold = false }), nil, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{OnPath: true}, false},
 	} {
 		seen := c.seen
 		if seen == nil {
@@ -150,6 +155,13 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 // with the pull's time; a start that found the image present is kind pod,
 // with none.
 func TestColdSampleCarriesThePull(t *testing.T) {
+	// A specialisation's phases leave out the pool pod's own start (not on the request).
+	since0 := time.Now()
+	spec := verifyCold(1, reply{sent: since0.Add(time.Millisecond), status: 200, cold: true, instance: "pod-s-7", latency: time.Second, firstByte: time.Second},
+		map[string]bool{}, []platform.StartedInstance{{ID: "pod-s", Kind: platform.KindSpecialisation, Started: since0.Add(-time.Hour)}}, since0, platform.Cold{OnPath: true})
+	if !spec.Verified || spec.Kind != platform.KindSpecialisation || spec.Phases == nil || spec.Phases.CreatedMs != nil || spec.Phases.FirstByteMs == nil {
+		t.Errorf("a specialisation: %+v (phases %+v)", spec, spec.Phases)
+	}
 	since := time.Now()
 	sent := since.Add(200 * time.Millisecond)
 	r := reply{sent: sent, status: 200, cold: true, instance: "pod-a", latency: 900 * time.Millisecond}

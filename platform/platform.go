@@ -148,6 +148,14 @@ type Route struct {
 // instance's first, the start-up was not on it.
 const KindFirstRequest = "first-request"
 
+// KindSpecialisation is the kind of a cold sample whose instance was a
+// warm, generic one (started before the request, as a pool keeps it) that
+// the platform gave to the function because of the request: it fetched and
+// loaded the function's code while it held the request (Fission's poolmgr).
+// The instance's own start is not on the request; the platform vouches that
+// the instance was not the function's when the iteration made it cold.
+const KindSpecialisation = "specialisation"
+
 // KindAfterDeploy is the kind of a cold sample whose instance was started by
 // a deploy made just before the request (Cold.Deployed).
 const KindAfterDeploy = "after-deploy"

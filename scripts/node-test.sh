@@ -11,7 +11,7 @@
 # autoscaler and DLX (scripts/nuclio-up.sh) and runs nuclio-hello (Service and direct), nuclio-workers,
 # nuclio-coldstart (scale to zero, the request through the DLX) and a killed run cleaned by platform clean,
 # removes it, installs Fission v1.27.0 (scripts/fission-up.sh) and runs fission-hello (container executor,
-# router and direct), fission-executors (newdeploy, poolmgr), fission-coldstart (newdeploy from zero) and a
+# router and direct), fission-executors (newdeploy, poolmgr), fission-coldstart (newdeploy from zero, poolmgr's specialisation) and a
 # killed run cleaned by platform clean, removes it, installs real Knative Serving with
 # faasbench's own ingress (scripts/knative-up.sh) and runs the Knative realnode tests and the knative-hello and
 # knative-coldstart runs, a run whose load comes from two agent pods of an Indexed Job (and the same
@@ -99,8 +99,9 @@ done
 # Through the router and straight at a pod; at 16 connections the router spreads over both pods.
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
 python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-executors/*/)" --failed-max 0
-# newdeploy at zero: the router holds the request while the executor starts a pod (kind pod, on the path).
-python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-coldstart/*/)" --cold-verified 1 --cold-kind pod=1
+# newdeploy at zero: the router holds the request while the executor starts a pod (kind pod); poolmgr after
+# Fission's idle reaper: the executor specialises the pool's warm pod for the request (kind specialisation).
+python3 scripts/node/check-run.py "$(ls -d "$DIR"/runs-fission-coldstart/*/)" --cold-verified 2 --cold-kind pod=1 --cold-kind specialisation=1
 scripts/phase.sh "fission: a run killed with SIGKILL, then platform clean" scripts/node/killed-fission.sh "$DIR"
 scripts/phase.sh "fission remove" scripts/fission-down.sh "$DIR/node"
 # Real Knative Serving on the same node, with faasbench's own ingress (scripts/knative-up.sh).

@@ -249,12 +249,12 @@ func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 }
 
 // A forced cold start the platform cannot give is refused before anything starts (exit 2), with
-// the reason: Knative at min-scale 1, Fission on poolmgr or with min_scale above 0. An idle sweep
+// the reason: Knative at min-scale 1, Fission on poolmgr with an empty pool or with min_scale above 0. An idle sweep
 // forces nothing and is not refused.
 func TestRunRefusesAColdStartThePlatformCannotForce(t *testing.T) {
 	for _, c := range []struct{ name, platform, fn, extra, want string }{
 		{"knative", "knative", `{workload: hello, language: go, replicas: 1}`, "", "kind coldstart: hello-go: min-scale 1: Knative never scales it to zero"},
-		{"fission-pool", "fission", `{workload: hello, language: go, settings: {executor: poolmgr}}`, "", "its cold start is the specialisation of a pool pod"},
+		{"fission-pool", "fission", `{workload: hello, language: go, settings: {executor: poolmgr, pool_size: "0"}}`, "", "settings.pool_size 0: a poolmgr cold start is the specialisation of a warm pool pod"},
 		{"fission-min", "fission", `{workload: hello, language: go, replicas: 2}`, "", "min_scale 2: Fission's idle reaper"},
 	} {
 		dir := t.TempDir()

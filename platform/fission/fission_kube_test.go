@@ -142,8 +142,8 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 // A forced cold start leaves the newdeploy function's Deployment at zero
 // with no pod; what the executor then does for a request starts a new pod,
 // which StartedSince names. A function with min_scale above 0 is never cold
-// on a real Fission (its idle reaper stops at min_scale): refused, and so is
-// poolmgr, with the reasons.
+// on a real Fission (its idle reaper stops at min_scale): refused, with the
+// reason.
 func TestMakeColdNewdeploy(t *testing.T) {
 	p, ctx, _ := open(t, "fi-cold")
 	defer p.Close(ctx)
@@ -160,11 +160,13 @@ func TestMakeColdNewdeploy(t *testing.T) {
 	if err := p.Deploy(ctx, nd); err != nil {
 		t.Fatal(err)
 	}
-	since := time.Now()
+	// The executor brings a new function up with one pod whatever its min_scale, and says so in
+	// the Function's status: MakeCold waits for that the first time, then scales it to zero.
 	how, err := p.MakeCold(ctx, "hello-nd")
 	if err != nil {
 		t.Fatal(err)
 	}
+	since := time.Now()
 	if c := p.Watch.Counts("hello-nd"); c.Desired+c.Ready+c.Pending+c.Terminating != 0 {
 		t.Fatalf("after MakeCold: %+v", c)
 	}
@@ -177,15 +179,52 @@ func TestMakeColdNewdeploy(t *testing.T) {
 	if err != nil || len(started) != 1 || started[0].Ready.IsZero() {
 		t.Fatalf("started %+v %v", started, err)
 	}
-	pool := platform.Function{Name: "hello-pool", Workload: "hello", Language: "python",
-		Settings: map[string]string{"executor": "poolmgr", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py"}}
-	if err := p.Deploy(ctx, pool); err != nil {
+	t.Log(how)
+}
+
+// poolmgr's cold start is the specialisation of a warm pool pod: MakeCold
+// waits for Fission's idle reaper to take the function's served pod away
+// and for a ready generic pod in the pool; StartedSince then names the pod
+// specialised after it (kind specialisation), not the reaped one. An empty
+// pool has no warm pod to specialise: refused.
+func TestMakeColdPoolmgr(t *testing.T) {
+	p, ctx, _ := open(t, "fi-pool")
+	defer p.Close(ctx)
+	set := map[string]string{"executor": "poolmgr", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "pool_size": "1", "idle_timeout": "1"}
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-pool", Workload: "hello", Language: "python", Settings: set}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.MakeCold(ctx, "hello-pool"); err == nil || !strings.Contains(err.Error(), "specialisation of a pool pod") {
-		t.Errorf("poolmgr: %v", err)
+	first := specialise(ctx, t, p, "hello-pool") // the first request
+	since := time.Now()
+	type made struct {
+		how platform.Cold
+		err error
 	}
-	t.Log(how)
+	done := make(chan made, 1)
+	go func() { how, err := p.MakeCold(ctx, "hello-pool"); done <- made{how, err} }()
+	time.Sleep(1500 * time.Millisecond)
+	select {
+	case m := <-done:
+		t.Fatalf("cold while a pod still served the function: %+v", m)
+	default:
+	}
+	reap(ctx, t, p, first)
+	m := <-done
+	if m.err != nil || !m.how.OnPath || !strings.Contains(m.how.How, "idle reaper") {
+		t.Fatalf("MakeCold: %+v", m)
+	}
+	second := specialise(ctx, t, p, "hello-pool") // the cold request: the pool's replacement pod
+	started, err := p.StartedSince(ctx, "hello-pool", since)
+	if err != nil || len(started) != 1 || started[0].ID != second || started[0].Kind != platform.KindSpecialisation || second == first {
+		t.Fatalf("started %+v %v (first %s, second %s)", started, err, first, second)
+	}
+	empty := map[string]string{"executor": "poolmgr", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "pool_size": "0"}
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-nopool", Workload: "hello", Language: "python", Settings: empty}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MakeCold(ctx, "hello-nopool"); !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "pool_size is 0") {
+		t.Errorf("an empty pool: %v", err)
+	}
 }
 
 // A misspelt field is refused by the API server (strict validation

@@ -19,6 +19,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/internal/kubetest"
@@ -57,7 +58,9 @@ func standInPass(ctx context.Context, cl *kube.Cluster) error {
 		envLabels[e.GetName()] = e.GetLabels()
 		size, _, _ := unstructured.NestedInt64(e.Object, "spec", "poolsize")
 		image, _, _ := unstructured.NestedString(e.Object, "spec", "runtime", "image")
-		l := merge(e.GetLabels(), map[string]string{"executorType": "poolmgr", "environmentName": e.GetName()})
+		// managed=true: the pool Deployment's pods, in its selector (gp_pod.go); a pod the executor
+		// specialises is relabelled managed=false, leaves the Deployment, which replaces it.
+		l := merge(e.GetLabels(), map[string]string{"executorType": "poolmgr", "environmentName": e.GetName(), "managed": "true"})
 		name := fmt.Sprintf("poolmgr-%s-%s-%s", e.GetName(), cl.Namespace, e.GetResourceVersion())
 		if err := ensure(ctx, cl, &e, name, l, int32(size), image); err != nil {
 			return err
@@ -88,14 +91,48 @@ func standInPass(ctx context.Context, cl *kube.Cluster) error {
 		l = merge(l, map[string]string{"executorType": exec, "functionName": f.GetName(), "environmentName": envName})
 		uid := string(f.GetUID())
 		name := strings.ToLower(fmt.Sprintf("%s-%s-%s-%s", map[string]string{"newdeploy": "newdeploy", "container": "container"}[exec], f.GetName(), cl.Namespace, uid[len(uid)-17:]))
-		if err := ensure(ctx, cl, &f, name, l, int32(minScale), image); err != nil {
+		// The executor makes the Deployment with one pod whatever MinScale ("always scale to at
+		// least one pod", createOrGetDeployment); its idle reaper scales it down later.
+		if err := ensure(ctx, cl, &f, name, l, int32(max(minScale, 1)), image); err != nil {
 			return err
 		}
 		if err := ensureHPA(ctx, cl, &f, name, l, int32(minScale), int32(maxScale)); err != nil {
 			return err
 		}
+		if err := ready(ctx, cl, &f, name); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// ready is the end of the executor's creation of a newdeploy or container
+// function (fnCreate): once its Deployment has an available pod, the
+// Function's status gets condition Ready (SetFunctionReady, reason
+// Available). Until then the real executor holds the function's creation
+// lock.
+func ready(ctx context.Context, cl *kube.Cluster, f *unstructured.Unstructured, deploy string) error {
+	if conds, _, _ := unstructured.NestedSlice(f.Object, "status", "conditions"); len(conds) > 0 {
+		return nil
+	}
+	if len(deploy) > 63 {
+		deploy = strings.TrimRight(deploy[:63], "-")
+	}
+	d, err := cl.Client.AppsV1().Deployments(cl.Namespace).Get(ctx, deploy, metav1.GetOptions{})
+	if err != nil || d.Status.AvailableReplicas < 1 {
+		return err
+	}
+	cur := f.DeepCopy()
+	cond := map[string]any{"type": "Ready", "status": "True", "reason": "Available", "message": "newdeploy deployment is ready",
+		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339), "observedGeneration": f.GetGeneration()}
+	if err := unstructured.SetNestedSlice(cur.Object, []any{cond}, "status", "conditions"); err != nil {
+		return err
+	}
+	_, err = cl.Dynamic.Resource(fission.FunctionGVR).Namespace(cl.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+	if apierrors.IsConflict(err) {
+		return nil // the next pass
+	}
+	return err
 }
 
 // annMinScale is where the stand-in remembers the MinScale and MaxScale it
@@ -164,6 +201,9 @@ func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructu
 	if apierrors.IsNotFound(err) {
 		ctrl := true
 		sel := map[string]string{"faasbench.test/owner": string(owner.GetUID())}
+		if labels["managed"] != "" {
+			sel["managed"] = labels["managed"]
+		}
 		pl := merge(labels, sel)
 		d = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels, Annotations: map[string]string{annScale: want},
 			OwnerReferences: []metav1.OwnerReference{{APIVersion: "fission.io/v1", Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &ctrl}}},
@@ -265,3 +305,47 @@ func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 
 // PodIPHeader names the pod a stand-in router call stands for.
 const PodIPHeader = "X-Standin-Pod-Ip"
+
+// specialise is what Fission's executor does for a poolmgr function's
+// request when no pod serves it (gp.go GetFuncSvc, choosePod,
+// specializePod): it takes a ready generic pod of the function's
+// environment, relabels it as the function's (functionName, managed=false,
+// so the pool Deployment replaces it) and, once the fetcher has specialised
+// it, admits it into the function's Service (fission.io/served). It returns
+// the pod's name.
+func specialise(ctx context.Context, t *testing.T, p *fission.Platform, name string) string {
+	t.Helper()
+	pods := p.Cluster.Client.CoreV1().Pods(p.Namespace())
+	var pod string
+	err := kube.Poll(ctx, 30*time.Second, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
+		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=" + name})
+		if err != nil {
+			return false, err
+		}
+		for i := range l.Items {
+			if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+				pod = l.Items[i].Name
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no ready generic pod in %s's pool: %v", name, err)
+	}
+	patch := fmt.Sprintf(`{"metadata":{"labels":{"functionName":%q,"managed":"false",%q:"true"}}}`, name, fission.ServedLabel)
+	if _, err := pods.Patch(ctx, pod, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return pod
+}
+
+// reap is Fission's idle reaper on a poolmgr function's pod (reaper/idle
+// PoolDeleteStrategy drainThenDelete): the served label off first.
+func reap(ctx context.Context, t *testing.T, p *fission.Platform, pod string) {
+	t.Helper()
+	patch := fmt.Sprintf(`{"metadata":{"labels":{%q:null}}}`, fission.ServedLabel)
+	if _, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).Patch(ctx, pod, types.StrategicMergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}

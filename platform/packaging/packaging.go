@@ -253,8 +253,8 @@ func Check(platformName string, options map[string]string, fn platform.Function,
 // CheckCold refuses, before anything starts, a forced cold start the
 // platform's adapter would refuse after deploying: a Knative function with
 // min-scale above 0 (never scaled to zero), a Fission function on poolmgr
-// (its cold start is the executor's specialisation) or with min_scale above
-// 0 (its idle reaper stops there).
+// with an empty pool (its cold start is the specialisation of a warm pool
+// pod) or with min_scale above 0 (its idle reaper stops there).
 func CheckCold(platformName string, fn platform.Function, workloadsDir string) error {
 	switch platformName {
 	case knative.Name:
@@ -271,8 +271,8 @@ func CheckCold(platformName string, fn platform.Function, workloadsDir string) e
 			return err
 		}
 		switch {
-		case s.Executor == fission.PoolMgr:
-			return fmt.Errorf("settings.executor poolmgr: its cold start is the specialisation of a pool pod, which only Fission's executor does; use executor newdeploy or container with min_scale 0")
+		case s.Executor == fission.PoolMgr && s.PoolSize == 0:
+			return fmt.Errorf("settings.pool_size 0: a poolmgr cold start is the specialisation of a warm pool pod, and an empty pool has none; set pool_size 1 or more")
 		case s.MinScale > 0:
 			return fmt.Errorf("min_scale %d: Fission's idle reaper scales a function down to min_scale only, so it is never cold; deploy it with replicas 0 (or settings.min_scale 0)", s.MinScale)
 		}
