@@ -326,6 +326,12 @@ func functionReady(f *unstructured.Unstructured) bool {
 // pod (pkg/executor/reaper/idle PoolDeleteStrategy drainThenDelete).
 const ServedLabel = "fission.io/served"
 
+// servedSelector selects the pool pods Fission has specialised for name and
+// still admits into its Service.
+func servedSelector(name string) string {
+	return "executorType=poolmgr,functionName=" + name + "," + ServedLabel
+}
+
 // poolCold makes a poolmgr function cold Fission's own way: it waits for
 // Fission's idle reaper to reap the function's specialised pods (idle for
 // settings.idle_timeout, then the reaper's next pass: the executor forgets
@@ -349,7 +355,7 @@ func (p *Platform) poolCold(ctx context.Context, name string, s Settings) (platf
 	var generic int
 	var last error
 	err := kube.Poll(ctx, timeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
-		sl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,functionName=" + name + "," + ServedLabel})
+		sl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: servedSelector(name)})
 		if err != nil {
 			last = err // the API server busy, or the wait's end near: looked at again, or the timeout says it
 			return false, nil
@@ -402,7 +408,7 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 	if !ok || at.(time.Time).Before(since) {
 		return nil, nil // not made cold in this iteration: nothing was specialised for it
 	}
-	list, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,functionName=" + name + "," + ServedLabel})
+	list, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: servedSelector(name)})
 	if err != nil {
 		return nil, fmt.Errorf("specialised pods of %s: %w", name, err)
 	}

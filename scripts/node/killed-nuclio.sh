@@ -11,17 +11,7 @@ DIR=${1:?usage: killed-nuclio.sh DIR}
 . "$DIR/node/node.env"
 fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
 sel=app.kubernetes.io/managed-by=faasbench
-fb run examples/realnode/nuclio-hello.yaml --set load.duration=120s --results "$DIR/runs-killed-nuclio" > "$DIR/killed-nuclio.log" 2>&1 &
-pid=$!
-for _ in $(seq 1 180); do
-  grep -q '^probe ' "$DIR/killed-nuclio.log" 2>/dev/null && break # deployed and answering: the first cell starts
-  kill -0 "$pid" 2>/dev/null || break
-  sleep 1
-done
-grep -q '^probe ' "$DIR/killed-nuclio.log" || { kill -9 "$pid" 2>/dev/null; cat "$DIR/killed-nuclio.log" >&2; echo "killed-nuclio: the run's function never answered" >&2; exit 1; }
-sleep 5 # the load is on
-pkill -9 -P "$pid" 2>/dev/null || true; kill -9 "$pid" 2>/dev/null || true
-pkill -9 -f 'faasbench run examples/realnode/nuclio-hello.yaml' 2>/dev/null || true
+run_and_kill nuclio examples/realnode/nuclio-hello.yaml
 left=$(kc -n nuclio get nucliofunctions -l "$sel" -o name 2>/dev/null | wc -l)
 [ "$left" -ge 1 ] || { echo "killed-nuclio: no function left by the killed run: nothing for platform clean to do, the check proves nothing" >&2; exit 1; }
 fb platform clean -p nuclio -n nuclio

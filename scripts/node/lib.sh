@@ -64,3 +64,22 @@ host_snapshot() {
 # kc ARGS...: kubectl on the node's cluster, inside its network namespace (KUBE_BIN from kube-paths.sh,
 # KUBECONFIG from the node's node.env).
 kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
+
+# run_and_kill NAME SPEC: starts `faasbench run SPEC` with two-minute cells into $DIR/runs-killed-NAME (log
+# $DIR/killed-NAME.log), waits until its functions answered their probes (the first cell starts), lets the load
+# run 5 s, then kills the run and its children with SIGKILL, leaving what it deployed for platform clean.
+# Fails, with the run's output, when its functions never answered.
+run_and_kill() {
+  local name=$1 spec=$2 log="$DIR/killed-$1.log" pid
+  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" --set load.duration=120s --results "$DIR/runs-killed-$name" > "$log" 2>&1 &
+  pid=$!
+  for _ in $(seq 1 180); do
+    grep -q '^probe ' "$log" 2>/dev/null && break # deployed and answering: the first cell starts
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 1
+  done
+  grep -q '^probe ' "$log" || { kill -9 "$pid" 2>/dev/null; cat "$log" >&2; echo "killed-$name: the run's functions never answered" >&2; return 1; }
+  sleep 5 # the load is on
+  pkill -9 -P "$pid" 2>/dev/null || true; kill -9 "$pid" 2>/dev/null || true
+  pkill -9 -f "faasbench run $spec" 2>/dev/null || true
+}
