@@ -53,6 +53,13 @@ if ! python3 -c 'import nuclio_sdk, msgpack' 2>/dev/null; then
   python3 -m pip install -q 'nuclio-sdk>=0.6,<0.7' 'msgpack>=1,<2'
 fi
 
+# Flask: the tests of faasbench's function for Fission's Python environment run it in a Flask app, as
+# the environment does (fission/environments python/requirements.txt pins Flask 3.1.3).
+if ! python3 -c 'import flask' 2>/dev/null; then
+  echo "setup: installing Flask"
+  python3 -m pip install -q 'Flask>=3.1,<3.2'
+fi
+
 # The Python and Node.js functions' own dependencies.
 if ! python3 -c 'import wand.image, pymysql' 2>/dev/null; then
   echo "setup: installing the Python functions' dependencies (workloads/requirements.txt)"

@@ -60,9 +60,11 @@ const (
 type Settings struct {
 	Executor string
 	// EnvImage is the environment's runtime image (poolmgr, newdeploy);
-	// Code is the function's code (a file of the workload catalogue) and
-	// Entrypoint the function in it. Neither: the workload's own image
-	// behind faasbench's environment server, <prefix><w>-<lang>-fission.
+	// Code is the function's code (a file of the workload catalogue, or
+	// without code_file the workload packaged for Fission's own environment
+	// of its language: WorkloadPackage) and Entrypoint the function in it.
+	// Neither: the workload's own image behind faasbench's environment
+	// server, <prefix><w>-<lang>-fission.
 	EnvImage, Code, Entrypoint string
 	// Image is the function's own image (executor container).
 	Image string
@@ -138,8 +140,10 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		}
 	}
 	switch {
-	case (s.EnvImage == "") != (s.Code == ""):
-		return s, fmt.Errorf("settings.env_image and settings.code_file go together (a Fission runtime image and the code it loads); give both, or neither for the workload's own environment image (Dockerfile.fission)")
+	case s.Code != "" && s.EnvImage == "":
+		return s, fmt.Errorf("settings.code_file: needs settings.env_image (the Fission environment image that loads it); or drop code_file for the workload's own environment image (Dockerfile.fission)")
+	case len(s.Code) > LiteralLimit:
+		return s, fmt.Errorf("settings.code_file: %d bytes, above Fission's literal package limit of %d (ArchiveLiteralSizeLimit)", len(s.Code), LiteralLimit)
 	case s.Executor == Container && s.EnvImage != "":
 		return s, fmt.Errorf("settings.env_image: the container executor runs the workload's image (settings.image), not an environment: set executor poolmgr or newdeploy")
 	case s.Executor == PoolMgr && (s.Autoscaled || fn.Replicas > 1):
@@ -157,6 +161,17 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		// (pkg/router/resolver_fallback.go resolveDeployBacked); requestsPerPod is read for
 		// poolmgr only (pkg/executor/executortype/poolmgr/gpm.go, fission v1.27.0).
 		return s, fmt.Errorf("concurrency: %d: Fission's %s executor does not bound a pod's concurrency (requestsPerPod is read for poolmgr only); drop concurrency, or use settings.executor poolmgr", fn.Concurrency, s.Executor)
+	}
+	if s.EnvImage != "" && s.Code == "" {
+		// Fission's own environment, the workload packaged for it (package.go).
+		pkg, entry, err := WorkloadPackage(workloadsDir, fn.Workload, fn.Language)
+		if err != nil {
+			return s, err
+		}
+		s.Code = string(pkg)
+		if s.Entrypoint == "" {
+			s.Entrypoint = entry
+		}
 	}
 	if !s.Autoscaled && s.Executor != PoolMgr {
 		s.MinScale, s.MaxScale = fn.Replicas, max(fn.Replicas, 1)

@@ -89,7 +89,8 @@ func TestSettingsAndObjects(t *testing.T) {
 		t.Errorf("placeholder package %q", lit)
 	}
 	for want, set := range map[string]map[string]string{
-		"settings.env_image and settings.code_file go together":    {"executor": "newdeploy", "env_image": "e"},
+		"settings.code_file: needs settings.env_image":             {"executor": "newdeploy", "code_file": "f.py"},
+		"settings.env_image: faasbench packages  workloads for no": {"executor": "newdeploy", "env_image": "e"},
 		"the container executor runs the workload's image":         {"env_image": "e", "code_file": "f.py"},
 		"settings.executor: \"lambda\"":                            {"executor": "lambda"},
 		"poolmgr has no replica count":                             {"executor": "poolmgr", "env_image": "e", "code_file": "f.py", "min_scale": "1", "max_scale": "2"},

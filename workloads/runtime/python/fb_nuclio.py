@@ -15,7 +15,6 @@ NUCLIO_PYTHON_DECODE_EVENT_STRINGS=disabled the strings arrive as bytes; both ar
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -39,25 +38,12 @@ def _body(body: object) -> bytes:
     return json.dumps(body, separators=(",", ":")).encode()
 
 
-def load(path: str) -> fbrt.Handler:
-    """The ``handle`` of the workload module at path."""
-    spec = importlib.util.spec_from_file_location("fb_workload_main", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"FB_MAIN={path}: not a Python module")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    handle = getattr(mod, "handle", None)
-    if not callable(handle):
-        raise ImportError(f"FB_MAIN={path}: no handle(req) function")
-    return handle
-
-
 def init_context(context) -> None:  # noqa: ANN001 - nuclio_sdk.Context
     """Nuclio calls this once per worker before its first event."""
     path = os.environ.get("FB_MAIN", "")
     if not path:
         raise RuntimeError("FB_MAIN is not set: it names the workload's main.py")
-    context.user_data.fb_handle = load(path)
+    context.user_data.fb_handle = fbrt.load_handler(path, "FB_MAIN")
     context.user_data.fb_cold = fbrt.ColdFlag()
     context.user_data.fb_instance = fbrt.instance_id()
 

@@ -18,6 +18,7 @@ as OpenFaaS's watchdogs describe it to a process they fork).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import signal
 import socket
@@ -74,6 +75,21 @@ class ColdFlag:
         with self._lock:
             first, self._first = self._first, False
             return first
+
+
+def load_handler(path: str, what: str = "main.py") -> Handler:
+    """The ``handle`` of the workload module at path (a workload's main.py), loaded under its own name
+    as the platforms' runtimes load it (Nuclio's Python worker, Fission's Python environment); errors
+    name what gave the path."""
+    spec = importlib.util.spec_from_file_location("fb_workload_main", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{what}={path}: not a Python module")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    handle = getattr(mod, "handle", None)
+    if not callable(handle):
+        raise ImportError(f"{what}={path}: no handle(req) function")
+    return handle
 
 
 def _normalise(result: Union[Response, bytes, str]) -> Response:
