@@ -6,6 +6,12 @@
 #     pod, closed loop at 1 and 16 connections, 10 s per cell, three repetitions (fission-hello, resized)
 #   - newdeploy and poolmgr (faasbench's environment server, specialised by Fission's fetcher), three
 #     repetitions (fission-executors, resized)
+#   - Fission's own Python and Node.js environments (fission/environments, built by scripts/fission-envs.sh),
+#     hello in each packaged by faasbench (fb_fission), on newdeploy and poolmgr, through the router and straight
+#     at a pod, three repetitions (fission-envs, resized): the function contract through Fission's environments;
+#     then 10 cold starts of each kind on the Python environment (fission-envs-coldstart: newdeploy from zero;
+#     10 deploys of poolmgr, each first request the specialisation: the fetcher unpacks the package and the
+#     environment imports it)
 #   - 20 cold starts of each kind (fission-coldstart): newdeploy from zero, the request held by the router
 #     while the executor starts a pod (verified by the pod watch), and poolmgr's specialisation of the pool's
 #     warm pod for a function's first request, over 20 deploys (verified by the pod Fission labels as serving
@@ -43,20 +49,41 @@ step "fission: 20 cold starts of newdeploy from zero" cold20
 # pod (no warm requests after it); scripts/node/cold-samples.py pools them.
 pm=(--set 'functions=[{name: hello-go-pm, workload: hello, language: go, concurrency: 1, settings: {executor: poolmgr, pool_size: "1", idle_timeout: "5", grace_period: "2"}}]'
   --set coldstart.iterations=1 --set coldstart.warm=0)
-pool20() {
-  local i r
-  for i in $(seq 1 20); do
-    env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/realnode/fission-coldstart.yaml "${pm[@]}" \
-      --results "$DIR/runs-fission-poolmgr" > "$DIR/pool-$i.log" 2>&1 || { tail -5 "$DIR/pool-$i.log" >&2; return 1; }
+# firsts NAME N ARGS...: N runs of fission-coldstart.yaml with ARGS, each deploying the function afresh and
+# measuring its first request, checked and kept in $EVIDENCE/NAME/.
+firsts() {
+  local name=$1 n=$2 i r; shift 2
+  for i in $(seq 1 "$n"); do
+    env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/realnode/fission-coldstart.yaml "$@" \
+      --results "$DIR/runs-$name" > "$DIR/$name-$i.log" 2>&1 || { tail -5 "$DIR/$name-$i.log" >&2; return 1; }
   done
-  for r in "$DIR"/runs-fission-poolmgr/*/; do
+  for r in "$DIR/runs-$name"/*/; do
     python3 scripts/node/check-run.py "$r" --cold-verified 1 --cold-kind specialisation=1 || return 1
-    mkdir -p "$EVIDENCE/fission-poolmgr-first/$(basename "$r")"
-    cp "$r"/summary.json "$r"/manifest.json "$EVIDENCE/fission-poolmgr-first/$(basename "$r")/"
+    mkdir -p "$EVIDENCE/$name/$(basename "$r")"
+    cp "$r"/summary.json "$r"/manifest.json "$EVIDENCE/$name/$(basename "$r")/"
   done
+}
+pool20() {
+  firsts fission-poolmgr-first 20 "${pm[@]}" || return 1
   python3 scripts/node/cold-samples.py "$EVIDENCE"/fission-poolmgr-first/*/ "$EVIDENCE"/fission-coldstart/ | tee "$EVIDENCE/cold-by-kind.md"
 }
 step "fission: 20 poolmgr specialisations (a function's first request, 20 deploys)" pool20
+# Fission's own environments: built from the pinned fission/environments source and imported into the node.
+fenvs() { set -o pipefail; scripts/fission-envs.sh "$DIR/node" python nodejs 2>&1 | tee "$EVIDENCE/fission-envs.txt"; }
+step "fission: its own Python and Node.js environments built and imported" fenvs
+envs() { CHECK_ARGS="--failed-max 0 --instances env-=1" run fission-envs examples/realnode/fission-envs.yaml \
+  --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "fission: hello on its own Python and Node.js environments, newdeploy and poolmgr, router and direct, 3 repetitions" envs
+pyenv=ko.local/fission/python-env:$(awk -F'\t' '$1 == "fission-environments" {print substr($3, 1, 12)}' scripts/upstream/pins.tsv)
+envnd=(--set "functions=[{name: hello-py-env-nd, workload: hello, language: python, replicas: 0, settings: {executor: newdeploy, env_image: \"$pyenv\", max_scale: \"1\", grace_period: \"2\"}}]")
+envcold() { CHECK_ARGS="--cold-verified 10 --cold-kind pod=10" run fission-envs-coldstart examples/realnode/fission-coldstart.yaml "${envnd[@]}" --set coldstart.iterations=10; }
+step "fission: 10 cold starts of newdeploy from zero on its Python environment" envcold
+envpm=(--set "functions=[{name: hello-py-env-pm, workload: hello, language: python, concurrency: 1, settings: {executor: poolmgr, env_image: \"$pyenv\", pool_size: \"1\", idle_timeout: \"5\", grace_period: \"2\"}}]"
+  --set coldstart.iterations=1 --set coldstart.warm=0)
+envpool() { firsts fission-envs-poolmgr-first 10 "${envpm[@]}"; }
+step "fission: 10 poolmgr specialisations on its Python environment (a function's first request, 10 deploys)" envpool
+envcoldall() { python3 scripts/node/cold-samples.py "$EVIDENCE"/fission-envs-poolmgr-first/*/ "$EVIDENCE"/fission-envs-coldstart/ | tee "$EVIDENCE/cold-by-kind-python-env.md"; }
+step "fission: cold starts on the Python environment by kind" envcoldall
 step "fission remove" scripts/fission-down.sh "$DIR/node"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
 

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# fission-envs.sh [DIR] [ENV...]: builds Fission's own environments (the runtime images a poolmgr or newdeploy
+# function is specialised in) from the pinned fission/environments source (pin fission-environments in
+# scripts/upstream/pins.tsv, through scripts/upstream.sh) with faasbench's image builder, once per version of
+# what goes into them, into ${FAASBENCH_CACHE:-/var/cache/faasbench}/fission-envs-<hash>/<env>-env.tar, tagged
+# ko.local/fission/<env>-env:<commit> (a spec's settings.env_image). ENV (default: all):
+#   python   python/ (server.py on Flask and bjoern) as its Debian Dockerfile builds it, on Debian 12
+#            (scripts/fission/env-python.Dockerfile)
+#   nodejs   nodejs/ (server.js on Express) as its Dockerfile builds it on a Debian base, on Debian 12's
+#            Node.js (scripts/fission/env-nodejs.Dockerfile)
+# With DIR (a node from scripts/node-up.sh), imports them into the node's containerd (Fission's chart runs
+# them with pull policy Never: scripts/fission/values.yaml). Prints each image's build (or cache hit) time, and
+# the build directory last.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/kube-paths.sh
+DIR=
+if [ -n "${1:-}" ] && [ -d "$1" ]; then DIR=$(realpath "$1"); shift; . "$DIR/node.env"; fi
+envs=("$@")
+[ ${#envs[@]} -gt 0 ] || envs=(python nodejs)
+ENVS_DIR="$FB_CACHE/fission-envs-$(_fb_hash scripts/fission-envs.sh scripts/fission/env-*.Dockerfile $(find imagebuild -name "*.go" -not -name "*_test.go" | sort) <(grep -E '^fission-environments	' scripts/upstream/pins.tsv))"
+mkdir -p "$ENVS_DIR"
+src=$(scripts/upstream.sh fission-environments)
+commit=$(awk -F'\t' '$1 == "fission-environments" {print $3}' scripts/upstream/pins.tsv)
+[ -x bin/faasbench ] || CGO_ENABLED=0 go build -o bin/faasbench ./cmd/faasbench
+for env in "${envs[@]}"; do
+  df=scripts/fission/env-$env.Dockerfile
+  [ -f "$df" ] || { echo "fission-envs: $env: no such environment here (built: $(cd scripts/fission && ls env-*.Dockerfile | sed 's/^env-//; s/\.Dockerfile$//' | tr '\n' ' '))" >&2; exit 2; }
+  tag="ko.local/fission/$env-env:${commit:0:12}" tar="$ENVS_DIR/$env-env.tar"
+  s=$(date +%s)
+  if [ -s "$tar" ]; then how=cached; else
+    ctx=$(mktemp -d)
+    cp -r "$src/$env/." "$ctx/"
+    cp "$df" "$ctx/Dockerfile"
+    bin/faasbench image build "$ctx/Dockerfile" --context "$ctx" -t "$tag" -O "$tar.tmp" > "$ENVS_DIR/$env-env.log" 2>&1 ||
+      { tail -30 "$ENVS_DIR/$env-env.log" >&2; rm -rf "$ctx" "$tar.tmp"; echo "fission-envs: the $env environment failed to build (log above, $ENVS_DIR/$env-env.log)" >&2; exit 1; }
+    mv "$tar.tmp" "$tar"
+    rm -rf "$ctx"
+    how=built
+  fi
+  m=$(date +%s)
+  if [ -n "$DIR" ]; then
+    ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-fission-$env-env.log" 2>&1 ||
+      { cat "$DIR/logs/import-fission-$env-env.log" >&2; echo "fission-envs: containerd could not import $tar" >&2; exit 1; }
+  fi
+  echo "fission-envs: $tag $how in $(( m - s )) s ($(( $(stat -c %s "$tar") / 1048576 )) MiB)${DIR:+, imported in $(( $(date +%s) - m )) s}" >&2
+done
+echo "$ENVS_DIR"
