@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -33,7 +34,19 @@ func (c *Cell) writeHlog(res *load.Result) error {
 	if err := c.writeHlogEntries(res.Start, res.Elapsed, entries); err != nil {
 		return err
 	}
-	return c.writeWindows(res)
+	if err := c.writeWindows(res); err != nil {
+		c.dropFiles(latencyFiles(c.Plan.ID)...)
+		return err
+	}
+	return nil
+}
+
+// dropFiles removes files of a cell that will not be kept (a later file of it could not be written: a
+// full disk), so that no file of the run directory speaks for a cell its summary does not hold.
+func (c *Cell) dropFiles(names ...string) {
+	for _, n := range names {
+		_ = os.Remove(c.Dir.File(n))
+	}
 }
 
 // writeWindows keeps a cell's per-second latency buckets (the seconds in

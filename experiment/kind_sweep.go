@@ -78,9 +78,6 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if _, dropped, err = sink.Close(); err != nil {
 			return nil, err
 		}
-		if err := recFile.Commit(); err != nil {
-			return nil, err
-		}
 	}
 	if res.Interrupted && res.Total() == 0 {
 		return nil, nil
@@ -91,8 +88,16 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		out.Warnings = append(out.Warnings, "warm-up: "+warm.Reason)
 	}
 	dr.Split.Apply(&out)
+	// The records appear only once the cell's latency files are written: a cell lost to a full disk
+	// leaves none of its files (the deferred Abort drops the records).
 	if err := c.writeHlog(res); err != nil {
 		return nil, err
+	}
+	if recFile != nil {
+		if err := recFile.Commit(); err != nil {
+			c.dropFiles(latencyFiles(pc.ID)...)
+			return nil, err
+		}
 	}
 	if dropped > 0 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("records: %d of %d requests not written (the writer fell behind); the figures count them all", dropped, res.Total()))
