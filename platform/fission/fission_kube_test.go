@@ -10,6 +10,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -286,5 +287,34 @@ func TestNamespaceFissionDoesNotWatch(t *testing.T) {
 	_, err = fission.Open(ctx, cfg)
 	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "Fission watches only default, team-a, team-b") {
 		t.Errorf("open in %s: %v", ns, err)
+	}
+}
+
+// A router that is down, or one that is not ready (503 with the real router's words), is refused when the
+// platform opens, in one sentence naming router_url, before anything is deployed.
+func TestRouterNotReady(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ns := kubetest.Namespace(t)
+	starting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "router mux not yet built", http.StatusServiceUnavailable)
+	}))
+	defer starting.Close()
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close() // nothing listens at its address now
+	for url, want := range map[string]string{
+		starting.URL: "503 Service Unavailable: router mux not yet built",
+		down.URL:     "connection refused",
+	} {
+		cfg, err := fission.ParseConfig(platform.Config{RunID: "fi-router", Options: map[string]any{"kubeconfig": kubetest.Kubeconfig(t),
+			"namespace": ns, "router_url": url}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = fission.Open(ctx, cfg)
+		if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "platform.options.router_url: Fission's router at "+url+" is not ready (") ||
+			!strings.Contains(err.Error(), want) {
+			t.Errorf("router %s: %v", url, err)
+		}
 	}
 }

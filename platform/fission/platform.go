@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -77,6 +79,9 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err := checkNamespace(ctx, s, cfg); err != nil {
 		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
 	}
+	if err := checkRouter(ctx, cfg); err != nil {
+		return nil, errors.Join(err, s.Close(context.WithoutCancel(ctx)))
+	}
 	return &Platform{Session: s, cfg: cfg, podAnswering: func(ctx context.Context, _, podURL string, timeout time.Duration) error {
 		return kube.WaitAnswering(ctx, podURL, 1, timeout, nil)
 	}}, nil
@@ -127,6 +132,48 @@ func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
 	return nil
 }
 
+// routerTries and routerPause bound checkRouter: a router that is starting answers within seconds.
+const (
+	routerTries = 5
+	routerPause = time.Second
+)
+
+// checkRouter asks Fission's router whether it is ready (/readyz: 200 once its routes are built, else 503
+// "router mux not yet built": pkg/router/httpTriggers.go routerReadinessHandler) before anything is
+// deployed: every request of the run goes through it, and a router that is down or a router_url that is
+// not its address would otherwise show as every function timing out. Refused in one sentence with the
+// router's or the connection's own words.
+func checkRouter(ctx context.Context, cfg Config) error {
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last string
+	for i := range routerTries {
+		if i > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(routerPause):
+			}
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.RouterURL+"/readyz", nil)
+		if err != nil {
+			return fmt.Errorf("platform.options.router_url: %w", err)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			last = err.Error()
+			continue
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		_ = resp.Body.Close()
+		if resp.StatusCode == http.StatusOK {
+			return nil
+		}
+		last = fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+	}
+	return fmt.Errorf("%w: platform.options.router_url: Fission's router at %s is not ready (%s, %d tries %s apart); every request goes through it: check that it runs (kubectl -n %s get deployment router) and that router_url is its address from where faasbench runs",
+		platform.ErrRefused, cfg.RouterURL, last, routerTries, routerPause, cfg.FissionNamespace)
+}
+
 // Deploy implements platform.Platform: create or update the objects with
 // strict field validation, then wait for MinScale replicas (newdeploy,
 // container) or nothing (poolmgr specialises on the first request).
@@ -153,13 +200,59 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if s.Executor == PoolMgr && fn.Concurrency == 0 {
 		p.Warn(fmt.Sprintf("function %s: Fission's poolmgr serves one request at a time per pod when requestsPerPod is unset (DefaultRequestsPerPod 1, pkg/apis/core/v1/types.go), where faasbench's concurrency 0 means no limit elsewhere", fn.Name))
 	}
-	if s.Executor == PoolMgr || s.MinScale == 0 {
+	if s.Executor == PoolMgr {
+		return p.waitPool(ctx, fn, s)
+	}
+	if s.MinScale == 0 {
 		return nil
 	}
 	if err := p.WaitReplicas(ctx, fn.Name, s.MinScale); err != nil {
 		return err
 	}
 	return p.waitFunction(ctx, fn.Name, s, s.MinScale)
+}
+
+// poolSelector selects the generic (not yet specialised) pods of a poolmgr
+// function's environment pool (faasbench gives each function its own
+// Environment, named as the function).
+func poolSelector(name string) string {
+	return "executorType=poolmgr,managed=true,environmentName=" + name
+}
+
+// waitPool waits until the pool of a poolmgr function's environment holds a
+// ready pod, the one its first request will be specialised in: without one
+// the request waits for a pod start (or for ever, when the environment's
+// image cannot run), which the run would count as the function's latency.
+// On timeout the pool's pods say why (kube.Diagnose: e.g. the kubelet's
+// ErrImageNeverPull for an environment image the node does not have).
+func (p *Platform) waitPool(ctx context.Context, fn platform.Function, s Settings) error {
+	if s.PoolSize == 0 {
+		return nil
+	}
+	name := fn.Name
+	pods := p.Cluster.Client.CoreV1().Pods(p.Namespace())
+	err := kube.Poll(ctx, p.ReadyTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: poolSelector(name)})
+		if err != nil {
+			return false, nil // looked at again, or the timeout says it
+		}
+		for i := range l.Items {
+			if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return fmt.Errorf("function %s: no pod of its environment's pool (settings.pool_size %d, image %s) ready after %s (platform.options.ready_timeout): %w%s",
+			name, s.PoolSize, p.cfg.Image(fn.Workload, fn.Language+"-fission", s.EnvImage), p.ReadyTimeout, err, p.Cluster.Diagnose(dctx, poolSelector(name)))
+	}
+	if err != nil {
+		return fmt.Errorf("function %s: %w", name, err)
+	}
+	return nil
 }
 
 // waitFunction waits, for the container executor, until each of the n pods
@@ -360,7 +453,7 @@ func (p *Platform) poolCold(ctx context.Context, name string, s Settings) (platf
 			last = err // the API server busy, or the wait's end near: looked at again, or the timeout says it
 			return false, nil
 		}
-		gl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=" + name})
+		gl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: poolSelector(name)})
 		if err != nil {
 			last = err
 			return false, nil

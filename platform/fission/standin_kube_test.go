@@ -263,13 +263,17 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 // after it is first seen Ready its function does not listen yet, so the
 // router answers 502 without the function's headers. A call with header
 // PodIPHeader stands for a call at that pod's own address (kube.PodEndpoints:
-// KWOK's pod IPs answer nothing), with the same 300 ms. It returns the
-// router's URL.
+// KWOK's pod IPs answer nothing), with the same 300 ms. /readyz answers 200,
+// as the real router's once its routes are built. It returns the router's URL.
 func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 	upstreams := kubetest.NewUpstreams(cl, 300*time.Millisecond)
 	var mu sync.Mutex
 	pinned := map[string]string{} // function: the pod its kept-alive connection reaches
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/readyz" { // its routes are built (pkg/router/httpTriggers.go routerReadinessHandler)
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		name := strings.Trim(r.URL.Path, "/")
 		ip := r.Header.Get(PodIPHeader)
 		mu.Lock()
