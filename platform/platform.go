@@ -297,6 +297,13 @@ type NotReadyReporter interface {
 	NotReadyStatus() int
 }
 
+// Explainer is an optional capability: what the platform's own components and the function's pods
+// say about a function that failed (its probe unanswered), in their words (log lines), for the error
+// the run ends with. "" when there is nothing to add.
+type Explainer interface {
+	Explain(ctx context.Context, name string) string
+}
+
 // DirectCaller is an optional capability: the address of each instance,
 // so a function can be called without the platform's gateway (seed 003's
 // gateway vs direct call).

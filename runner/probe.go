@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/faasbench/faasbench/experiment"
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
 )
 
 // probe sends each measured function the request of its first cell (one
@@ -54,6 +56,14 @@ func (c *cells) probe(ctx context.Context) error {
 		if err != nil {
 			if ctx.Err() != nil {
 				return ErrInterrupted
+			}
+			if ex, ok := c.p.(platform.Explainer); ok {
+				ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+				why := ex.Explain(ectx, pc.Function)
+				cancel()
+				if why != "" {
+					return fmt.Errorf("%w\n%s", err, why)
+				}
 			}
 			return err
 		}

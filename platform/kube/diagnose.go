@@ -48,17 +48,41 @@ func (c *Cluster) Diagnose(ctx context.Context, selector string) string {
 				fmt.Fprintf(&b, "\n    event %s %s: %s", e.Type, e.Reason, strings.TrimSpace(e.Message))
 			}
 		}
-		for _, cs := range p.Status.ContainerStatuses {
-			if cs.State.Running == nil && cs.State.Terminated == nil && cs.LastTerminationState.Terminated == nil {
-				continue
-			}
-			lines := int64(10)
-			raw, err := c.Client.CoreV1().Pods(c.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: cs.Name, TailLines: &lines,
-				Previous: cs.State.Terminated == nil && cs.LastTerminationState.Terminated != nil}).DoRaw(ctx)
-			if err == nil && len(raw) > 0 {
-				fmt.Fprintf(&b, "\n    last log lines of %s:\n      %s", cs.Name, strings.ReplaceAll(strings.TrimSpace(string(raw)), "\n", "\n      "))
-			}
+		c.logTails(ctx, &b, &p, "", 10)
+	}
+	return b.String()
+}
+
+// logTails writes the last lines of the log of each container of p that has run (the previous run's
+// when the container restarted and has not run since).
+func (c *Cluster) logTails(ctx context.Context, b *strings.Builder, p *corev1.Pod, container string, lines int64) {
+	for _, cs := range p.Status.ContainerStatuses {
+		if (container != "" && cs.Name != container) || (cs.State.Running == nil && cs.State.Terminated == nil && cs.LastTerminationState.Terminated == nil) {
+			continue
 		}
+		raw, err := c.Client.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{Container: cs.Name, TailLines: &lines,
+			Previous: cs.State.Terminated == nil && cs.LastTerminationState.Terminated != nil}).DoRaw(ctx)
+		if err == nil && len(raw) > 0 {
+			fmt.Fprintf(b, "\n    last log lines of %s:\n      %s", cs.Name, strings.ReplaceAll(strings.TrimSpace(string(raw)), "\n", "\n      "))
+		}
+	}
+}
+
+// PodLogs is what the pods of selector in namespace ns say: for each (at most max), its name and phase and
+// the last lines of the log of container (of each container: "") that has run. "" when there is no such pod.
+func (c *Cluster) PodLogs(ctx context.Context, ns, selector, container string, max int, lines int64) string {
+	pods, err := c.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: selector})
+	if err != nil {
+		return "pods: " + err.Error()
+	}
+	var b strings.Builder
+	for i := range pods.Items {
+		if i == max {
+			break
+		}
+		p := &pods.Items[i]
+		fmt.Fprintf(&b, "\n  pod %s: %s", p.Name, p.Status.Phase)
+		c.logTails(ctx, &b, p, container, lines)
 	}
 	return b.String()
 }
