@@ -16,6 +16,9 @@
 #     while the executor starts a pod (verified by the pod watch), and poolmgr's specialisation of the pool's
 #     warm pod for a function's first request, over 20 deploys (verified by the pod Fission labels as serving
 #     it; pooled by scripts/node/cold-samples.py into cold-by-kind.md)
+#   - faults: an environment image the node lacks, a workload its environment cannot load, the router down:
+#     each run ends in one sentence with Fission's or the kubelet's own words (exit 1, exit 2 for the router,
+#     known before anything is deployed), nothing left behind
 #   - the platform's idle footprint (each run's manifest records it), then its removal (fission-down)
 # Budget: about 25 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
 # docs/evidence/fission-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and fails
@@ -23,6 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVIDENCE=$(realpath -m "${1:-docs/evidence/fission-real-$(date +%F)}")
+. scripts/kube-paths.sh
 . scripts/node/real-lib.sh
 
 scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
@@ -84,6 +88,30 @@ envpool() { firsts fission-envs-poolmgr-first 10 "${envpm[@]}"; }
 step "fission: 10 poolmgr specialisations on its Python environment (a function's first request, 10 deploys)" envpool
 envcoldall() { python3 scripts/node/cold-samples.py "$EVIDENCE"/fission-envs-poolmgr-first/*/ "$EVIDENCE"/fission-envs-coldstart/ | tee "$EVIDENCE/cold-by-kind-python-env.md"; }
 step "fission: cold starts on the Python environment by kind" envcoldall
+# Faults, each ending in one sentence with Fission's (or the kubelet's) own words, nothing left behind:
+# an environment image the node does not have; a workload its environment cannot load (the image workload
+# needs Wand, which Fission's Python environment lacks: the specialisation fails); the router down.
+K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
+left() {
+  local objs
+  objs=$(K get environments.fission.io,packages.fission.io,functions.fission.io,httptriggers.fission.io -n default -o name 2>&1)
+  [ -z "$objs" ] || { echo "test-real-fission: left behind: $objs" >&2; return 1; }
+}
+noimage() { ends fission-fault-no-image examples/realnode/fission-envs.yaml 1 "ErrImageNeverPull" --set platform.options.ready_timeout=20s \
+  --set 'functions=[{name: fb-no-image, workload: hello, language: python, settings: {executor: poolmgr, env_image: "ko.local/fission/none:missing", pool_size: "1", grace_period: "2"}}]' && left; }
+step "fission fault: an environment image the node lacks" noimage
+noload() { ends fission-fault-no-load examples/realnode/fission-envs.yaml 1 "ModuleNotFoundError: No module named 'wand'" \
+  --set "functions=[{name: fb-no-load, workload: image, language: python, settings: {executor: poolmgr, env_image: \"$pyenv\", pool_size: \"1\", grace_period: \"2\"}}]" && left; }
+step "fission fault: a workload its environment cannot load" noload
+nort() {
+  local rc=0
+  K -n fission scale deployment/router --replicas 0 > /dev/null && K -n fission wait --for=delete pod -l svc=router --timeout 60s > /dev/null || return 1
+  ends fission-fault-router-down examples/realnode/fission-envs.yaml 2 "platform.options.router_url: Fission's router at" || rc=1
+  K -n fission scale deployment/router --replicas 1 > /dev/null && K -n fission rollout status deployment/router --timeout 120s > /dev/null || rc=1
+  left || rc=1
+  return $rc
+}
+step "fission fault: the router down" nort
 step "fission remove" scripts/fission-down.sh "$DIR/node"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
 

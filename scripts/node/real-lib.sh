@@ -47,14 +47,19 @@ run() {
   return "$rc"
 }
 # refused NAME SPEC WANT ARGS...: the run must exit 2 before anything starts, saying WANT.
-refused() {
-  local name=$1 spec=$2 want=$3 out code; shift 3
+refused() { local name=$1 spec=$2; shift 2; ends "$name" "$spec" 2 "$@"; }
+# ends NAME SPEC CODE WANT ARGS...: the run must exit CODE saying WANT (its output kept in
+# $EVIDENCE/NAME.refused.txt for exit 2, NAME.failed.txt otherwise).
+ends() {
+  local name=$1 spec=$2 want_code=$3 want=$4 out code kept; shift 4
   set +e
   out=$(env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" 2>&1)
   code=$?
   set -e
-  printf '%s\n' "$out" > "$EVIDENCE/$name.refused.txt"
-  [ "$code" = 2 ] && [[ $out == *"$want"* ]] || { echo "test-real: $name: exit $code, want 2 saying \"$want\": $out" >&2; return 1; }
+  kept="$EVIDENCE/$name.failed.txt"
+  [ "$want_code" = 2 ] && kept="$EVIDENCE/$name.refused.txt"
+  printf '%s\n' "$out" > "$kept"
+  [ "$code" = "$want_code" ] && [[ $out == *"$want"* ]] || { echo "test-real: $name: exit $code, want $want_code saying \"$want\": $out" >&2; return 1; }
 }
 
 # write_readme TITLE WHAT TEXT: $EVIDENCE/README.md: the title and date, WHAT ran on which commit (and whether
