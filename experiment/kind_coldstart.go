@@ -111,11 +111,11 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 			// A warm generic instance given to the function on demand: its start
 			// predates the request by design, the platform says it was not the
 			// function's when the iteration made it cold.
-		case st.Started.IsZero() || st.Started.Before(since):
+		case st.Begun().IsZero() || st.Begun().Before(since):
 			// Started before the iteration made the function cold: an
 			// instance that existed already, whatever the platform says.
 			continue
-		case cold.OnPath && !cold.Deployed && !r.sent.IsZero() && st.Started.Before(r.sent.Add(-startSlack)):
+		case cold.OnPath && !cold.Deployed && !r.sent.IsZero() && st.Begun().Before(r.sent.Add(-startSlack)):
 			// Started on demand, yet before the request that is said to have
 			// started it.
 			continue
@@ -143,7 +143,7 @@ func phasesOf(r reply, st platform.StartedInstance) *results.ColdPhases {
 		v := float64(t.Sub(r.sent)) / 1e6
 		return &v
 	}
-	ph := &results.ColdPhases{CreatedMs: at(st.Started), ScheduledMs: at(st.Scheduled), RunningMs: at(st.Running), ReadyMs: at(st.Ready)}
+	ph := &results.ColdPhases{AcceptedMs: at(st.Accepted), CreatedMs: at(st.Started), ScheduledMs: at(st.Scheduled), RunningMs: at(st.Running), ReadyMs: at(st.Ready)}
 	if r.firstByte > 0 {
 		v := float64(r.firstByte) / 1e6
 		ph.FirstByteMs = &v

@@ -59,12 +59,21 @@ func TestColdPhasesOnTheRequestsTimeLine(t *testing.T) {
 	sent := time.Unix(50, 0)
 	ms := func(n int) time.Time { return sent.Add(time.Duration(n) * time.Millisecond) }
 	ph := phasesOf(reply{sent: sent, firstByte: 1800 * time.Millisecond},
-		platform.StartedInstance{Started: ms(-20), Scheduled: ms(40), Running: ms(1200), Ready: ms(1750)})
-	want := []float64{-20, 40, 1200, 1750, 1800}
+		platform.StartedInstance{Accepted: ms(-30), Started: ms(-20), Scheduled: ms(40), Running: ms(1200), Ready: ms(1750)})
+	want := []float64{-30, -20, 40, 1200, 1750, 1800}
+	if len(ph.Values()) != len(results.PhaseNames) {
+		t.Fatalf("%d phases, %d names", len(ph.Values()), len(results.PhaseNames))
+	}
 	for i, v := range ph.Values() {
 		if v == nil || *v != want[i] {
 			t.Errorf("%s: %v, want %v", results.PhaseNames[i], v, want[i])
 		}
+	}
+	// OpenWhisk records when its controller took the request, not when the container was created:
+	// the accepted phase, no created one.
+	ow := phasesOf(reply{sent: sent}, platform.StartedInstance{Accepted: ms(2), Running: ms(900), Ready: ms(1100)})
+	if ow.CreatedMs != nil || *ow.AcceptedMs != 2 || *ow.RunningMs != 900 {
+		t.Errorf("a start stamped at its acceptance: %+v", ow)
 	}
 	local := phasesOf(reply{sent: sent}, platform.StartedInstance{Started: ms(3), Ready: ms(70)})
 	if local.ScheduledMs != nil || local.RunningMs != nil || local.FirstByteMs != nil || *local.ReadyMs != 70 {
@@ -133,6 +142,9 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		{"a pod name that only begins alike", with(func(r *reply) { r.instance = "pod-ab" }), nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, false},
 		{"started by the deploy just before the send (OpenFaaS CE)", good, nil, startedAt(sent.Add(-100 * time.Millisecond)), platform.Cold{OnPath: true, Deployed: true}, true},
 		{"a pod from before the redeploy", good, nil, startedAt(since.Add(-time.Second)), platform.Cold{OnPath: true, Deployed: true}, false},
+		// OpenWhisk: no creation stamp, the controller's acceptance of the request stands for the start.
+		{"a start stamped at its acceptance (OpenWhisk)", good, nil, []platform.StartedInstance{{ID: "pod-a", Kind: "container", Accepted: sent.Add(time.Millisecond)}}, platform.Cold{OnPath: true}, true},
+		{"an acceptance before the iteration", good, nil, []platform.StartedInstance{{ID: "pod-a", Kind: "container", Accepted: since.Add(-time.Second)}}, platform.Cold{OnPath: true}, false},
 		// Fission's poolmgr: a warm pool pod, started long before, given to the function on demand.
 		{"a pool pod specialised for the request", good, nil, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{OnPath: true}, true},
 		{"a specialised pod the function had already (seen)", good, map[string]bool{"pod-a": true}, []platform.StartedInstance{{ID: "pod-a", Kind: platform.KindSpecialisation, Started: since.Add(-time.Minute)}}, platform.Cold{OnPath: true}, false},

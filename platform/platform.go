@@ -156,15 +156,39 @@ const KindFirstRequest = "first-request"
 // the instance was not the function's when the iteration made it cold.
 const KindSpecialisation = "specialisation"
 
+// Begun is the earliest stamp of the start the platform recorded: its
+// creation, or when the platform took the request when it records no
+// creation.
+func (s StartedInstance) Begun() time.Time {
+	if s.Started.IsZero() {
+		return s.Accepted
+	}
+	return s.Started
+}
+
+// KindPrewarm is the kind of a cold sample whose instance was a container
+// the platform may have started before the request, generic for the
+// function's runtime (OpenWhisk's prewarmed stem cells of a kind and
+// memory), given the function's code on the request (/init): the platform's
+// record does not say whether one was left in the pool or a container was
+// created for it.
+const KindPrewarm = "prewarm"
+
 // KindAfterDeploy is the kind of a cold sample whose instance was started by
 // a deploy made just before the request (Cold.Deployed).
 const KindAfterDeploy = "after-deploy"
 
 // StartedInstance is the platform's record of one instance start.
 type StartedInstance struct {
-	ID      string    `json:"id"`
-	Kind    string    `json:"kind"`
-	Started time.Time `json:"started"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// Started is when the instance was created (zero: the platform does not
+	// record it, and Accepted stands for the start).
+	Started time.Time `json:"started,omitzero"`
+	// Accepted is when the platform took the request the instance was started
+	// for, by its own stamp (OpenWhisk: the activation's start − waitTime);
+	// its queues before the creation come after.
+	Accepted time.Time `json:"accepted,omitzero"`
 	// Ready is when it could first serve (zero: not yet).
 	Ready time.Time `json:"ready"`
 	// Scheduled is when a pod was seen bound to a node, Running when its

@@ -43,13 +43,16 @@ type ColdSample struct {
 }
 
 // ColdPhases split a cold call by the instance's start-up, each in ms
-// after the request was sent: the platform created the instance (a pod, a
-// process), Kubernetes bound it to a node, its containers were running, it
-// was ready (for Knative: queue-proxy's readiness probe passed), and the
-// reply's first byte arrived. The platform's steps are stamped when
+// after the request was sent: the platform accepted the request (where it
+// stamps that itself: OpenWhisk's controller; its queues before the
+// instance's creation come after), the platform created the instance (a
+// pod, a process), Kubernetes bound it to a node, its containers were
+// running, it was ready (for Knative: queue-proxy's readiness probe passed;
+// for OpenWhisk: /init done), and the reply's first byte arrived. The platform's steps are stamped when
 // faasbench's watch saw them, so each includes the watch's delivery delay
 // (milliseconds on one machine).
 type ColdPhases struct {
+	AcceptedMs  *float64 `json:"accepted_ms,omitempty"`
 	CreatedMs   *float64 `json:"created_ms,omitempty"`
 	ScheduledMs *float64 `json:"scheduled_ms,omitempty"`
 	RunningMs   *float64 `json:"running_ms,omitempty"`
@@ -58,11 +61,11 @@ type ColdPhases struct {
 }
 
 // PhaseNames are ColdResult.PhasesMs's keys, in the order of a start.
-var PhaseNames = []string{"created", "scheduled", "running", "ready", "first_byte"}
+var PhaseNames = []string{"accepted", "created", "scheduled", "running", "ready", "first_byte"}
 
 // Values lists p's phases by PhaseNames (nil where unknown).
 func (p ColdPhases) Values() []*float64 {
-	return []*float64{p.CreatedMs, p.ScheduledMs, p.RunningMs, p.ReadyMs, p.FirstByteMs}
+	return []*float64{p.AcceptedMs, p.CreatedMs, p.ScheduledMs, p.RunningMs, p.ReadyMs, p.FirstByteMs}
 }
 
 // ColdResult is a coldstart cell's figures. Only verified samples are in

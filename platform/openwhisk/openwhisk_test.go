@@ -273,11 +273,21 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 		t.Fatalf("web action: %d %q", code, id1)
 	}
 	st, err := p.StartedSince(ctx, "prime-java", since)
-	// A Docker action's start begins with a pull inside waitTime (12 ms) before the activation's
-	// start, and ends after /init (initTime, 250 ms).
-	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "image-pull" || st[0].Ready.Sub(st[0].Started) != 262*time.Millisecond {
+	// The record's start: the controller accepted the request waitTime (12 ms: queues and the
+	// container's creation, not split) before the activation's start, when /init began in the
+	// container; ready after /init (initTime, 250 ms). No creation time. With openwhisk-deploy-kube's
+	// Kubernetes container factory a Docker action's start is kind container.
+	if err != nil || len(st) != 1 || st[0].ID != id1 || st[0].Kind != "container" || !st[0].Started.IsZero() ||
+		st[0].Running.Sub(st[0].Accepted) != 12*time.Millisecond || st[0].Ready.Sub(st[0].Accepted) != 262*time.Millisecond {
 		t.Fatalf("started %+v %v (second call %s was warm)", st, err, id2)
 	}
+	// With the Docker container factory (OpenWhisk's ansible and standalone), which pulls a Docker
+	// action's image before each container: kind image-pull.
+	p.cfg.ContainerFactory = "docker"
+	if st, _ := p.StartedSince(ctx, "prime-java", since); len(st) != 1 || st[0].Kind != platform.KindImagePull {
+		t.Errorf("with the Docker factory: %+v", st)
+	}
+	p.cfg.ContainerFactory = "kubernetes"
 	// As the cold-start kind asks: since the moment it made the function cold (the records come
 	// late: an older record is no sign that the newest is there).
 	since = time.Now()
@@ -360,6 +370,40 @@ func TestNativeRuntimeCode(t *testing.T) {
 	}
 	if a := s.actions["hello-js"]; a.Exec.Kind != "nodejs:20" || a.Exec.Code != "function main(a){return a}" || a.Exec.Image != "" {
 		t.Errorf("exec %+v", a.Exec)
+	}
+	// A native kind the invokers keep prewarmed containers of, at the action's memory: its start is
+	// kind prewarm (/init in a stem cell, when the pool had one); at another memory, a container.
+	ctx := context.Background()
+	for _, tc := range []struct {
+		memory int64
+		want   string
+	}{{256, platform.KindPrewarm}, {512, "container"}} {
+		p.cfg.Prewarm = map[string]int{"nodejs:20": 256}
+		fn.MemoryMB = tc.memory
+		if err := p.Deploy(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		since := time.Now()
+		if _, err := p.MakeCold(ctx, "hello-js"); err != nil {
+			t.Fatal(err)
+		}
+		url, _ := p.Endpoint(ctx, "hello-js")
+		post(t, url, 10)
+		if st, err := p.StartedSince(ctx, "hello-js", since); err != nil || len(st) != 1 || st[0].Kind != tc.want {
+			t.Errorf("memory %d MB: %+v %v, want kind %s", tc.memory, st, err, tc.want)
+		}
+	}
+	for opt, want := range map[string]string{"nodejs": "platform.options.prewarm: \"nodejs\" is not KIND:MB", "x:0": "not KIND:MB", "nodejs:20:many": "not KIND:MB"} {
+		if _, err := ParseConfig(platform.Config{Options: map[string]any{"prewarm": opt}}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("prewarm %q: %v", opt, err)
+		}
+	}
+	if c, err := ParseConfig(platform.Config{Options: map[string]any{"prewarm": "nodejs:20:256, python:3:128", "container_factory": "docker"}}); err != nil ||
+		c.Prewarm["nodejs:20"] != 256 || c.Prewarm["python:3"] != 128 || c.ContainerFactory != "docker" {
+		t.Errorf("prewarm and container_factory: %+v %v", c, err)
+	}
+	if _, err := ParseConfig(platform.Config{Options: map[string]any{"container_factory": "runc"}}); err == nil || !strings.Contains(err.Error(), "platform.options.container_factory") {
+		t.Errorf("container_factory runc: %v", err)
 	}
 }
 

@@ -57,13 +57,24 @@ type Config struct {
 	// store write, and lists activations from a view read with
 	// stale=update_after, so a record read at once is usually not there.
 	RecordWait time.Duration
+	// ContainerFactory is the invokers' container factory (platform.options.container_factory):
+	// "kubernetes" (openwhisk-deploy-kube's invoker.containerFactory.impl, the default here) or
+	// "docker" (OpenWhisk's own default: ansible, standalone). Only the Docker factory pulls a Docker
+	// action's image before each container (DockerContainerFactory, ExecManifest skipDockerPull):
+	// there a blackbox start is kind image-pull; with the Kubernetes one the kubelet's pull policy decides.
+	ContainerFactory string
+	// Prewarm are the runtime kinds the invokers keep prewarmed containers of, with their memory in
+	// MB (the deployment's runtimes.json stemCells; platform.options.prewarm "kind:MB,..."; default
+	// openwhisk-deploy-kube's: nodejs:14 at 256 MB). GET / does not say them.
+	Prewarm map[string]int
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
-	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1, RecordWait: 10 * time.Second}
+	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1, RecordWait: 10 * time.Second,
+		ContainerFactory: "kubernetes", Prewarm: map[string]int{"nodejs:14": 256}}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
@@ -101,6 +112,25 @@ func ParseConfig(pc platform.Config) (Config, error) {
 				return c, fmt.Errorf("platform.options.activation_record_wait: %q is not a duration in (0, 10m]", s)
 			}
 			c.RecordWait = d
+		case "container_factory":
+			if s != "kubernetes" && s != "docker" {
+				return c, fmt.Errorf("platform.options.container_factory: %q: kubernetes (openwhisk-deploy-kube) or docker (OpenWhisk's ansible and standalone deployments)", s)
+			}
+			c.ContainerFactory = s
+		case "prewarm":
+			c.Prewarm = map[string]int{}
+			for _, kv := range strings.Split(s, ",") {
+				kv = strings.TrimSpace(kv)
+				if kv == "" {
+					continue
+				}
+				i := strings.LastIndexByte(kv, ':')
+				mb, err := strconv.Atoi(kv[i+1:])
+				if i <= 0 || err != nil || mb < 1 {
+					return c, fmt.Errorf("platform.options.prewarm: %q is not KIND:MB (the deployment's runtimes.json stemCells, e.g. nodejs:20:256)", kv)
+				}
+				c.Prewarm[kv[:i]] = mb
+			}
 		}
 	}
 	return c, nil
@@ -351,12 +381,22 @@ func latestTag(image string) bool {
 }
 
 // StartedSince implements platform.ColdStarter from the activation
-// records: those with an initTime annotation started a container. What the
-// start includes, from the controller's annotations: waitTime covers the
-// container's creation (a Docker action's image pull among it) before the
-// activation's start, initTime the /init after it; so a start runs from
-// start − waitTime to start + initTime. A Docker action's container always
-// begins with a pull (kind image-pull); a runtime's is kind container.
+// records: those with an initTime annotation ran /init in a container that
+// had not served the action. What the record says, from the controller's
+// and the invoker's annotations (ContainerProxy): the activation's start is
+// when /init began (the container was up), initTime how long /init took,
+// waitTime the time from the controller taking the request (the
+// transaction's start) to then: the load balancer's and the invoker's
+// queues and the container's creation, which the record does not split. So
+// a start is accepted at start − waitTime, running at start and ready at
+// start + initTime; no creation time. Its kind:
+//   - prewarm: a native runtime's action whose kind and memory the
+//     invokers keep prewarmed containers of (Config.Prewarm): /init in a
+//     stem cell when the pool had one (the record does not say whether it
+//     had, or a container was created);
+//   - image-pull: a Docker action with the Docker container factory, which
+//     pulls its image before each container;
+//   - container: the others (a container created for the activation).
 //
 // The records come late on a real OpenWhisk (Config.RecordWait): the list
 // is read again until a record of an activation since then is there, at
@@ -368,8 +408,13 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 		return nil, err
 	}
 	kind := "container"
-	if a, ok := p.actions.Get(name); ok && a.Exec != nil && a.Exec.Kind == "blackbox" {
-		kind = "image-pull"
+	if a, ok := p.actions.Get(name); ok && a.Exec != nil {
+		switch {
+		case a.Exec.Kind == "blackbox" && p.cfg.ContainerFactory == "docker":
+			kind = platform.KindImagePull
+		case a.Exec.Kind != "blackbox" && a.Limits != nil && p.cfg.Prewarm[a.Exec.Kind] == a.Limits.Memory:
+			kind = platform.KindPrewarm
+		}
 	}
 	var out []platform.StartedInstance
 	for i := len(acts) - 1; i >= 0; i-- { // the controller lists newest first
@@ -377,11 +422,11 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 		if it := a.Number("initTime"); it > 0 {
 			start := time.UnixMilli(a.Start)
 			wait := time.Duration(a.Number("waitTime") * float64(time.Millisecond))
-			out = append(out, platform.StartedInstance{ID: a.ActivationID, Kind: kind, Started: start.Add(-wait),
+			out = append(out, platform.StartedInstance{ID: a.ActivationID, Kind: kind, Accepted: start.Add(-wait), Running: start,
 				Ready: start.Add(time.Duration(it * float64(time.Millisecond)))})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Accepted.Before(out[j].Accepted) })
 	return out, nil
 }
 
