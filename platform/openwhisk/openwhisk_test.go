@@ -136,6 +136,16 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				http.Error(w, `{"error":"`+err.Error()+`"}`, http.StatusBadRequest)
 				return
 			}
+			// The namespace's memory limits, openwhisk-deploy-kube's (values.yaml whisk.limits.actions.memory:
+			// 128m to 512m), in the controller's words (MemoryLimit.checkNamespaceLimit, Messages).
+			if m := in.Limits.Memory; m > 512 || (m > 0 && m < 128) {
+				how := fmt.Sprintf("exceeds allowed threshold of %d", 512)
+				if m < 128 {
+					how = fmt.Sprintf("below allowed threshold of %d", 128)
+				}
+				http.Error(w, fmt.Sprintf(`{"error":"memory size %d MB %s MB"}`, m, how), http.StatusBadRequest)
+				return
+			}
 			if in.Exec.Kind == "" || (in.Exec.Kind == "blackbox") == (in.Exec.Image == "") {
 				http.Error(w, `{"error":"exec: a blackbox action needs an image, a kind needs code"}`, http.StatusBadRequest)
 				return
@@ -433,8 +443,24 @@ func TestActivationsPagedAndConcurrencyLimit(t *testing.T) {
 	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "concurrency: 4: this OpenWhisk allows at most 1") {
 		t.Errorf("concurrency 4 on a default deployment: %v", err)
 	}
+	// With openwhisk-deploy-kube's Kubernetes container factory (the default) no pull is promised; with
+	// the Docker one every container creation pulls, which the warnings say.
+	if w := strings.Join(p.Warnings(), " "); strings.Contains(w, "on every container creation") {
+		t.Errorf("a pull promised with the Kubernetes container factory: %q", w)
+	}
+	p.cfg.ContainerFactory = "docker"
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
 	if w := strings.Join(p.Warnings(), " "); !strings.Contains(w, "pulls faasbench/prime-go-openwhisk:latest on every container creation") || !strings.Contains(w, "with the tag latest a failed pull fails the activation") {
 		t.Errorf("warnings %q", w)
+	}
+	// A memory outside the namespace's limits: refused by the controller, in its words, as the spec's fault.
+	for mb, want := range map[int64]string{1024: "memory size 1024 MB exceeds allowed threshold of 512 MB", 64: "memory size 64 MB below allowed threshold of 128 MB"} {
+		err = p.Deploy(ctx, platform.Function{Name: "big", Workload: "prime", Language: "go", MemoryMB: mb})
+		if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), want) {
+			t.Errorf("memory %d MB: %v", mb, err)
+		}
 	}
 	cfg, err := ParseConfig(platform.Config{Options: map[string]any{"concurrency_max": "8"}})
 	if err != nil || cfg.CheckLimits(platform.Function{Name: "f", Concurrency: 8}) != nil {

@@ -286,12 +286,12 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if fn.Concurrency == 0 {
 		p.Warn(fmt.Sprintf("function %s: concurrency 0: OpenWhisk gives the action its default intra-container concurrency (1 unless the deployment's concurrency-limit std says otherwise), where faasbench's 0 means no limit elsewhere", fn.Name))
 	}
-	if a.Exec.Kind == "blackbox" {
+	if a.Exec.Kind == "blackbox" && p.cfg.ContainerFactory == "docker" {
 		latest := ""
 		if latestTag(a.Exec.Image) {
 			latest = "; with the tag latest a failed pull fails the activation, where another tag lets a local image serve"
 		}
-		p.Warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's invoker pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
+		p.Warn(fmt.Sprintf("function %s: a Docker action: OpenWhisk's Docker container factory pulls %s on every container creation, so each cold start includes a pull (kind image-pull)%s (core/invoker/.../docker/DockerContainer.scala)",
 			fn.Name, a.Exec.Image, latest))
 	}
 	old, err := p.c.GetAction(ctx, fn.Name)
@@ -302,6 +302,11 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)
 	}
 	if _, err := p.c.PutAction(ctx, fn.Name, a); err != nil {
+		if httpapi.IsStatus(err, http.StatusBadRequest) {
+			// The controller refused the action as the spec gave it (a memory outside the namespace's
+			// limits: "memory size 1024 MB exceeds allowed threshold of 512 MB"): the spec's fault.
+			return fmt.Errorf("deploy %s: %w: %w", fn.Name, platform.ErrRefused, err)
+		}
 		return fmt.Errorf("deploy %s: %w", fn.Name, err)
 	}
 	p.actions.Put(fn.Name, a)
