@@ -73,10 +73,13 @@ type Activation struct {
 	Duration     int64      `json:"duration"`
 	Annotations  []KeyValue `json:"annotations"`
 	Response     *struct {
-		Status     string `json:"status"`
-		StatusCode int    `json:"statusCode"`
-		Success    bool   `json:"success"`
+		Status     string         `json:"status"`
+		StatusCode int            `json:"statusCode"`
+		Success    bool           `json:"success"`
+		Result     map[string]any `json:"result,omitempty"`
 	} `json:"response,omitempty"`
+	// Logs are the action's log lines (the record's, docs=true).
+	Logs []string `json:"logs,omitempty"`
 }
 
 // Number returns a numeric annotation (waitTime, initTime), 0 if absent.

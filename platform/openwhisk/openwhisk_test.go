@@ -47,6 +47,10 @@ type apiStandIn struct {
 	// is answered 202 with its activation's id, "Response not yet ready" (WebActions.scala).
 	runs map[string]time.Duration
 	wait time.Duration
+	// failInit makes an action's /init fail with that message: the activation is an "action
+	// developer error" whose record holds the reason and the logs, and a web action is answered 400
+	// "There was an error processing your request." (WebActions.scala completeRequest), no more.
+	failInit map[string]string
 }
 
 type owAction struct {
@@ -203,6 +207,22 @@ func (s *apiStandIn) web(w http.ResponseWriter, r *http.Request, name string) {
 		_, _ = w.Write([]byte(`{"activationId":"` + id + `","code":"` + id + `","error":"Response not yet ready."}`))
 		return
 	}
+	if msg, ok := s.failInit[name]; ok {
+		act := Activation{ActivationID: id, Name: name, Namespace: "guest", Start: time.Now().UnixMilli(), Duration: 40,
+			Annotations: []KeyValue{{Key: "waitTime", Value: 12.0}, {Key: "initTime", Value: 40.0}},
+			Logs:        []string{"2026-11-27T13:00:00.000Z stderr: panic: workload: no such file"}}
+		act.Response = &struct {
+			Status     string         `json:"status"`
+			StatusCode int            `json:"statusCode"`
+			Success    bool           `json:"success"`
+			Result     map[string]any `json:"result,omitempty"`
+		}{Status: "action developer error", StatusCode: 2, Result: map[string]any{"error": msg}}
+		s.acts = append(s.acts, act)
+		s.stored = append(s.stored, time.Now().Add(s.late))
+		w.Header().Set("X-Openwhisk-Activation-Id", id)
+		http.Error(w, `{"code":"`+id+`","error":"There was an error processing your request."}`, http.StatusBadRequest)
+		return
+	}
 	act := Activation{ActivationID: id, Name: name, Namespace: "guest", Start: time.Now().UnixMilli(), Duration: 3,
 		Annotations: []KeyValue{{Key: "waitTime", Value: 12.0}}}
 	if a.warm != a.rev {
@@ -234,7 +254,7 @@ func page(w http.ResponseWriter, q url.Values, what string) (limit, skip int, ok
 }
 
 func start(t *testing.T) (*Platform, *apiStandIn) {
-	s := &apiStandIn{actions: map[string]*owAction{}, late: 300 * time.Millisecond, runs: map[string]time.Duration{}, wait: time.Minute}
+	s := &apiStandIn{actions: map[string]*owAction{}, late: 300 * time.Millisecond, runs: map[string]time.Duration{}, wait: time.Minute, failInit: map[string]string{}}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	cfg, err := ParseConfig(platform.Config{RunID: "ow:run", Options: map[string]any{"api_host": srv.URL, "cpus": []int{0}}})
@@ -571,5 +591,34 @@ func TestCheckLoadAgainstTheNamespaceLimits(t *testing.T) {
 	p2, _ := start(t)
 	if err := p2.CheckLoad(ctx, platform.LoadShape{Rate: 1}); err != nil || len(p2.Warnings()) != 0 {
 		t.Errorf("a load within the limits: %v %q", err, p2.Warnings())
+	}
+}
+
+// An action whose /init fails: a web call gets only 400 "There was an error processing your request.";
+// Explain reads the activation's record (late, as on a real OpenWhisk) and says OpenWhisk's reason and
+// the action's last log lines.
+func TestInitFailureExplained(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	if err := p.Deploy(ctx, platform.Function{Name: "broken", Workload: "hello", Language: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.failInit["broken"] = "The action did not initialize and exited unexpectedly."
+	s.mu.Unlock()
+	url, _ := p.Endpoint(ctx, "broken")
+	if code, _ := post(t, url, 10); code != http.StatusBadRequest {
+		t.Fatalf("HTTP %d, want 400", code)
+	}
+	why := p.Explain(ctx, "broken")
+	for _, want := range []string{"OpenWhisk's record of activation act0001 of broken: action developer error: The action did not initialize and exited unexpectedly.",
+		"its last log lines:\n  2026-11-27T13:00:00.000Z stderr: panic: workload: no such file"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("explain %q lacks %q", why, want)
+		}
+	}
+	p.cfg.RecordWait = 500 * time.Millisecond // no record will come
+	if why := p.Explain(ctx, "other"); why != "" {
+		t.Errorf("an action with no failed activation: %q", why)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
@@ -207,11 +208,14 @@ type Platform struct {
 	kube.WarningList
 	// waits are how long the activation records took to appear.
 	waits recordWaits
+	// deployedAt: action name → when Deploy began (Explain reads its records from then).
+	deployedAt sync.Map
 }
 
 var (
 	_ platform.Platform         = (*Platform)(nil)
 	_ platform.ColdStarter      = (*Platform)(nil)
+	_ platform.Explainer        = (*Platform)(nil)
 	_ platform.Fingerprinter    = (*Platform)(nil)
 	_ platform.NotReadyReporter = (*Platform)(nil)
 	_ platform.LoadChecker      = (*Platform)(nil)
@@ -272,6 +276,7 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 
 // Deploy implements platform.Platform: PUT the action (overwrite).
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	p.deployedAt.Store(fn.Name, time.Now())
 	s, err := ParseSettings(fn)
 	if err == nil {
 		err = p.cfg.CheckLimits(fn)
@@ -433,6 +438,40 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Accepted.Before(out[j].Accepted) })
 	return out, nil
+}
+
+// Explain implements platform.Explainer: OpenWhisk's record of the action's last failed activation
+// since its deploy, in its words: the response's status and its result's error (a web action whose
+// /init failed is answered only 400 "There was an error processing your request."; the reason, e.g.
+// "The action did not initialize and exited unexpectedly.", is in the record) and the record's last log
+// lines. The records come late: read again as StartedSince reads them, within the caller's context.
+func (p *Platform) Explain(ctx context.Context, name string) string {
+	since := time.Now().Add(-time.Hour)
+	if t, ok := p.deployedAt.Load(name); ok {
+		since = t.(time.Time).Add(-time.Second)
+	}
+	acts, err := p.recordsSince(ctx, name, since)
+	if err != nil {
+		return ""
+	}
+	for _, a := range acts { // newest first
+		if a.Response == nil || a.Response.Success {
+			continue
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "OpenWhisk's record of activation %s of %s: %s", a.ActivationID, name, a.Response.Status)
+		if e, ok := a.Response.Result["error"]; ok {
+			fmt.Fprintf(&b, ": %v", e)
+		}
+		if n := len(a.Logs); n > 0 {
+			b.WriteString("; its last log lines:")
+			for _, l := range a.Logs[max(0, n-5):] {
+				b.WriteString("\n  " + l)
+			}
+		}
+		return b.String()
+	}
+	return ""
 }
 
 // recordsSince reads the action's activation records since a time, again
