@@ -116,9 +116,10 @@ test-real-openfaas: setup build
 test-real-nuclio: setup build
 	@GO=$(GO) scripts/test-real-nuclio.sh $(NUCLIO_EVIDENCE)
 
-## test-real-fission: Fission v1.27.0 on the real node at full size (about 25 minutes): router vs direct on the
+## test-real-fission: Fission v1.27.0 on the real node at full size (about 55 minutes): router vs direct on the
 ## container executor at c=1 and c=16, newdeploy and poolmgr, three repetitions each, 20 cold starts of each kind
-## (newdeploy from zero, poolmgr's specialisation); writes docs/evidence/fission-real-DATE (or FISSION_EVIDENCE=DIR)
+## (newdeploy from zero, poolmgr's specialisation), Fission's own Python and Node.js environments, three faults, and
+## seed 003's platform comparisons; writes docs/evidence/fission-real-DATE (or FISSION_EVIDENCE=DIR)
 test-real-fission: setup build
 	@GO=$(GO) scripts/test-real-fission.sh $(FISSION_EVIDENCE)
 

@@ -20,7 +20,9 @@
 #     each run ends in one sentence with Fission's or the kubelet's own words (exit 1, exit 2 for the router,
 #     known before anything is deployed), nothing left behind
 #   - the platform's idle footprint (each run's manifest records it), then its removal (fission-down)
-# Budget: about 25 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+#   - seed 003's platform comparisons on Fission (scripts/seed-on-node.sh fission: hello-concurrency,
+#     gateway-direct, http-workload, payload, each spec's own repetitions) into EVIDENCE/seed-003
+# Budget: about 55 minutes on 2 cores with the builds cached (32 before the seed specs, measured 2026-11-27). Evidence in EVIDENCE_DIR (default
 # docs/evidence/fission-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and fails
 # at the end if any did.
 set -euo pipefail
@@ -57,6 +59,7 @@ pm=(--set 'functions=[{name: hello-go-pm, workload: hello, language: go, concurr
 # measuring its first request, checked and kept in $EVIDENCE/NAME/.
 firsts() {
   local name=$1 n=$2 i r; shift 2
+  rm -rf "${EVIDENCE:?}/$name" # this run's deploys only, not an earlier run's of the same day
   for i in $(seq 1 "$n"); do
     env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/realnode/fission-coldstart.yaml "$@" \
       --results "$DIR/runs-$name" > "$DIR/$name-$i.log" 2>&1 || { tail -5 "$DIR/$name-$i.log" >&2; return 1; }
@@ -114,6 +117,10 @@ nort() {
 step "fission fault: the router down" nort
 step "fission remove" scripts/fission-down.sh "$DIR/node"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+# The Fission column of seed 003's platform comparisons (Figs 6-9: the same specs as on the local platform and
+# Knative, on the container executor through the router), on a node of their own (scripts/seed-on-node.sh).
+step "fission: seed 003's platform comparisons (hello-concurrency, gateway-direct, http-workload, payload)" \
+  scripts/seed-on-node.sh fission "$EVIDENCE/seed-003"
 
 write_readme "Fission v1.27.0 on the real node: make test-real-fission" "\`make test-real-fission\` (scripts/test-real-fission.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, Fission's executor, router, storagesvc, buildermgr,
