@@ -103,6 +103,11 @@ func TestDeployScaleEndpointAndCleanUp(t *testing.T) {
 	if pp, _, _ := unstructured.NestedString(u0(ctx, t, cl).Object, "spec", "imagePullPolicy"); pp != "IfNotPresent" && pp != "Never" && pp != "Always" {
 		t.Errorf("imagePullPolicy %q", pp)
 	}
+	// A probe that fails is explained in Nuclio's words: the function's state and its pods (their
+	// processor's log lines where the node keeps logs: KWOK's pods have none).
+	if why := p.Explain(ctx, "reverse-go"); !strings.Contains(why, "Nuclio's function reverse-go: state ready") || !strings.Contains(why, "\n  pod ") {
+		t.Errorf("explain: %q", why)
+	}
 	if eps, err := p.DirectEndpoints(ctx, "reverse-go"); err != nil || len(eps) != 2 || !strings.HasSuffix(eps[0], ":8080/") {
 		t.Errorf("direct endpoints %v %v, want both pods' processors on 8080", eps, err)
 	}

@@ -54,6 +54,7 @@ var (
 	_ platform.Fingerprinter   = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
 	_ platform.DirectCaller    = (*Platform)(nil)
+	_ platform.Explainer       = (*Platform)(nil)
 )
 
 // Kinds are the Nuclio resources a run creates.
@@ -160,6 +161,25 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 		return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
 	}
 	return st, err
+}
+
+// Explain implements platform.Explainer: what Nuclio says of a function that failed its probe, in its
+// words: the NuclioFunction's state and message (the controller's) and the last log lines of its pods'
+// processor (a handler that did not load, a worker that failed: the controller may call such a function
+// ready while its processor answers nothing).
+func (p *Platform) Explain(ctx context.Context, name string) string {
+	var b strings.Builder
+	if u, err := p.get(ctx, name); err == nil {
+		var st status
+		if kube.StatusOf(u, &st) == nil && st.State != "" {
+			fmt.Fprintf(&b, "Nuclio's function %s: state %s", name, st.State)
+			if st.Message != "" {
+				b.WriteString(": " + st.Message)
+			}
+		}
+	}
+	b.WriteString(p.Cluster.PodLogs(ctx, p.Namespace(), p.Selector(name), "", 2, 10))
+	return strings.TrimSpace(b.String())
 }
 
 // Scale implements platform.Platform: spec.replicas (fixed replicas), with
