@@ -137,9 +137,9 @@ func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
 	return nil
 }
 
-// routerTries and routerPause bound checkRouter: a router that is starting answers within seconds.
+// routerWait and routerPause bound checkRouter: a router that is starting answers within seconds.
 const (
-	routerTries = 5
+	routerWait  = 5 * time.Second
 	routerPause = time.Second
 )
 
@@ -149,34 +149,30 @@ const (
 // not its address would otherwise show as every function timing out. Refused in one sentence with the
 // router's or the connection's own words.
 func checkRouter(ctx context.Context, cfg Config) error {
-	client := &http.Client{Timeout: 5 * time.Second}
+	client := &http.Client{Timeout: routerWait}
 	var last string
-	for i := range routerTries {
-		if i > 0 {
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(routerPause):
-			}
-		}
+	err := kube.Poll(ctx, routerWait, routerPause, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, cfg.RouterURL+"/readyz", nil)
 		if err != nil {
-			return fmt.Errorf("platform.options.router_url: %w", err)
+			return false, fmt.Errorf("platform.options.router_url: %w", err)
 		}
 		resp, err := client.Do(req)
 		if err != nil {
-			last = err.Error()
-			continue
+			if last == "" || ctx.Err() == nil { // a try cut by the wait's end says less than the one before
+				last = err.Error()
+			}
+			return false, nil
 		}
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		_ = resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			return nil
-		}
 		last = fmt.Sprintf("%s: %s", resp.Status, strings.TrimSpace(string(body)))
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return fmt.Errorf("%w: platform.options.router_url: Fission's router at %s is not ready (%s, asked every %s for %s); every request goes through it: check that it runs (kubectl -n %s get deployment router) and that router_url is its address from where faasbench runs",
+			platform.ErrRefused, cfg.RouterURL, last, routerPause, routerWait, cfg.FissionNamespace)
 	}
-	return fmt.Errorf("%w: platform.options.router_url: Fission's router at %s is not ready (%s, %d tries %s apart); every request goes through it: check that it runs (kubectl -n %s get deployment router) and that router_url is its address from where faasbench runs",
-		platform.ErrRefused, cfg.RouterURL, last, routerTries, routerPause, cfg.FissionNamespace)
+	return err
 }
 
 // Deploy implements platform.Platform: create or update the objects with
@@ -225,6 +221,22 @@ func poolSelector(name string) string {
 	return "executorType=poolmgr,managed=true,environmentName=" + name
 }
 
+// readyPoolPods counts the ready generic pods of a poolmgr function's pool
+// that are not being deleted.
+func (p *Platform) readyPoolPods(ctx context.Context, name string) (int, error) {
+	l, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: poolSelector(name)})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range l.Items {
+		if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // waitPool waits until the pool of a poolmgr function's environment holds a
 // ready pod, the one its first request will be specialised in: without one
 // the request waits for a pod start (or for ever, when the environment's
@@ -236,18 +248,9 @@ func (p *Platform) waitPool(ctx context.Context, fn platform.Function, s Setting
 		return nil
 	}
 	name := fn.Name
-	pods := p.Cluster.Client.CoreV1().Pods(p.Namespace())
 	err := kube.Poll(ctx, p.ReadyTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
-		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: poolSelector(name)})
-		if err != nil {
-			return false, nil // looked at again, or the timeout says it
-		}
-		for i := range l.Items {
-			if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
-				return true, nil
-			}
-		}
-		return false, nil
+		n, err := p.readyPoolPods(ctx, name)
+		return err == nil && n > 0, nil // an API error: looked at again, or the timeout says it
 	})
 	if errors.Is(err, kube.ErrTimeout) {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -449,29 +452,23 @@ func (p *Platform) poolCold(ctx context.Context, name string, s Settings) (platf
 	// The reaper looks at functions idle for idle_timeout every few seconds (OBJECT_REAPER_INTERVAL);
 	// the wait allows that and ready_timeout for the pool's replacement pod.
 	timeout := time.Duration(idle)*time.Second + p.ReadyTimeout
-	pods := p.Cluster.Client.CoreV1().Pods(p.Namespace())
 	var served []string
 	var generic int
 	var last error
 	err := kube.Poll(ctx, timeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
-		sl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: servedSelector(name)})
+		sl, err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: servedSelector(name)})
 		if err != nil {
 			last = err // the API server busy, or the wait's end near: looked at again, or the timeout says it
 			return false, nil
 		}
-		gl, err := pods.List(ctx, metav1.ListOptions{LabelSelector: poolSelector(name)})
+		g, err := p.readyPoolPods(ctx, name)
 		if err != nil {
 			last = err
 			return false, nil
 		}
-		served, generic = served[:0], 0
+		served, generic = served[:0], g
 		for i := range sl.Items {
 			served = append(served, sl.Items[i].Name)
-		}
-		for i := range gl.Items {
-			if gl.Items[i].DeletionTimestamp == nil && kube.PodReady(&gl.Items[i]) {
-				generic++
-			}
 		}
 		return len(served) == 0 && generic > 0, nil
 	})
