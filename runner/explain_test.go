@@ -27,16 +27,12 @@ func (p *explainingPlatform) Explain(_ context.Context, name string) string {
 func TestProbeFailureExplainedByThePlatform(t *testing.T) {
 	var ep *explainingPlatform
 	o := fakeOptions(t, new(*fakePlatform))
-	reg := platform.NewRegistry()
-	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
+	withPlatform(t, &o, func() platform.Platform {
 		ep = &explainingPlatform{fakePlatform: &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, "Internal error - error specializing function pod", http.StatusInternalServerError)
 		}))}}
-		return ep, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	o.Platforms = reg
+		return ep
+	})
 	_, err := execute(t, "version: 1\nname: explained\nplatform: {name: fake}\nfunctions: [{name: noload, workload: hello, language: go}]\nload: {concurrency: [1], duration: 100ms, warmup: 0s}\n", o)
 	if err == nil || !strings.Contains(err.Error(), "function noload did not give its own answer to its probe") ||
 		!strings.Contains(err.Error(), "\nthe executor about noload: ModuleNotFoundError: No module named 'wand'") {

@@ -69,6 +69,17 @@ func fakeOptions(t *testing.T, fp **fakePlatform) Options {
 	return Options{Platforms: reg, Catalog: cat, ResultsDir: t.TempDir(), NoPin: true}
 }
 
+// withPlatform makes mk's platform the registry's "fake" in o (a test's own fake: another handler,
+// another capability).
+func withPlatform(t *testing.T, o *Options, mk func() platform.Platform) {
+	t.Helper()
+	reg := platform.NewRegistry()
+	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) { return mk(), nil }); err != nil {
+		t.Fatal(err)
+	}
+	o.Platforms = reg
+}
+
 // writeSpec writes a spec file and returns its path.
 func writeSpec(t *testing.T, yaml string) string {
 	t.Helper()

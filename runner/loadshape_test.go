@@ -45,17 +45,13 @@ func (p *limitedPlatform) CheckLoad(_ context.Context, l platform.LoadShape) err
 func TestLoadCheckedBeforeAnyDeploy(t *testing.T) {
 	var lp *limitedPlatform
 	o := fakeOptions(t, new(*fakePlatform))
-	reg := platform.NewRegistry()
-	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
+	withPlatform(t, &o, func() platform.Platform {
 		lp = &limitedPlatform{fakePlatform: &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			w.Header().Set("X-Fb-Instance", "fake-1")
 			_, _ = w.Write([]byte("pong"))
 		}))}}
-		return lp, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	o.Platforms = reg
+		return lp
+	})
 	_, err := execute(t, "version: 1\nname: limited\nplatform: {name: fake}\nfunctions: [{workload: hello, language: go}]\nload: {concurrency: [1, 4], duration: 100ms, warmup: 0s}\n", o)
 	if !errors.Is(err, platform.ErrRefused) || lp.got.Concurrency != 4 {
 		t.Fatalf("run: %v (shape %+v)", err, lp.got)

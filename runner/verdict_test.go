@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net/http"
@@ -58,15 +57,11 @@ func TestRunFailsWhenTheFunctionDoesNotAnswerItsProbe(t *testing.T) {
 // page, no instance header): the probe fails and says so.
 func TestRunFailsWhenSomethingElseAnswersTheProbe(t *testing.T) {
 	o := optionsWith(t, http.HandlerFunc(ok))
-	reg := platform.NewRegistry()
-	if err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
+	withPlatform(t, &o, func() platform.Platform {
 		return &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 			_, _ = w.Write([]byte("<html>default backend</html>"))
-		}))}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	o.Platforms = reg
+		}))}
+	})
 	_, err := execute(t, verdictSpec, o)
 	if err == nil || !strings.Contains(err.Error(), "without the function contract's X-Fb-Instance header") || !strings.Contains(err.Error(), "default backend") {
 		t.Fatalf("error %v, want the probe to find no function behind the reply", err)
