@@ -18,6 +18,10 @@ type Spec struct {
 	Version     int    `yaml:"version" json:"version"`
 	Name        string `yaml:"name" json:"name"`
 	Description string `yaml:"description" json:"description,omitempty"`
+	// Labels are the experimenter's own key/value pairs, recorded with the
+	// spec in the run's manifest and nowhere used: e.g. the registered rule a
+	// run was made under (docs/reproductions/rules.yaml; scripts/repro/run.py).
+	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
 	// Kind is the experiment: sweep (default), batch, coldstart, autoscale
 	// or baseline; each reads its own section below.
 	Kind      string        `yaml:"kind" json:"kind"`

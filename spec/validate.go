@@ -91,6 +91,7 @@ func (p *Parsed) Validate(k Known) error {
 	} else if strings.ContainsAny(s.Name, "/\\ \t\n") {
 		add("name", "%q: no slashes or spaces (it names the run directory)", s.Name)
 	}
+	validateLabels(s.Labels, add)
 	if s.Platform.Name == "" {
 		add("platform.name", "required (one of %s)", strings.Join(k.Platforms, ", "))
 	} else if !contains(k.Platforms, s.Platform.Name) {
