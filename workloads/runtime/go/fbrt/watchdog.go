@@ -9,15 +9,17 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
 // Watchdog serves fork mode, the classic OpenFaaS watchdog: it starts argv
 // once per request, writes the body to its stdin and answers with its
-// stdout. Every request is a process start by design: replies say
-// X-Fb-Cold: 0 and X-Fb-Process: fork, so they are never counted as cold
-// starts of an instance; the handler times span the whole child process
-// (start, run, exit). A child that exits non-zero is a function error.
+// stdout. Every request is a process start by design (X-Fb-Process: fork);
+// the instance is the watchdog, so its first function request is the
+// instance's cold start (X-Fb-Cold: 1, as a kept-warm runtime's first) and
+// every later one says X-Fb-Cold: 0; the handler times span the whole child
+// process (start, run, exit). A child that exits non-zero is a function error.
 // The child gets what the real classic watchdog gives it (classic-watchdog
 // handler.go, cgi_headers on, its default): Http_Method, Http_Path and
 // Http_Query (those two only when not empty), Http_Host, the content length
@@ -58,6 +60,7 @@ func Watchdog(argv []string, dropEnv ...string) error {
 // answered by the watchdog itself, with its instance id, as every runtime answers it (the function
 // contract: a platform that waits for the function through it needs the id).
 func forkHandler(argv, env []string, inst string) http.Handler {
+	var served atomic.Bool // a function request was answered: the instance is warm
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -80,7 +83,7 @@ func forkHandler(argv, env []string, inst string) http.Handler {
 		end := MonotonicNs()
 		hd := w.Header()
 		hd.Set("X-Fb-Instance", inst)
-		hd.Set("X-Fb-Cold", "0")
+		hd.Set("X-Fb-Cold", map[bool]string{true: "1", false: "0"}[!served.Swap(true)])
 		hd.Set("X-Fb-Process", "fork")
 		hd.Set("X-Fb-Handler-Begin-Ns", strconv.FormatInt(begin, 10))
 		hd.Set("X-Fb-Handler-End-Ns", strconv.FormatInt(end, 10))

@@ -65,3 +65,23 @@ func TestForkWatchdogHealth(t *testing.T) {
 		t.Fatalf("health: %d %q %v", rec.Code, rec.Body.String(), rec.Header())
 	}
 }
+
+// The watchdog is the instance: its first function request is the
+// instance's cold start, every later one is warm (each is a process start
+// all the same, X-Fb-Process: fork); a health probe before it does not warm it.
+func TestForkWatchdogFirstRequestIsTheInstancesColdStart(t *testing.T) {
+	h := forkHandler([]string{"/bin/cat"}, nil, "inst-1")
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", HealthPath, nil))
+	var got []string
+	for i := 0; i < 3; i++ {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader("x")))
+		if rec.Code != 200 || rec.Body.String() != "x" || rec.Header().Get("X-Fb-Process") != "fork" {
+			t.Fatalf("request %d: %d %q %v", i, rec.Code, rec.Body.String(), rec.Header())
+		}
+		got = append(got, rec.Header().Get("X-Fb-Cold"))
+	}
+	if !slices.Equal(got, []string{"1", "0", "0"}) {
+		t.Fatalf("X-Fb-Cold of three requests: %v, want 1 0 0", got)
+	}
+}
