@@ -46,6 +46,23 @@ func FunctionOf(f spec.FunctionSpec, ps plan.Params, env *Env) (platform.Functio
 	return fn, nil
 }
 
+// ServerOf is function f's server for the via=server cells (baseline.server):
+// the same workload as a plain server beside the platform's function, in
+// the server's language (default f's), one replica with the server's
+// workers, and f's environment; no autoscaling, concurrency limit, memory
+// quota, mode or settings of the platform's.
+func ServerOf(f spec.FunctionSpec, srv *spec.BaselineServer, env *Env) (platform.Function, error) {
+	if srv == nil {
+		srv = &spec.BaselineServer{}
+	}
+	fn, err := FunctionOf(spec.FunctionSpec{Name: f.Name + spec.ServerSuffix, Workload: f.Workload, Language: f.Language,
+		Replicas: 1, Workers: srv.Workers, Env: f.Env}, nil, env)
+	if srv.Language != "" {
+		fn.Language = srv.Language
+	}
+	return fn, err
+}
+
 // secretEnv names the entries of env whose values take something from
 // faasbench's own environment (${VAR}, not the run's own data.* and
 // upstream.*): what a user passes that way is treated as a secret.

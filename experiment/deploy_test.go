@@ -24,3 +24,21 @@ func TestFunctionOfMarksSecretEnv(t *testing.T) {
 		t.Errorf("env %v", fn.Env)
 	}
 }
+
+// A function's server is the same workload as a plain server: its own name, one replica, the server's
+// language and workers, the function's environment; none of the platform's settings, mode, limits.
+func TestServerOf(t *testing.T) {
+	f := spec.FunctionSpec{Name: "prime", Workload: "prime", Language: "node", Replicas: 4, Mode: "fork", Concurrency: 1,
+		MemoryMB: 128, Settings: map[string]string{"routing": "sharding"}, Env: map[string]string{"N": "1"}}
+	got, err := ServerOf(f, &spec.BaselineServer{Language: "java", Workers: 16}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "prime-server" || got.Language != "java" || got.Workload != "prime" || got.Replicas != 1 || got.Workers != 16 ||
+		got.Mode != "" || got.Concurrency != 0 || got.MemoryMB != 0 || len(got.Settings) != 0 || got.Env["N"] != "1" {
+		t.Fatalf("server %+v", got)
+	}
+	if got, _ := ServerOf(f, nil, nil); got.Language != "node" || got.Workers != 0 {
+		t.Fatalf("default server %+v: want the function's language", got)
+	}
+}

@@ -26,18 +26,24 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		return fn, "", err
 	}
 	via, _ := pc.Params.Get("via")
-	direct := via == "direct"
+	direct := via == "direct" || via == "server"
 	if direct {
 		dc, ok := c.p.(platform.DirectCaller)
 		if !ok {
-			return fn, "", fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller)", c.p.Name())
+			return fn, "", fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller): baseline.via %s", c.p.Name(), via)
 		}
-		eps, err := dc.DirectEndpoints(ctx, pc.Function)
+		name := pc.Function
+		if via == "server" {
+			if name, err = c.server(ctx, pc.Function); err != nil {
+				return fn, "", err
+			}
+		}
+		eps, err := dc.DirectEndpoints(ctx, name)
 		if err != nil {
 			return fn, "", err
 		}
 		if len(eps) == 0 {
-			return fn, "", fmt.Errorf("no instance of %s to call directly", pc.Function)
+			return fn, "", fmt.Errorf("no instance of %s to call directly", name)
 		}
 		url = eps[0]
 	}
@@ -136,4 +142,24 @@ func (c *cells) request(req spec.RequestSpec, w *workloads.Workload, url string)
 		}
 	}
 	return t, nil
+}
+
+// server deploys function name's server (baseline.server: a separate
+// always-on server of the same workload beside the platform's function)
+// unless it runs, and returns its name. Deployed with the first via=server
+// cell and again after a reset between repetitions removed it; removed with
+// the run's other functions.
+func (c *cells) server(ctx context.Context, name string) (string, error) {
+	fn, err := experiment.ServerOf(functionSpec(c.sp, name), c.sp.Baseline.Server, c.env)
+	if err != nil {
+		return "", err
+	}
+	if _, ok := c.deployed[fn.Name]; ok {
+		return fn.Name, nil
+	}
+	fmt.Fprintf(c.o.Log, "deploying %s (%s in %s, the server of %s) on %s\n", fn.Name, fn.Workload, fn.Language, name, c.p.Name())
+	if err := c.deploy(ctx, fn); err != nil {
+		return "", fmt.Errorf("baseline.server: %w", err)
+	}
+	return fn.Name, nil
 }

@@ -149,12 +149,34 @@ type AutoscaleSpec struct {
 // function without it.
 type BaselineSpec struct {
 	// Via lists the paths compared: gateway (through the platform), direct
-	// (straight to the instance, no gateway: seed 003's Fig 9, and the
-	// always-on server of seed 004). Default both for kind baseline; kind
-	// batch runs each batch both ways when set (seed 004's bursts against
-	// the server, Figs 5.1-5.3).
+	// (straight to the function's own instance, no gateway: seed 003's Fig
+	// 9) and server (a separate always-on server of the same workload,
+	// below: seed 004's server-based application, Figs 5.1-5.3). Default
+	// gateway and direct for kind baseline; kind batch runs each batch
+	// every way listed when set.
 	Via []string `yaml:"via" json:"via,omitempty"`
+	// Server is what the via=server cells call: for each function F a
+	// separate function F-server of the same workload, deployed beside it as
+	// a plain server (one replica, no autoscaling, no concurrency limit, no
+	// memory quota, its own process) and called past the gateway. Only with
+	// via: server.
+	Server *BaselineServer `yaml:"server" json:"server,omitempty"`
 }
+
+// BaselineServer is the server of the via=server cells.
+type BaselineServer struct {
+	// Language of the server's implementation (default the function's):
+	// seed 004's server was a Java application (Spring Boot) beside
+	// JavaScript actions.
+	Language string `yaml:"language" json:"language,omitempty"`
+	// Workers is the server's worker count where its runtime takes one
+	// (0: the runtime's own default; the Java runtime's thread pool grows
+	// with the requests in flight, as a servlet container's).
+	Workers int `yaml:"workers" json:"workers,omitempty"`
+}
+
+// ServerSuffix names a function's server: F-server.
+const ServerSuffix = "-server"
 
 // Smoke reduces a spec to a quick run that exercises every part of it:
 // cells of at most 1 s after a 200 ms warm-up, one repetition, at most

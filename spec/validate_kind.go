@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -167,16 +168,20 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 	switch s.Kind {
 	case KindBaseline, KindBatch:
 		for i, v := range s.Baseline.Via {
-			if v != "gateway" && v != "direct" {
-				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway or direct", v)
+			if v != "gateway" && v != "direct" && v != "server" {
+				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway, direct or server", v)
 			}
 		}
 		if j := repeatAt(s.Baseline.Via); j >= 0 {
 			add(fmt.Sprintf("baseline.via[%d]", j), "%q is already in the list: two cells would have one ID", s.Baseline.Via[j])
 		}
+		p.validateServer(k, add)
 	default:
 		if len(s.Baseline.Via) > 0 {
 			add("baseline.via", "only kinds baseline and batch call a function past its gateway; kind %s does not", s.Kind)
+		}
+		if s.Baseline.Server != nil {
+			add("baseline.server", "only kinds baseline and batch have a server (baseline.via: server); kind %s does not", s.Kind)
 		}
 	}
 }
@@ -225,5 +230,44 @@ func (p *Parsed) validateCapacity(add func(path, format string, args ...any)) {
 	}
 	if len(s.Load.Concurrency) > 1 {
 		add("load.concurrency", "kind capacity runs one in-flight bound (load.max_in_flight)")
+	}
+}
+
+// validateServer checks baseline.server against the via list and the
+// functions: each function's server (NAME-server) must be a name of its own
+// and in a language its workload has.
+func (p *Parsed) validateServer(k Known, add func(path, format string, args ...any)) {
+	s := &p.Spec
+	srv := s.Baseline.Server
+	if !slices.Contains(s.Baseline.Via, "server") {
+		if srv != nil {
+			add("baseline.server", "is set but baseline.via has no server: nothing would call it")
+		}
+		return
+	}
+	if srv == nil {
+		srv = &BaselineServer{}
+	}
+	if srv.Workers < 0 || srv.Workers > 1024 {
+		add("baseline.server.workers", "%d: want 0 (the runtime's default) or 1..1024", srv.Workers)
+	}
+	names := map[string]bool{}
+	for _, f := range s.Functions {
+		names[f.Name] = true
+	}
+	for i, f := range s.Functions {
+		path := fmt.Sprintf("functions[%d].name", i)
+		if name := f.Name + ServerSuffix; len(name) > 63 {
+			add(path, "%q: with baseline.via server at most %d characters (its server is %s%s, a DNS label)", f.Name, 63-len(ServerSuffix), f.Name, ServerSuffix)
+		} else if names[name] {
+			add(path, "%q: its server would be called %s, the name of another function", f.Name, name)
+		}
+		lang := srv.Language
+		if lang == "" || k.Languages == nil {
+			continue
+		}
+		if langs, ok := k.Languages(f.Workload); ok && !slices.Contains(langs, lang) {
+			add("baseline.server.language", "workload %s (functions[%d]) has no %q (%s)", f.Workload, i, lang, strings.Join(langs, ", "))
+		}
 	}
 }
