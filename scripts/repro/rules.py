@@ -138,16 +138,50 @@ def registered_runs(evidence=EVIDENCE):
     return out
 
 
-def metric(cell, path, rule_id):
-    v = cell
+_AGG = {"min": min, "max": max, "sum": sum, "count": len, "mean": statistics.fmean,
+        "cv": lambda v: statistics.pstdev(v) / statistics.fmean(v) if statistics.fmean(v) else math.nan}
+
+
+def metric(cell, path, rule_id, where=None):
+    """A dotted path into a cell; `*` takes every element of a list (or every value of a mapping), and
+    `|AGG` (min, max, sum, count, mean, cv) reduces what the path gives to one number. A mapping at the
+    end of a path without |AGG is its largest value (e.g. a requests share). `where` keeps the elements
+    `*` takes for which an expression over their own fields holds (and load_s, the cell's load time, for
+    an autoscale cell's samples)."""
+    path, _, agg = path.partition("|")
+    load_s = (cell.get("scaling") or {}).get("load_s")
+    vals = [cell]
     for part in path.split("."):
-        if not isinstance(v, dict) or part not in v:
-            raise RuleError(f"{rule_id}: cell {cell['key']} has no {path}")
-        v = v[part]
-    if isinstance(v, dict):  # e.g. instances or requests_share: the largest entry
-        v = max(v.values()) if v else None
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        raise RuleError(f"{rule_id}: cell {cell['key']}: {path} has no value")
+        nxt = []
+        for v in vals:
+            if part == "*" and isinstance(v, (list, dict)):
+                items = list(v.values() if isinstance(v, dict) else v)
+                if where:
+                    items = [x for x in items if isinstance(x, dict) and evaluate(where, {
+                        **{k: y for k, y in x.items() if isinstance(y, (int, float)) and not isinstance(y, bool)},
+                        **({"load_s": load_s} if load_s is not None else {})})]
+                nxt.extend(items)
+            elif isinstance(v, dict) and part in v:
+                nxt.append(v[part])
+            else:
+                raise RuleError(f"{rule_id}: cell {cell.get('key', '?')} has no {path}")
+        vals = nxt
+    if len(vals) == 1 and isinstance(vals[0], dict):
+        vals = list(vals[0].values())
+        agg = agg or "max"
+    vals = [v for v in vals if v is not None]
+    if agg:
+        if agg not in _AGG:
+            raise RuleError(f"{rule_id}: {path}|{agg}: not one of {', '.join(_AGG)}")
+        if not vals and agg != "count":
+            raise RuleError(f"{rule_id}: cell {cell.get('key', '?')}: {path} has no values")
+        v = _AGG[agg]([float(x) for x in vals])
+    elif len(vals) == 1:
+        v = vals[0]
+    else:
+        raise RuleError(f"{rule_id}: {path} gives {len(vals)} values: reduce them with |min, |max, |sum, |count, |mean or |cv")
+    if v is None or isinstance(v, (dict, list)) or (isinstance(v, float) and math.isnan(v)):
+        raise RuleError(f"{rule_id}: cell {cell.get('key', '?')}: {path} has no value")
     return float(v)
 
 
@@ -156,13 +190,13 @@ def figure(run, rule_id, name, fig, subst):
     reps = run.cells().get(cell)
     if not reps:
         raise RuleError(f"{rule_id}: figure {name}: run {run.run_id} has no cell {cell}")
-    return {rep: metric(c, fig["metric"], rule_id) for rep, c in sorted(reps.items())}
+    return {rep: metric(c, fig["metric"], rule_id, fig.get("where")) for rep, c in sorted(reps.items())}
 
 
 # --- expressions ------------------------------------------------------------------------------------------
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
-_CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge}
+_CMP = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
 _FUN = {"abs": abs, "min": min, "max": max}
 
 
@@ -214,7 +248,10 @@ def evaluate(expr, names):
         tree = ast.parse(expr, mode="eval")
     except SyntaxError as e:
         raise RuleError(f"{expr!r}: {e.msg}") from None
-    return ev(tree)
+    try:
+        return ev(tree)
+    except ZeroDivisionError:
+        raise RuleError(f"{expr!r}: a figure it divides by is 0 ({', '.join(f'{k}={v}' for k, v in names.items() if not isinstance(v, Range))})") from None
 
 
 def _fmt(v):
@@ -227,13 +264,18 @@ def _fmt(v):
 
 
 def _values(expr, names):
-    """The expression's left side, for the record: the figure a reader checks the rule against."""
+    """What an expression compares, for the record: the left side of each comparison (the figure a
+    reader checks the rule against), e.g. 1.43 for `w4 / w1 >= 2`, "0.9, 0.85" for `a >= 0.9 and b >= 0.9`."""
     tree = ast.parse(expr, mode="eval").body
-    side = tree.left if isinstance(tree, ast.Compare) else tree
-    try:
-        return evaluate(ast.unparse(side), names)
-    except RuleError:
-        return None
+    parts = tree.values if isinstance(tree, ast.BoolOp) else [tree]
+    out = []
+    for p in parts:
+        side = p.left if isinstance(p, ast.Compare) else p
+        try:
+            out.append(_fmt(evaluate(ast.unparse(side), names)))
+        except (RuleError, ZeroDivisionError):
+            out.append("?")
+    return ", ".join(out)
 
 
 def judge_check(rule, check, runs):
@@ -261,10 +303,10 @@ def judge_check(rule, check, runs):
         if mode == "every":
             per = [(evaluate(expr, {k: v[r] for k, v in figs.items()}), _values(expr, {k: v[r] for k, v in figs.items()})) for r in reps]
             ok = all(h for h, _ in per)
-            shown = " / ".join(_fmt(v) for _, v in per if v is not None)
+            shown = " / ".join(v for _, v in per)
         elif mode == "median":
             names = {k: statistics.median(v.values()) for k, v in figs.items()}
-            ok, shown = evaluate(expr, names), _fmt(_values(expr, names) or 0)
+            ok, shown = evaluate(expr, names), _values(expr, names)
         else:
             names = {k: Range(list(v.values())) for k, v in figs.items()}
             ok = evaluate(expr, names)
@@ -326,7 +368,7 @@ def section(doc, runs):
         rules = [r for r in doc["rules"] if str(r["seed"]) == sid]
         if not rules:
             continue
-        lines += [f"### Seed {sid}: registered rules and computed verdicts", "",
+        lines += [f"### Seed {sid}: registered rules and computed verdicts (`python3 scripts/repro/rules.py write`)", "",
                   "| rule | the study (its words, line) | claim, and the checks | platform | run (commit) | what the checks read | verdict |",
                   "|---|---|---|---|---|---|---|"]
         for r in rules:

@@ -2,6 +2,7 @@
 
     python3 scripts/repro/run.py RULE-ID --results DIR [--bin bin/faasbench] [-- FAASBENCH-RUN-FLAGS...]
 
+The rule's own `set:` overrides are applied (e.g. repetitions=3 where the example's default is fewer).
 The rule must be committed as it is (docs/reproductions/rules.yaml clean in git): the run's labels carry
 the rule's id, its sha256 and the commit the rules file was read at, so that a rule written after the run,
 or changed since, shows (scripts/repro/rules.py check). Exits with faasbench's status.
@@ -22,7 +23,8 @@ def git(*args):
 def command(rule, results, binary, extra, rules_commit):
     return [binary, "run", str(rules.ROOT / rule["spec"]), "--results", results,
             "--set", f"labels.rule=\"{rule['id']}\"", "--set", f"labels.rule_sha256=\"{rules.rule_hash(rule)}\"",
-            "--set", f"labels.rules_commit=\"{rules_commit}\"", *extra]
+            "--set", f"labels.rules_commit=\"{rules_commit}\"",
+            *[a for s in rule.get("set") or [] for a in ("--set", s)], *extra]
 
 
 def main(argv):

@@ -1,0 +1,171 @@
+"""The registered rules: quotes are the seeds', runs were made under the rules as they are now, and the
+verdicts in docs/reproductions.md are the ones the rules compute from the committed runs."""
+import json
+import pathlib
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import rules
+
+DOC = rules.load()
+
+
+def make_run(tmp_path, name, cells, labels=None, platform="local", commit="abc1234"):
+    d = tmp_path / name
+    d.mkdir()
+    spec = {"name": name, "platform": {"name": platform}, "labels": labels or {}}
+    (d / "manifest.json").write_text(json.dumps({"run_id": name, "spec": spec, "spec_file": "examples/x.yaml",
+                                                  "status": "complete",
+                                                  "fingerprint": {"faasbench": {"commit": commit}}}))
+    out = []
+    for key, reps in cells.items():
+        for rep, fig in enumerate(reps, 1):
+            out.append({"key": key, "repetition": rep, **fig})
+    (d / "summary.json").write_text(json.dumps({"cells": out}))
+    return rules.Run(d)
+
+
+RULE = {"id": "t-workers", "figures": {"w1": {"cell": "f/workers=1", "metric": "throughput_rps"},
+                                      "w4": {"cell": "f/workers=4", "metric": "throughput_rps"}},
+        "checks": [{"name": "x4 / x1 >= 2", "every": "w4 / w1 >= 2"}]}
+
+
+def test_every_repetition_means_every_one(tmp_path):
+    # The issue's own example: 1.43 / 1.47 / 1.30 against a rule of 2 in every repetition, and one
+    # repetition of three failing a rule the other two pass.
+    run = make_run(tmp_path, "a", {"f/workers=1": [{"throughput_rps": 100}] * 3,
+                                   "f/workers=4": [{"throughput_rps": v} for v in (143, 147, 130)]})
+    assert rules.judge(RULE, {"*": run})[0] == "does not reproduce"
+    run = make_run(tmp_path, "b", {"f/workers=1": [{"throughput_rps": 100}] * 3,
+                                   "f/workers=4": [{"throughput_rps": v} for v in (250, 190, 300)]})
+    word, res = rules.judge(RULE, {"*": run})
+    assert word == "does not reproduce" and res[0][2] == "2.5 / 1.9 / 3 ✗"
+
+
+def test_median_ranges_for_and_partly(tmp_path):
+    cells = {f"g/c={c}": [{"throughput_rps": v, "latency_ms": {"p99": 10 * c}} for v in vals]
+             for c, vals in ((1, (10, 11, 12)), (8, (20, 21, 40)))}
+    cells.update({f"d/c={c}": [{"throughput_rps": v} for v in vals] for c, vals in ((1, (13, 14, 15)), (8, (30, 31, 32)))})
+    run = make_run(tmp_path, "r", cells)
+    rule = {"id": "t", "figures": {"gw": {"cell": "g/c={c}", "metric": "throughput_rps"},
+                                   "dc": {"cell": "d/c={c}", "metric": "throughput_rps"},
+                                   "p": {"cell": "g/c=8", "metric": "latency_ms.p99"}},
+            "checks": [{"name": "disjoint", "ranges": "dc.lo > gw.hi", "for": {"c": [1, 8]}},
+                       {"name": "medians", "median": "dc > gw", "for": {"c": [1, 8]}},
+                       {"name": "p99", "every": "p == 80"}]}
+    word, res = rules.judge(rule, {"*": run})
+    assert [h for _, h, _ in res] == [False, True, True] and word == "partly"
+    assert res[0][2].startswith("c=1: gw 11 [10–12]; dc 14 [13–15] ✓; c=8:")
+
+
+def test_a_cross_platform_figure_reads_its_platforms_run(tmp_path):
+    a = make_run(tmp_path, "nu", {"k": [{"throughput_rps": 9}] * 3}, platform="nuclio")
+    b = make_run(tmp_path, "kn", {"k": [{"throughput_rps": 5}] * 3}, platform="knative")
+    rule = {"id": "t", "figures": {"nu": {"platform": "nuclio", "cell": "k", "metric": "throughput_rps"},
+                                   "kn": {"platform": "knative", "cell": "k", "metric": "throughput_rps"}},
+            "checks": [{"ranges": "nu.lo > kn.hi"}]}
+    assert rules.judge(rule, {"nuclio": a, "knative": b})[0] == "reproduces"
+    assert rules.judge(rule, {"nuclio": b, "knative": a})[0] == "does not reproduce"
+
+
+def test_bad_rules_are_errors_naming_the_rule(tmp_path):
+    run = make_run(tmp_path, "r", {"f/workers=1": [{"throughput_rps": 1}]})
+    with pytest.raises(rules.RuleError, match="t-workers: figure w4: run r has no cell f/workers=4"):
+        rules.judge(RULE, {"*": run})
+    for expr, msg in (("__import__('os')", "not allowed"), ("w1 ** 2 > 1", "not allowed"), ("w1 >", "invalid syntax"),
+                      ("w1 > x", "unknown name x")):
+        with pytest.raises(rules.RuleError, match=msg):
+            rules.evaluate(expr, {"w1": 1.0})
+    with pytest.raises(rules.RuleError, match="has no throughput_rps"):
+        rules.metric({"key": "k"}, "throughput_rps", "t")
+
+
+def test_a_rule_hash_changes_with_the_rule():
+    r = DOC["rules"][0]
+    assert rules.rule_hash(r) == rules.rule_hash(json.loads(json.dumps(r)))
+    assert rules.rule_hash(r) != rules.rule_hash(dict(r, claim=r["claim"] + "."))
+
+
+def test_a_run_under_a_changed_rule_is_a_problem(tmp_path):
+    r = DOC["rules"][0]
+    good = make_run(tmp_path, "g", {}, labels={"rule": r["id"], "rule_sha256": rules.rule_hash(r)})
+    good.spec_file = r["spec"]
+    stale = make_run(tmp_path, "s", {}, labels={"rule": r["id"], "rule_sha256": "0" * 64})
+    unknown = make_run(tmp_path, "u", {}, labels={"rule": "no-such-rule"})
+    got = rules.hash_problems(DOC, [good, stale, unknown])
+    assert len(got) == 2 and "redo the run" in got[0] and "not registered" in got[1]
+
+
+def test_quotes_are_the_seeds():
+    if not rules.seeds_dir().is_dir():
+        pytest.skip(f"{rules.seeds_dir()} is not here")
+    assert rules.quote_problems(DOC) == []
+
+
+def test_a_quote_not_in_the_seed_is_found(tmp_path):
+    if not rules.seeds_dir().is_dir():
+        pytest.skip(f"{rules.seeds_dir()} is not here")
+    doc = json.loads(json.dumps(DOC))
+    doc["rules"][0]["quote"] = {"line": 1, "text": "a figure of ~3400 RPS"}
+    assert len(rules.quote_problems(doc)) == 1
+
+
+def test_every_run_under_a_rule_was_made_under_it_as_it_is():
+    assert rules.hash_problems(DOC, rules.registered_runs()) == []
+
+
+def test_each_rule_was_committed_before_its_runs():
+    """The rules file at the commit a run recorded holds the rule as it is now: the rule was registered
+    (committed) before the run, not written after it."""
+    if shutil.which("git") is None or not (rules.ROOT / ".git").exists():
+        pytest.skip("no git history here")
+    for run in rules.registered_runs():
+        at = run.labels.get("rules_commit", "")
+        assert re.fullmatch(r"[0-9a-f]{40}", at), f"{run.run_id}: no rules_commit label"
+        shown = subprocess.run(["git", "-C", str(rules.ROOT), "show", f"{at}:docs/reproductions/rules.yaml"],
+                               capture_output=True, text=True)
+        if shown.returncode != 0:
+            pytest.skip(f"commit {at[:12]} is not in this clone's history")
+        import yaml
+        then = {r["id"]: r for r in yaml.safe_load(shown.stdout)["rules"]}
+        assert rules.rule_hash(then[run.labels["rule"]]) == run.labels["rule_sha256"], run.run_id
+
+
+def test_the_verdicts_in_the_doc_are_the_computed_ones():
+    text = rules.DOC.read_text()
+    assert rules.doc_with_section(text, rules.section(DOC, rules.registered_runs())) == text, \
+        "run python3 scripts/repro/rules.py write"
+
+
+def test_no_verdict_is_written_by_hand():
+    """Outside the generated section the page states no verdict in bold: the rules decide them."""
+    text = rules.DOC.read_text()
+    a, rest = text.split(rules.BEGIN, 1)
+    _, b = rest.split(rules.END, 1)
+    hand = re.findall(r"\*\*(reproduces|does not[^*]*|partly|cannot be measured)\*\*", a + b)
+    assert hand == []
+
+
+def test_metric_paths_lists_and_aggregates():
+    cell = {"key": "k", "instances": {"a": 30, "b": 10}, "scaling": {"samples": [{"cpu": 1.0}, {"cpu": 3.0}, {"cpu": None}]}}
+    assert rules.metric(cell, "instances", "t") == 30
+    assert [rules.metric(cell, "instances|" + a, "t") for a in ("min", "sum", "count")] == [10, 40, 2]
+    assert rules.metric(cell, "scaling.samples.*.cpu|mean", "t") == 2.0
+    assert rules.metric(cell, "scaling.samples.*.cpu|cv", "t") == 0.5
+    with pytest.raises(rules.RuleError, match="gives 2 values"):
+        rules.metric(cell, "scaling.samples.*.cpu", "t")
+    with pytest.raises(rules.RuleError, match="not one of"):
+        rules.metric(cell, "instances|median", "t")
+
+
+def test_a_run_under_a_rule_carries_its_labels_and_the_rules_overrides():
+    import run
+    r = next(x for x in DOC["rules"] if x.get("set"))
+    cmd = run.command(r, "/tmp/x", "bin/faasbench", ["--no-pin"], "c" * 40)
+    assert cmd[:3] == ["bin/faasbench", "run", str(rules.ROOT / r["spec"])]
+    sets = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--set"]
+    assert sets[:3] == [f'labels.rule="{r["id"]}"', f'labels.rule_sha256="{rules.rule_hash(r)}"', f'labels.rules_commit="{"c" * 40}"']
+    assert sets[3:] == r["set"] and cmd[-1] == "--no-pin"
