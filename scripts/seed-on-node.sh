@@ -3,11 +3,13 @@
 # size (each spec's own repetitions, at least 3): the real node, the images the specs use, the platform, then
 # each spec as test-real.sh runs it (inside the node's network namespace, the load from the release binary on
 # the CPU the node does not use), with the spec's platform replaced by PLATFORM:
-#   knative   Knative Serving (scripts/knative-up.sh), through faasbench's ingress; default specs: the 003 rows
-#             whose design #23 changed (http-workload, payload, workers); scripts/knative-003.sh
+#   knative   Knative Serving (scripts/knative-up.sh), through faasbench's ingress; default: the registered rules
+#             of the 003 rows whose design #23 changed (http-workload, payload, workers); scripts/knative-003.sh
 #   fission   Fission v1.27.0 (scripts/fission-up.sh), the container executor (the workload's own image, as on
-#             the other platforms) through the router; default specs: seed 003's rows that compare platforms
-#             with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
+#             the other platforms) through the router; default: the registered rules of seed 003's rows that
+#             compare platforms with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
+# A SPEC may be rule:ID, a registered rule of docs/reproductions/rules.yaml: its spec is run with the rule's
+# labels (id, sha256, the rules file's commit: scripts/repro/run.py --sets), so that the run is judged by it.
 # A part of make test-real for the reproductions (docs/reproductions.md), without building every workload
 # image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (default docs/evidence/PLATFORM-003-DATE).
 set -euo pipefail
@@ -15,14 +17,26 @@ cd "$(dirname "$0")/.."
 PLATFORM=${1:?usage: seed-on-node.sh knative|fission [EVIDENCE_DIR] [SPEC...]}
 shift
 case $PLATFORM in
-  knative) defaults=(003-http-workload 003-payload 003-workers) ;;
-  fission) defaults=(003-hello-concurrency 003-gateway-direct 003-http-workload 003-payload) ;;
+  knative) defaults=(rule:003-fig7-shape rule:003-fig8-payload rule:003-fig3-workers) ;;
+  fission) defaults=(rule:003-fig6-shape rule:003-fig9-direct rule:003-fig7-shape rule:003-fig8-payload) ;;
   *) echo "seed-on-node: $PLATFORM: knative or fission" >&2; exit 2 ;;
 esac
 EVIDENCE=$(realpath -m "${1:-docs/evidence/$PLATFORM-003-$(date +%F)}")
 shift || true
 specs=("$@")
 [ ${#specs[@]} -gt 0 ] || specs=("${defaults[@]}")
+# rule:ID -> the rule's spec, with its labels kept for the run (refused when the rules file is not committed).
+declare -A labels=()
+for i in "${!specs[@]}"; do
+  case ${specs[$i]} in
+  rule:*)
+    mapfile -t sets < <(python3 scripts/repro/run.py "${specs[$i]#rule:}" --sets) || exit 2
+    [ ${#sets[@]} -gt 1 ] || { echo "seed-on-node: ${specs[$i]}: no such registered rule" >&2; exit 2; }
+    name=$(basename "${sets[0]}" .yaml)
+    labels[$name]=$(printf -- "--set\n%s\n" "${sets[@]:1}")
+    specs[$i]=$name ;;
+  esac
+done
 mkdir -p "$EVIDENCE"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
 trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
@@ -58,8 +72,9 @@ for s in "${specs[@]}"; do
   svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
   reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}' || true)
   [ "${reps:-1}" -ge 3 ] || svc+=(--set repetitions=3)
+  lab=(); [ -z "${labels[$s]:-}" ] || mapfile -t lab <<<"${labels[$s]%$'\n'}"
   if scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/$s.yaml" \
-      "${opts[@]}" "${svc[@]}" --results "$DIR/runs-$s"; then
+      "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$s"; then
     r=$(ls -d "$DIR/runs-$s"/*/ | head -1)
     mkdir -p "$EVIDENCE/$PLATFORM-$s"
     for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$PLATFORM-$s/"; done

@@ -1,6 +1,8 @@
 """Run a registered rule's spec so that the run records the rule it was made under.
 
     python3 scripts/repro/run.py RULE-ID --results DIR [--bin bin/faasbench] [-- FAASBENCH-RUN-FLAGS...]
+    python3 scripts/repro/run.py RULE-ID --sets      # the rule's spec, then its --set values, one a line
+                                                     # (for scripts that run the spec themselves: seed-on-node.sh)
 
 The rule's own `set:` overrides are applied (e.g. repetitions=3 where the example's default is fewer).
 The rule must be committed as it is (docs/reproductions/rules.yaml clean in git): the run's labels carry
@@ -30,7 +32,8 @@ def command(rule, results, binary, extra, rules_commit):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("rule")
-    ap.add_argument("--results", required=True)
+    ap.add_argument("--results")
+    ap.add_argument("--sets", action="store_true", help="print the rule's spec and --set values, run nothing")
     ap.add_argument("--bin", default=str(rules.ROOT / "bin/faasbench"))
     ap.add_argument("extra", nargs="*", help="more flags for faasbench run (after --)")
     a = ap.parse_args(argv)
@@ -43,7 +46,14 @@ def main(argv):
         print(f"run.py: {rules.RULES.relative_to(rules.ROOT)} has uncommitted changes: register (commit) the rule before its run",
               file=sys.stderr)
         return 2
-    cmd = command(rule, a.results, a.bin, a.extra, git("log", "-1", "--format=%H", "--", str(rules.RULES)))
+    cmd = command(rule, a.results or "", a.bin, a.extra, git("log", "-1", "--format=%H", "--", str(rules.RULES)))
+    if a.sets:
+        print(rule["spec"])
+        print("\n".join(cmd[i + 1] for i, x in enumerate(cmd) if x == "--set"))
+        return 0
+    if not a.results:
+        print("run.py: --results: give the directory the run is written under", file=sys.stderr)
+        return 2
     print("+", " ".join(cmd), file=sys.stderr)
     return subprocess.call(cmd)
 

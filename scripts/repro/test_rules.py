@@ -169,3 +169,16 @@ def test_a_run_under_a_rule_carries_its_labels_and_the_rules_overrides():
     sets = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--set"]
     assert sets[:3] == [f'labels.rule="{r["id"]}"', f'labels.rule_sha256="{rules.rule_hash(r)}"', f'labels.rules_commit="{"c" * 40}"']
     assert sets[3:] == r["set"] and cmd[-1] == "--no-pin"
+
+
+def test_sets_prints_the_spec_and_the_labels(capsys):
+    import run
+    if shutil.which("git") is None or not (rules.ROOT / ".git").exists():
+        pytest.skip("no git history here")
+    r = DOC["rules"][0]
+    code = run.main([r["id"], "--sets"])
+    out = capsys.readouterr().out.splitlines()
+    if code == 2:  # the rules file has uncommitted changes here: refused, as it should be
+        return
+    assert code == 0 and out[0] == r["spec"] and out[1] == f'labels.rule="{r["id"]}"'
+    assert run.main(["no-such-rule", "--sets"]) == 2
