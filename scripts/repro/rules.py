@@ -49,7 +49,10 @@ class RuleError(Exception):
 
 
 def load(path=RULES):
-    doc = yaml.safe_load(pathlib.Path(path).read_text())
+    try:
+        doc = yaml.safe_load(pathlib.Path(path).read_text())
+    except yaml.YAMLError as e:
+        raise RuleError(f"{path}: not YAML: {e}") from None
     seen = set()
     for i, r in enumerate(doc.get("rules") or []):
         for f in ("id", "seed", "figure", "quote", "claim", "spec", "platforms", "figures", "checks"):
@@ -264,17 +267,23 @@ def _fmt(v):
 
 
 def _values(expr, names):
-    """What an expression compares, for the record: the left side of each comparison (the figure a
-    reader checks the rule against), e.g. 1.43 for `w4 / w1 >= 2`, "0.9, 0.85" for `a >= 0.9 and b >= 0.9`."""
+    """What an expression compares, for the record: each comparison's operands that are not constants
+    (the figures a reader checks the rule against), e.g. 1.43 for `w4 / w1 >= 2`, "0 vs 13" for `r4 < r1`,
+    "0.9, 0.85" for `a >= 0.9 and b >= 0.9`."""
     tree = ast.parse(expr, mode="eval").body
     parts = tree.values if isinstance(tree, ast.BoolOp) else [tree]
     out = []
     for p in parts:
-        side = p.left if isinstance(p, ast.Compare) else p
-        try:
-            out.append(_fmt(evaluate(ast.unparse(side), names)))
-        except (RuleError, ZeroDivisionError):
-            out.append("?")
+        sides = [p.left, *p.comparators] if isinstance(p, ast.Compare) else [p]
+        shown = []
+        for side in sides:
+            if isinstance(side, ast.Constant):
+                continue
+            try:
+                shown.append(_fmt(evaluate(ast.unparse(side), names)))
+            except (RuleError, ZeroDivisionError):
+                shown.append("?")
+        out.append(" vs ".join(shown))
     return ", ".join(out)
 
 
