@@ -360,6 +360,8 @@ def hash_problems(doc, runs):
             out.append(f"{run.run_id}: made under rule {rid} with {run.spec_file}, the rule's spec is {r['spec']}")
         elif run.commit == "unknown":
             out.append(f"{run.run_id}: its manifest records no commit")
+        elif run.commit.endswith("-dirty"):
+            out.append(f"{run.run_id}: its binary was built with uncommitted changes ({run.commit[:12]}-dirty): redo the run from a commit")
     return out
 
 

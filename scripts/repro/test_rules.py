@@ -95,8 +95,10 @@ def test_a_run_under_a_changed_rule_is_a_problem(tmp_path):
     good.spec_file = r["spec"]
     stale = make_run(tmp_path, "s", {}, labels={"rule": r["id"], "rule_sha256": "0" * 64})
     unknown = make_run(tmp_path, "u", {}, labels={"rule": "no-such-rule"})
-    got = rules.hash_problems(DOC, [good, stale, unknown])
-    assert len(got) == 2 and "redo the run" in got[0] and "not registered" in got[1]
+    dirty = make_run(tmp_path, "d", {}, labels={"rule": r["id"], "rule_sha256": rules.rule_hash(r)}, commit="abc1234-dirty")
+    dirty.spec_file = r["spec"]
+    got = rules.hash_problems(DOC, [good, stale, unknown, dirty])
+    assert len(got) == 3 and "redo the run" in got[0] and "not registered" in got[1] and "uncommitted changes" in got[2]
 
 
 def test_quotes_are_the_seeds():
@@ -182,3 +184,16 @@ def test_sets_prints_the_spec_and_the_labels(capsys):
         return
     assert code == 0 and out[0] == r["spec"] and out[1] == f'labels.rule="{r["id"]}"'
     assert run.main(["no-such-rule", "--sets"]) == 2
+
+
+def test_keep_takes_what_the_verdicts_read_and_refuses_an_unregistered_run(tmp_path):
+    import keep
+    run = make_run(tmp_path, "r", {"k": [{"throughput_rps": 1}]}, labels={"rule": "x"})
+    (run.dir / "summary.md").write_text("s")
+    (run.dir / "hlog.gz").write_text("big")
+    out = keep.keep(tmp_path / "ev", run.dir)
+    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "summary.json.gz", "summary.md"]
+    assert rules.Run(out).cells()["k"][1]["throughput_rps"] == 1
+    bare = make_run(tmp_path, "b", {})
+    with pytest.raises(SystemExit, match="not made under a registered rule"):
+        keep.keep(tmp_path / "ev", bare.dir)
