@@ -383,41 +383,47 @@ def section(doc, runs):
                   "| rule | the study (its words, line) | claim, and the checks | platform | run (commit) | what the checks read | verdict |",
                   "|---|---|---|---|---|---|---|"]
         for r in rules:
-            qs = r["quote"] if isinstance(r["quote"], list) else [r["quote"]]
-            study = " ".join(f"\"{q['text']}\" (l. {q['line']})" for q in qs)
-            checks = "; ".join(f"{c.get('name', '')}: `{c.get('every') or c.get('median') or c.get('ranges')}`"
-                               f"{' (every repetition)' if 'every' in c else ' (medians)' if 'median' in c else ' (ranges)'}"
-                               f"{' for ' + ', '.join(f'{k} in {v}' for k, v in c['for'].items()) if c.get('for') else ''}"
-                               for c in r["checks"])
-            head = f"`{r['id']}` {r['figure']}"
-            cited = sorted(by_rule.get(r["id"], []), key=lambda x: x.run_id)
-            platforms = r["platforms"]
-            cross = any("platform" in f for f in r["figures"].values())
-            if cross:
-                runs_here = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
-                             for f in r["figures"].values()}
-                if all(runs_here.values()):
-                    word, res = judge(r, runs_here)
-                    read = "; ".join(f"{n}: {d}" for n, _, d in res)
-                    lines.append(f"| {head} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)} | {', '.join(platforms)} | "
-                                 f"{', '.join(f'{x.run_id} ({x.commit[:7]})' for x in runs_here.values())} | {_cell(read)} | **{word}** |")
-                else:
-                    missing = ", ".join(p for p, x in runs_here.items() if x is None)
-                    lines.append(f"| {head} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)} | {', '.join(platforms)} | "
-                                 f"no run under this rule on {missing} yet | | not yet judged |")
-                continue
-            for p in platforms:
-                mine = [x for x in cited if x.platform == p]
-                if not mine:
-                    lines.append(f"| {head} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)} | {p} | no run under this rule yet | | not yet judged |")
-                for x in mine:
-                    word, res = judge(r, {"*": x})
-                    read = "; ".join(f"{n}: {d}" for n, _, d in res)
-                    lines.append(f"| {head} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)} | {p} | "
-                                 f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status} | {_cell(read)} | **{word}** |")
+            lines += _rule_rows(r, sorted(by_rule.get(r["id"], []), key=lambda x: x.run_id))
         lines.append("")
     lines.append(END)
     return "\n".join(lines)
+
+
+def _rule_rows(r, cited):
+    """A rule's rows: one per platform and run under it (a rule comparing platforms: one row, its
+    platforms' latest runs); the study, claim and checks in the first row only."""
+    qs = r["quote"] if isinstance(r["quote"], list) else [r["quote"]]
+    study = " ".join(f"\"{q['text']}\" (l. {q['line']})" for q in qs)
+    checks = "; ".join(f"{c.get('name', '')}: `{c.get('every') or c.get('median') or c.get('ranges')}`"
+                       f"{' (every repetition)' if 'every' in c else ' (medians)' if 'median' in c else ' (ranges)'}"
+                       f"{' for ' + ', '.join(f'{k} in {v}' for k, v in c['for'].items()) if c.get('for') else ''}"
+                       for c in r["checks"])
+    rows = []  # (platform, run cell, what the checks read, verdict)
+    if any("platform" in f for f in r["figures"].values()):
+        latest = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
+                  for f in r["figures"].values()}
+        if all(latest.values()):
+            word, res = judge(r, latest)
+            rows.append((", ".join(r["platforms"]), ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values()),
+                         "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+        else:
+            missing = ", ".join(p for p, x in latest.items() if x is None)
+            rows.append((", ".join(r["platforms"]), f"no run under this rule on {missing} yet", "", "not yet judged"))
+    else:
+        for p in r["platforms"]:
+            mine = [x for x in cited if x.platform == p]
+            if not mine:
+                rows.append((p, "no run under this rule yet", "", "not yet judged"))
+            for x in mine:
+                word, res = judge(r, {"*": x})
+                rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
+                             "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+    out = []
+    for i, (p, run, read, word) in enumerate(rows):
+        left = (f"`{r['id']}` {r['figure']} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)}" if i == 0
+                else f"`{r['id']}` (as above) | | ")
+        out.append(f"| {left} | {p} | {_cell(run)} | {_cell(read)} | {word} |")
+    return out
 
 
 def doc_with_section(text, sec):
@@ -447,22 +453,30 @@ def main(argv):
         print(hits)
         return 0 if hits else 1
     if argv[:1] in (["check"], ["write"]):
-        doc = load()
-        runs = registered_runs()
-        problems = hash_problems(doc, runs)
-        if seeds_dir().is_dir():
-            problems += quote_problems(doc)
-        text = DOC.read_text()
-        new = doc_with_section(text, section(doc, runs))
-        if argv[0] == "write":
-            DOC.write_text(new)
-        elif new != text:
-            problems.append(f"{DOC.relative_to(ROOT)}: its verdict section is not what the rules and runs give: run python3 scripts/repro/rules.py write")
-        for p in problems:
-            print(p, file=sys.stderr)
-        return 1 if problems else 0
+        try:
+            return _check_or_write(argv[0])
+        except RuleError as e:
+            print(f"rules.py: {e}", file=sys.stderr)
+            return 1
     print(__doc__, file=sys.stderr)
     return 2
+
+
+def _check_or_write(what):
+    doc = load()
+    runs = registered_runs()
+    problems = hash_problems(doc, runs)
+    if seeds_dir().is_dir():
+        problems += quote_problems(doc)
+    text = DOC.read_text()
+    new = doc_with_section(text, section(doc, runs))
+    if what == "write":
+        DOC.write_text(new)
+    elif new != text:
+        problems.append(f"{DOC.relative_to(ROOT)}: its verdict section is not what the rules and runs give: run python3 scripts/repro/rules.py write")
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
