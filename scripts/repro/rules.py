@@ -189,7 +189,10 @@ def metric(cell, path, rule_id, where=None):
 
 
 def figure(run, rule_id, name, fig, subst):
-    cell = fig["cell"].format(**subst)
+    try:
+        cell = fig["cell"].format(**subst)
+    except KeyError as e:
+        raise RuleError(f"{rule_id}: figure {name}: its cell {fig['cell']} needs {{{e.args[0]}}}, which the check's for: does not give") from None
     reps = run.cells().get(cell)
     if not reps:
         raise RuleError(f"{rule_id}: figure {name}: run {run.run_id} has no cell {cell}")
@@ -299,8 +302,12 @@ def judge_check(rule, check, runs):
     held, parts = True, []
     for subst in loops:
         figs = {}
+        try:
+            used = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
+        except SyntaxError as e:
+            raise RuleError(f"{rule['id']}: {expr!r}: {e.msg}") from None
         for name, fig in rule["figures"].items():
-            if name not in expr:
+            if name not in used:
                 continue
             run = runs.get(fig.get("platform", "*")) or runs.get("*")
             if run is None:

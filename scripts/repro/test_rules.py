@@ -197,3 +197,16 @@ def test_keep_takes_what_the_verdicts_read_and_refuses_an_unregistered_run(tmp_p
     bare = make_run(tmp_path, "b", {})
     with pytest.raises(SystemExit, match="not made under a registered rule"):
         keep.keep(tmp_path / "ev", bare.dir)
+
+
+def test_a_check_reads_only_the_figures_it_names(tmp_path):
+    # "gw" is inside "gw50": a check on gw50 must not read gw, whose cell needs a {b} it does not give.
+    run = make_run(tmp_path, "r", {"f/gw=50": [{"throughput_rps": 2}] * 3, "f/srv=50": [{"throughput_rps": 1}] * 3})
+    rule = {"id": "t", "figures": {"gw": {"cell": "f/gw={b}", "metric": "throughput_rps"},
+                                   "gw50": {"cell": "f/gw=50", "metric": "throughput_rps"},
+                                   "srv50": {"cell": "f/srv=50", "metric": "throughput_rps"}},
+            "checks": [{"median": "gw50 > srv50"}]}
+    assert rules.judge(rule, {"*": run})[0] == "reproduces"
+    rule["checks"] = [{"median": "gw > srv50"}]
+    with pytest.raises(rules.RuleError, match=r"figure gw: its cell f/gw=\{b\} needs \{b\}"):
+        rules.judge(rule, {"*": run})
