@@ -7,6 +7,7 @@ import shutil
 import subprocess
 
 import pytest
+import yaml
 
 import rules
 
@@ -127,12 +128,14 @@ def test_each_rule_was_committed_before_its_runs():
     for run in rules.registered_runs():
         at = run.labels.get("rules_commit", "")
         assert re.fullmatch(r"[0-9a-f]{40}", at), f"{run.run_id}: no rules_commit label"
+        known = subprocess.run(["git", "-C", str(rules.ROOT), "cat-file", "-e", f"{at}^{{commit}}"], capture_output=True)
+        if known.returncode != 0:
+            pytest.skip(f"commit {at[:12]} is not in this clone's history")
         shown = subprocess.run(["git", "-C", str(rules.ROOT), "show", f"{at}:docs/reproductions/rules.yaml"],
                                capture_output=True, text=True)
-        if shown.returncode != 0:
-            pytest.skip(f"commit {at[:12]} is not in this clone's history")
-        import yaml
+        assert shown.returncode == 0, f"{run.run_id}: no rules file at commit {at[:12]}: the rule was not registered before the run"
         then = {r["id"]: r for r in yaml.safe_load(shown.stdout)["rules"]}
+        assert run.labels["rule"] in then, f"{run.run_id}: rule {run.labels['rule']} was not in the rules file at {at[:12]}"
         assert rules.rule_hash(then[run.labels["rule"]]) == run.labels["rule_sha256"], run.run_id
 
 
