@@ -267,7 +267,7 @@ func TestBatchBurst(t *testing.T) {
 		"  burst: [5, 5]\n":                                   "batch.burst[1]: 5 is already in the list",
 		"  max_attempts: 2\n":                                 "give batch.items",
 		"  burst: [5]\n  native: true\n":                      "batch.native: a native baseline processes batch.items",
-		"  burst: [5]\nbaseline:\n  via: [gateway, server]\n": "baseline.via[1]: \"server\": want gateway or direct",
+		"  burst: [5]\nbaseline:\n  via: [gateway, serverless]\n": "baseline.via[1]: \"serverless\": want gateway, direct or server",
 		"  burst: [5]\nbaseline:\n  via: [direct, direct]\n":  "baseline.via[1]: \"direct\" is already in the list",
 	} {
 		p, err := Parse("q.yaml", []byte(base+bad))
