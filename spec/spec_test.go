@@ -262,13 +262,13 @@ func TestBatchBurst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for bad, want := range map[string]string{
-		"  burst: [100]\n  items: 5\n":                        "batch.burst: a burst is N copies",
-		"  burst: [0]\n":                                      "batch.burst[0]: 0: want 1..100000",
-		"  burst: [5, 5]\n":                                   "batch.burst[1]: 5 is already in the list",
-		"  max_attempts: 2\n":                                 "give batch.items",
-		"  burst: [5]\n  native: true\n":                      "batch.native: a native baseline processes batch.items",
+		"  burst: [100]\n  items: 5\n":   "batch.burst: a burst is N copies",
+		"  burst: [0]\n":                 "batch.burst[0]: 0: want 1..100000",
+		"  burst: [5, 5]\n":              "batch.burst[1]: 5 is already in the list",
+		"  max_attempts: 2\n":            "give batch.items",
+		"  burst: [5]\n  native: true\n": "batch.native: a native baseline processes batch.items",
 		"  burst: [5]\nbaseline:\n  via: [gateway, serverless]\n": "baseline.via[1]: \"serverless\": want gateway, direct or server",
-		"  burst: [5]\nbaseline:\n  via: [direct, direct]\n":  "baseline.via[1]: \"direct\" is already in the list",
+		"  burst: [5]\nbaseline:\n  via: [direct, direct]\n":      "baseline.via[1]: \"direct\" is already in the list",
 	} {
 		p, err := Parse("q.yaml", []byte(base+bad))
 		if err == nil {
