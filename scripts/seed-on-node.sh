@@ -4,22 +4,34 @@
 # each spec as test-real.sh runs it (inside the node's network namespace, the load from the release binary on
 # the CPU the node does not use), with the spec's platform replaced by PLATFORM:
 #   knative   Knative Serving (scripts/knative-up.sh), through faasbench's ingress; default: the registered rules
-#             of the 003 rows whose design #23 changed (http-workload, payload, workers); scripts/knative-003.sh
+#             of seed 003's rows with Knative in them (hello-concurrency, gateway-direct, http-workload, payload,
+#             steady and bursty autoscaling; the workers row, 32 min, on request: rule:003-fig3-workers)
+#   openfaas  OpenFaaS of 2022-10 (scripts/openfaas-up.sh), the workload's OpenFaaS image (of-watchdog) through
+#             the gateway; default: the registered rules of seed 003's plain-function rows (as for fission)
+#   nuclio    Nuclio 1.14.1 (scripts/nuclio-up.sh), the workload's image on Nuclio's processor through the
+#             function's Service; Python only (the images faasbench builds on Nuclio's processor): a spec's
+#             functions in other languages are left out of the run (--set functions=..., in its manifest);
+#             default: the registered rules that compare platforms on seed 003's plain-function rows
 #   fission   Fission v1.27.0 (scripts/fission-up.sh), the container executor (the workload's own image, as on
 #             the other platforms) through the router; default: the registered rules of seed 003's rows that
 #             compare platforms with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
-# A SPEC may be rule:ID, a registered rule of docs/reproductions/rules.yaml: its spec is run with the rule's
-# labels (id, sha256, the rules file's commit: scripts/repro/run.py --sets), so that the run is judged by it.
+# A SPEC may be rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
+# settings): its spec is run with the rules' labels (ids, sha256s, the rules file's commit:
+# scripts/repro/run.py --sets), so that the run is judged by each.
 # A part of make test-real for the reproductions (docs/reproductions.md), without building every workload
 # image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (default docs/evidence/PLATFORM-003-DATE).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PLATFORM=${1:?usage: seed-on-node.sh knative|fission [EVIDENCE_DIR] [SPEC...]}
+PLATFORM=${1:?usage: seed-on-node.sh knative|openfaas|nuclio|fission [EVIDENCE_DIR] [SPEC...]}
 shift
+# The plain-function rows of seed 003, each with the rules that compare platforms on the same run.
+plain=(rule:003-fig6-shape,003-fig6-platforms,003-fig6-tail rule:003-fig9-direct,003-fig9-platforms
+  rule:003-fig7-shape,003-fig7-nuclio-tail rule:003-fig8-payload,003-fig8-platforms)
 case $PLATFORM in
-  knative) defaults=(rule:003-fig7-shape rule:003-fig8-payload rule:003-fig3-workers) ;;
+  knative) defaults=("${plain[@]}" rule:003-fig11-steady,003-fig11-platforms rule:003-fig12-bursty,003-fig12-platforms) ;;
+  openfaas | nuclio) defaults=("${plain[@]}") ;;
   fission) defaults=(rule:003-fig6-shape rule:003-fig9-direct rule:003-fig7-shape rule:003-fig8-payload) ;;
-  *) echo "seed-on-node: $PLATFORM: knative or fission" >&2; exit 2 ;;
+  *) echo "seed-on-node: $PLATFORM: knative, openfaas, nuclio or fission" >&2; exit 2 ;;
 esac
 EVIDENCE=$(realpath -m "${1:-docs/evidence/$PLATFORM-003-$(date +%F)}")
 shift || true
@@ -47,13 +59,28 @@ scripts/phase.sh "release binary" make build
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
 # The images the specs name (workload and language of each function).
-images=$(for s in "${specs[@]}"; do bin/faasbench run "examples/$s.yaml" --dry-run | python3 -c '
+# On Nuclio, a spec's functions in the languages it has no image for are left out (the rest as written).
+declare -A only=()
+if [ "$PLATFORM" = nuclio ]; then
+  for s in "${specs[@]}"; do
+    keep=$(python3 -c '
+import json, sys, yaml
+fns = yaml.safe_load(open(sys.argv[1]))["functions"]
+kept = [f for f in fns if f.get("language") == "python"]
+print(json.dumps(kept) if len(kept) < len(fns) else "")' "examples/$s.yaml")
+    [ -z "$keep" ] || only[$s]="functions=$keep"
+  done
+fi
+fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
+images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${f[@]}" --dry-run | python3 -c '
 import json, sys
 p = json.load(sys.stdin)
 for c in p["cells"]:
     print(c["workload"] + ":" + c["language"])'; done | sort -u)
+suffix= # the platform's own image of a workload: the of-watchdog's, or on Nuclio's processor
+case $PLATFORM in openfaas) suffix=:openfaas ;; nuclio) suffix=:nuclio ;; esac
 for wl in $images; do
-  scripts/phase.sh "image $wl" scripts/node-images.sh "$DIR/node" "$wl"
+  scripts/phase.sh "image $wl$suffix" scripts/node-images.sh "$DIR/node" "$wl$suffix"
 done
 case $PLATFORM in
 knative)
@@ -61,6 +88,15 @@ knative)
   . "$DIR/node/knative.env"
   opts=(--set platform.name=knative --set 'platform.generator_cpus="1"'
     --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}") ;;
+openfaas)
+  scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node"
+  . "$DIR/node/openfaas.env"
+  opts=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
+    --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}") ;;
+nuclio)
+  scripts/phase.sh "nuclio install" scripts/nuclio-up.sh "$DIR/node"
+  opts=(--set platform.name=nuclio --set 'platform.generator_cpus="1"'
+    --set "platform.options={namespace: nuclio, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, dashboard_url: 'http://nuclio-dashboard.nuclio.svc.cluster.local:8070'}") ;;
 fission)
   scripts/phase.sh "fission install" scripts/fission-up.sh "$DIR/node"
   . "$DIR/node/fission.env"
@@ -73,6 +109,8 @@ for s in "${specs[@]}"; do
   reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}' || true)
   [ "${reps:-1}" -ge 3 ] || svc+=(--set repetitions=3)
   lab=(); [ -z "${labels[$s]:-}" ] || mapfile -t lab <<<"${labels[$s]%$'\n'}"
+  mapfile -t fns < <(fnset "$s")
+  lab+=("${fns[@]}")
   if scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/$s.yaml" \
       "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$s"; then
     r=$(ls -d "$DIR/runs-$s"/*/ | head -1)

@@ -63,7 +63,28 @@ def load(path=RULES):
         seen.add(r["id"])
         if str(r["seed"]) not in doc["seeds"]:
             raise RuleError(f"{r['id']}: seed {r['seed']} is not under seeds")
+        _check_names(r)
     return doc
+
+
+def _check_names(r):
+    """A figure's name is an identifier (YAML reads a bare on/off/yes/no key as a boolean), and every name
+    a check reads is a figure or one of the functions the expressions may call."""
+    for name in r["figures"]:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise RuleError(f"{r['id']}: figures: {name!r} is not a name (quote it, or choose another: YAML reads on/off/yes/no as booleans)")
+    for c in r["checks"]:
+        expr = next((c[m] for m in ("every", "median", "ranges") if m in c), None)
+        if not isinstance(expr, str):
+            continue  # judged (and refused) where it is evaluated
+        try:
+            tree = ast.parse(expr, mode="eval")
+        except SyntaxError:
+            continue
+        called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and n.id not in r["figures"] and n.id not in called:
+                raise RuleError(f"{r['id']}: check {c.get('name', expr)!r} reads {n.id}, which is not one of its figures")
 
 
 def rule_hash(rule):
@@ -109,6 +130,11 @@ class Run:
         self.manifest = json.loads((self.dir / "manifest.json").read_text())
         spec = self.manifest.get("spec") or {}
         self.labels = spec.get("labels") or {}
+        # The rules the run was made under: one run may answer several rules that run the same spec with
+        # the same settings (labels rule and rule_sha256 are comma-separated lists, in the same order).
+        ids = [x for x in (self.labels.get("rule") or "").split(",") if x]
+        shas = (self.labels.get("rule_sha256") or "").split(",")
+        self.rules = [(rid, shas[i] if i < len(shas) else "") for i, rid in enumerate(ids)]
         self.run_id = self.manifest.get("run_id", self.dir.name)
         self.platform = spec.get("platform", {}).get("name", "?")
         fp = self.manifest.get("fingerprint") or {}
@@ -136,7 +162,7 @@ def registered_runs(evidence=EVIDENCE):
             r = Run(m.parent)
         except (OSError, ValueError):
             continue
-        if r.labels.get("rule"):
+        if r.rules:
             out.append(r)
     return out
 
@@ -356,13 +382,12 @@ def judge(rule, runs):
 def hash_problems(doc, runs):
     rules = {r["id"]: r for r in doc["rules"]}
     out = []
-    for run in runs:
-        rid = run.labels["rule"]
+    for run, (rid, sha) in ((run, x) for run in runs for x in run.rules):
         r = rules.get(rid)
         if r is None:
             out.append(f"{run.dir.relative_to(ROOT) if run.dir.is_relative_to(ROOT) else run.dir}: made under rule {rid}, which is not registered")
-        elif run.labels.get("rule_sha256") != rule_hash(r):
-            out.append(f"{run.run_id}: made under rule {rid} sha256 {run.labels.get('rule_sha256', '?')[:12]}, the rule is now {rule_hash(r)[:12]}: redo the run")
+        elif sha != rule_hash(r):
+            out.append(f"{run.run_id}: made under rule {rid} sha256 {(sha or '?')[:12]}, the rule is now {rule_hash(r)[:12]}: redo the run")
         elif run.spec_file and pathlib.PurePath(run.spec_file).name != pathlib.PurePath(r["spec"]).name:
             out.append(f"{run.run_id}: made under rule {rid} with {run.spec_file}, the rule's spec is {r['spec']}")
         elif run.commit == "unknown":
@@ -376,11 +401,18 @@ def _cell(s):
     return str(s).replace("|", "\\|").replace("\n", " ")
 
 
+def runs_by_rule(runs):
+    """rule id -> the runs made under it (a run made under several rules is under each)."""
+    out = {}
+    for run in runs:
+        for rid, _ in run.rules:
+            out.setdefault(rid, []).append(run)
+    return out
+
+
 def section(doc, runs):
     """The generated verdict section: one table per seed; every registered run of every rule."""
-    by_rule = {}
-    for run in runs:
-        by_rule.setdefault(run.labels["rule"], []).append(run)
+    by_rule = runs_by_rule(runs)
     lines = [BEGIN, ""]
     for sid, seed in doc["seeds"].items():
         rules = [r for r in doc["rules"] if str(r["seed"]) == sid]

@@ -14,11 +14,11 @@ import rules
 DOC = rules.load()
 
 
-def make_run(tmp_path, name, cells, labels=None, platform="local", commit="abc1234"):
+def make_run(tmp_path, name, cells, labels=None, platform="local", commit="abc1234", spec_file="examples/x.yaml"):
     d = tmp_path / name
     d.mkdir()
     spec = {"name": name, "platform": {"name": platform}, "labels": labels or {}}
-    (d / "manifest.json").write_text(json.dumps({"run_id": name, "spec": spec, "spec_file": "examples/x.yaml",
+    (d / "manifest.json").write_text(json.dumps({"run_id": name, "spec": spec, "spec_file": spec_file,
                                                   "status": "complete",
                                                   "fingerprint": {"faasbench": {"commit": commit}}}))
     out = []
@@ -84,6 +84,19 @@ def test_bad_rules_are_errors_naming_the_rule(tmp_path):
         rules.metric({"key": "k"}, "throughput_rps", "t")
 
 
+def test_a_figure_name_yaml_reads_as_a_boolean_or_a_check_of_an_unknown_figure_is_refused(tmp_path):
+    head = "seeds: {'003': {file: x, sha256: y}}\nrules:\n  - {id: t, seed: '003', figure: f, quote: q, claim: c, spec: s, platforms: [local],\n"
+    bad = tmp_path / "bool.yaml"
+    bad.write_text(head + "     figures: {on: {cell: k, metric: m}}, checks: [{median: 'on > 1'}]}\n")
+    with pytest.raises(rules.RuleError, match="t: figures: True is not a name"):
+        rules.load(bad)
+    bad.write_text(head + "     figures: {a: {cell: k, metric: m}}, checks: [{name: n, every: 'a > b'}]}\n")
+    with pytest.raises(rules.RuleError, match="t: check 'n' reads b, which is not one of its figures"):
+        rules.load(bad)
+    bad.write_text(head + "     figures: {a: {cell: k, metric: m}}, checks: [{name: n, ranges: 'abs(a.lo) > 1'}]}\n")
+    assert rules.load(bad)["rules"][0]["id"] == "t"
+
+
 def test_a_rule_hash_changes_with_the_rule():
     r = DOC["rules"][0]
     assert rules.rule_hash(r) == rules.rule_hash(json.loads(json.dumps(r)))
@@ -135,8 +148,9 @@ def test_each_rule_was_committed_before_its_runs():
                                capture_output=True, text=True)
         assert shown.returncode == 0, f"{run.run_id}: no rules file at commit {at[:12]}: the rule was not registered before the run"
         then = {r["id"]: r for r in yaml.safe_load(shown.stdout)["rules"]}
-        assert run.labels["rule"] in then, f"{run.run_id}: rule {run.labels['rule']} was not in the rules file at {at[:12]}"
-        assert rules.rule_hash(then[run.labels["rule"]]) == run.labels["rule_sha256"], run.run_id
+        for rid, sha in run.rules:
+            assert rid in then, f"{run.run_id}: rule {rid} was not in the rules file at {at[:12]}"
+            assert rules.rule_hash(then[rid]) == sha, run.run_id
 
 
 def test_the_verdicts_in_the_doc_are_the_computed_ones():
@@ -174,6 +188,34 @@ def test_a_run_under_a_rule_carries_its_labels_and_the_rules_overrides():
     sets = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--set"]
     assert sets[:3] == [f'labels.rule="{r["id"]}"', f'labels.rule_sha256="{rules.rule_hash(r)}"', f'labels.rules_commit="{"c" * 40}"']
     assert sets[3:] == r["set"] and cmd[-1] == "--no-pin"
+
+
+def test_one_run_answers_several_rules_of_the_same_spec_and_settings(tmp_path):
+    import run
+    same = [r for r in DOC["rules"] if r["spec"] == "examples/003-hello-concurrency.yaml" and not r.get("set")][:2]
+    assert len(same) == 2
+    picked, err = run.pick(DOC, ",".join(r["id"] for r in same))
+    assert err is None and picked == same
+    sets = [a for i, a in enumerate(run.command(picked, "/r", "b", [], "c" * 40)) if i and run.command(picked, "/r", "b", [], "c" * 40)[i - 1] == "--set"]
+    assert sets[0] == f'labels.rule="{same[0]["id"]},{same[1]["id"]}"'
+    assert sets[1] == f'labels.rule_sha256="{rules.rule_hash(same[0])},{rules.rule_hash(same[1])}"'
+    other = next(r for r in DOC["rules"] if r["spec"] != same[0]["spec"])
+    _, err = run.pick(DOC, f"{same[0]['id']},{other['id']}")
+    assert err and other["id"] in err and "same spec and settings" in err
+    _, err = run.pick(DOC, f"{same[0]['id']},no-such")
+    assert err and "no-such" in err
+    many = [r["id"] for r in DOC["rules"] if r["spec"] == "examples/003-hello-concurrency.yaml" and not r.get("set")]
+    if len(many) >= 4:
+        _, err = run.pick(DOC, ",".join(many[:4]))
+        assert err and "at most 3" in err
+    # Judged under each rule; a rule changed since makes that rule's entry stale, not the other's.
+    good = make_run(tmp_path, "two", {}, labels={"rule": f"{same[0]['id']},{same[1]['id']}",
+                                                 "rule_sha256": f"{rules.rule_hash(same[0])},{'0' * 64}"},
+                    spec_file=same[0]["spec"])
+    assert good.rules == [(same[0]["id"], rules.rule_hash(same[0])), (same[1]["id"], "0" * 64)]
+    probs = rules.hash_problems(DOC, [good])
+    assert len(probs) == 1 and same[1]["id"] in probs[0] and "redo the run" in probs[0]
+    assert rules.runs_by_rule([good]) == {same[0]["id"]: [good], same[1]["id"]: [good]}
 
 
 def test_sets_prints_the_spec_and_the_labels(capsys):
