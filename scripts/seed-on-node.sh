@@ -7,7 +7,8 @@
 #             of seed 003's rows with Knative in them (hello-concurrency, gateway-direct, http-workload, payload,
 #             steady and bursty autoscaling; the workers row, 32 min, on request: rule:003-fig3-workers)
 #   openfaas  OpenFaaS of 2022-10 (scripts/openfaas-up.sh), the workload's OpenFaaS image (of-watchdog) through
-#             the gateway; default: the registered rules of seed 003's plain-function rows (as for fission)
+#             the gateway; default: the registered rules of seed 003's plain-function rows, then its steady and
+#             bursty autoscaling (scaled by OpenFaaS's AlertManager alert between the spec's min and max)
 #   nuclio    Nuclio 1.14.1 (scripts/nuclio-up.sh), the workload's image on Nuclio's processor through the
 #             function's Service; Python only (the images faasbench builds on Nuclio's processor): a spec's
 #             functions in other languages are left out of the run (--set functions=..., in its manifest);
@@ -29,7 +30,8 @@ plain=(rule:003-fig6-shape,003-fig6-platforms,003-fig6-tail rule:003-fig9-direct
   rule:003-fig7-shape,003-fig7-nuclio-tail rule:003-fig8-payload,003-fig8-platforms)
 case $PLATFORM in
   knative) defaults=("${plain[@]}" rule:003-fig11-steady,003-fig11-platforms rule:003-fig12-bursty,003-fig12-platforms) ;;
-  openfaas | nuclio) defaults=("${plain[@]}") ;;
+  openfaas) defaults=("${plain[@]}" rule:003-fig11-steady,003-fig11-platforms rule:003-fig12-bursty,003-fig12-platforms) ;;
+  nuclio) defaults=("${plain[@]}") ;;
   fission) defaults=(rule:003-fig6-shape rule:003-fig9-direct rule:003-fig7-shape rule:003-fig8-payload) ;;
   *) echo "seed-on-node: $PLATFORM: knative, openfaas, nuclio or fission" >&2; exit 2 ;;
 esac
@@ -59,18 +61,12 @@ scripts/phase.sh "release binary" make build
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
 # The images the specs name (workload and language of each function).
-# On Nuclio, a spec's functions in the languages it has no image for are left out (the rest as written).
+# A spec's functions as the platform can run them (scripts/node/platform_functions.py: on Nuclio the Python
+# ones; on OpenFaaS a concurrency-autoscaled function scaled by AlertManager's alert with the same bounds).
 declare -A only=()
-if [ "$PLATFORM" = nuclio ]; then
-  for s in "${specs[@]}"; do
-    keep=$(python3 -c '
-import json, sys, yaml
-fns = yaml.safe_load(open(sys.argv[1]))["functions"]
-kept = [f for f in fns if f.get("language") == "python"]
-print(json.dumps(kept) if len(kept) < len(fns) else "")' "examples/$s.yaml")
-    [ -z "$keep" ] || only[$s]="functions=$keep"
-  done
-fi
+for s in "${specs[@]}"; do
+  only[$s]=$(python3 scripts/node/platform_functions.py "examples/$s.yaml" "$PLATFORM") || exit 2
+done
 fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
 images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${f[@]}" --dry-run | python3 -c '
 import json, sys

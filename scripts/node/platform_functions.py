@@ -1,0 +1,59 @@
+"""A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
+
+    python3 scripts/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
+
+scripts/seed-on-node.sh moves the examples (written for the local platform) to a real platform on the
+command line; where a platform cannot take a function as written, this says how it is run instead, and
+the run's manifest records it (the spec as run):
+  nuclio    the functions in the languages faasbench builds on Nuclio's processor (Python) only;
+  openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
+            min and max, Knative's KPA model) is scaled by OpenFaaS's own: AlertManager's alert, with
+            com.openfaas.scale.min and max from the same min and max (scale_min, scale_max), the rest
+            of OpenFaaS's defaults (the factor: 20 % of max per alert), as the seed ran it.
+"""
+import json
+import sys
+
+import yaml
+
+NUCLIO_LANGUAGES = ("python",)
+
+
+def functions_for(spec, platform):
+    """The functions to run instead of spec's (a list), or None when they run as written."""
+    fns = spec.get("functions") or []
+    out = []
+    for f in fns:
+        if platform == "nuclio" and f.get("language") not in NUCLIO_LANGUAGES:
+            continue
+        st = f.get("settings") or {}
+        if platform == "openfaas" and "autoscale" in st:
+            scale = {}
+            if "min" in st:
+                scale["scale_min"] = str(st["min"])
+            if "max" in st:
+                scale["scale_max"] = str(st["max"])
+            f = dict(f, settings=scale)
+        out.append(f)
+    if not out:
+        raise ValueError(f"functions: none of the spec's functions can run on {platform}")
+    return None if out == fns else out
+
+
+def main(argv):
+    if len(argv) != 2:
+        raise SystemExit(__doc__)
+    with open(argv[0]) as fh:
+        spec = yaml.safe_load(fh)
+    try:
+        fns = functions_for(spec, argv[1])
+    except ValueError as e:
+        print(f"platform_functions: {argv[0]}: {e}", file=sys.stderr)
+        return 2
+    if fns is not None:
+        print("functions=" + json.dumps(fns, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

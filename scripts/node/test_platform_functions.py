@@ -1,0 +1,36 @@
+import pathlib
+
+import pytest
+import yaml
+
+import platform_functions as pf
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def spec(name):
+    return yaml.safe_load((ROOT / "examples" / name).read_text())
+
+
+def test_nuclio_runs_the_python_functions_only():
+    fns = pf.functions_for(spec("003-gateway-direct.yaml"), "nuclio")
+    assert fns == [{"workload": "hello", "language": "python"}]
+    assert pf.functions_for(spec("003-http-workload.yaml"), "nuclio") is None  # Python already: as written
+    with pytest.raises(ValueError, match="none of the spec's functions can run on nuclio"):
+        pf.functions_for({"functions": [{"workload": "hello", "language": "go"}]}, "nuclio")
+
+
+def test_openfaas_scales_by_its_own_autoscaler_with_the_same_bounds():
+    s = spec("003-autoscale-steady.yaml")
+    fns = pf.functions_for(s, "openfaas")
+    assert fns[0]["settings"] == {"scale_min": "1", "scale_max": "10"}
+    assert {k: v for k, v in fns[0].items() if k != "settings"} == {k: v for k, v in s["functions"][0].items() if k != "settings"}
+    assert pf.functions_for(spec("003-hello-concurrency.yaml"), "openfaas") is None
+    assert pf.functions_for(s, "knative") is None
+
+
+def test_main_prints_a_set_or_nothing(capsys):
+    assert pf.main([str(ROOT / "examples/003-gateway-direct.yaml"), "nuclio"]) == 0
+    assert capsys.readouterr().out == 'functions=[{"language": "python", "workload": "hello"}]\n'
+    assert pf.main([str(ROOT / "examples/003-payload.yaml"), "nuclio"]) == 0
+    assert capsys.readouterr().out == ""
