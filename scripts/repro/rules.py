@@ -167,13 +167,13 @@ def registered_runs(evidence=EVIDENCE):
     return out
 
 
-_AGG = {"min": min, "max": max, "sum": sum, "count": len, "mean": statistics.fmean,
+_AGG = {"min": min, "max": max, "sum": sum, "count": len, "distinct": lambda v: len(set(v)), "mean": statistics.fmean,
         "cv": lambda v: statistics.pstdev(v) / statistics.fmean(v) if statistics.fmean(v) else math.nan}
 
 
 def metric(cell, path, rule_id, where=None):
     """A dotted path into a cell; `*` takes every element of a list (or every value of a mapping), and
-    `|AGG` (min, max, sum, count, mean, cv) reduces what the path gives to one number. A mapping at the
+    `|AGG` (min, max, sum, count, distinct, mean, cv) reduces what the path gives to one number. A mapping at the
     end of a path without |AGG is its largest value (e.g. a requests share). `where` keeps the elements
     `*` takes for which an expression over their own fields holds (and load_s, the cell's load time, for
     an autoscale cell's samples)."""

@@ -172,6 +172,10 @@ def test_metric_paths_lists_and_aggregates():
     cell = {"key": "k", "instances": {"a": 30, "b": 10}, "scaling": {"samples": [{"cpu": 1.0}, {"cpu": 3.0}, {"cpu": None}]}}
     assert rules.metric(cell, "instances", "t") == 30
     assert [rules.metric(cell, "instances|" + a, "t") for a in ("min", "sum", "count")] == [10, 40, 2]
+    steps = {"key": "k", "scaling": {"load_s": 3, "samples": [{"t": t, "desired": d} for t, d in enumerate([1, 1, 2, 4, 2])]}}
+    assert rules.metric(steps, "scaling.samples.*.desired|distinct", "t") == 3
+    assert rules.metric(steps, "scaling.samples.*.desired|distinct", "t", where="t <= load_s") == 3
+    assert rules.metric(steps, "scaling.samples.*.desired|distinct", "t", where="t < load_s") == 2
     assert rules.metric(cell, "scaling.samples.*.cpu|mean", "t") == 2.0
     assert rules.metric(cell, "scaling.samples.*.cpu|cv", "t") == 0.5
     with pytest.raises(rules.RuleError, match="gives 2 values"):
