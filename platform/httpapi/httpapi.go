@@ -32,6 +32,9 @@ type StatusError struct {
 	API, Method, Path string
 	Code              int
 	Message           string
+	// Body is the reply as the API gave it (trimmed, at most maxBody bytes), where Message may be
+	// the Explain's: the API's own words for an error that quotes them.
+	Body string
 }
 
 func (e *StatusError) Error() string {
@@ -44,8 +47,11 @@ func IsStatus(err error, code int) bool {
 	return errors.As(err, &se) && se.Code == code
 }
 
-// maxReply bounds what is read of a reply.
-const maxReply = 16 << 20
+// maxReply bounds what is read of a reply; maxBody what a StatusError keeps of it.
+const (
+	maxReply = 16 << 20
+	maxBody  = 4 << 10
+)
 
 // Do sends in (JSON, unless nil) and decodes the reply into out (unless nil).
 func (c *Client) Do(ctx context.Context, method, path string, in, out any) error {
@@ -90,7 +96,11 @@ func (c *Client) Do(ctx context.Context, method, path string, in, out any) error
 		if msg == "" {
 			msg = http.StatusText(resp.StatusCode)
 		}
-		return &StatusError{API: c.Name, Method: method, Path: path, Code: resp.StatusCode, Message: msg}
+		b := strings.TrimSpace(string(raw))
+		if len(b) > maxBody {
+			b = b[:maxBody]
+		}
+		return &StatusError{API: c.Name, Method: method, Path: path, Code: resp.StatusCode, Message: msg, Body: b}
 	}
 	if out != nil {
 		if err := json.Unmarshal(raw, out); err != nil {

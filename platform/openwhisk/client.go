@@ -151,6 +151,13 @@ func (c *Client) Actions(ctx context.Context) ([]Action, error) {
 	return all, err
 }
 
+// CheckKey lists one action of the namespace: an error when OpenWhisk does not take the key there
+// (401: not a key it knows; 403: not the key's namespace).
+func (c *Client) CheckKey(ctx context.Context) error {
+	var out []Action
+	return c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?limit=1", nil, &out)
+}
+
 // Invoke makes a blocking invocation and returns its activation record.
 func (c *Client) Invoke(ctx context.Context, name string, params map[string]any) (Activation, error) {
 	var out Activation

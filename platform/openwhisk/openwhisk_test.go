@@ -51,6 +51,14 @@ type apiStandIn struct {
 	// developer error" whose record holds the reason and the logs, and a web action is answered 400
 	// "There was an error processing your request." (WebActions.scala completeRequest), no more.
 	failInit map[string]string
+	// down answers every request with this status and body (a controller that is shutting down,
+	// or the ingress in front of one that is not there).
+	down     int
+	downBody string
+	// noInvokers: the controller's load balancer has no invoker: every invocation is answered 503
+	// with the status's default message (WebActions.scala and Actions.scala: LoadBalancerException
+	// -> terminate(ServiceUnavailable); ErrorResponse.response), and no activation is recorded.
+	noInvokers bool
 }
 
 type owAction struct {
@@ -90,18 +98,28 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.calls = append(s.calls, r.Method+" "+r.URL.Path)
+	if s.down != 0 {
+		http.Error(w, s.downBody, s.down)
+		return
+	}
+	if s.noInvokers && (strings.HasPrefix(r.URL.Path, "/api/v1/web/") || r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/actions/")) {
+		http.Error(w, `{"code":"4tSWdCUX1KdHqhhcUCVwnFUNo8jLGDGh","error":"The server is currently unavailable (because it is overloaded or down for maintenance)."}`, http.StatusServiceUnavailable)
+		return
+	}
 	if web, ok := strings.CutPrefix(r.URL.Path, "/api/v1/web/guest/default/"); ok {
 		s.web(w, r, web)
 		return
 	}
+	if r.URL.Path == "/" { // the controller's info route takes no key (Controller.scala: info)
+		_, _ = w.Write([]byte(`{"description":"OpenWhisk","build":"2026-01-01","limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
+		return
+	}
 	user, key, _ := r.BasicAuth()
 	if user+":"+key != standInKey {
-		http.Error(w, `{"error":"The supplied authentication is invalid"}`, http.StatusUnauthorized)
+		http.Error(w, `{"error":"The supplied authentication is invalid","code":"Ufa2YTAXoqIcnXuTnVGKHcOrRhqcaDJu"}`, http.StatusUnauthorized)
 		return
 	}
 	switch {
-	case r.URL.Path == "/":
-		_, _ = w.Write([]byte(`{"description":"OpenWhisk","build":"2026-01-01","limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
 	case r.URL.Path == "/api/v1/namespaces/guest/actions" && r.Method == http.MethodGet:
 		// As for activations: at most 200 per call (30 without limit), from skip, sorted by name.
 		limit, skip, ok := page(w, r.URL.Query(), "actions")
@@ -618,7 +636,87 @@ func TestInitFailureExplained(t *testing.T) {
 		}
 	}
 	p.cfg.RecordWait = 500 * time.Millisecond // no record will come
-	if why := p.Explain(ctx, "other"); why != "" {
-		t.Errorf("an action with no failed activation: %q", why)
+	if why := p.Explain(ctx, "other"); !strings.Contains(why, "OpenWhisk has no activation record of other since it was deployed (asked for 500ms)") {
+		t.Errorf("an action with no activation: %q", why)
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "fine", Workload: "hello", Language: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	url, _ = p.Endpoint(ctx, "fine")
+	if code, _ := post(t, url, 10); code != http.StatusOK {
+		t.Fatalf("HTTP %d, want 200", code)
+	}
+	p.cfg.RecordWait = 2 * time.Second // its record comes late, and is a success
+	if why := p.Explain(ctx, "fine"); why != "" {
+		t.Errorf("an action whose activations succeeded: %q", why)
+	}
+}
+
+// Before anything is deployed, the API host must answer as OpenWhisk's and take the key: a controller
+// that answers 503, an ingress with no controller behind it, a host that is not OpenWhisk, nothing
+// listening, a key it does not know are refused (exit 2) in one sentence with OpenWhisk's own words.
+func TestCheckLoadRefusesAnAPIThatCannotServe(t *testing.T) {
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		status int
+		body   string
+		key    string
+		want   string
+	}{
+		"controller 503": {status: 503, body: `{"code":"abc","error":"The server is currently unavailable (because it is overloaded or down for maintenance)."}`,
+			want: `answered GET / with HTTP 503: "The server is currently unavailable (because it is overloaded or down for maintenance)." (transaction abc)`},
+		"ingress 502": {status: 502, body: "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>",
+			want: `answered GET / with HTTP 502: "<html> <head><title>502 Bad Gateway</title></head>`},
+		"not openwhisk":      {status: 404, body: "404 page not found", want: `answered GET / with HTTP 404: "404 page not found"`},
+		"200, not openwhisk": {status: 200, body: "{}", want: "answered GET / without OpenWhisk's runtimes"},
+		"wrong key":          {key: "nobody:wrong", want: `FB_OPENWHISK_AUTH: OpenWhisk refused the key (HTTP 401: "The supplied authentication is invalid" (transaction Ufa2YTAXoqIcnXuTnVGKHcOrRhqcaDJu))`},
+	} {
+		p, s := start(t)
+		s.down, s.downBody = c.status, c.body
+		if c.key != "" {
+			p = Open(p.cfg, c.key)
+		}
+		err := p.CheckLoad(ctx, platform.LoadShape{Concurrency: 1})
+		if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want refused with %q", name, err, c.want)
+		}
+		s.mu.Lock()
+		if n := len(s.actions); n != 0 {
+			t.Errorf("%s: %d actions made", name, n)
+		}
+		s.mu.Unlock()
+	}
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close() // nothing listens there now
+	cfg, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"api_host": srv.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Open(cfg, standInKey).CheckLoad(ctx, platform.LoadShape{}); !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), "did not answer GET /") {
+		t.Errorf("nothing listening: %v", err)
+	}
+}
+
+// A controller with no invoker answers every invocation 503 and records no activation: the probe's
+// failure is followed by what OpenWhisk has (no record) and what that 503 means.
+func TestNoInvokersExplained(t *testing.T) {
+	p, s := start(t)
+	ctx := context.Background()
+	if err := p.CheckLoad(ctx, platform.LoadShape{Concurrency: 1}); err != nil {
+		t.Fatal(err) // GET / and the key are fine: the controller is up
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "f", Workload: "hello", Language: "go"}); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Lock()
+	s.noInvokers = true
+	s.mu.Unlock()
+	url, _ := p.Endpoint(ctx, "f")
+	if code, _ := post(t, url, 10); code != http.StatusServiceUnavailable {
+		t.Fatalf("HTTP %d, want 503", code)
+	}
+	p.cfg.RecordWait = 300 * time.Millisecond
+	if why := p.Explain(ctx, "f"); !strings.Contains(why, "OpenWhisk has no activation record of f since it was deployed") || !strings.Contains(why, "No invokers available") {
+		t.Errorf("explain: %q", why)
 	}
 }

@@ -9,6 +9,7 @@ package openwhisk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -326,20 +327,23 @@ func (p *Platform) Scale(_ context.Context, name string, replicas int) error {
 	return fmt.Errorf("scale %s to %d: OpenWhisk has no replica count (its invokers start containers as load needs)", name, replicas)
 }
 
-// CheckLoad implements platform.LoadChecker: the namespace's limits (GET /
-// on the API host: actions_per_minute, concurrent_actions; deploy-kube's
-// defaults are 60 and 30) against the spec's load. OpenWhisk answers an
-// invocation over them 429 (class http-429): measuring that throttle can
-// be the point, so the run goes on, warned in OpenWhisk's own numbers.
+// CheckLoad implements platform.LoadChecker, before anything is deployed: the API host must be
+// OpenWhisk's and answer, and the key must be one it takes (checkAPI: refused, exit 2, in OpenWhisk's
+// words); then the namespace's limits (GET / on the API host: actions_per_minute, concurrent_actions;
+// deploy-kube's defaults are 60 and 30) against the spec's load. OpenWhisk answers an invocation over
+// them 429 (class http-429): measuring that throttle can be the point, so the run goes on, warned in
+// OpenWhisk's own numbers.
 func (p *Platform) CheckLoad(ctx context.Context, l platform.LoadShape) error {
-	info, err := p.c.Info(ctx)
+	info, err := p.checkAPI(ctx)
 	if err != nil {
-		p.Warn(fmt.Sprintf("the namespace's limits could not be read (GET / on %s: %v): a load over them is answered 429", p.cfg.APIHost, err))
-		return nil
+		return err
 	}
 	lim, _ := info["limits"].(map[string]any)
 	perMinute, _ := lim["actions_per_minute"].(float64)
 	concurrent, _ := lim["concurrent_actions"].(float64)
+	if lim == nil {
+		p.Warn(fmt.Sprintf("OpenWhisk at %s says no limits in GET /: a load over the namespace's is answered 429 (class http-429)", p.cfg.APIHost))
+	}
 	if concurrent > 0 && float64(l.Concurrency) > concurrent {
 		p.Warn(fmt.Sprintf("load.concurrency %d is over this OpenWhisk's concurrent_actions %.0f per namespace: the invocations over it are answered 429 (class http-429)", l.Concurrency, concurrent))
 	}
@@ -350,6 +354,61 @@ func (p *Platform) CheckLoad(ctx context.Context, l platform.LoadShape) error {
 		p.Warn(fmt.Sprintf("this OpenWhisk allows %.0f invocations a minute per namespace (actions_per_minute): a closed loop faster than %.2f req/s in all is answered 429 past it (class http-429)", perMinute, perMinute/60))
 	}
 	return nil
+}
+
+// checkAPI asks the API host what it is (GET /: the controller's info route, which takes no key) and
+// whether it takes the key (one action listed): a controller that is down or answers 503 ("The server
+// is currently unavailable ...": overloaded, or shutting down), a host that is not OpenWhisk's API, a
+// key it refuses ("The supplied authentication is invalid") or a namespace the key may not use would
+// otherwise show as every deploy failing. Each is refused in one sentence with OpenWhisk's own words.
+func (p *Platform) checkAPI(ctx context.Context) (map[string]any, error) {
+	info, err := p.c.Info(ctx)
+	if err != nil {
+		var se *httpapi.StatusError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w: platform.options.api_host: OpenWhisk's controller at %s answered GET / with HTTP %d: %s; every deploy and invocation goes through it: check that the controller runs (kubectl get pods -l name=owdev-controller) and that api_host is its address from where faasbench runs",
+				platform.ErrRefused, p.cfg.APIHost, se.Code, owWords(se.Body))
+		}
+		return nil, fmt.Errorf("%w: platform.options.api_host: OpenWhisk's API at %s did not answer GET / (%v): check that the controller runs and that api_host is its address from where faasbench runs",
+			platform.ErrRefused, p.cfg.APIHost, errors.Unwrap(err))
+	}
+	if _, ok := info["runtimes"]; !ok {
+		return nil, fmt.Errorf("%w: platform.options.api_host: %s answered GET / without OpenWhisk's runtimes (not the API host of an OpenWhisk controller)", platform.ErrRefused, p.cfg.APIHost)
+	}
+	if err := p.c.CheckKey(ctx); err != nil {
+		var se *httpapi.StatusError
+		switch {
+		case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
+			return nil, fmt.Errorf("%w: %s: OpenWhisk refused the key (HTTP 401: %s): set it to the API key of the namespace (uuid:key, wsk property get --auth)", platform.ErrRefused, AuthEnv, owWords(se.Body))
+		case errors.As(err, &se) && se.Code == http.StatusForbidden:
+			return nil, fmt.Errorf("%w: platform.options.namespace: OpenWhisk refused the key in namespace %s (HTTP 403: %s)", platform.ErrRefused, p.cfg.Namespace, owWords(se.Body))
+		case errors.As(err, &se):
+			return nil, fmt.Errorf("%w: OpenWhisk at %s answered listing namespace %s's actions with HTTP %d: %s", platform.ErrRefused, p.cfg.APIHost, p.cfg.Namespace, se.Code, owWords(se.Body))
+		default:
+			return nil, fmt.Errorf("%w: OpenWhisk at %s: %v", platform.ErrRefused, p.cfg.APIHost, err)
+		}
+	}
+	return info, nil
+}
+
+// owWords is the "error" of an OpenWhisk error reply ({"error": ..., "code": transaction id}), or the
+// reply itself (an ingress's own page) cut to a line.
+func owWords(body string) string {
+	var e struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+	}
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error != "" {
+		if e.Code != "" {
+			return fmt.Sprintf("%q (transaction %s)", e.Error, e.Code)
+		}
+		return fmt.Sprintf("%q", e.Error)
+	}
+	body = strings.Join(strings.Fields(body), " ")
+	if len(body) > 200 {
+		body = body[:200] + "…"
+	}
+	return fmt.Sprintf("%q", body)
 }
 
 // NotReadyStatus implements platform.NotReadyReporter: a web action (or a
@@ -440,19 +499,27 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 	return out, nil
 }
 
+// explainWait bounds how long Explain waits for a record (the runner gives it 10 s in all).
+const explainWait = 7 * time.Second
+
 // Explain implements platform.Explainer: OpenWhisk's record of the action's last failed activation
 // since its deploy, in its words: the response's status and its result's error (a web action whose
 // /init failed is answered only 400 "There was an error processing your request."; the reason, e.g.
 // "The action did not initialize and exited unexpectedly.", is in the record) and the record's last log
-// lines. The records come late: read again as StartedSince reads them, within the caller's context.
+// lines. The records come late: read again as StartedSince reads them, within the caller's context and
+// at most explainWait; no record at all says so, with the controller's 503 it may be.
 func (p *Platform) Explain(ctx context.Context, name string) string {
 	since := time.Now().Add(-time.Hour)
 	if t, ok := p.deployedAt.Load(name); ok {
 		since = t.(time.Time).Add(-time.Second)
 	}
-	acts, err := p.recordsSince(ctx, name, since)
+	wait := min(p.cfg.RecordWait, explainWait)
+	acts, err := p.recordsWithin(ctx, name, since, wait)
 	if err != nil {
 		return ""
+	}
+	if len(acts) == 0 {
+		return fmt.Sprintf("OpenWhisk has no activation record of %s since it was deployed (asked for %s): either its controller did not pass the request to an invoker (it answers 503 \"The server is currently unavailable\" when its load balancer has none: LoadBalancerException \"No invokers available\", ShardingContainerPoolBalancer.scala; kubectl get pods -l name=owdev-invoker) or the record is not written yet", name, wait)
 	}
 	for _, a := range acts { // newest first
 		if a.Response == nil || a.Response.Success {
@@ -481,6 +548,11 @@ func (p *Platform) Explain(ctx context.Context, name string) string {
 // since the moment it made the action cold, so the first record since then
 // is its cold request's.
 func (p *Platform) recordsSince(ctx context.Context, name string, since time.Time) ([]Activation, error) {
+	return p.recordsWithin(ctx, name, since, p.cfg.RecordWait)
+}
+
+// recordsWithin is recordsSince waiting at most wait.
+func (p *Platform) recordsWithin(ctx context.Context, name string, since time.Time, wait time.Duration) ([]Activation, error) {
 	start := time.Now()
 	for i := 0; ; i++ {
 		acts, err := p.c.Activations(ctx, name, since.UnixMilli())
@@ -488,7 +560,7 @@ func (p *Platform) recordsSince(ctx context.Context, name string, since time.Tim
 			return nil, err
 		}
 		waited := time.Since(start)
-		if len(acts) > 0 || waited >= p.cfg.RecordWait {
+		if len(acts) > 0 || waited >= wait {
 			p.waits.add(waited, len(acts) > 0)
 			return acts, nil
 		}
@@ -499,7 +571,7 @@ func (p *Platform) recordsSince(ctx context.Context, name string, since time.Tim
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
-		case <-time.After(min(pause, p.cfg.RecordWait-waited)):
+		case <-time.After(min(pause, wait-waited)):
 		}
 	}
 }
