@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/faasbench/faasbench/results"
@@ -267,5 +268,32 @@ func TestRunRefusesAColdStartThePlatformCannotForce(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
 		}
+	}
+}
+
+// An OpenWhisk whose controller answers GET / with 503 is refused before anything is deployed: exit 2,
+// OpenWhisk's words, no action made (the server would count a PUT), the manifest says why.
+func TestOpenWhiskControllerDownRefusedBeforeDeploy(t *testing.T) {
+	var puts atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			puts.Add(1)
+		}
+		http.Error(w, `{"code":"t1","error":"The server is currently unavailable (because it is overloaded or down for maintenance)."}`, http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	t.Setenv("FB_OPENWHISK_AUTH", "23bc46b1-71f6-4ed5-8c54-816aa4f8c502:key")
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "ow.yaml")
+	_ = os.WriteFile(spec, []byte("version: 1\nname: ow\nplatform: {name: openwhisk, options: {api_host: '"+srv.URL+"'}}\nfunctions:\n  - {workload: hello, language: node}\nload: {model: closed, concurrency: [1], duration: 1s}\nrepetitions: 1\n"), 0o644)
+	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../../workloads")
+	if code != ExitUsage || !strings.Contains(errOut, `answered GET / with HTTP 503: "The server is currently unavailable (because it is overloaded or down for maintenance)." (transaction t1)`) {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+	if n := puts.Load(); n != 0 {
+		t.Errorf("%d actions put", n)
+	}
+	if strings.Contains(errOut, "23bc46b1") {
+		t.Errorf("the key reached the message: %q", errOut)
 	}
 }
