@@ -68,11 +68,15 @@ for s in "${specs[@]}"; do
   only[$s]=$(python3 scripts/node/platform_functions.py "examples/$s.yaml" "$PLATFORM") || exit 2
 done
 fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
-images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${f[@]}" --dry-run | python3 -c '
+# The plan as the platform will run it (its own settings checked), for the images it needs.
+dry=(--set "platform.name=$PLATFORM")
+[ "$PLATFORM" != openfaas ] || dry+=(--set 'platform.options={edition: ce-2022}')
+images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run | python3 -c '
 import json, sys
 p = json.load(sys.stdin)
 for c in p["cells"]:
-    print(c["workload"] + ":" + c["language"])'; done | sort -u)
+    print(c["workload"] + ":" + c["language"])' || exit 2; done | sort -u)
+[ -n "$images" ] || { echo "seed-on-node: $PLATFORM: no plan for the specs (above)" >&2; exit 2; }
 suffix= # the platform's own image of a workload: the of-watchdog's, or on Nuclio's processor
 case $PLATFORM in openfaas) suffix=:openfaas ;; nuclio) suffix=:nuclio ;; esac
 for wl in $images; do
