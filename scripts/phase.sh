@@ -31,6 +31,7 @@ secs=$(echo "$end - $start" | bc)
 printf '==> %s: %.1f s (exit %d)\n' "$name" "$secs" "$rc"
 if [ -n "${FB_PHASES:-}" ]; then
   # Lines of nested phases are written before their caller's: the caller's goes where it began.
+  mkdir -p "$(dirname "$FB_PHASES")"
   printf '%s\t%.1f\t%d\t%d\t%s\n' "$name" "$secs" "$rc" "$depth" "$start" >> "$FB_PHASES"
 fi
 exit $rc
