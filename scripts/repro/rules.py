@@ -442,9 +442,12 @@ def _rule_rows(r, cited):
         latest = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
                   for f in r["figures"].values()}
         if all(latest.values()):
-            word, res = judge(r, latest)
-            rows.append((", ".join(r["platforms"]), ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values()),
-                         "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+            runs = ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values())
+            try:
+                word, res = judge(r, latest)
+                rows.append((", ".join(r["platforms"]), runs, "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+            except RuleError as e:
+                rows.append((", ".join(r["platforms"]), runs, f"cannot be read: {e}", "not judged"))
         else:
             missing = ", ".join(p for p, x in latest.items() if x is None)
             rows.append((", ".join(r["platforms"]), f"no run under this rule on {missing} yet", "", "not yet judged"))
@@ -454,9 +457,12 @@ def _rule_rows(r, cited):
             if not mine:
                 rows.append((p, "no run under this rule yet", "", "not yet judged"))
             for x in mine:
-                word, res = judge(r, {"*": x})
-                rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
-                             "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+                run = f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}"
+                try:
+                    word, res = judge(r, {"*": x})
+                    rows.append((p, run, "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
+                except RuleError as e:  # a run without a figure's cell (a platform that ran part of the spec)
+                    rows.append((p, run, f"cannot be read: {e}", "not judged"))
     out = []
     for i, (p, run, read, word) in enumerate(rows):
         left = (f"`{r['id']}` {r['figure']} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)}" if i == 0

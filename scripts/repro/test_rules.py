@@ -97,6 +97,16 @@ def test_a_figure_name_yaml_reads_as_a_boolean_or_a_check_of_an_unknown_figure_i
     assert rules.load(bad)["rules"][0]["id"] == "t"
 
 
+def test_a_run_without_a_figures_cell_is_not_judged(tmp_path):
+    r = dict(RULE, figure="f", quote={"line": 1, "text": "q"}, claim="c", platforms=["nuclio"])
+    part = make_run(tmp_path, "part", {"f/workers=1": [{"throughput_rps": 1}]}, platform="nuclio")
+    rows = rules._rule_rows(r, [part])
+    assert len(rows) == 1 and rows[0].endswith("| not judged |")
+    assert "cannot be read: t-workers: figure w4: run part has no cell f/workers=4" in rows[0]
+    whole = make_run(tmp_path, "whole", {"f/workers=1": [{"throughput_rps": 1}], "f/workers=4": [{"throughput_rps": 3}]}, platform="nuclio")
+    assert rules._rule_rows(r, [whole])[0].endswith("| **reproduces** |")
+
+
 def test_a_rule_hash_changes_with_the_rule():
     r = DOC["rules"][0]
     assert rules.rule_hash(r) == rules.rule_hash(json.loads(json.dumps(r)))
