@@ -207,8 +207,10 @@ def metric(cell, path, rule_id, where=None):
         v = _AGG[agg]([float(x) for x in vals])
     elif len(vals) == 1:
         v = vals[0]
+    elif not vals:  # null in the run: what it measures did not happen (no scale-up) or could not be measured
+        raise RuleError(f"{rule_id}: cell {cell.get('key', '?')}: {path} has no value (null in the run)")
     else:
-        raise RuleError(f"{rule_id}: {path} gives {len(vals)} values: reduce them with |min, |max, |sum, |count, |mean or |cv")
+        raise RuleError(f"{rule_id}: {path} gives {len(vals)} values: reduce them with |min, |max, |sum, |count, |distinct, |mean or |cv")
     if v is None or isinstance(v, (dict, list)) or (isinstance(v, float) and math.isnan(v)):
         raise RuleError(f"{rule_id}: cell {cell.get('key', '?')}: {path} has no value")
     return float(v)

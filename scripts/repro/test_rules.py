@@ -82,6 +82,8 @@ def test_bad_rules_are_errors_naming_the_rule(tmp_path):
             rules.evaluate(expr, {"w1": 1.0})
     with pytest.raises(rules.RuleError, match="has no throughput_rps"):
         rules.metric({"key": "k"}, "throughput_rps", "t")
+    with pytest.raises(rules.RuleError, match=r"cell k: scaling.first_scale_up_s has no value \(null in the run\)"):
+        rules.metric({"key": "k", "scaling": {"first_scale_up_s": None}}, "scaling.first_scale_up_s", "t")
 
 
 def test_a_figure_name_yaml_reads_as_a_boolean_or_a_check_of_an_unknown_figure_is_refused(tmp_path):
