@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/platform"
@@ -718,5 +719,17 @@ func TestNoInvokersExplained(t *testing.T) {
 	p.cfg.RecordWait = 300 * time.Millisecond
 	if why := p.Explain(ctx, "f"); !strings.Contains(why, "OpenWhisk has no activation record of f since it was deployed") || !strings.Contains(why, "No invokers available") {
 		t.Errorf("explain: %q", why)
+	}
+}
+
+// An ingress's page cut to a line is cut between characters, never inside one.
+func TestOWWordsCutsBetweenCharacters(t *testing.T) {
+	body := strings.Repeat("a", 199) + strings.Repeat("é", 10)
+	got := owWords(body)
+	if !utf8.ValidString(got) || strings.Contains(got, `\x`) || !strings.HasSuffix(got, `a…"`) {
+		t.Errorf("owWords: %s", got)
+	}
+	if got := owWords(`{"error":"x","code":"c"}`); got != `"x" (transaction c)` {
+		t.Errorf("owWords of OpenWhisk's error: %s", got)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/httpapi"
@@ -377,15 +378,16 @@ func (p *Platform) checkAPI(ctx context.Context) (map[string]any, error) {
 	}
 	if err := p.c.CheckKey(ctx); err != nil {
 		var se *httpapi.StatusError
-		switch {
-		case errors.As(err, &se) && se.Code == http.StatusUnauthorized:
-			return nil, fmt.Errorf("%w: %s: OpenWhisk refused the key (HTTP 401: %s): set it to the API key of the namespace (uuid:key, wsk property get --auth)", platform.ErrRefused, AuthEnv, owWords(se.Body))
-		case errors.As(err, &se) && se.Code == http.StatusForbidden:
-			return nil, fmt.Errorf("%w: platform.options.namespace: OpenWhisk refused the key in namespace %s (HTTP 403: %s)", platform.ErrRefused, p.cfg.Namespace, owWords(se.Body))
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("%w: OpenWhisk at %s answered listing namespace %s's actions with HTTP %d: %s", platform.ErrRefused, p.cfg.APIHost, p.cfg.Namespace, se.Code, owWords(se.Body))
-		default:
+		if !errors.As(err, &se) {
 			return nil, fmt.Errorf("%w: OpenWhisk at %s: %v", platform.ErrRefused, p.cfg.APIHost, err)
+		}
+		switch se.Code {
+		case http.StatusUnauthorized:
+			return nil, fmt.Errorf("%w: %s: OpenWhisk refused the key (HTTP 401: %s): set it to the API key of the namespace (uuid:key, wsk property get --auth)", platform.ErrRefused, AuthEnv, owWords(se.Body))
+		case http.StatusForbidden:
+			return nil, fmt.Errorf("%w: platform.options.namespace: OpenWhisk refused the key in namespace %s (HTTP 403: %s)", platform.ErrRefused, p.cfg.Namespace, owWords(se.Body))
+		default:
+			return nil, fmt.Errorf("%w: OpenWhisk at %s answered listing namespace %s's actions with HTTP %d: %s", platform.ErrRefused, p.cfg.APIHost, p.cfg.Namespace, se.Code, owWords(se.Body))
 		}
 	}
 	return info, nil
@@ -406,7 +408,11 @@ func owWords(body string) string {
 	}
 	body = strings.Join(strings.Fields(body), " ")
 	if len(body) > 200 {
-		body = body[:200] + "…"
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(body[cut]) { // not inside a character
+			cut--
+		}
+		body = body[:cut] + "…"
 	}
 	return fmt.Sprintf("%q", body)
 }
