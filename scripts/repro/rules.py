@@ -384,18 +384,19 @@ def judge(rule, runs):
 def hash_problems(doc, runs):
     rules = {r["id"]: r for r in doc["rules"]}
     out = []
-    for run, (rid, sha) in ((run, x) for run in runs for x in run.rules):
-        r = rules.get(rid)
-        if r is None:
-            out.append(f"{run.dir.relative_to(ROOT) if run.dir.is_relative_to(ROOT) else run.dir}: made under rule {rid}, which is not registered")
-        elif sha != rule_hash(r):
-            out.append(f"{run.run_id}: made under rule {rid} sha256 {(sha or '?')[:12]}, the rule is now {rule_hash(r)[:12]}: redo the run")
-        elif run.spec_file and pathlib.PurePath(run.spec_file).name != pathlib.PurePath(r["spec"]).name:
-            out.append(f"{run.run_id}: made under rule {rid} with {run.spec_file}, the rule's spec is {r['spec']}")
-        elif run.commit == "unknown":
-            out.append(f"{run.run_id}: its manifest records no commit")
-        elif run.commit.endswith("-dirty"):
-            out.append(f"{run.run_id}: its binary was built with uncommitted changes ({run.commit[:12]}-dirty): redo the run from a commit")
+    for run in runs:
+        for rid, sha in run.rules:
+            r = rules.get(rid)
+            if r is None:
+                out.append(f"{run.dir.relative_to(ROOT) if run.dir.is_relative_to(ROOT) else run.dir}: made under rule {rid}, which is not registered")
+            elif sha != rule_hash(r):
+                out.append(f"{run.run_id}: made under rule {rid} sha256 {(sha or '?')[:12]}, the rule is now {rule_hash(r)[:12]}: redo the run")
+            elif run.spec_file and pathlib.PurePath(run.spec_file).name != pathlib.PurePath(r["spec"]).name:
+                out.append(f"{run.run_id}: made under rule {rid} with {run.spec_file}, the rule's spec is {r['spec']}")
+            elif run.commit == "unknown":
+                out.append(f"{run.run_id}: its manifest records no commit")
+            elif run.commit.endswith("-dirty"):
+                out.append(f"{run.run_id}: its binary was built with uncommitted changes ({run.commit[:12]}-dirty): redo the run from a commit")
     return out
 
 
@@ -430,6 +431,16 @@ def section(doc, runs):
     return "\n".join(lines)
 
 
+def _judged(r, runs):
+    """(what the checks read, the verdict) of a rule over runs; "not judged", with what could not be read,
+    when a run lacks a figure (a platform that ran part of the spec, a figure null in the run)."""
+    try:
+        word, res = judge(r, runs)
+    except RuleError as e:
+        return f"cannot be read: {e}", "not judged"
+    return "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"
+
+
 def _rule_rows(r, cited):
     """A rule's rows: one per platform and run under it (a rule comparing platforms: one row, its
     platforms' latest runs); the study, claim and checks in the first row only."""
@@ -444,12 +455,8 @@ def _rule_rows(r, cited):
         latest = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
                   for f in r["figures"].values()}
         if all(latest.values()):
-            runs = ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values())
-            try:
-                word, res = judge(r, latest)
-                rows.append((", ".join(r["platforms"]), runs, "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
-            except RuleError as e:
-                rows.append((", ".join(r["platforms"]), runs, f"cannot be read: {e}", "not judged"))
+            rows.append((", ".join(r["platforms"]), ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values()),
+                         *_judged(r, latest)))
         else:
             missing = ", ".join(p for p, x in latest.items() if x is None)
             rows.append((", ".join(r["platforms"]), f"no run under this rule on {missing} yet", "", "not yet judged"))
@@ -459,12 +466,8 @@ def _rule_rows(r, cited):
             if not mine:
                 rows.append((p, "no run under this rule yet", "", "not yet judged"))
             for x in mine:
-                run = f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}"
-                try:
-                    word, res = judge(r, {"*": x})
-                    rows.append((p, run, "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**"))
-                except RuleError as e:  # a run without a figure's cell (a platform that ran part of the spec)
-                    rows.append((p, run, f"cannot be read: {e}", "not judged"))
+                rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
+                             *_judged(r, {"*": x})))
     out = []
     for i, (p, run, read, word) in enumerate(rows):
         left = (f"`{r['id']}` {r['figure']} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)}" if i == 0

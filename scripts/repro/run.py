@@ -29,9 +29,8 @@ def git(*args):
     return subprocess.run(["git", "-C", str(rules.ROOT), *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def command(rule, results, binary, extra, rules_commit):
-    """The run's command line; rule is one rule or a list of rules with the same spec and `set:`."""
-    rs = rule if isinstance(rule, list) else [rule]
+def command(rs, results, binary, extra, rules_commit):
+    """The run's command line for rules of one spec and `set:` (pick's)."""
     ids = ",".join(r["id"] for r in rs)
     shas = ",".join(rules.rule_hash(r) for r in rs)
     return [binary, "run", str(rules.ROOT / rs[0]["spec"]), "--results", results,
@@ -67,7 +66,7 @@ def main(argv):
     ap.add_argument("extra", nargs="*", help="more flags for faasbench run (after --)")
     a = ap.parse_args(argv)
     doc = rules.load()
-    rule, err = pick(doc, a.rule)
+    picked, err = pick(doc, a.rule)
     if err:
         print(f"run.py: {err}", file=sys.stderr)
         return 2
@@ -75,9 +74,9 @@ def main(argv):
         print(f"run.py: {rules.RULES.relative_to(rules.ROOT)} has uncommitted changes: register (commit) the rule before its run",
               file=sys.stderr)
         return 2
-    cmd = command(rule, a.results or "", a.bin, a.extra, git("log", "-1", "--format=%H", "--", str(rules.RULES)))
+    cmd = command(picked, a.results or "", a.bin, a.extra, git("log", "-1", "--format=%H", "--", str(rules.RULES)))
     if a.sets:
-        print(rule[0]["spec"])
+        print(picked[0]["spec"])
         print("\n".join(cmd[i + 1] for i, x in enumerate(cmd) if x == "--set"))
         return 0
     if not a.results:

@@ -199,7 +199,7 @@ def test_metric_paths_lists_and_aggregates():
 def test_a_run_under_a_rule_carries_its_labels_and_the_rules_overrides():
     import run
     r = next(x for x in DOC["rules"] if x.get("set"))
-    cmd = run.command(r, "/tmp/x", "bin/faasbench", ["--no-pin"], "c" * 40)
+    cmd = run.command([r], "/tmp/x", "bin/faasbench", ["--no-pin"], "c" * 40)
     assert cmd[:3] == ["bin/faasbench", "run", str(rules.ROOT / r["spec"])]
     sets = [cmd[i + 1] for i, a in enumerate(cmd) if a == "--set"]
     assert sets[:3] == [f'labels.rule="{r["id"]}"', f'labels.rule_sha256="{rules.rule_hash(r)}"', f'labels.rules_commit="{"c" * 40}"']
@@ -212,7 +212,8 @@ def test_one_run_answers_several_rules_of_the_same_spec_and_settings(tmp_path):
     assert len(same) == 2
     picked, err = run.pick(DOC, ",".join(r["id"] for r in same))
     assert err is None and picked == same
-    sets = [a for i, a in enumerate(run.command(picked, "/r", "b", [], "c" * 40)) if i and run.command(picked, "/r", "b", [], "c" * 40)[i - 1] == "--set"]
+    cmd = run.command(picked, "/r", "b", [], "c" * 40)
+    sets = [a for i, a in enumerate(cmd) if i and cmd[i - 1] == "--set"]
     assert sets[0] == f'labels.rule="{same[0]["id"]},{same[1]["id"]}"'
     assert sets[1] == f'labels.rule_sha256="{rules.rule_hash(same[0])},{rules.rule_hash(same[1])}"'
     other = next(r for r in DOC["rules"] if r["spec"] != same[0]["spec"])
