@@ -25,7 +25,7 @@ sed 's/ready_timeout: 90s/ready_timeout: 600s/' examples/realnode/baseline-hello
 scripts/phase.sh "faasbench run on the real node (cgroup v2)" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh \
   bin/faasbench run "$spec" --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
-python3 scripts/node/check-run.py "$run" --instances 'via=gateway/c=8=2'
+python3 scripts/node/check-run.py "$run" --instances 'via=gateway/c=32=2'
 # A pod's limits land in v2's files, in a group under the node's cgroup (the kubelet's cgroupRoot).
 . scripts/node/lib.sh
 kc apply -f - <<'YAML' >/dev/null
