@@ -96,9 +96,26 @@ const startSlack = 10 * time.Millisecond
 // before the request was sent (unless the platform started it by deploying
 // the function anew just before: cold.Deployed). Each condition alone
 // unverifies a sample.
-func verifyCold(i int, r reply, seen map[string]bool, started []platform.StartedInstance, since time.Time, cold platform.Cold) results.ColdSample {
+//
+// A function whose replies cannot name their instance (headerless: the
+// reason, platform.Headerless; OpenFaaS's classic watchdog sends only the
+// forked function's output) has one source only: the platform's record.
+// Its call is verified cold only when the platform records exactly one
+// instance of the function started since it was made cold, on time as
+// above and not seen before: the instance that answered, as no other was
+// there. The sample says so (verified_by).
+func verifyCold(i int, r reply, seen map[string]bool, started []platform.StartedInstance, since time.Time, cold platform.Cold, headerless string) results.ColdSample {
 	smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
 		NewInstance: r.instance != "" && !seen[r.instance], Kind: r.coldKind, WaitMs: r.waitMs, HandlerMs: r.handlerMs}
+	byRecord := r.instance == "" && headerless != ""
+	if byRecord {
+		smp.VerifiedBy = "the platform's record alone (" + headerless + ")"
+		if len(started) != 1 || started[0].ID == "" || !onTime(started[0], r, since, cold) {
+			return smp
+		}
+		r.instance = started[0].ID
+		smp.NewInstance = !seen[r.instance]
+	}
 	for _, st := range started {
 		// The instance id is the platform's (a pod name), or "<pod name>-<pid>"
 		// where the platform cannot pass the pod name (Knative); OpenWhisk
@@ -106,18 +123,7 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 		if r.instance == "" || !(st.ID == r.instance || strings.HasPrefix(r.instance, st.ID+"-") || (r.activation != "" && st.ID == r.activation)) {
 			continue
 		}
-		switch {
-		case st.Kind == platform.KindSpecialisation && cold.OnPath && !cold.Deployed:
-			// A warm generic instance given to the function on demand: its start
-			// predates the request by design, the platform says it was not the
-			// function's when the iteration made it cold.
-		case st.Begun().IsZero() || st.Begun().Before(since):
-			// Started before the iteration made the function cold: an
-			// instance that existed already, whatever the platform says.
-			continue
-		case cold.OnPath && !cold.Deployed && !r.sent.IsZero() && st.Begun().Before(r.sent.Add(-startSlack)):
-			// Started on demand, yet before the request that is said to have
-			// started it.
+		if !onTime(st, r, since, cold) {
 			continue
 		}
 		smp.PlatformStarted = true
@@ -127,8 +133,31 @@ func verifyCold(i int, r reply, seen map[string]bool, started []platform.Started
 			smp.PullMs = &v
 		}
 	}
-	smp.Verified = r.status == 200 && smp.ColdFlag && smp.NewInstance && smp.PlatformStarted
+	smp.Verified = r.status == 200 && (smp.ColdFlag || byRecord) && smp.NewInstance && smp.PlatformStarted
 	return smp
+}
+
+// onTime says whether the platform's start st can be the one the forced
+// call met: started after the iteration made the function cold (since)
+// and, where the start is on the request's path, not before the request
+// was sent, unless the platform started it by deploying the function anew
+// just before (cold.Deployed) or gave a warm generic instance to the
+// function on demand (a specialisation, whose start predates the request
+// by design).
+func onTime(st platform.StartedInstance, r reply, since time.Time, cold platform.Cold) bool {
+	switch {
+	case st.Kind == platform.KindSpecialisation && cold.OnPath && !cold.Deployed:
+		return true
+	case st.Begun().IsZero() || st.Begun().Before(since):
+		// Started before the iteration made the function cold: an
+		// instance that existed already, whatever the platform says.
+		return false
+	case cold.OnPath && !cold.Deployed && !r.sent.IsZero() && st.Begun().Before(r.sent.Add(-startSlack)):
+		// Started on demand, yet before the request that is said to have
+		// started it.
+		return false
+	}
+	return true
 }
 
 // phasesOf places the platform's record of the instance it started on the
@@ -258,6 +287,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	defer warmClient.CloseIdleConnections()
 	failed := int64(0)
 	deployed := false
+	byRecord := 0
 	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
 		since := time.Now()
 		how, err := makeCold(ctx, cst, evicter, pc.Function)
@@ -287,9 +317,15 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return nil, err
 		}
-		smp := verifyCold(i, r, seen, started, since, how)
+		smp := verifyCold(i, r, seen, started, since, how, c.Measured().Headerless)
 		deployed = deployed || how.Deployed
 		seen[r.instance] = true
+		if smp.VerifiedBy != "" {
+			byRecord++
+			for _, st := range started { // the instance that answered, where the reply could not name it
+				seen[st.ID] = true
+			}
+		}
 		if smp.Verified {
 			cr.Verified++
 			cr.Kinds[smp.Kind]++
@@ -365,6 +401,10 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if evicter != nil && cr.Kinds[platform.KindImagePull] < int64(cr.Verified) {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("coldstart.evict_image: %d of %d verified cold starts pulled the image (the node's record: the kubelet's Pulled events); the others found it present or said nothing",
 			cr.Kinds[platform.KindImagePull], cr.Verified))
+	}
+	if byRecord > 0 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s's replies cannot say they were cold nor name their instance (%s): %d of %d cold calls judged by the platform's record alone, verified where it records exactly one instance started since the function was made cold",
+			pc.Function, c.Measured().Headerless, byRecord, cr.Iterations))
 	}
 	if cr.Verified == 0 {
 		out.Valid = false

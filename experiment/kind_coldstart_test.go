@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -155,9 +156,58 @@ func TestColdVerifierRefusesEachConditionAlone(t *testing.T) {
 		if seen == nil {
 			seen = map[string]bool{}
 		}
-		smp := verifyCold(1, c.r, seen, c.started, since, c.cold)
+		smp := verifyCold(1, c.r, seen, c.started, since, c.cold, "")
 		if smp.Verified != c.want {
 			t.Errorf("%s: verified %v, want %v (%+v)", c.name, smp.Verified, c.want, smp)
+		}
+	}
+}
+
+// A function whose replies cannot carry the function's source (OpenFaaS's
+// classic watchdog) is judged by the platform's record alone: verified
+// only when exactly one instance started since it was made cold, on time,
+// not seen before; the sample says it was judged so.
+func TestColdVerifierOfAHeaderlessFunction(t *testing.T) {
+	since := time.Now()
+	sent := since.Add(200 * time.Millisecond)
+	bare := reply{sent: sent, status: 200, latency: 900 * time.Millisecond} // no flag, no instance
+	start := platform.StartedInstance{ID: "pod-a", Kind: "pod", Started: sent.Add(20 * time.Millisecond)}
+	other := platform.StartedInstance{ID: "pod-b", Kind: "pod", Started: sent.Add(30 * time.Millisecond)}
+	early := start // after the iteration began, before the send
+	early.Started = sent.Add(-100 * time.Millisecond)
+	const why = "the classic watchdog sends only the forked function's output"
+	for _, c := range []struct {
+		name       string
+		r          reply
+		seen       map[string]bool
+		started    []platform.StartedInstance
+		cold       platform.Cold
+		headerless string
+		want       bool
+	}{
+		{"one pod started for the request", bare, nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, why, true},
+		{"one pod started by the deploy just before (OpenFaaS CE)", bare, nil, []platform.StartedInstance{early}, platform.Cold{OnPath: true, Deployed: true}, why, true},
+		{"the same reply from a function that can say (not headerless)", bare, nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, "", false},
+		{"two pods started: which answered is unknown", bare, nil, []platform.StartedInstance{start, other}, platform.Cold{OnPath: true}, why, false},
+		{"no pod started", bare, nil, nil, platform.Cold{OnPath: true}, why, false},
+		{"an on-path pod started before the send", bare, nil, []platform.StartedInstance{early}, platform.Cold{OnPath: true}, why, false},
+		{"a pod seen before", bare, map[string]bool{"pod-a": true}, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, why, false},
+		{"a failed reply", reply{sent: sent, status: 502}, nil, []platform.StartedInstance{start}, platform.Cold{OnPath: true}, why, false},
+		{"a start with no name", bare, nil, []platform.StartedInstance{{Kind: "pod", Started: start.Started}}, platform.Cold{OnPath: true}, why, false},
+	} {
+		seen := c.seen
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		smp := verifyCold(1, c.r, seen, c.started, since, c.cold, c.headerless)
+		if smp.Verified != c.want {
+			t.Errorf("%s: verified %v, want %v (%+v)", c.name, smp.Verified, c.want, smp)
+		}
+		if (smp.VerifiedBy != "") != (c.headerless != "") || (c.headerless != "" && !strings.Contains(smp.VerifiedBy, c.headerless)) {
+			t.Errorf("%s: verified_by %q", c.name, smp.VerifiedBy)
+		}
+		if c.want && (smp.ColdFlag || smp.Kind == "" || smp.Phases == nil) {
+			t.Errorf("%s: a sample the function said nothing of: flag %v, kind %q, phases %+v", c.name, smp.ColdFlag, smp.Kind, smp.Phases)
 		}
 	}
 }
@@ -170,7 +220,7 @@ func TestColdSampleCarriesThePull(t *testing.T) {
 	// A specialisation's phases leave out the pool pod's own start (not on the request).
 	since0 := time.Now()
 	spec := verifyCold(1, reply{sent: since0.Add(time.Millisecond), status: 200, cold: true, instance: "pod-s-7", latency: time.Second, firstByte: time.Second},
-		map[string]bool{}, []platform.StartedInstance{{ID: "pod-s", Kind: platform.KindSpecialisation, Started: since0.Add(-time.Hour)}}, since0, platform.Cold{OnPath: true})
+		map[string]bool{}, []platform.StartedInstance{{ID: "pod-s", Kind: platform.KindSpecialisation, Started: since0.Add(-time.Hour)}}, since0, platform.Cold{OnPath: true}, "")
 	if !spec.Verified || spec.Kind != platform.KindSpecialisation || spec.Phases == nil || spec.Phases.CreatedMs != nil || spec.Phases.FirstByteMs == nil {
 		t.Errorf("a specialisation: %+v (phases %+v)", spec, spec.Phases)
 	}
@@ -178,13 +228,13 @@ func TestColdSampleCarriesThePull(t *testing.T) {
 	sent := since.Add(200 * time.Millisecond)
 	r := reply{sent: sent, status: 200, cold: true, instance: "pod-a", latency: 900 * time.Millisecond}
 	pulled := platform.StartedInstance{ID: "pod-a", Kind: platform.KindImagePull, Started: sent.Add(20 * time.Millisecond), Pull: 250 * time.Millisecond}
-	smp := verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{pulled}, since, platform.Cold{OnPath: true})
+	smp := verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{pulled}, since, platform.Cold{OnPath: true}, "")
 	if !smp.Verified || smp.Kind != platform.KindImagePull || smp.PullMs == nil || *smp.PullMs != 250 {
 		t.Errorf("a pulled start: %+v (pull %v)", smp, smp.PullMs)
 	}
 	present := pulled
 	present.Kind, present.Pull = "pod", 0
-	smp = verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{present}, since, platform.Cold{OnPath: true})
+	smp = verifyCold(1, r, map[string]bool{}, []platform.StartedInstance{present}, since, platform.Cold{OnPath: true}, "")
 	if !smp.Verified || smp.Kind != "pod" || smp.PullMs != nil {
 		t.Errorf("a start that found the image: %+v", smp)
 	}

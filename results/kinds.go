@@ -28,6 +28,9 @@ type ColdSample struct {
 	PlatformStarted bool   `json:"platform_started"`
 	Kind            string `json:"kind"`
 	Verified        bool   `json:"verified"`
+	// VerifiedBy is set where the function's replies cannot carry its
+	// source (platform.Headerless): the platform's record alone judged it.
+	VerifiedBy string `json:"verified_by,omitempty"`
 	// Breakdown: waiting for an instance (the platform's figure, when it
 	// gives one), the handler, and the rest (runtime start-up, transport).
 	WaitMs    *float64 `json:"wait_ms"`

@@ -71,15 +71,17 @@ fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
 # The plan as the platform will run it (its own settings checked), for the images it needs.
 dry=(--set "platform.name=$PLATFORM")
 [ "$PLATFORM" != openfaas ] || dry+=(--set 'platform.options={edition: ce-2022}')
+# The platform's own image of a workload: on OpenFaaS the of-watchdog's, or the classic watchdog's for a
+# function of mode fork (a process per request, as seed 002 ran its functions); on Nuclio's processor.
 images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run | python3 -c '
-import json, sys
-p = json.load(sys.stdin)
-for c in p["cells"]:
-    print(c["workload"] + ":" + c["language"])' || exit 2; done | sort -u)
-suffix= # the platform's own image of a workload: the of-watchdog's, or on Nuclio's processor
-case $PLATFORM in openfaas) suffix=:openfaas ;; nuclio) suffix=:nuclio ;; esac
-for wl in $images; do
-  scripts/phase.sh "image $wl$suffix" scripts/node-images.sh "$DIR/node" "$wl$suffix"
+import json, sys, yaml
+platform, spec = sys.argv[1], yaml.safe_load(open(sys.argv[2]))
+fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
+for c in json.load(sys.stdin)["cells"]:
+    suffix = {"openfaas": ":openfaas-classic" if c["function"] in fork else ":openfaas", "nuclio": ":nuclio"}.get(platform, "")
+    print(c["workload"] + ":" + c["language"] + suffix)' "$PLATFORM" "examples/$s.yaml" || exit 2; done | sort -u)
+for img in $images; do
+  scripts/phase.sh "image $img" scripts/node-images.sh "$DIR/node" "$img"
 done
 case $PLATFORM in
 knative)
