@@ -6,7 +6,7 @@
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
-# nuclio (Python), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
+# nuclio (Python, C++), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
 # FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
@@ -37,15 +37,21 @@ for wl in "$@"; do
       name=$w-$l-$flavor extra=("$tree/fwatchdog")
       args=(--flavor "$flavor" --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/[a-z-]*watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.$flavor")=$tree" -t "faasbench/$name:local") ;;
     nuclio)
-      # Nuclio's processor and Python wrapper, built from the pinned source, stand for Nuclio's onbuild image.
-      [ "$l" = python ] || { echo "node-images: $wl: Nuclio images are built here for python only (the onbuild tree scripts/nuclio-build.sh makes)" >&2; exit 2; }
+      # Nuclio's processor and Python wrapper, built from the pinned source, stand for Nuclio's onbuild image
+      # (Python) and its processor image (C++, in the shell runtime: Dockerfile.nuclio copies only
+      # /home/nuclio/bin/processor from it, which the same tree has).
+      case $l in
+        python) base=quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64 ;;
+        cpp) base=quay.io/nuclio/processor:1.14.1-amd64 ;;
+        *) echo "node-images: $wl: Nuclio images are built here for python and cpp only (the trees scripts/nuclio-build.sh makes)" >&2; exit 2 ;;
+      esac
       if [ -z "${nucliodir:-}" ]; then
         nucliodir=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) ||
           { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio build failed" >&2; exit 1; }
       fi
       tree=$nucliodir/handler-builder-python-onbuild
       name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
-      args=(--flavor nuclio --base "quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64=$tree" -t "faasbench/$name:local") ;;
+      args=(--flavor nuclio --base "$base=$tree" -t "faasbench/$name:local") ;;
     fission)
       # The workload behind faasbench's Fission environment server (Dockerfile.fission): the environment
       # image of a poolmgr or newdeploy function (specialised by Fission's fetcher), as the adapter names it.

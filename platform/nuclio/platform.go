@@ -36,9 +36,9 @@ type Platform struct {
 	// dashboard: functions are created, changed and deleted through it;
 	// otherwise through the API server. Watching is the Session's either way.
 	dash *Dashboard
-	// deployed names the run's functions (for deleting them through the
-	// dashboard on Close).
-	deployed kube.Functions[struct{}]
+	// deployed are the run's functions and their settings (for deleting
+	// them through the dashboard on Close; Headerless).
+	deployed kube.Functions[Settings]
 	// madeProject: this run made the NuclioProject default (ensureProject).
 	madeProject bool
 	// raised is when a cold request last went to the DLX, by function.
@@ -55,6 +55,7 @@ var (
 	_ platform.ColdStarter     = (*Platform)(nil)
 	_ platform.DirectCaller    = (*Platform)(nil)
 	_ platform.Explainer       = (*Platform)(nil)
+	_ platform.Headerless      = (*Platform)(nil)
 )
 
 // Kinds are the Nuclio resources a run creates.
@@ -112,7 +113,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err := p.apply(ctx, u); err != nil {
 		return err
 	}
-	p.deployed.Put(fn.Name, struct{}{})
+	p.deployed.Put(fn.Name, s)
 	if _, err := p.waitReady(ctx, fn.Name); err != nil {
 		return err
 	}
@@ -180,6 +181,17 @@ func (p *Platform) Explain(ctx context.Context, name string) string {
 	}
 	b.WriteString(p.Cluster.PodLogs(ctx, p.Namespace(), p.Selector(name), "", 2, 10))
 	return strings.TrimSpace(b.String())
+}
+
+// Headerless implements platform.Headerless: Nuclio's shell runtime (the
+// C++ functions, a process per request as seed 000 ran them) answers with
+// the program's output alone, the function's configured response headers
+// and no other (nuclio 1.14.1 pkg/processor/runtime/shell/runtime.go).
+func (p *Platform) Headerless(name string) string {
+	if s, ok := p.deployed.Get(name); ok && s.Runtime == "shell" {
+		return "Nuclio's shell runtime sends only the command's output"
+	}
+	return ""
 }
 
 // Scale implements platform.Platform: spec.replicas (fixed replicas), with

@@ -3,6 +3,7 @@
 package nuclio
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,6 +81,21 @@ func processor(t *testing.T, fn platform.Function) {
 		t.Fatal(err)
 	}
 	root, _ := filepath.Abs("../..")
+	if fn.Language == "cpp" {
+		// The shell runtime's handler fn, compiled as Dockerfile.nuclio does
+		// into /usr/local/bin/fn: the processor runs it with sh -c and an
+		// environment without PATH (the function's only), so sh finds it by
+		// its default path, as in the image. /usr/local/bin is a directory
+		// of the test's own mount namespace (scripts/nuclio-processor-test.sh).
+		bin := os.Getenv("FB_NUCLIO_FN_DIR")
+		if bin == "" {
+			t.Fatal("FB_NUCLIO_FN_DIR is not set: scripts/nuclio-processor-test.sh mounts a directory of its own on /usr/local/bin and names it")
+		}
+		src := filepath.Join(root, "workloads", fn.Workload, "cpp/main.cpp")
+		if out, err := exec.Command("g++", "-O2", "-std=c++17", "-o", filepath.Join(bin, "fn"), src).CombinedOutput(); err != nil {
+			t.Fatalf("g++ %s: %v: %s", src, err, out)
+		}
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp,
 		"NUCLIO_PYTHON_WRAPPER_PATH=" + filepath.Join(dir, "handler-builder-python-onbuild/home/nuclio/bin/py/_nuclio_wrapper.py"),
 		"NUCLIO_PYTHON_PATH=" + filepath.Join(root, "workloads/runtime/python"), // fb_nuclio.py and fbrt.py, as /opt/nuclio in the image
@@ -119,7 +136,7 @@ func processor(t *testing.T, fn platform.Function) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, _, h := call(t, "/_fb/health")
-		if st == http.StatusOK && h.Get("X-Fb-Instance") != "" {
+		if st == http.StatusOK && (h.Get("X-Fb-Instance") != "" || fn.Language == "cpp") { // the shell runtime passes no header
 			return
 		}
 		if time.Now().After(deadline) {
@@ -240,5 +257,55 @@ func TestRealProcessorWorkerTimeout(t *testing.T) {
 	statuses, _, _ := slow(t, 3, 1000)
 	if statuses[http.StatusOK] != 1 || statuses[http.StatusServiceUnavailable] != 2 {
 		t.Errorf("statuses %v: want one answered and two 503 (no worker free within 200 ms)", statuses)
+	}
+}
+
+// post sends body to the processor's HTTP trigger on a new connection.
+func post(t *testing.T, path string, body []byte) (int, []byte, http.Header) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, procURL+path, bytes.NewReader(body))
+	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header
+}
+
+// The C++ functions in the real processor's shell runtime, as seed 000
+// ran them on Nuclio (a process per request): the reply is the program's
+// output, and nothing else of it; the response carries no header the
+// function could set, which the adapter says (Headerless) so that a run
+// neither waits for nor counts an instance.
+func TestRealProcessorShellRuntime(t *testing.T) {
+	fn := platform.Function{Name: "reverse-cpp", Workload: "reverse", Language: "cpp", Replicas: 1}
+	processor(t, fn)
+	in := []byte("faasbench\x00\xff")
+	st, out, h := post(t, "/", in)
+	want := slices.Clone(in)
+	slices.Reverse(want)
+	if st != http.StatusOK || !bytes.Equal(out, want) {
+		t.Fatalf("HTTP %d %q, want 200 %q", st, out, want)
+	}
+	if h.Get("X-Fb-Instance") != "" || h.Get("X-Fb-Cold") != "" {
+		t.Errorf("headers %v: the shell runtime passes none of the function's", h)
+	}
+	s, err := ParseSettings(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Platform{}
+	p.deployed.Put(fn.Name, s)
+	if why := p.Headerless(fn.Name); why == "" {
+		t.Errorf("the adapter does not say reverse-cpp's replies name no instance")
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB on the function's stdin
+	st, out, _ = post(t, "/", big)
+	if st != http.StatusOK || len(out) != len(big) || out[0] != 'f' {
+		t.Errorf("1 MiB: HTTP %d, %d bytes", st, len(out))
 	}
 }

@@ -5,7 +5,9 @@
 scripts/seed-on-node.sh moves the examples (written for the local platform) to a real platform on the
 command line; where a platform cannot take a function as written, this says how it is run instead, and
 the run's manifest records it (the spec as run):
-  nuclio    the functions in the languages faasbench builds on Nuclio's processor (Python) only;
+  nuclio    the functions in the languages faasbench builds on Nuclio's processor only: Python, and C++ in
+            Nuclio's shell runtime where the spec sends no query string (that runtime runs the command
+            with the body on its stdin and never passes the query: pkg/processor/runtime/shell);
   openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
             min and max, Knative's KPA model) is scaled by OpenFaaS's own: AlertManager's alert, with
             com.openfaas.scale.min and max from the same min and max (scale_min, scale_max), the rest
@@ -16,15 +18,16 @@ import sys
 
 import yaml
 
-NUCLIO_LANGUAGES = ("python",)
+NUCLIO_LANGUAGES = ("python", "cpp")
 
 
 def functions_for(spec, platform):
     """The functions to run instead of spec's (a list), or None when they run as written."""
     fns = spec.get("functions") or []
+    queries = any("?" in str(p) for p in (spec.get("vary") or {}).get("path") or [])
     out = []
     for f in fns:
-        if platform == "nuclio" and f.get("language") not in NUCLIO_LANGUAGES:
+        if platform == "nuclio" and (f.get("language") not in NUCLIO_LANGUAGES or f.get("language") == "cpp" and queries):
             continue
         st = f.get("settings") or {}
         if platform == "openfaas" and "autoscale" in st:

@@ -20,6 +20,13 @@ def test_nuclio_runs_the_python_functions_only():
         pf.functions_for({"functions": [{"workload": "hello", "language": "go"}]}, "nuclio")
 
 
+def test_nuclio_runs_cpp_in_its_shell_runtime_without_a_query():
+    assert pf.functions_for(spec("000-reverse-single.yaml"), "nuclio") == [{"workload": "reverse", "language": "cpp"}]
+    # The image function's variants are chosen by the query, which the shell runtime never passes.
+    with pytest.raises(ValueError, match="none of the spec's functions can run on nuclio"):
+        pf.functions_for(spec("000-image-batch.yaml"), "nuclio")
+
+
 def test_openfaas_scales_by_its_own_autoscaler_with_the_same_bounds():
     s = spec("003-autoscale-steady.yaml")
     fns = pf.functions_for(s, "openfaas")
