@@ -6,7 +6,7 @@
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
-# nuclio (Python, C++), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
+# nuclio (Python, Node.js, C++), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
 # FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
@@ -37,19 +37,29 @@ for wl in "$@"; do
       name=$w-$l-$flavor extra=("$tree/fwatchdog")
       args=(--flavor "$flavor" --base "$(sed -n 's/^FROM \(ghcr.io\/openfaas\/[a-z-]*watchdog:[^ ]*\) AS watchdog$/\1/p' "workloads/$w/$l/Dockerfile.$flavor")=$tree" -t "faasbench/$name:local") ;;
     nuclio)
-      # Nuclio's processor and Python wrapper, built from the pinned source, stand for Nuclio's onbuild image
-      # (Python) and its processor image (C++, in the shell runtime: Dockerfile.nuclio copies only
-      # /home/nuclio/bin/processor from it, which the same tree has).
-      case $l in
-        python) base=quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64 ;;
-        cpp) base=quay.io/nuclio/processor:1.14.1-amd64 ;;
-        *) echo "node-images: $wl: Nuclio images are built here for python and cpp only (the trees scripts/nuclio-build.sh makes)" >&2; exit 2 ;;
-      esac
+      # Nuclio's processor and runtime wrappers, built from (or taken from) the pinned source, stand for
+      # Nuclio's onbuild images (Python: the processor, py/ and the wheels; Node.js: the processor and
+      # wrapper.js) and its processor image (C++ in the shell runtime: Dockerfile.nuclio copies only
+      # /home/nuclio/bin/processor from it, which the Python tree has).
       if [ -z "${nucliodir:-}" ]; then
         nucliodir=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) ||
           { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio build failed" >&2; exit 1; }
       fi
       tree=$nucliodir/handler-builder-python-onbuild
+      case $l in
+        python) base=quay.io/nuclio/handler-builder-python-onbuild:1.14.1-amd64 ;;
+        cpp) base=quay.io/nuclio/processor:1.14.1-amd64 ;;
+        node)
+          base=quay.io/nuclio/handler-builder-nodejs-onbuild:1.14.1-amd64
+          tree=$FB_CACHE/images/nuclio-nodejs-onbuild-$(basename "$nucliodir")
+          if [ ! -f "$tree/.done" ]; then
+            rm -rf "$tree" && mkdir -p "$tree/home/nuclio/bin"
+            cp "$nucliodir/bin/processor" "$tree/home/nuclio/bin/processor"
+            cp "$(scripts/upstream.sh nuclio)/pkg/processor/runtime/nodejs/js/wrapper.js" "$tree/home/nuclio/bin/wrapper.js"
+            touch "$tree/.done"
+          fi ;;
+        *) echo "node-images: $wl: Nuclio images are built here for python, node and cpp only (the trees scripts/nuclio-build.sh makes)" >&2; exit 2 ;;
+      esac
       name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
       args=(--flavor nuclio --base "$base=$tree" -t "faasbench/$name:local") ;;
     fission)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nuclio-processor-test.sh: faasbench's Python and C++ functions in Nuclio's real processor (Nuclio 1.14.1's
+# nuclio-processor-test.sh: faasbench's Python, Node.js and C++ functions in Nuclio's real processor (Nuclio 1.14.1's
 # cmd/processor and Python wrapper, built from the pinned source by scripts/nuclio-build.sh), configured as
 # the adapter configures a function (platform/nuclio, tests tagged nuclioproc): the function contract,
 # workers (the HTTP trigger's numWorkers) and the trigger's worker-availability timeout. The processor
@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
 dir=$(scripts/nuclio-build.sh | tail -1)
+src=$(scripts/upstream.sh nuclio) # wrapper.js of the Node.js runtime, as the image has it
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 "$GO" test -c -race -tags nuclioproc -o "$bin/nuclio.test" ./platform/nuclio/
@@ -16,5 +17,5 @@ cd platform/nuclio # the test finds the workloads at ../../workloads, as go test
 # The C++ functions run in the processor's shell runtime as /usr/local/bin/fn (Dockerfile.nuclio): in a mount
 # namespace of the test's own, a directory of its own is mounted there (the host's is untouched).
 mkdir "$bin/usr-local-bin"
-FB_NUCLIO_DIR=$dir FB_NUCLIO_FN_DIR=/usr/local/bin unshare --net --mount --propagation private -- bash -c \
+FB_NUCLIO_DIR=$dir FB_NUCLIO_SRC=$src FB_NUCLIO_FN_DIR=/usr/local/bin unshare --net --mount --propagation private -- bash -c \
   'ip link set lo up && mount --bind "$0" /usr/local/bin && exec "$@"' "$bin/usr-local-bin" "$bin/nuclio.test" -test.count=1 -test.v -test.run RealProcessor "$@"

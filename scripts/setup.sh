@@ -10,6 +10,9 @@ start=$(date +%s)
 need_apt=()
 command -v bc >/dev/null || need_apt+=(bc)
 command -v python3 >/dev/null || need_apt+=(python3)
+# C++ and Node.js functions (their tests; Nuclio's real processor runs them in scripts/nuclio-processor-test.sh).
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v node >/dev/null || need_apt+=(nodejs)
 # The workloads' real dependencies (issue 6): ImageMagick with Magick++ (the image workload; Debian's
 # /usr/bin/convert also replaces this machine image's stand-in), MariaDB (query), nginx is not needed
 # (faasbench upstream serves the fetch workload).

@@ -9,7 +9,8 @@
 #   - workers: four 200 ms requests at once with 1 and 4 workers, three repetitions (nuclio-workers)
 #   - 20 cold starts through Nuclio's own scale to zero, each request held by the DLX while the pod starts,
 #     verified by the pod watch, with the phases (nuclio-coldstart)
-#   - seed 000's C++ byte reversal in the processor's shell runtime, Service and direct (nuclio-cpp)
+#   - seed 000's C++ byte reversal in the processor's shell runtime and hello in Node.js, Service and
+#     direct (nuclio-runtimes)
 #   - seed 003's workers row (003-workers: http-workload, cpu-bound, io-bound at 1..16 workers, 100
 #     connections, three repetitions) on Nuclio
 #   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
@@ -25,7 +26,7 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
-for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio hello:python; do
+for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio hello:node:nuclio hello:python; do
   step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
 done
 step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
@@ -40,9 +41,10 @@ workers() { CHECK_ARGS="--failed-max 0 --faster workers=4//workers=1/=3" run nuc
 step "nuclio: workers 1 and 4, 3 repetitions" workers
 cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind pod=20" run nuclio-coldstart examples/realnode/nuclio-coldstart.yaml --set coldstart.iterations=20; }
 step "nuclio: 20 cold starts through the DLX" cold20
-# Seed 000's C++ function in the shell runtime: every request answered, reversed, and no instance counted.
-cpp() { CHECK_ARGS="--failed-max 0 --headerless reverse-cpp" run nuclio-cpp examples/realnode/nuclio-cpp.yaml; }
-step "nuclio: C++ byte reversal in the shell runtime" cpp
+# Seed 000's C++ function in the shell runtime (every request answered, reversed, no instance counted) and
+# hello in the Node.js runtime.
+runtimes() { CHECK_ARGS="--failed-max 0 --headerless reverse-cpp" run nuclio-runtimes examples/realnode/nuclio-runtimes.yaml; }
+step "nuclio: C++ in the shell runtime, Node.js" runtimes
 step "nuclio: 003-workers, 3 repetitions" run nuclio-003-workers examples/003-workers.yaml "${nu[@]}" --set "services.listen=\"$NODE_IP:0\""
 step "nuclio remove" scripts/nuclio-down.sh "$DIR/node"
 # The same function as a plain pod: faasbench's Python server, no processor in between.

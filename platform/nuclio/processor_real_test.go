@@ -81,6 +81,8 @@ func processor(t *testing.T, fn platform.Function) {
 		t.Fatal(err)
 	}
 	root, _ := filepath.Abs("../..")
+	mains := map[string]string{"python": "python/main.py", "node": "node/main.js"} // FB_MAIN, as the image sets it
+	var extra []string
 	if fn.Language == "cpp" {
 		// The shell runtime's handler fn, compiled as Dockerfile.nuclio does
 		// into /usr/local/bin/fn: the processor runs it with sh -c and an
@@ -96,11 +98,33 @@ func processor(t *testing.T, fn platform.Function) {
 			t.Fatalf("g++ %s: %v: %s", src, err, out)
 		}
 	}
+	if fn.Language == "node" {
+		// The image's /opt/nuclio: Nuclio's wrapper.js from the pinned source and
+		// faasbench's handler as handler.js (Dockerfile.nuclio).
+		optDir := filepath.Join(tmp, "opt-nuclio")
+		if err := os.Mkdir(optDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		h, err := os.ReadFile(filepath.Join(root, "workloads/runtime/node/fb_nuclio.js"))
+		if err == nil {
+			err = os.WriteFile(filepath.Join(optDir, "handler.js"), h, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := os.Getenv("FB_NUCLIO_SRC")
+		if src == "" {
+			t.Fatal("FB_NUCLIO_SRC is not set: scripts/nuclio-processor-test.sh sets it (Nuclio's pinned source)")
+		}
+		extra = append(extra, "NUCLIO_HANDLER_DIR="+optDir,
+			"NUCLIO_NODEJS_WRAPPER_PATH="+filepath.Join(src, "pkg/processor/runtime/nodejs/js/wrapper.js"))
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp,
 		"NUCLIO_PYTHON_WRAPPER_PATH=" + filepath.Join(dir, "handler-builder-python-onbuild/home/nuclio/bin/py/_nuclio_wrapper.py"),
 		"NUCLIO_PYTHON_PATH=" + filepath.Join(root, "workloads/runtime/python"), // fb_nuclio.py and fbrt.py, as /opt/nuclio in the image
 		"PYTHONPATH=" + sitePkgs,
-		"FB_MAIN=" + filepath.Join(root, "workloads", fn.Workload, "python/main.py")}
+		"FB_MAIN=" + filepath.Join(root, "workloads", fn.Workload, mains[fn.Language])}
+	env = append(env, extra...)
 	for _, e := range u.Object["spec"].(map[string]any)["env"].([]any) {
 		m := e.(map[string]any)
 		env = append(env, fmt.Sprintf("%s=%v", m["name"], m["value"]))
@@ -308,4 +332,28 @@ func TestRealProcessorShellRuntime(t *testing.T) {
 	if st != http.StatusOK || len(out) != len(big) || out[0] != 'f' {
 		t.Errorf("1 MiB: HTTP %d, %d bytes", st, len(out))
 	}
+}
+
+// The function contract through the real processor's Node.js runtime (Nuclio's
+// wrapper.js from the pinned source, faasbench's handler.js): the workload's
+// reply, the instance and the cold flag (per worker process), the query as
+// the wrapper's fields.
+func TestRealProcessorNodeRuntime(t *testing.T) {
+	t.Run("hello", func(t *testing.T) {
+		processor(t, platform.Function{Name: "hello-node", Workload: "hello", Language: "node", Replicas: 1})
+		// The health call was this worker's first: this one is warm.
+		st, body, h := call(t, "/")
+		if st != http.StatusOK || body != "pong" || h.Get("X-Fb-Instance") == "" || h.Get("X-Fb-Cold") != "0" {
+			t.Fatalf("HTTP %d %q, headers %v", st, body, h)
+		}
+	})
+	t.Run("prime", func(t *testing.T) {
+		processor(t, platform.Function{Name: "prime-node", Workload: "prime", Language: "node", Replicas: 1})
+		// The query reaches the workload (the wrapper's fields).
+		for q, want := range map[string]string{"/?n=10": "29", "/?n=1000&kind=nth": "7919", "/?n=100&kind=largest": "97"} {
+			if st, body, _ := call(t, q); st != http.StatusOK || body != want {
+				t.Errorf("prime %s: HTTP %d %q, want %q", q, st, body, want)
+			}
+		}
+	})
 }
