@@ -242,8 +242,11 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		err := g.cl.Client.AppsV1().Deployments(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
-		_ = g.cl.Client.CoreV1().Services(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{})
+		// delete.go: both with foreground propagation, so the Deployment stays,
+		// marked deleted, until its pods are gone (and GET still lists it).
+		fg := metav1.DeletePropagationForeground
+		err := g.cl.Client.AppsV1().Deployments(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{PropagationPolicy: &fg})
+		_ = g.cl.Client.CoreV1().Services(ns).Delete(ctx, d.FunctionName, metav1.DeleteOptions{PropagationPolicy: &fg})
 		if apierrors.IsNotFound(err) {
 			http.Error(w, "function not found", http.StatusNotFound)
 			return
@@ -259,7 +262,7 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		name := strings.TrimPrefix(r.URL.Path, "/system/function/")
-		d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+		d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{}) // a lister's view: one being deleted is listed
 		if apierrors.IsNotFound(err) {
 			w.WriteHeader(http.StatusNotFound)
 			return
@@ -433,7 +436,7 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 		// resources and secrets; replicas only from a scale.min above 0;
 		// the Deployment's own labels stay as they were.
 		labels["uid"] = strconv.Itoa(time.Now().Nanosecond())
-		return retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 			old, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
 			if err != nil {
 				return err
@@ -447,6 +450,15 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 			_, err = deps.Update(ctx, old, metav1.UpdateOptions{})
 			return err
 		})
+		if err != nil {
+			return err
+		}
+		// update.go updateService: the function's Service is read and updated
+		// after its Deployment; a missing one is a 404 in faas-netes' words.
+		if _, err := g.cl.Client.CoreV1().Services(d.Namespace).Get(ctx, d.Service, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("unable update Service: %s.%s, error: %w", d.Service, d.Namespace, err)
+		}
+		return nil
 	}
 	replicas := int32(1)
 	if n, ok := minReplicas(labels); ok {
@@ -466,6 +478,12 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 		Spec: corev1.ServiceSpec{Selector: own, Ports: []corev1.ServicePort{{Name: "http", Port: 8080}}}}
 	_, err := g.cl.Client.CoreV1().Services(d.Namespace).Create(ctx, svc, metav1.CreateOptions{})
 	return err
+}
+
+// function is what the gateway's GET /system/function/name reads: the
+// function's Deployment, listed while it is being deleted too.
+func (g *gatewayStandIn) function(ctx context.Context, name string) (*appsv1.Deployment, error) {
+	return g.cl.Client.AppsV1().Deployments(g.namespace).Get(ctx, name, metav1.GetOptions{})
 }
 
 func (g *gatewayStandIn) callsOf(prefix string) []string {

@@ -423,6 +423,11 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 		if err := p.Cluster.WaitNoPods(ctx, p.Namespace(), p.Selector(name), p.ReadyTimeout); err != nil {
 			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 		}
+		// Its Deployment, deleted with foreground propagation, goes after its
+		// pods: created again before, it would be "being deleted".
+		if err := p.waitUnlisted(ctx, name); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
+		}
 		removed := time.Since(t0)
 		if err := p.gw.Deploy(ctx, p.cfg.Deployment(p.Namespace(), st.fn, st.s)); err != nil {
 			return platform.Cold{}, fmt.Errorf("make %s cold: deploy it anew: %w", name, refusal(err))
@@ -469,7 +474,36 @@ func (p *Platform) Remove(ctx context.Context, name string) error {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
 	p.functions.Delete(name)
-	return p.Session.Remove(ctx, name)
+	if err := p.Session.Remove(ctx, name); err != nil {
+		return err
+	}
+	return p.waitUnlisted(ctx, name)
+}
+
+// waitUnlisted polls the gateway until it no longer lists name. faas-netes
+// deletes a function's Deployment with foreground propagation (it stays,
+// marked deleted, until its pods are gone) and reads functions from an
+// informer's cache, which lags the API server: a function deployed again
+// too soon is found, updated instead of created, and the update fails on
+// its deleted Service (seen on the real node: "PUT /system/functions: HTTP
+// 404: unable update Service: steps-max4.openfaas-fn, error: services
+// \"steps-max4\" not found" at the next repetition's deploy).
+func (p *Platform) waitUnlisted(ctx context.Context, name string) error {
+	deadline := time.Now().Add(p.ReadyTimeout)
+	for {
+		_, err := p.gw.Function(ctx, name, p.Namespace())
+		if httpapi.IsStatus(err, http.StatusNotFound) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("remove %s: the gateway still lists it %s after its removal (last: %v)", name, p.ReadyTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("remove %s: %w", name, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
 
 // Close implements platform.Platform.
