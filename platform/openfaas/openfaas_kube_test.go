@@ -207,7 +207,7 @@ func TestThroughTheGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"GET /system/namespaces", "GET /system/function/prime-go", "POST /system/functions", "POST /system/scale-function/prime-go",
-		"DELETE /system/functions", "POST /system/functions", "GET /system/function/prime-go", "PUT /system/functions", "DELETE /system/functions",
+		"DELETE /system/functions", "GET /system/function/prime-go", "POST /system/functions", "GET /system/function/prime-go", "PUT /system/functions", "DELETE /system/functions",
 		"GET /system/function/prime-go", "POST /system/functions", "DELETE /system/functions", "GET /system/function/prime-go"}
 	if got := strings.Join(g.callsOf(""), ", "); !strings.Contains(got, "GET /function/") {
 		t.Errorf("no invocation reached the gateway: %s", got)
