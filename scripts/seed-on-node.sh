@@ -78,7 +78,8 @@ import json, sys, yaml
 platform, spec = sys.argv[1], yaml.safe_load(open(sys.argv[2]))
 fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
 for c in json.load(sys.stdin)["cells"]:
-    suffix = {"openfaas": ":openfaas-classic" if c["function"] in fork else ":openfaas", "nuclio": ":nuclio"}.get(platform, "")
+    forked = c["function"] in fork or "/mode=fork/" in c["id"]  # the function's mode, or the vary grid's
+    suffix = {"openfaas": ":openfaas-classic" if forked else ":openfaas", "nuclio": ":nuclio"}.get(platform, "")
     print(c["workload"] + ":" + c["language"] + suffix)' "$PLATFORM" "examples/$s.yaml" || exit 2; done | sort -u)
 for img in $images; do
   scripts/phase.sh "image $img" scripts/node-images.sh "$DIR/node" "$img"
