@@ -78,7 +78,7 @@ import json, sys, yaml
 platform, spec = sys.argv[1], yaml.safe_load(open(sys.argv[2]))
 fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
 for c in json.load(sys.stdin)["cells"]:
-    forked = c["function"] in fork or "/mode=fork/" in c["id"]  # the function's mode, or the vary grid's
+    forked = c["function"] in fork or "/mode=fork/" in c["id"]  # mode fork: the function, or the vary grid
     suffix = {"openfaas": ":openfaas-classic" if forked else ":openfaas", "nuclio": ":nuclio"}.get(platform, "")
     print(c["workload"] + ":" + c["language"] + suffix)' "$PLATFORM" "examples/$s.yaml" || exit 2; done | sort -u)
 for img in $images; do
