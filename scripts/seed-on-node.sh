@@ -71,16 +71,10 @@ fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
 # The plan as the platform will run it (its own settings checked), for the images it needs.
 dry=(--set "platform.name=$PLATFORM")
 [ "$PLATFORM" != openfaas ] || dry+=(--set 'platform.options={edition: ce-2022}')
-# The platform's own image of a workload: on OpenFaaS the of-watchdog's, or the classic watchdog's for a
-# function of mode fork (a process per request, as seed 002 ran its functions); on Nuclio's processor.
-images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run | python3 -c '
-import json, sys, yaml
-platform, spec = sys.argv[1], yaml.safe_load(open(sys.argv[2]))
-fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
-for c in json.load(sys.stdin)["cells"]:
-    forked = c["function"] in fork or "/mode=fork/" in c["id"]  # mode fork: the function, or the vary grid
-    suffix = {"openfaas": ":openfaas-classic" if forked else ":openfaas", "nuclio": ":nuclio"}.get(platform, "")
-    print(c["workload"] + ":" + c["language"] + suffix)' "$PLATFORM" "examples/$s.yaml" || exit 2; done | sort -u)
+# The images the plan's cells need on the platform (scripts/node/platform_functions.py --images: on OpenFaaS
+# the of-watchdog's, or the classic watchdog's for a cell of mode fork; on Nuclio its processor's).
+images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run |
+  python3 scripts/node/platform_functions.py --images "examples/$s.yaml" "$PLATFORM" || exit 2; done | sort -u)
 for img in $images; do
   scripts/phase.sh "image $img" scripts/node-images.sh "$DIR/node" "$img"
 done

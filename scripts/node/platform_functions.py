@@ -1,6 +1,8 @@
 """A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
 
     python3 scripts/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
+    faasbench run SPEC --dry-run ... | python3 scripts/node/platform_functions.py --images SPEC PLATFORM
+        # the images the plan's cells need on PLATFORM, one WORKLOAD:LANG[:FLAVOR] a line (scripts/node-images.sh)
 
 scripts/seed-on-node.sh moves the examples (written for the local platform) to a real platform on the
 command line; where a platform cannot take a function as written, this says how it is run instead, and
@@ -43,7 +45,31 @@ def functions_for(spec, platform):
     return None if out == fns else out
 
 
+def images_for(spec, platform, plan):
+    """The images plan's cells (faasbench run --dry-run) need on platform, as scripts/node-images.sh names
+    them: on OpenFaaS the of-watchdog's flavor, or the classic watchdog's for a cell of mode fork (the
+    function's mode or the vary grid's: a process per request, as seed 002 ran its functions); on Nuclio
+    its processor's; elsewhere the workload's own."""
+    fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
+    out = set()
+    for c in plan["cells"]:
+        forked = c["function"] in fork or "/mode=fork/" in c["id"]
+        flavor = {"openfaas": "openfaas-classic" if forked else "openfaas", "nuclio": "nuclio"}.get(platform)
+        out.add(f"{c['workload']}:{c['language']}" + (f":{flavor}" if flavor else ""))
+    return sorted(out)
+
+
 def main(argv):
+    if len(argv) == 3 and argv[0] == "--images":
+        with open(argv[1]) as fh:
+            spec = yaml.safe_load(fh)
+        text = sys.stdin.read()
+        if not text.strip():
+            print(f"platform_functions: {argv[1]}: no plan on stdin (the dry run failed?)", file=sys.stderr)
+            return 2
+        for img in images_for(spec, argv[2], json.loads(text)):
+            print(img)
+        return 0
     if len(argv) != 2:
         raise SystemExit(__doc__)
     with open(argv[0]) as fh:

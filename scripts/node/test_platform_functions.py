@@ -41,3 +41,28 @@ def test_main_prints_a_set_or_nothing(capsys):
     assert capsys.readouterr().out == 'functions=[{"language": "python", "workload": "hello"}]\n'
     assert pf.main([str(ROOT / "examples/003-payload.yaml"), "nuclio"]) == 0
     assert capsys.readouterr().out == ""
+
+
+def plan(*cells):
+    return {"cells": [{"id": i, "function": f, "workload": w, "language": l} for i, f, w, l in cells]}
+
+
+def test_images_follow_the_platform_and_the_mode():
+    s = spec("003-watchdog-modes.yaml")  # vary mode: [http, fork]
+    p = plan(("hello-python/mode=http/c=1/r=1", "hello-python", "hello", "python"),
+             ("hello-python/mode=fork/c=1/r=1", "hello-python", "hello", "python"))
+    assert pf.images_for(s, "openfaas", p) == ["hello:python:openfaas", "hello:python:openfaas-classic"]
+    assert pf.images_for(s, "nuclio", p) == ["hello:python:nuclio"]
+    assert pf.images_for(s, "knative", p) == ["hello:python"]
+    # A function of mode fork (seed 002's ping) on OpenFaaS: the classic watchdog's image.
+    s2 = spec("002-ping-coldwarm.yaml")
+    assert pf.images_for(s2, "openfaas", plan(("ping/cold/r=1", "ping", "hello", "python"))) == ["hello:python:openfaas-classic"]
+
+
+def test_main_prints_the_images(capsys, monkeypatch):
+    import io
+    import json
+    p = plan(("ping/cold/r=1", "ping", "hello", "python"))
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(p)))
+    assert pf.main(["--images", str(ROOT / "examples/002-ping-coldwarm.yaml"), "openfaas"]) == 0
+    assert capsys.readouterr().out == "hello:python:openfaas-classic\n"
