@@ -8,4 +8,4 @@ package nuclio
 // make test's real-node tier runs the adapter against Nuclio built from its
 // pinned source (scripts/upstream/pins.tsv) and installed by its own chart
 // with the autoscaler and DLX on (scripts/nuclio-up.sh).
-const Validated = "real@nuclio 1.14.1 (f7573701a7cd: controller, dashboard, autoscaler, DLX, processor and Python wrapper), prometheus-adapter v0.12.0: deploy through the dashboard, scale, calls through the Service and straight at the processors, numWorkers, scale to zero and a cold start through the DLX, platform clean (scripts/node-test.sh); Node.js, shell and Go runtimes: stand-in only"
+const Validated = "real@nuclio 1.14.1 (f7573701a7cd: controller, dashboard, autoscaler, DLX, processor and Python wrapper), prometheus-adapter v0.12.0: deploy through the dashboard, scale, calls through the Service and straight at the processors, numWorkers, scale to zero and a cold start through the DLX, platform clean (scripts/node-test.sh); shell (C++) and Node.js runtimes: the real processor (scripts/nuclio-processor-test.sh) and the real node (examples/realnode/nuclio-runtimes.yaml); Go runtime: stand-in only"
