@@ -173,20 +173,30 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 	}
 }
 
-// call GETs path from the processor's HTTP trigger on a new connection.
-func call(t *testing.T, path string) (int, string, http.Header) {
-	t.Helper()
+// send sends a request with body (nil: none) to the processor's HTTP
+// trigger on a new connection.
+func send(method, path string, body []byte) (int, []byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, procURL+path, nil)
+	req, _ := http.NewRequestWithContext(ctx, method, procURL+path, bytes.NewReader(body))
 	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := cl.Do(req)
 	if err != nil {
-		return 0, err.Error(), http.Header{}
+		return 0, nil, http.Header{}, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
+	return resp.StatusCode, b, resp.Header, nil
+}
+
+// call GETs path; a request that fails is status 0 with the error as its body.
+func call(t *testing.T, path string) (int, string, http.Header) {
+	t.Helper()
+	st, b, h, err := send(http.MethodGet, path, nil)
+	if err != nil {
+		return 0, err.Error(), h
+	}
+	return st, string(b), h
 }
 
 // groupMembers lists the processes still in process group pgid.
@@ -287,20 +297,14 @@ func TestRealProcessorWorkerTimeout(t *testing.T) {
 	}
 }
 
-// post sends body to the processor's HTTP trigger on a new connection.
+// post POSTs body; a request that fails ends the test.
 func post(t *testing.T, path string, body []byte) (int, []byte, http.Header) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, procURL+path, bytes.NewReader(body))
-	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
-	resp, err := cl.Do(req)
+	st, b, h, err := send(http.MethodPost, path, body)
 	if err != nil {
 		t.Fatalf("POST %s: %v", path, err)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, b, resp.Header
+	return st, b, h
 }
 
 // The C++ functions in the real processor's shell runtime, as seed 000
@@ -356,14 +360,12 @@ func TestRealProcessorNodeRuntime(t *testing.T) {
 	// processor panics ("Wrapper process for worker 0 exited unexpectedly"): the pod's container dies.
 	t.Run("an event over 64 KiB kills the processor", func(t *testing.T) {
 		exited := processor(t, platform.Function{Name: "hello-node", Workload: "hello", Language: "node", Replicas: 1})
-		resp, err := http.Post(procURL+"/", "application/octet-stream", bytes.NewReader(bytes.Repeat([]byte("x"), 64<<10)))
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+		// The reply may be a 500 or a reset connection, as the processor dies.
+		if st, b, _, err := send(http.MethodPost, "/", bytes.Repeat([]byte("x"), 64<<10)); err == nil {
+			if st == http.StatusOK {
 				t.Fatalf("64 KiB: HTTP 200 %q: Nuclio 1.14.1's wrapper answered (fixed upstream? say so in docs/platforms/nuclio.md)", tail(string(b), 200))
 			}
-			t.Logf("64 KiB: HTTP %d %q", resp.StatusCode, tail(string(b), 200))
+			t.Logf("64 KiB: HTTP %d %q", st, tail(string(b), 200))
 		}
 		select {
 		case <-exited:
