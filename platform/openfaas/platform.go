@@ -489,21 +489,18 @@ func (p *Platform) Remove(ctx context.Context, name string) error {
 // 404: unable update Service: steps-max4.openfaas-fn, error: services
 // \"steps-max4\" not found" at the next repetition's deploy).
 func (p *Platform) waitUnlisted(ctx context.Context, name string) error {
-	deadline := time.Now().Add(p.ReadyTimeout)
-	for {
-		_, err := p.gw.Function(ctx, name, p.Namespace())
-		if httpapi.IsStatus(err, http.StatusNotFound) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("remove %s: the gateway still lists it %s after its removal (last: %v)", name, p.ReadyTimeout, err)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("remove %s: %w", name, ctx.Err())
-		case <-time.After(100 * time.Millisecond):
-		}
+	var last error
+	err := kube.Poll(ctx, p.ReadyTimeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
+		_, last = p.gw.Function(ctx, name, p.Namespace())
+		return httpapi.IsStatus(last, http.StatusNotFound), nil
+	})
+	if errors.Is(err, kube.ErrTimeout) {
+		return fmt.Errorf("remove %s: the gateway still lists it %s after its removal (last: %v)", name, p.ReadyTimeout, last)
 	}
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", name, err)
+	}
+	return nil
 }
 
 // Close implements platform.Platform.
