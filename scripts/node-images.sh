@@ -6,7 +6,8 @@
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
 # the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
-# nuclio (Python, Node.js, C++), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh); with
+# nuclio (Python, Node.js, C++, Go), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh;
+# Go: scripts/nuclio-go-build.sh); with
 # FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
@@ -58,7 +59,12 @@ for wl in "$@"; do
             cp "$(scripts/upstream.sh nuclio)/pkg/processor/runtime/nodejs/js/wrapper.js" "$tree/home/nuclio/bin/wrapper.js"
             touch "$tree/.done"
           fi ;;
-        *) echo "node-images: $wl: Nuclio images are built here for python, node and cpp only (the trees scripts/nuclio-build.sh makes)" >&2; exit 2 ;;
+        go)
+          # The processor built with cgo and its go.mod (the plugin is built against them in the image's build stage).
+          base=quay.io/nuclio/handler-builder-golang-onbuild:1.14.1-amd64
+          tree=$(scripts/nuclio-go-build.sh 2>>"$DIR/logs/nuclio-build.log" | tail -1) ||
+            { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio Go build failed" >&2; exit 1; } ;;
+        *) echo "node-images: $wl: Nuclio images are built here for python, node, cpp and go only (the trees scripts/nuclio-build.sh and nuclio-go-build.sh make)" >&2; exit 2 ;;
       esac
       name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
       args=(--flavor nuclio --base "$base=$tree" -t "faasbench/$name:local") ;;

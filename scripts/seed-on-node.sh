@@ -10,8 +10,9 @@
 #             the gateway; default: the registered rules of seed 003's plain-function rows, then its steady and
 #             bursty autoscaling (scaled by OpenFaaS's AlertManager alert between the spec's min and max)
 #   nuclio    Nuclio 1.14.1 (scripts/nuclio-up.sh), the workload's image on Nuclio's processor through the
-#             function's Service; Python only (the images faasbench builds on Nuclio's processor): a spec's
-#             functions in other languages are left out of the run (--set functions=..., in its manifest);
+#             function's Service; Python, Node.js, Go, and C++ without a query (the images faasbench builds on
+#             Nuclio's processor): a spec's other functions are left out of the run (--set functions=..., in its
+#             manifest: scripts/node/platform_functions.py);
 #             default: the registered rules that compare platforms on seed 003's plain-function rows
 #   fission   Fission v1.27.0 (scripts/fission-up.sh), the container executor (the workload's own image, as on
 #             the other platforms) through the router; default: the registered rules of seed 003's rows that

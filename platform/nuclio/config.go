@@ -89,7 +89,7 @@ const DefaultWorkerTimeoutMs = 10_000
 // compiled are the Nuclio runtimes and handlers of the languages faasbench
 // ships no Nuclio image for (workloads.NuclioRuntimes has the others): a
 // function in them needs settings.image.
-var compiled = map[string]workloads.NuclioRuntime{"go": {Runtime: "golang", Handler: "main:Handler"}, "java": {Runtime: "java", Handler: "Handler"}}
+var compiled = map[string]workloads.NuclioRuntime{"java": {Runtime: "java", Handler: "Handler"}}
 
 // ParseSettings checks a function against what Nuclio takes.
 func ParseSettings(fn platform.Function) (Settings, error) {

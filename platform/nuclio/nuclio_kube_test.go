@@ -61,7 +61,7 @@ func TestFunctionsPassTheSchema(t *testing.T) {
 		wl, _ := cat.Get(w)
 		for _, lang := range wl.Languages {
 			for _, set := range []map[string]string{{}, {"min_replicas": "1", "max_replicas": "4", "target_cpu": "70", "max_request_body_size": "16777216"}} {
-				if lang == "go" || lang == "java" { // no faasbench image: the user's own
+				if lang == "java" { // no faasbench image: the user's own
 					set["image"] = "registry.example.com/" + w + "-" + lang + "-nuclio:1"
 				}
 				fn := platform.Function{Name: w + "-" + lang, Workload: w, Language: lang, Replicas: 2, Workers: 4, MemoryMB: 256, CPUs: 1, Settings: set}

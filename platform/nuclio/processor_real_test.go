@@ -120,6 +120,18 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 		extra = append(extra, "NUCLIO_HANDLER_DIR="+optDir,
 			"NUCLIO_NODEJS_WRAPPER_PATH="+filepath.Join(src, "pkg/processor/runtime/nodejs/js/wrapper.js"))
 	}
+	proc := filepath.Join(dir, "bin/processor")
+	if fn.Language == "go" {
+		// The processor and the plugin of the workload's Nuclio image (Dockerfile.nuclio, built by
+		// scripts/nuclio-processor-test.sh with faasbench's image builder and taken out of it): the
+		// processor built with cgo, the plugin against its go.mod.
+		goDir := os.Getenv("FB_NUCLIO_GO_DIR")
+		if goDir == "" {
+			t.Fatal("FB_NUCLIO_GO_DIR is not set: scripts/nuclio-processor-test.sh builds the Go functions' Nuclio images and names the directory it took them out to")
+		}
+		proc = filepath.Join(goDir, fn.Workload, "usr/local/bin/processor")
+		extra = append(extra, "NUCLIO_GOLANG_HANDLER_PLUGIN_PATH="+filepath.Join(goDir, fn.Workload, "opt/nuclio/handler.so"))
+	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp,
 		"NUCLIO_PYTHON_WRAPPER_PATH=" + filepath.Join(dir, "handler-builder-python-onbuild/home/nuclio/bin/py/_nuclio_wrapper.py"),
 		"NUCLIO_PYTHON_PATH=" + filepath.Join(root, "workloads/runtime/python"), // fb_nuclio.py and fbrt.py, as /opt/nuclio in the image
@@ -134,7 +146,7 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(dir, "bin/processor"), "-config", conf, "-platform-config", filepath.Join(tmp, "none.yaml"))
+	cmd := exec.Command(proc, "-config", conf, "-platform-config", filepath.Join(tmp, "none.yaml"))
 	cmd.Env, cmd.Stdout, cmd.Stderr = env, log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
@@ -382,4 +394,54 @@ func TestRealProcessorNodeRuntime(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Go as Nuclio runs it: the workload built as a plugin (Dockerfile.nuclio:
+// fbnuclio's entry beside the workload's main.go, against the processor's
+// go.mod) loaded by the real processor's Go runtime, in-process: the
+// contract's headers (the health call never counts, as fbrt's server
+// answers it: the first request is the worker's cold one), a binary body
+// reversed whole (1 MiB too), the query as the event's fields, and
+// workers as goroutines of the one process (one instance).
+func TestRealProcessorGoRuntime(t *testing.T) {
+	t.Run("hello", func(t *testing.T) {
+		processor(t, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
+		for i, cold := range []string{"1", "0"} {
+			st, body, h := call(t, "/")
+			if st != http.StatusOK || body != "pong" || h.Get("X-Fb-Instance") == "" || h.Get("X-Fb-Cold") != cold || h.Get("X-Fb-Handler-End-Ns") == "" {
+				t.Fatalf("call %d: HTTP %d %q, headers %v; want pong, cold %s", i+1, st, body, h, cold)
+			}
+		}
+	})
+	t.Run("reverse", func(t *testing.T) {
+		processor(t, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 1})
+		for _, in := range [][]byte{[]byte("faasbench\x00\xff"), bytes.Repeat([]byte("0123456789abcdef"), 1<<16)} {
+			st, out, h := post(t, "/", in)
+			want := slices.Clone(in)
+			slices.Reverse(want)
+			if st != http.StatusOK || !bytes.Equal(out, want) || h.Get("Content-Type") != "application/octet-stream" {
+				t.Errorf("%d bytes: HTTP %d, %d bytes back (reversed: %v), Content-Type %q", len(in), st, len(out), bytes.Equal(out, want), h.Get("Content-Type"))
+			}
+		}
+	})
+	t.Run("prime", func(t *testing.T) {
+		processor(t, platform.Function{Name: "prime-go", Workload: "prime", Language: "go", Replicas: 1})
+		for q, want := range map[string]string{"/?n=10": "29", "/?n=1000&kind=nth": "7919", "/?n=100&kind=largest": "97"} {
+			if st, body, _ := call(t, q); st != http.StatusOK || body != want {
+				t.Errorf("prime %s: HTTP %d %q, want %q", q, st, body, want)
+			}
+		}
+		if st, body, h := call(t, "/?n=0"); st != http.StatusInternalServerError || h.Get("X-Fb-Error") == "" {
+			t.Errorf("prime n=0: HTTP %d %q, X-Fb-Error %q; want 500 with the workload's error", st, body, h.Get("X-Fb-Error"))
+		}
+	})
+	for _, workers := range []int{1, 4} {
+		t.Run(fmt.Sprintf("sleep workers=%d", workers), func(t *testing.T) {
+			processor(t, platform.Function{Name: "sleep-go", Workload: "sleep", Language: "go", Replicas: 1, Workers: workers})
+			statuses, overlap, instances := slow(t, 4, 300)
+			if statuses[http.StatusOK] != 4 || overlap != workers || len(instances) != 1 {
+				t.Errorf("statuses %v, at most %d handlers at once in %d instance(s); want 4 answered, %d at once in 1", statuses, overlap, len(instances), workers)
+			}
+		})
+	}
 }

@@ -7,7 +7,7 @@
 scripts/seed-on-node.sh moves the examples (written for the local platform) to a real platform on the
 command line; where a platform cannot take a function as written, this says how it is run instead, and
 the run's manifest records it (the spec as run):
-  nuclio    the functions in the languages faasbench builds on Nuclio's processor only: Python, Node.js, and C++ in
+  nuclio    the functions in the languages faasbench builds on Nuclio's processor only: Python, Node.js, Go (a plugin), and C++ in
             Nuclio's shell runtime where the spec sends no query string (that runtime runs the command
             with the body on its stdin and never passes the query: pkg/processor/runtime/shell);
   openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
@@ -20,7 +20,7 @@ import sys
 
 import yaml
 
-NUCLIO_LANGUAGES = ("python", "node", "cpp")
+NUCLIO_LANGUAGES = ("python", "node", "cpp", "go")
 
 
 def functions_for(spec, platform):

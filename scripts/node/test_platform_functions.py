@@ -12,19 +12,22 @@ def spec(name):
     return yaml.safe_load((ROOT / "examples" / name).read_text())
 
 
-def test_nuclio_runs_the_python_functions_only():
-    fns = pf.functions_for(spec("003-gateway-direct.yaml"), "nuclio")
-    assert fns == [{"workload": "hello", "language": "python"}]
-    assert pf.functions_for(spec("003-http-workload.yaml"), "nuclio") is None  # Python already: as written
+def test_nuclio_runs_the_languages_faasbench_builds_on_its_processor():
+    assert pf.functions_for(spec("003-gateway-direct.yaml"), "nuclio") is None  # Go and Python: as written
+    assert pf.functions_for(spec("003-http-workload.yaml"), "nuclio") is None
+    mixed = {"functions": [{"workload": "prime", "language": "java"}, {"workload": "hello", "language": "go"}]}
+    assert pf.functions_for(mixed, "nuclio") == [{"workload": "hello", "language": "go"}]
     with pytest.raises(ValueError, match="none of the spec's functions can run on nuclio"):
-        pf.functions_for({"functions": [{"workload": "hello", "language": "go"}]}, "nuclio")
+        pf.functions_for({"functions": [{"workload": "prime", "language": "java"}]}, "nuclio")
 
 
 def test_nuclio_runs_cpp_in_its_shell_runtime_without_a_query():
-    assert pf.functions_for(spec("000-reverse-single.yaml"), "nuclio") == [{"workload": "reverse", "language": "cpp"}]
+    assert pf.functions_for(spec("000-reverse-single.yaml"), "nuclio") is None  # C++ and Go, no query: as written
     # The image function's variants are chosen by the query, which the shell runtime never passes.
     with pytest.raises(ValueError, match="none of the spec's functions can run on nuclio"):
         pf.functions_for(spec("000-image-batch.yaml"), "nuclio")
+    with_query = {"vary": {"path": ["/?n=1"]}, "functions": [{"workload": "reverse", "language": "cpp"}, {"workload": "reverse", "language": "go"}]}
+    assert pf.functions_for(with_query, "nuclio") == [{"workload": "reverse", "language": "go"}]
 
 
 def test_openfaas_scales_by_its_own_autoscaler_with_the_same_bounds():
@@ -37,8 +40,11 @@ def test_openfaas_scales_by_its_own_autoscaler_with_the_same_bounds():
 
 
 def test_main_prints_a_set_or_nothing(capsys):
-    assert pf.main([str(ROOT / "examples/003-gateway-direct.yaml"), "nuclio"]) == 0
-    assert capsys.readouterr().out == 'functions=[{"language": "python", "workload": "hello"}]\n'
+    assert pf.main([str(ROOT / "examples/000-image-batch.yaml"), "openfaas"]) == 0
+    assert capsys.readouterr().out == ""
+    with_java = ROOT / "examples/004-languages.yaml"
+    assert pf.main([str(with_java), "nuclio"]) == 0
+    assert capsys.readouterr().out.startswith("functions=[")
     assert pf.main([str(ROOT / "examples/003-payload.yaml"), "nuclio"]) == 0
     assert capsys.readouterr().out == ""
 

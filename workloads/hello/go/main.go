@@ -8,8 +8,10 @@ import (
 	"github.com/faasbench/faasbench/workloads/runtime/go/fbrt"
 )
 
-func main() {
-	fbrt.Main(func(*http.Request, []byte) (fbrt.Response, error) {
-		return fbrt.Response{Body: []byte("pong")}, nil
-	})
+// handle is the workload (fbrt.Handler): served by main, or called by
+// Nuclio's Go runtime when built as a plugin (fbnuclio).
+func handle(*http.Request, []byte) (fbrt.Response, error) {
+	return fbrt.Response{Body: []byte("pong")}, nil
 }
+
+func main() { fbrt.Main(handle) }

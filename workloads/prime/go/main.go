@@ -26,47 +26,49 @@ func isPrime(k int) bool {
 	return true
 }
 
-func main() {
-	fbrt.Main(func(r *http.Request, _ []byte) (fbrt.Response, error) {
-		q := r.URL.Query()
-		n := 100
-		if v := q.Get("n"); v != "" {
-			var err error
-			if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxN {
-				return fbrt.Response{}, fmt.Errorf("n=%q: want 1..%d", v, maxN)
-			}
+// handle is the workload (fbrt.Handler): served by main, or called by
+// Nuclio's Go runtime when built as a plugin (fbnuclio).
+func handle(r *http.Request, _ []byte) (fbrt.Response, error) {
+	q := r.URL.Query()
+	n := 100
+	if v := q.Get("n"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 || n > maxN {
+			return fbrt.Response{}, fmt.Errorf("n=%q: want 1..%d", v, maxN)
 		}
-		kind := q.Get("kind")
-		switch kind {
-		case "", "nth", "largest":
-		case "scan":
-			largest := 0
-			for k := 2; k <= n; k++ {
-				if isPrime(k) {
-					largest = k
-				}
-			}
-			return fbrt.Response{Body: []byte(strconv.Itoa(largest))}, nil
-		default:
-			return fbrt.Response{}, fmt.Errorf("kind=%q: want nth, largest or scan", kind)
-		}
-		if kind == "largest" {
-			k := n
-			for k >= 2 && !isPrime(k) {
-				k--
-			}
-			if k < 2 {
-				k = 0
-			}
-			return fbrt.Response{Body: []byte(strconv.Itoa(k))}, nil
-		}
-		count, k := 0, 1
-		for count < n {
-			k++
+	}
+	kind := q.Get("kind")
+	switch kind {
+	case "", "nth", "largest":
+	case "scan":
+		largest := 0
+		for k := 2; k <= n; k++ {
 			if isPrime(k) {
-				count++
+				largest = k
 			}
+		}
+		return fbrt.Response{Body: []byte(strconv.Itoa(largest))}, nil
+	default:
+		return fbrt.Response{}, fmt.Errorf("kind=%q: want nth, largest or scan", kind)
+	}
+	if kind == "largest" {
+		k := n
+		for k >= 2 && !isPrime(k) {
+			k--
+		}
+		if k < 2 {
+			k = 0
 		}
 		return fbrt.Response{Body: []byte(strconv.Itoa(k))}, nil
-	})
+	}
+	count, k := 0, 1
+	for count < n {
+		k++
+		if isPrime(k) {
+			count++
+		}
+	}
+	return fbrt.Response{Body: []byte(strconv.Itoa(k))}, nil
 }
+
+func main() { fbrt.Main(handle) }

@@ -8,12 +8,14 @@ import (
 	"github.com/faasbench/faasbench/workloads/runtime/go/fbrt"
 )
 
-func main() {
-	fbrt.Main(func(_ *http.Request, body []byte) (fbrt.Response, error) {
-		out := make([]byte, len(body))
-		for i, b := range body {
-			out[len(body)-1-i] = b
-		}
-		return fbrt.Response{Body: out}, nil
-	})
+// handle is the workload (fbrt.Handler): served by main, or called by
+// Nuclio's Go runtime when built as a plugin (fbnuclio).
+func handle(_ *http.Request, body []byte) (fbrt.Response, error) {
+	out := make([]byte, len(body))
+	for i, b := range body {
+		out[len(body)-1-i] = b
+	}
+	return fbrt.Response{Body: out}, nil
 }
+
+func main() { fbrt.Main(handle) }

@@ -13,17 +13,19 @@ import (
 
 const maxMs = 600_000
 
-func main() {
-	fbrt.Main(func(r *http.Request, _ []byte) (fbrt.Response, error) {
-		ms := 100
-		if v := r.URL.Query().Get("ms"); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > maxMs {
-				return fbrt.Response{}, fmt.Errorf("ms=%q: want 0..%d", v, maxMs)
-			}
-			ms = n
+// handle is the workload (fbrt.Handler): served by main, or called by
+// Nuclio's Go runtime when built as a plugin (fbnuclio).
+func handle(r *http.Request, _ []byte) (fbrt.Response, error) {
+	ms := 100
+	if v := r.URL.Query().Get("ms"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxMs {
+			return fbrt.Response{}, fmt.Errorf("ms=%q: want 0..%d", v, maxMs)
 		}
-		time.Sleep(time.Duration(ms) * time.Millisecond)
-		return fbrt.Response{Body: []byte(fmt.Sprintf("slept %d ms", ms))}, nil
-	})
+		ms = n
+	}
+	time.Sleep(time.Duration(ms) * time.Millisecond)
+	return fbrt.Response{Body: []byte(fmt.Sprintf("slept %d ms", ms))}, nil
 }
+
+func main() { fbrt.Main(handle) }

@@ -52,10 +52,52 @@ func InstanceID() string {
 	return fmt.Sprintf("%s-%d", host, os.Getpid())
 }
 
+// Instance is one serving instance's side of the contract: its id and
+// whether it has answered a request yet (its first is the cold one).
+type Instance struct {
+	ID     string
+	served atomic.Bool
+}
+
+// NewInstance is an instance with InstanceID's id, not yet served.
+func NewInstance() *Instance { return &Instance{ID: InstanceID()} }
+
+// Call runs h on one request and returns its status and body, with the
+// handler's headers and the contract's (X-Fb-Instance, X-Fb-Cold, the
+// handler's begin and end on the monotonic clock; a handler error is 500
+// with X-Fb-Error) set in hd.
+func (in *Instance) Call(h Handler, r *http.Request, body []byte, hd http.Header) (int, []byte) {
+	cold := in.served.CompareAndSwap(false, true)
+	begin := MonotonicNs()
+	resp, herr := h(r, body)
+	end := MonotonicNs()
+	for k, v := range resp.Header {
+		hd[k] = v
+	}
+	hd.Set("X-Fb-Instance", in.ID)
+	if cold {
+		hd.Set("X-Fb-Cold", "1")
+		hd.Set("X-Fb-Cold-Kind", "process")
+	} else {
+		hd.Set("X-Fb-Cold", "0")
+	}
+	hd.Set("X-Fb-Handler-Begin-Ns", strconv.FormatInt(begin, 10))
+	hd.Set("X-Fb-Handler-End-Ns", strconv.FormatInt(end, 10))
+	status := resp.Status
+	if herr != nil {
+		hd.Set("X-Fb-Error", herr.Error())
+		status = http.StatusInternalServerError
+		resp.Body = []byte(herr.Error())
+	}
+	if status == 0 {
+		status = http.StatusOK
+	}
+	return status, resp.Body
+}
+
 // Wrap turns h into an http.Handler that honours the contract.
 func Wrap(h Handler) http.Handler {
-	inst := InstanceID()
-	var served atomic.Bool
+	in := NewInstance()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
@@ -63,39 +105,15 @@ func Wrap(h Handler) http.Handler {
 			return
 		}
 		if r.URL.Path == HealthPath {
-			w.Header().Set("X-Fb-Instance", inst)
+			w.Header().Set("X-Fb-Instance", in.ID)
 			w.Write([]byte("ok"))
 			return
 		}
-		cold := served.CompareAndSwap(false, true)
-		begin := MonotonicNs()
-		resp, herr := h(r, body)
-		end := MonotonicNs()
 		hd := w.Header()
-		for k, v := range resp.Header {
-			hd[k] = v
-		}
-		hd.Set("X-Fb-Instance", inst)
-		if cold {
-			hd.Set("X-Fb-Cold", "1")
-			hd.Set("X-Fb-Cold-Kind", "process")
-		} else {
-			hd.Set("X-Fb-Cold", "0")
-		}
-		hd.Set("X-Fb-Handler-Begin-Ns", strconv.FormatInt(begin, 10))
-		hd.Set("X-Fb-Handler-End-Ns", strconv.FormatInt(end, 10))
-		status := resp.Status
-		if herr != nil {
-			hd.Set("X-Fb-Error", herr.Error())
-			status = http.StatusInternalServerError
-			resp.Body = []byte(herr.Error())
-		}
-		if status == 0 {
-			status = http.StatusOK
-		}
-		hd.Set("Content-Length", strconv.Itoa(len(resp.Body)))
+		status, out := in.Call(h, r, body, hd)
+		hd.Set("Content-Length", strconv.Itoa(len(out)))
 		w.WriteHeader(status)
-		w.Write(resp.Body)
+		w.Write(out)
 	})
 }
 
