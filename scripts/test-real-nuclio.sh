@@ -9,7 +9,7 @@
 #   - workers: four 200 ms requests at once with 1 and 4 workers, three repetitions (nuclio-workers)
 #   - 20 cold starts through Nuclio's own scale to zero, each request held by the DLX while the pod starts,
 #     verified by the pod watch, with the phases (nuclio-coldstart)
-#   - seed 000's C++ byte reversal in the processor's shell runtime and hello in Node.js, Service and
+#   - seed 000's C++ byte reversal in the processor's shell runtime, its Go one as a plugin, and hello in Node.js, Service and
 #     direct (nuclio-runtimes)
 #   - seed 003's workers row (003-workers: http-workload, cpu-bound, io-bound at 1..16 workers, 100
 #     connections, three repetitions) on Nuclio
@@ -26,7 +26,7 @@ scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh a
 scripts/phase.sh "real node packages" scripts/node/packages.sh
 scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
 . "$DIR/node/node.env"
-for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio hello:node:nuclio hello:python; do
+for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio reverse:go:nuclio hello:node:nuclio hello:python; do
   step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
 done
 step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"

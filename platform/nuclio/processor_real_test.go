@@ -424,6 +424,23 @@ func TestRealProcessorGoRuntime(t *testing.T) {
 			}
 		}
 	})
+	// The HTTP trigger's body limit (maxRequestBodySize, 4 MiB by default): a larger body is answered 413 by
+	// the trigger, before the function; settings.max_request_body_size raises it (seed 000's 16 MiB).
+	t.Run("body limit", func(t *testing.T) {
+		body := bytes.Repeat([]byte{'x'}, 5<<20)
+		processor(t, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 1})
+		if st, out, _ := post(t, "/", body); st != http.StatusRequestEntityTooLarge {
+			t.Errorf("5 MiB with the default limit: HTTP %d (%d bytes), want 413", st, len(out))
+		}
+	})
+	t.Run("body limit raised", func(t *testing.T) {
+		body := bytes.Repeat([]byte{'x'}, 5<<20)
+		processor(t, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 1,
+			Settings: map[string]string{"max_request_body_size": strconv.Itoa(8 << 20)}})
+		if st, out, _ := post(t, "/", body); st != http.StatusOK || len(out) != len(body) {
+			t.Errorf("5 MiB with max_request_body_size 8 MiB: HTTP %d (%d bytes), want 200 and the body back", st, len(out))
+		}
+	})
 	t.Run("prime", func(t *testing.T) {
 		processor(t, platform.Function{Name: "prime-go", Workload: "prime", Language: "go", Replicas: 1})
 		for q, want := range map[string]string{"/?n=10": "29", "/?n=1000&kind=nth": "7919", "/?n=100&kind=largest": "97"} {

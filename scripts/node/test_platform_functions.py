@@ -22,7 +22,8 @@ def test_nuclio_runs_the_languages_faasbench_builds_on_its_processor():
 
 
 def test_nuclio_runs_cpp_in_its_shell_runtime_without_a_query():
-    assert pf.functions_for(spec("000-reverse-single.yaml"), "nuclio") is None  # C++ and Go, no query: as written
+    small = {"vary": {"payload_size": [1, 4096]}, "functions": [{"workload": "reverse", "language": "cpp"}, {"workload": "reverse", "language": "go"}]}
+    assert pf.functions_for(small, "nuclio") is None  # C++ and Go, no query, bodies within the limit: as written
     # The image function's variants are chosen by the query, which the shell runtime never passes.
     with pytest.raises(ValueError, match="none of the spec's functions can run on nuclio"):
         pf.functions_for(spec("000-image-batch.yaml"), "nuclio")
@@ -72,3 +73,12 @@ def test_main_prints_the_images(capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(p)))
     assert pf.main(["--images", str(ROOT / "examples/002-ping-coldwarm.yaml"), "openfaas"]) == 0
     assert capsys.readouterr().out == "hello:python:openfaas-classic\n"
+
+
+def test_nuclio_takes_the_specs_largest_payload():
+    # Seed 000 sends up to 16 MiB; Nuclio's trigger answers a body over 4 MiB 413 unless its limit is raised.
+    fns = pf.functions_for(spec("000-reverse-single.yaml"), "nuclio")
+    assert fns == [{"workload": "reverse", "language": lang, "settings": {"max_request_body_size": "16777216"}} for lang in ("cpp", "go")]
+    own = {"vary": {"payload_size": [8 << 20]}, "functions": [{"workload": "reverse", "language": "go", "settings": {"max_request_body_size": "9000000"}}]}
+    assert pf.functions_for(own, "nuclio") is None  # the spec's own limit is kept
+    assert pf.functions_for(spec("000-reverse-single.yaml"), "openfaas") is None
