@@ -16,8 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
-
-	"golang.org/x/sys/unix"
+	_ "unsafe" // go:linkname
 )
 
 // HealthPath answers 200 and never counts as the function's first request.
@@ -34,14 +33,16 @@ type Response struct {
 	Body   []byte
 }
 
-// MonotonicNs returns CLOCK_MONOTONIC in ns, the clock of the handler headers.
-func MonotonicNs() int64 {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
-		return 0
-	}
-	return ts.Nano()
-}
+// MonotonicNs returns CLOCK_MONOTONIC in ns, the clock of the handler
+// headers: the Go runtime's own reading of it (runtime.nanotime, which on
+// Linux is clock_gettime(CLOCK_MONOTONIC) through the vDSO), so that fbrt
+// needs no module beyond the standard library and a function built from it
+// as a plugin (Nuclio, Fission) shares no third-party package with the
+// program that loads it.
+func MonotonicNs() int64 { return nanotime() }
+
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64
 
 // InstanceID is FB_INSTANCE_ID or host-pid.
 func InstanceID() string {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestWrapHonoursContract(t *testing.T) {
@@ -107,5 +109,26 @@ func TestLoadSecretsReadsTheDirectory(t *testing.T) {
 	}
 	if os.Getenv("FBT_PASSWORD") != "pw-1" || os.Getenv("FBT_SET") != "given" || os.Getenv("not-a-name") != "" {
 		t.Fatalf("password %q, set %q", os.Getenv("FBT_PASSWORD"), os.Getenv("FBT_SET"))
+	}
+}
+
+// MonotonicNs is CLOCK_MONOTONIC, the clock the load generator and the
+// platforms' phases are read on: readings of it and of clock_gettime
+// interleave in order.
+func TestMonotonicNsIsClockMonotonic(t *testing.T) {
+	read := func() int64 {
+		var ts unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts); err != nil {
+			t.Fatal(err)
+		}
+		return ts.Nano()
+	}
+	for i := 0; i < 100; i++ {
+		a := read()
+		m := MonotonicNs()
+		b := read()
+		if !(a <= m && m <= b) {
+			t.Fatalf("clock_gettime %d, MonotonicNs %d, clock_gettime %d: not in order (another clock?)", a, m, b)
+		}
 	}
 }
