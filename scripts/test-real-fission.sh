@@ -6,7 +6,8 @@
 #     pod, closed loop at 1 and 16 connections, 10 s per cell, three repetitions (fission-hello, resized)
 #   - newdeploy and poolmgr (faasbench's environment server, specialised by Fission's fetcher), three
 #     repetitions (fission-executors, resized)
-#   - Fission's own Python and Node.js environments (fission/environments, built by scripts/fission-envs.sh),
+#   - Fission's own Python, Node.js and Go environments (fission/environments, built by scripts/fission-envs.sh;
+#     Go functions built from source by Fission's Go builder: fission-go-env),
 #     hello in each packaged by faasbench (fb_fission), on newdeploy and poolmgr, through the router and straight
 #     at a pod, three repetitions (fission-envs, resized): the function contract through Fission's environments;
 #     then 10 cold starts of each kind on the Python environment (fission-envs-coldstart: newdeploy from zero;
@@ -76,8 +77,11 @@ pool20() {
 }
 step "fission: 20 poolmgr specialisations (a function's first request, 20 deploys)" pool20
 # Fission's own environments: built from the pinned fission/environments source and imported into the node.
-fenvs() { set -o pipefail; scripts/fission-envs.sh "$DIR/node" python nodejs 2>&1 | tee "$EVIDENCE/fission-envs.txt"; }
-step "fission: its own Python and Node.js environments built and imported" fenvs
+fenvs() { set -o pipefail; scripts/fission-envs.sh "$DIR/node" python nodejs go 2>&1 | tee "$EVIDENCE/fission-envs.txt"; }
+step "fission: its own Python, Node.js and Go environments (and the Go builder) built and imported" fenvs
+goenv() { CHECK_ARGS="--failed-max 0" run fission-go-env examples/realnode/fission-go-env.yaml \
+  --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "fission: hello and reverse in Go, built by Fission's Go builder, on its Go environment, newdeploy and poolmgr, router and direct, 3 repetitions" goenv
 envs() { CHECK_ARGS="--failed-max 0 --instances env-=1" run fission-envs examples/realnode/fission-envs.yaml \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "fission: hello on its own Python and Node.js environments, newdeploy and poolmgr, router and direct, 3 repetitions" envs

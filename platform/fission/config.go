@@ -66,6 +66,12 @@ type Settings struct {
 	// Neither: the workload's own image behind faasbench's environment
 	// server, <prefix><w>-<lang>-fission.
 	EnvImage, Code, Entrypoint string
+	// BuilderImage is the environment's builder image: with it, Code is a source package, which
+	// Fission's builder builds into the deployment package (a Go function's plugin, as Fission builds
+	// Go) before the function deploys.
+	BuilderImage string
+	// BuildTimeout (s) bounds the wait for Fission's build of a source package.
+	BuildTimeout int
 	// Image is the function's own image (executor container).
 	Image string
 	// PoolSize: warm pods of a poolmgr environment.
@@ -83,7 +89,7 @@ type Settings struct {
 
 // ParseSettings checks a function against what Fission takes.
 func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) {
-	s := Settings{Executor: Container, PoolSize: 3, Timeout: 60, GracePeriod: DefaultGracePeriod}
+	s := Settings{Executor: Container, PoolSize: 3, Timeout: 60, GracePeriod: DefaultGracePeriod, BuildTimeout: 300}
 	if err := kube.ValidateName(fn.Name); err != nil {
 		return s, fmt.Errorf("name: %w", err)
 	}
@@ -106,6 +112,10 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 			s.Executor = v
 		case "env_image":
 			s.EnvImage = v
+		case "builder_image":
+			s.BuilderImage = v
+		case "build_timeout":
+			s.BuildTimeout, err = num(1)
 		case "code_file":
 			b, rerr := platform.ReadWorkloadFile(workloadsDir, v, "settings.code_file")
 			if rerr != nil {
@@ -133,7 +143,7 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		case "grace_period":
 			s.GracePeriod, err = num(1)
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the fission platform (known: code_file, entrypoint, env_image, executor, grace_period, idle_timeout, image, max_scale, min_scale, pool_size, target_cpu, timeout)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the fission platform (known: build_timeout, builder_image, code_file, entrypoint, env_image, executor, grace_period, idle_timeout, image, max_scale, min_scale, pool_size, target_cpu, timeout)", k)
 		}
 		if err != nil {
 			return s, err
@@ -144,6 +154,10 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 		return s, fmt.Errorf("settings.code_file: needs settings.env_image (the Fission environment image that loads it); or drop code_file for the workload's own environment image (Dockerfile.fission)")
 	case len(s.Code) > LiteralLimit:
 		return s, fmt.Errorf("settings.code_file: %d bytes, above Fission's literal package limit of %d (ArchiveLiteralSizeLimit)", len(s.Code), LiteralLimit)
+	case s.BuilderImage != "" && s.EnvImage == "":
+		return s, fmt.Errorf("settings.builder_image: needs settings.env_image (the environment whose builder it is)")
+	case s.EnvImage != "" && s.Code == "" && fn.Language == "go" && s.BuilderImage == "":
+		return s, fmt.Errorf("settings.builder_image: a Go function in Fission's Go environment is a plugin Fission builds from source in the environment's builder image (fission/environments go/builder; scripts/fission-envs.sh builds ko.local/fission/go-builder): give builder_image")
 	case s.Executor == Container && s.EnvImage != "":
 		return s, fmt.Errorf("settings.env_image: the container executor runs the workload's image (settings.image), not an environment: set executor poolmgr or newdeploy")
 	case s.Executor == PoolMgr && (s.Autoscaled || fn.Replicas > 1):

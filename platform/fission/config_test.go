@@ -106,3 +106,41 @@ func TestSettingsAndObjects(t *testing.T) {
 		}
 	}
 }
+
+// A Go function in Fission's Go environment is built by Fission: the Environment names the builder
+// image and its command, the Package carries the workload as source (no deployment archive) with the
+// build command, and the entrypoint is the plugin's Handler; without builder_image it is refused,
+// naming the setting, as builder_image without an environment is.
+func TestGoFunctionIsBuiltByFission(t *testing.T) {
+	c, err := ParseConfig(platform.Config{RunID: "r1", WorkloadsDir: "../../workloads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Settings: map[string]string{
+		"executor": "poolmgr", "env_image": "ko.local/fission/go-env:1", "builder_image": "ko.local/fission/go-builder:1"}}
+	s, err := ParseSettings(fn, "../../workloads")
+	if err != nil || s.Entrypoint != "Handler" || s.BuildTimeout != 300 {
+		t.Fatalf("%+v %v", s, err)
+	}
+	objs, err := c.Objects("ns", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, pkg := objs[0].Object["spec"].(map[string]any), objs[1].Object["spec"].(map[string]any)
+	if b, _ := env["builder"].(map[string]any); b["image"] != "ko.local/fission/go-builder:1" || b["command"] != "build" {
+		t.Errorf("environment's builder %v", env["builder"])
+	}
+	if src, _ := pkg["source"].(map[string]any); src["type"] != "literal" || src["literal"] == "" || pkg["deployment"] != nil || pkg["buildcmd"] != "build" {
+		t.Errorf("package spec %v: want the source literal and the build command, no deployment archive", pkg)
+	}
+	for set, want := range map[string]string{
+		"env_image=ko.local/fission/go-env:1": "settings.builder_image: a Go function in Fission's Go environment is a plugin Fission builds",
+		"builder_image=b":                     "settings.builder_image: needs settings.env_image",
+	} {
+		k, v, _ := strings.Cut(set, "=")
+		bad := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Settings: map[string]string{"executor": "poolmgr", k: v}}
+		if _, err := ParseSettings(bad, "../../workloads"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", set, err, want)
+		}
+	}
+}

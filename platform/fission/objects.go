@@ -97,11 +97,18 @@ func (c Config) Objects(ns string, fn platform.Function, s Settings) ([]*unstruc
 		}
 		env := map[string]any{"version": int64(3), "runtime": map[string]any{"image": envImage}, "poolsize": pool, "resources": res,
 			"terminationGracePeriod": int64(s.GracePeriod)}
+		archive := map[string]any{"type": "literal", "literal": base64.StdEncoding.EncodeToString([]byte(code))}
+		pkgSpec := map[string]any{"environment": map[string]any{"name": fn.Name, "namespace": ns}, "deployment": archive}
+		if s.BuilderImage != "" {
+			// A source package, built by the environment's builder (Fission's buildermgr: the builder
+			// pod's fetcher takes the source, the builder runs the command, the deployment package
+			// goes to Fission's storage service), as `fission env create --builder` and `fission pkg
+			// create --src` make it; the command is the Go builder's (go/builder/Dockerfile-1.1x).
+			env["builder"] = map[string]any{"image": s.BuilderImage, "command": "build"}
+			pkgSpec = map[string]any{"environment": pkgSpec["environment"], "source": archive, "buildcmd": "build"}
+		}
 		out = append(out, object("Environment", ns, fn.Name, labels, env))
-		out = append(out, object("Package", ns, fn.Name, labels, map[string]any{
-			"environment": map[string]any{"name": fn.Name, "namespace": ns},
-			"deployment":  map[string]any{"type": "literal", "literal": base64.StdEncoding.EncodeToString([]byte(code))},
-		}))
+		out = append(out, object("Package", ns, fn.Name, labels, pkgSpec))
 		spec["environment"] = map[string]any{"name": fn.Name, "namespace": ns}
 		pkg := map[string]any{"packageref": map[string]any{"name": fn.Name, "namespace": ns}}
 		if s.Entrypoint != "" {

@@ -35,6 +35,18 @@ var envRuntimes = map[string]struct {
 	"node": {module: "fb_fission.js", entrypoint: "fb_fission", runtime: []string{"fbrt.js"}, main: "main.js", env: "nodejs/"},
 }
 
+// goModule is the go.mod of a Go workload's source package: faasbench's module path, so that the
+// workload's import of fbrt resolves inside the package, and no requirement (Fission's builder pod
+// reaches no module proxy here, and a plugin must share no third-party package with its loader).
+const goModule = "module github.com/faasbench/faasbench\n\ngo 1.26\n"
+
+// goPluginEntry is the file (workloads/runtime/go/fissionplugin) that gives a Go workload Fission's
+// entry point; its build constraint keeps it out of faasbench's own builds and is dropped in the package.
+const goPluginEntry = "runtime/go/fissionplugin/fission_plugin.go"
+
+// goEntrypoint is the plugin's symbol Fission's Go environment serves (the Package's functionName).
+const goEntrypoint = "Handler"
+
 // zipTime is every entry's modification time: the same workload gives the same package, byte for byte.
 var zipTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
@@ -47,9 +59,12 @@ var zipTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // symbolic link out of it. A language faasbench has no module for, or a package above Fission's literal
 // limit, is refused naming settings.env_image.
 func WorkloadPackage(workloadsDir, workload, lang string) ([]byte, string, error) {
+	if lang == "go" {
+		return GoSourcePackage(workloadsDir, workload)
+	}
 	rt, ok := envRuntimes[lang]
 	if !ok {
-		return nil, "", fmt.Errorf("settings.env_image: faasbench packages %s workloads for no Fission environment (only %s: fission/environments' python/ and nodejs/); give settings.code_file (the function's code for that image), or drop env_image (the workload's own image behind faasbench's environment server)",
+		return nil, "", fmt.Errorf("settings.env_image: faasbench packages %s workloads for no Fission environment (only go and %s: fission/environments' go/, python/ and nodejs/); give settings.code_file (the function's code for that image), or drop env_image (the workload's own image behind faasbench's environment server)",
 			lang, strings.Join(slices.Sorted(maps.Keys(envRuntimes)), ", "))
 	}
 	root, err := os.OpenRoot(workloadsDir)
@@ -115,4 +130,67 @@ func WorkloadPackage(workloadsDir, workload, lang string) ([]byte, string, error
 		return nil, "", fmt.Errorf("settings.env_image: %s packaged for Fission is %d bytes, above Fission's literal package limit of %d (ArchiveLiteralSizeLimit)", dir, buf.Len(), LiteralLimit)
 	}
 	return buf.Bytes(), rt.entrypoint, nil
+}
+
+// GoSourcePackage packages a Go workload as the source of a Fission Go function, which Fission's Go
+// builder (fission/environments go/builder/build.sh, in the environment's builder pod) builds into a
+// plugin with go build -buildmode=plugin: a Go module (goModule) whose root package is the workload's
+// main.go and faasbench's entry (goPluginEntry, without its build constraint), and fbrt at its path in the
+// module; its entrypoint is Handler. Read through os.Root, as WorkloadPackage; refused above Fission's
+// literal limit.
+func GoSourcePackage(workloadsDir, workload string) ([]byte, string, error) {
+	root, err := os.OpenRoot(workloadsDir)
+	if err != nil {
+		return nil, "", fmt.Errorf("settings.env_image: the workloads directory: %w", err)
+	}
+	defer root.Close()
+	read := func(from string) ([]byte, error) {
+		b, err := root.ReadFile(from)
+		if err != nil {
+			return nil, fmt.Errorf("settings.env_image: packaging %s/go for Fission: %w", workload, err)
+		}
+		return b, nil
+	}
+	files := map[string][]byte{"go.mod": []byte(goModule)}
+	if files["main.go"], err = read(path.Join(workload, "go", "main.go")); err != nil {
+		return nil, "", err
+	}
+	entry, err := read(goPluginEntry)
+	if err != nil {
+		return nil, "", err
+	}
+	first, rest, _ := bytes.Cut(entry, []byte("\n"))
+	if !bytes.HasPrefix(first, []byte("//go:build ")) {
+		return nil, "", fmt.Errorf("settings.env_image: %s does not begin with its build constraint", goPluginEntry)
+	}
+	files["fission_plugin.go"] = rest
+	fbrt, err := fs.ReadDir(root.FS(), "runtime/go/fbrt")
+	if err != nil {
+		return nil, "", fmt.Errorf("settings.env_image: packaging %s/go for Fission: %w", workload, err)
+	}
+	for _, e := range fbrt {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go") {
+			if files["workloads/runtime/go/fbrt/"+n], err = read("runtime/go/fbrt/" + n); err != nil {
+				return nil, "", err
+			}
+		}
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: name, Method: zip.Deflate, Modified: zipTime})
+		if err == nil {
+			_, err = w.Write(files[name])
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("settings.env_image: packaging %s/go for Fission: %w", workload, err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return nil, "", fmt.Errorf("settings.env_image: packaging %s/go for Fission: %w", workload, err)
+	}
+	if buf.Len() > LiteralLimit {
+		return nil, "", fmt.Errorf("settings.env_image: %s/go packaged for Fission is %d bytes, above Fission's literal package limit of %d (ArchiveLiteralSizeLimit)", workload, buf.Len(), LiteralLimit)
+	}
+	return buf.Bytes(), goEntrypoint, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -121,7 +122,9 @@ func TestWorkloadPackage(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ workload, lang, want string }{
-		{"hello", "go", "settings.env_image: faasbench packages go workloads for no Fission environment (only node, python"},
+		{"hello", "java", "settings.env_image: faasbench packages java workloads for no Fission environment (only go and node, python"},
+		{"hello", "go", "settings.env_image: packaging hello/go for Fission"},
+		{"../x", "go", "settings.env_image: packaging ../x/go for Fission"},
 		{"empty", "python", "settings.env_image: empty/python has no main.py to package for Fission's environment (fission/environments python/)"},
 		{"big", "python", "above Fission's literal package limit of 262144"},
 		{"out", "python", "settings.env_image: packaging out/python for Fission"},
@@ -130,5 +133,58 @@ func TestWorkloadPackage(t *testing.T) {
 		if _, _, err := WorkloadPackage(dir, tc.workload, tc.lang); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s/%s: %v, want %q", tc.workload, tc.lang, err, tc.want)
 		}
+	}
+}
+
+// A Go workload goes to Fission's Go environment as source for its builder: a module whose root package
+// is the workload and faasbench's entry (without its build constraint: build.sh passes no tags), fbrt at
+// its path in the module, no test file, no requirement; entrypoint Handler. It compiles as a plugin's
+// source does: go vet of the unpacked package passes with no module proxy.
+func TestGoSourcePackage(t *testing.T) {
+	pkg, entry, err := WorkloadPackage("../../workloads", "reverse", "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if entry != "Handler" {
+		t.Errorf("entrypoint %q, want Handler", entry)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(pkg), int64(len(pkg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var names []string
+	for _, f := range zr.File {
+		names = append(names, f.Name)
+		if strings.HasSuffix(f.Name, "_test.go") {
+			t.Errorf("%s: a test file in the package", f.Name)
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(rc)
+		rc.Close()
+		if f.Name == "fission_plugin.go" && bytes.Contains(b, []byte("//go:build")) {
+			t.Errorf("fission_plugin.go keeps its build constraint: Fission's build.sh would leave it out")
+		}
+		out := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"go.mod", "main.go", "fission_plugin.go", "workloads/runtime/go/fbrt/fbrt.go"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("package holds %v: no %s", names, want)
+		}
+	}
+	cmd := exec.Command("go", "vet", ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOFLAGS=-mod=mod", "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("go vet of the package (as Fission's builder has it, no module proxy): %v\n%s", err, out)
 	}
 }

@@ -199,6 +199,11 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		}
 	}
 	p.functions.Put(fn.Name, s)
+	if s.BuilderImage != "" {
+		if err := p.waitBuild(ctx, fn.Name, s); err != nil {
+			return err
+		}
+	}
 	if s.Executor == PoolMgr && fn.Concurrency == 0 {
 		p.Warn(fmt.Sprintf("function %s: Fission's poolmgr serves one request at a time per pod when requestsPerPod is unset (DefaultRequestsPerPod 1, pkg/apis/core/v1/types.go), where faasbench's concurrency 0 means no limit elsewhere", fn.Name))
 	}
@@ -212,6 +217,47 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return err
 	}
 	return p.waitFunction(ctx, fn.Name, s, s.MinScale)
+}
+
+// waitBuild waits until Fission's buildermgr has built a source package (status.buildstatus
+// succeeded: the builder ran, the deployment package is in the storage service) within
+// settings.build_timeout; a failed build ends the deploy with the builder's own log (the
+// package's status.buildlog, its last lines).
+func (p *Platform) waitBuild(ctx context.Context, name string, s Settings) error {
+	pkgs := p.Cluster.Dynamic.Resource(PackageGVR).Namespace(p.Namespace())
+	var status, buildLog string
+	err := kube.Poll(ctx, time.Duration(s.BuildTimeout)*time.Second, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
+		u, err := pkgs.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return false, nil // looked at again, or the timeout says it
+		}
+		status, _, _ = unstructured.NestedString(u.Object, "status", "buildstatus")
+		buildLog, _, _ = unstructured.NestedString(u.Object, "status", "buildlog")
+		return status == "succeeded" || status == "failed", nil
+	})
+	switch {
+	case errors.Is(err, kube.ErrTimeout):
+		return fmt.Errorf("function %s: Fission did not build its package within %d s (settings.build_timeout; build status %q, builder image %s): %w%s",
+			name, s.BuildTimeout, status, s.BuilderImage, err, logTail(buildLog))
+	case err != nil:
+		return fmt.Errorf("function %s: %w", name, err)
+	case status == "failed":
+		return fmt.Errorf("function %s: Fission's build of its package failed (builder image %s)%s", name, s.BuilderImage, logTail(buildLog))
+	}
+	return nil
+}
+
+// logTail is the last lines of a build log, to quote in an error.
+func logTail(l string) string {
+	l = strings.TrimSpace(l)
+	if l == "" {
+		return ""
+	}
+	lines := strings.Split(l, "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return ":\n  " + strings.Join(lines, "\n  ")
 }
 
 // poolSelector selects the generic (not yet specialised) pods of a poolmgr
