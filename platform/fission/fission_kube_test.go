@@ -318,3 +318,37 @@ func TestRouterNotReady(t *testing.T) {
 		}
 	}
 }
+
+// A function Fission builds from source (settings.builder_image: the Environment's builder, the
+// Package's source and build command) deploys once buildermgr marks its package built, and a build
+// that fails ends the deploy with the builder's log (the package's status.buildlog), not a wait for
+// pods that never come. The stand-in buildermgr moves the package's status as Fission's does.
+func TestDeployWaitsForFissionsBuild(t *testing.T) {
+	p, ctx, dir := open(t, "fi-build")
+	set := map[string]string{"executor": "newdeploy", "env_image": "ko.local/fission/go-env:1", "builder_image": "ko.local/fission/go-builder:1",
+		"code_file": "function.go", "min_scale": "1", "max_scale": "1", "grace_period": "2"}
+	if err := os.WriteFile(filepath.Join(dir, "function.go"), []byte("package main\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Deploy(ctx, platform.Function{Name: "built", Workload: "hello", Language: "go", Settings: set}); err != nil {
+		t.Fatal(err)
+	}
+	u, err := p.Cluster.Dynamic.Resource(fission.PackageGVR).Namespace(p.Namespace()).Get(ctx, "built", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _, _ := unstructured.NestedString(u.Object, "status", "buildstatus"); st != "succeeded" {
+		t.Errorf("Deploy returned with the package's build status %q", st)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "broken.go"), []byte("fail the build\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set["code_file"] = "broken.go"
+	err = p.Deploy(ctx, platform.Function{Name: "broken", Workload: "hello", Language: "go", Settings: set})
+	if err == nil || !strings.Contains(err.Error(), "Fission's build of its package failed") || !strings.Contains(err.Error(), "expected 'package', found fail") {
+		t.Errorf("a failed build: %v, want the build's failure with its log", err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
