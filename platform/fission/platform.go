@@ -197,13 +197,18 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		if err := kube.Apply(ctx, r, u, "fission "+strings.ToLower(u.GetKind())); err != nil {
 			return err
 		}
-	}
-	p.functions.Put(fn.Name, s)
-	if s.BuilderImage != "" {
-		if err := p.waitBuild(ctx, fn.Name, s); err != nil {
-			return err
+		// A source package is built before the Function exists (found on the real node): a newdeploy
+		// pod started before the build fails its one specialisation ("cannot fetch deployment: package
+		// build status was not \"succeeded\"", its fetcher never ready) until buildermgr's update of
+		// the Function's package reference makes the executor roll the Deployment: a deploy would see
+		// a failed pod, then a second one.
+		if u.GetKind() == "Package" && s.BuilderImage != "" {
+			if err := p.waitBuild(ctx, fn.Name, s); err != nil {
+				return err
+			}
 		}
 	}
+	p.functions.Put(fn.Name, s)
 	if s.Executor == PoolMgr && fn.Concurrency == 0 {
 		p.Warn(fmt.Sprintf("function %s: Fission's poolmgr serves one request at a time per pod when requestsPerPod is unset (DefaultRequestsPerPod 1, pkg/apis/core/v1/types.go), where faasbench's concurrency 0 means no limit elsewhere", fn.Name))
 	}
