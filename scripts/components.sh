@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # components.sh start|wait: make test builds the components its Kubernetes tiers run (Kubernetes, etcd,
-# KWOK, CoreDNS: scripts/kube-build.sh; the node's image registry: scripts/registry-build.sh; OpenFaaS from its pinned source: scripts/openfaas-build.sh; Nuclio (processor, controller, dashboard, autoscaler, DLX): scripts/nuclio-build.sh; Fission (fission-bundle, fetcher): scripts/fission-build.sh; the custom metrics adapter: scripts/metrics-adapter-build.sh; Helm: scripts/helm-build.sh; the
+# KWOK, CoreDNS: scripts/kube-build.sh; the node's image registry: scripts/registry-build.sh; OpenFaaS from its pinned source: scripts/openfaas-build.sh; Nuclio (processor, controller, dashboard, autoscaler, DLX): scripts/nuclio-build.sh, and the processor with cgo for Go plugins: scripts/nuclio-go-build.sh; Fission (fission-bundle, fetcher): scripts/fission-build.sh; the custom metrics adapter: scripts/metrics-adapter-build.sh; Helm: scripts/helm-build.sh; the
 # node's Debian packages; Knative Serving and the ingress: scripts/knative-build.sh; Prometheus and AlertManager:
 # scripts/prometheus-build.sh) beside its Go phases instead of after them. A fresh machine spends ~20
 # minutes on them; the Go phases before the Kubernetes tests leave a core idle much of the time (the
@@ -32,7 +32,7 @@ start)
     trap "" HUP
     # Knative and Prometheus side by side once the packages are in (both make images on Debian roots
     # with mmdebstrap): on a fresh machine Prometheus alone was 327 s at the end of one chain.
-    chrt --idle 0 ionice -c3 bash -c "scripts/kube-build.sh all && scripts/registry-build.sh >/dev/null && scripts/openfaas-build.sh && scripts/nuclio-build.sh >/dev/null && scripts/fission-build.sh >/dev/null && scripts/metrics-adapter-build.sh >/dev/null && scripts/helm-build.sh && scripts/node/packages.sh || exit
+    chrt --idle 0 ionice -c3 bash -c "scripts/kube-build.sh all && scripts/registry-build.sh >/dev/null && scripts/openfaas-build.sh && scripts/nuclio-build.sh >/dev/null && scripts/nuclio-go-build.sh >/dev/null && scripts/fission-build.sh >/dev/null && scripts/metrics-adapter-build.sh >/dev/null && scripts/helm-build.sh && scripts/node/packages.sh || exit
       scripts/prometheus-build.sh > \"\$0\" 2>&1 & p=\$!
       scripts/knative-build.sh; k=\$?
       wait \$p; pr=\$?
