@@ -82,6 +82,11 @@ step "fission: its own Python, Node.js and Go environments (and the Go builder) 
 goenv() { CHECK_ARGS="--failed-max 0" run fission-go-env examples/realnode/fission-go-env.yaml \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "fission: hello and reverse in Go, built by Fission's Go builder, on its Go environment, newdeploy and poolmgr, router and direct, 3 repetitions" goenv
+# A Go function that does not build (a Python file as its source): the deploy ends with Fission's build log.
+goenvs=$(awk -F'\t' '$1 == "fission-environments" {print substr($3, 1, 12)}' scripts/upstream/pins.tsv)
+gobroken=(--set "functions=[{name: broken-go, workload: hello, language: go, replicas: 1, settings: {executor: newdeploy, env_image: \"ko.local/fission/go-env:$goenvs\", builder_image: \"ko.local/fission/go-builder:$goenvs\", code_file: hello/python/main.py, grace_period: \"2\"}}]")
+gobuild() { ends fission-fault-go-build examples/realnode/fission-go-env.yaml 1 "Fission's build of its package failed" "${gobroken[@]}"; }
+step "fission: a Go function that does not build ends with Fission's build log" gobuild
 envs() { CHECK_ARGS="--failed-max 0 --instances env-=1" run fission-envs examples/realnode/fission-envs.yaml \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "fission: hello on its own Python and Node.js environments, newdeploy and poolmgr, router and direct, 3 repetitions" envs
