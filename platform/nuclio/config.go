@@ -73,7 +73,7 @@ type Settings struct {
 	MinReplicas, MaxReplicas, TargetCPU int
 	Autoscaled                          bool
 	// MaxBody is the HTTP trigger's maxRequestBodySize in bytes (Nuclio's
-	// default, 4 MiB, answers larger bodies 413: seed 000's payload sweep
+	// default, 4 MiB, refuses larger bodies (400 "Error when parsing request" from its fasthttp, or the connection reset): seed 000's payload sweep
 	// goes to 16 MiB); 0 leaves Nuclio's default.
 	MaxBody int
 	// WorkerTimeoutMs is the HTTP trigger's workerAvailabilityTimeoutMilliseconds:

@@ -424,13 +424,19 @@ func TestRealProcessorGoRuntime(t *testing.T) {
 			}
 		}
 	})
-	// The HTTP trigger's body limit (maxRequestBodySize, 4 MiB by default): a larger body is answered 413 by
-	// the trigger, before the function; settings.max_request_body_size raises it (seed 000's 16 MiB).
+	// The HTTP trigger's body limit (maxRequestBodySize, 4 MiB by default): a larger body is refused by
+	// the trigger, before the function. Nuclio 1.14.1's fasthttp (v1.51.0) has no 413 for it: its
+	// defaultErrorHandler answers 400 "Error when parsing request" and closes the connection while the
+	// body is still arriving, so the client sees the 400 or its write reset (both seen here); never the
+	// function's answer. settings.max_request_body_size raises the limit (seed 000's 16 MiB).
 	t.Run("body limit", func(t *testing.T) {
 		body := bytes.Repeat([]byte{'x'}, 5<<20)
 		processor(t, platform.Function{Name: "reverse-go", Workload: "reverse", Language: "go", Replicas: 1})
-		if st, out, _ := post(t, "/", body); st != http.StatusRequestEntityTooLarge {
-			t.Errorf("5 MiB with the default limit: HTTP %d (%d bytes), want 413", st, len(out))
+		st, out, _, err := send(http.MethodPost, "/", body)
+		refused := st == http.StatusBadRequest && strings.Contains(string(out), "Error when parsing request") ||
+			err != nil && (strings.Contains(err.Error(), "connection reset") || strings.Contains(err.Error(), "broken pipe"))
+		if !refused {
+			t.Errorf("5 MiB with the default limit: HTTP %d (%d bytes), error %v; want 400 \"Error when parsing request\" or the connection reset", st, len(out), err)
 		}
 	})
 	t.Run("body limit raised", func(t *testing.T) {

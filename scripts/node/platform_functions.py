@@ -11,7 +11,7 @@ the run's manifest records it (the spec as run):
             Nuclio's shell runtime where the spec sends no query string (that runtime runs the command
             with the body on its stdin and never passes the query: pkg/processor/runtime/shell); where the
             spec's payloads exceed the HTTP trigger's default 4 MiB body limit, with settings.max_request_body_size
-            raised to the largest (seed 000 counted Nuclio's 413s above 4 MiB as successes);
+            raised to the largest (seed 000 counted Nuclio's refusals above 4 MiB as successes);
   openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
             min and max, Knative's KPA model) is scaled by OpenFaaS's own: AlertManager's alert, with
             com.openfaas.scale.min and max from the same min and max (scale_min, scale_max), the rest
@@ -23,8 +23,9 @@ import sys
 import yaml
 
 NUCLIO_LANGUAGES = ("python", "node", "cpp", "go")
-# Nuclio's HTTP trigger answers a body over maxRequestBodySize 413 (its default 4 MiB: fasthttp's limit in
-# pkg/processor/trigger/http). Seed 000 sent Nuclio up to 16 MiB with the default and counted the 413s as
+# Nuclio's HTTP trigger refuses a body over maxRequestBodySize (its default 4 MiB; 1.14.1's fasthttp answers 400
+# "Error when parsing request" or resets the connection: fasthttp's limit in
+# pkg/processor/trigger/http). Seed 000 sent Nuclio up to 16 MiB with the default and counted the refusals as
 # successes (../shared/reference/seed-systems.md); to measure the work the study meant, a spec whose payloads
 # exceed the default runs on Nuclio with the limit raised to its largest payload (in the manifest's spec).
 NUCLIO_DEFAULT_MAX_BODY = 4 << 20

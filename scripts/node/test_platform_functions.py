@@ -76,7 +76,7 @@ def test_main_prints_the_images(capsys, monkeypatch):
 
 
 def test_nuclio_takes_the_specs_largest_payload():
-    # Seed 000 sends up to 16 MiB; Nuclio's trigger answers a body over 4 MiB 413 unless its limit is raised.
+    # Seed 000 sends up to 16 MiB; Nuclio's trigger refuses a body over 4 MiB unless its limit is raised.
     fns = pf.functions_for(spec("000-reverse-single.yaml"), "nuclio")
     assert fns == [{"workload": "reverse", "language": lang, "settings": {"max_request_body_size": "16777216"}} for lang in ("cpp", "go")]
     own = {"vary": {"payload_size": [8 << 20]}, "functions": [{"workload": "reverse", "language": "go", "settings": {"max_request_body_size": "9000000"}}]}
