@@ -82,16 +82,20 @@ func Handle(ctx *nuclio.Context, ev nuclio.Event) (interface{}, error) {
 	if !ok {
 		return nil, errors.New("fbnuclio: the worker's context was not initialised (InitContext)")
 	}
+	hd := make(http.Header, 8)
+	var status int
+	var body []byte
 	if ev.GetPath() == fbrt.HealthPath {
 		// As fbrt's server: answered, never the function's first request.
-		return nuclio.Response{StatusCode: http.StatusOK, ContentType: "text/plain", Headers: map[string]interface{}{"X-Fb-Instance": w.instance.ID}, Body: []byte("ok")}, nil
+		hd.Set("Content-Type", "text/plain")
+		status, body = http.StatusOK, w.instance.Health(hd)
+	} else {
+		req, err := Request(ev)
+		if err != nil {
+			return nil, err
+		}
+		status, body = w.instance.Call(w.handle, req, ev.GetBody(), hd)
 	}
-	req, err := Request(ev)
-	if err != nil {
-		return nil, err
-	}
-	hd := make(http.Header, 8)
-	status, body := w.instance.Call(w.handle, req, ev.GetBody(), hd)
 	resp := nuclio.Response{StatusCode: status, ContentType: "application/octet-stream", Headers: make(map[string]interface{}, len(hd)), Body: body}
 	for k, v := range hd {
 		if strings.EqualFold(k, "Content-Type") {
