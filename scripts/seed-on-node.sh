@@ -21,7 +21,8 @@
 # settings): its spec is run with the rules' labels (ids, sha256s, the rules file's commit:
 # scripts/repro/run.py --sets), so that the run is judged by each.
 # A part of make test-real for the reproductions (docs/reproductions.md), without building every workload
-# image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (default docs/evidence/PLATFORM-003-DATE).
+# image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (a spec named again: PLATFORM-SPEC-2, ...; default
+# docs/evidence/PLATFORM-003-DATE), with host-speed.txt: the machine's speed and steal before each spec.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PLATFORM=${1:?usage: seed-on-node.sh knative|openfaas|nuclio|fission [EVIDENCE_DIR] [SPEC...]}
@@ -100,8 +101,27 @@ fission)
   opts=(--set platform.name=fission --set 'platform.generator_cpus="1"'
     --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, router_url: '$FISSION_ROUTER'}") ;;
 esac
+# The machine's own speed before each spec and at the end (host-speed.txt in the evidence): a fixed loop timed on
+# each CPU, and each CPU's steal time so far, so that a run slower than an earlier one can be told apart: the
+# machine (the loop slower too, steal grown) or the node and the platform (the loop as fast as before).
+hostspeed() {
+  for cpu in 0 1; do
+    taskset -c "$cpu" python3 -c 'import sys, time
+t = time.perf_counter(); s = 0
+for i in range(3_000_000): s += i
+print(f"{sys.argv[1]} cpu{sys.argv[2]} loop_ms={(time.perf_counter() - t) * 1e3:.0f}")' "$(date -u +%H:%M:%S) $1" "$cpu"
+  done >>"$EVIDENCE/host-speed.txt"
+  awk -v when="$(date -u +%H:%M:%S) $1" '/^cpu[0-9]/ {print when, $1, "steal_ticks=" $9}' /proc/stat >>"$EVIDENCE/host-speed.txt"
+}
 failed=0
+declare -A seen=()
+n=0
 for s in "${specs[@]}"; do
+  # A spec named again (to see whether the same run, later, serves the same) keeps its own evidence: -2, -3, ...
+  n=$((n + 1))
+  seen[$s]=$((${seen[$s]:-0} + 1))
+  tag=$PLATFORM-$s; [ "${seen[$s]}" = 1 ] || tag=$tag-${seen[$s]}
+  hostspeed "before $tag"
   svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
   reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}' || true)
   [ "${reps:-1}" -ge 3 ] || svc+=(--set repetitions=3)
@@ -111,12 +131,13 @@ for s in "${specs[@]}"; do
   # A run that measured but broke an expectation (exit 1: e.g. a watchdog answering 500 under load) is a
   # result: its files are kept as any run's (its summary says what broke); the step still counts as failed.
   scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/$s.yaml" \
-    "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$s" || failed=$((failed + 1))
-  r=$(ls -d "$DIR/runs-$s"/*/ 2>/dev/null | head -1)
+    "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$n" || failed=$((failed + 1))
+  r=$(ls -d "$DIR/runs-$n"/*/ 2>/dev/null | head -1)
   if [ -n "$r" ] && [ -f "$r/summary.json" ]; then
-    mkdir -p "$EVIDENCE/$PLATFORM-$s"
-    for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$PLATFORM-$s/"; done
+    mkdir -p "$EVIDENCE/$tag"
+    for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$tag/"; done
   fi
 done
+hostspeed "after all"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
 [ "$failed" = 0 ] || { echo "seed-on-node: $PLATFORM: $failed step(s) failed" >&2; exit 1; }

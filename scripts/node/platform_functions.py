@@ -15,7 +15,10 @@ the run's manifest records it (the spec as run):
   openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
             min and max, Knative's KPA model) is scaled by OpenFaaS's own: AlertManager's alert, with
             com.openfaas.scale.min and max from the same min and max (scale_min, scale_max), the rest
-            of OpenFaaS's defaults (the factor: 20 % of max per alert), as the seed ran it.
+            of OpenFaaS's defaults (the factor: 20 % of max per alert), as the seed ran it; a C++ function
+            given no mode runs in mode fork, by the classic watchdog (a process per request, the query in
+            Http_Query), as seed 000 ran its C++ functions on OpenFaaS (its of-watchdog image would wrap the
+            same process in faasbench's server).
 """
 import json
 import sys
@@ -49,6 +52,8 @@ def functions_for(spec, platform):
             if "max" in st:
                 scale["scale_max"] = str(st["max"])
             f = dict(f, settings=scale)
+        if platform == "openfaas" and f.get("language") == "cpp" and not f.get("mode"):
+            f = dict(f, mode="fork")
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)

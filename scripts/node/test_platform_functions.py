@@ -41,7 +41,7 @@ def test_openfaas_scales_by_its_own_autoscaler_with_the_same_bounds():
 
 
 def test_main_prints_a_set_or_nothing(capsys):
-    assert pf.main([str(ROOT / "examples/000-image-batch.yaml"), "openfaas"]) == 0
+    assert pf.main([str(ROOT / "examples/003-payload.yaml"), "openfaas"]) == 0
     assert capsys.readouterr().out == ""
     with_java = ROOT / "examples/004-languages.yaml"
     assert pf.main([str(with_java), "nuclio"]) == 0
@@ -81,4 +81,14 @@ def test_nuclio_takes_the_specs_largest_payload():
     assert fns == [{"workload": "reverse", "language": lang, "settings": {"max_request_body_size": "16777216"}} for lang in ("cpp", "go")]
     own = {"vary": {"payload_size": [8 << 20]}, "functions": [{"workload": "reverse", "language": "go", "settings": {"max_request_body_size": "9000000"}}]}
     assert pf.functions_for(own, "nuclio") is None  # the spec's own limit is kept
-    assert pf.functions_for(spec("000-reverse-single.yaml"), "openfaas") is None
+    assert pf.functions_for(spec("000-reverse-single.yaml"), "knative") is None
+
+
+def test_openfaas_runs_cpp_by_the_classic_watchdog_as_seed_000_did():
+    fns = pf.functions_for(spec("000-reverse-parallel.yaml"), "openfaas")
+    assert fns == [{"workload": "reverse", "language": "cpp", "mode": "fork"}, {"workload": "reverse", "language": "go"}]
+    assert pf.functions_for(spec("000-image-batch.yaml"), "openfaas") == [{"workload": "image", "language": "cpp", "mode": "fork"}]
+    given = {"functions": [{"workload": "reverse", "language": "cpp", "mode": "http"}]}
+    assert pf.functions_for(given, "openfaas") is None  # the spec's own mode is kept
+    p = plan(("reverse-cpp/replicas=1/payload_size=1/batch", "reverse-cpp", "reverse", "cpp"))
+    assert pf.images_for({"functions": fns}, "openfaas", p) == ["reverse:cpp:openfaas-classic"]
