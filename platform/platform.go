@@ -296,6 +296,17 @@ type Headerless interface {
 	Headerless(name string) string
 }
 
+// QueryCarrier is an optional capability: the request header, and its
+// value, in which a function's platform passes it a request's query string
+// when the query itself never reaches the function (header "": it does).
+// Nuclio's shell runtime runs the command with the body on its stdin and the
+// X-Nuclio-Arguments header appended to its command line, never with the
+// URL's query: a cell's query is sent in that header too (shell-quoted), as
+// a Nuclio user passes a shell function its per-request input.
+type QueryCarrier interface {
+	QueryHeader(name, query string) (header, value string)
+}
+
 // LoadShape is the most load a run's spec offers one function: the largest
 // closed-loop concurrency and the largest open-loop rate (req/s) of its
 // cells (0: none of that model).

@@ -9,7 +9,6 @@ import (
 	"github.com/faasbench/faasbench/platform/local"
 	"github.com/faasbench/faasbench/platform/packaging"
 	"github.com/faasbench/faasbench/spec"
-	"github.com/faasbench/faasbench/workloads"
 )
 
 // LoadSpec parses a spec file (with --set style overrides, PATH=YAML) and
@@ -49,10 +48,7 @@ func Known(o Options) spec.Known {
 		}
 		return wl.Languages, true
 	}, Schedule: experiment.CheckSchedule, Workers: experiment.CheckWorkers, Function: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
-		if err := checkFunction(ps, f, v, cat.Root); err != nil {
-			return err
-		}
-		return checkPaths(ps, f, v, cat)
+		return checkFunction(ps, f, v, cat.Root)
 	}, Functions: func(ps spec.PlatformSpec, fs []spec.FunctionSpec) error {
 		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))
 	}, ColdStart: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
@@ -91,18 +87,4 @@ func checkFunction(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary, workl
 		}
 		return err
 	})
-}
-
-// checkPaths checks the paths a function's requests will carry (the vary
-// grid's, else the spec's, else the workload's) against what its platform
-// passes to it (a query string that would never reach it).
-func checkPaths(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary, cat *workloads.Catalog) error {
-	paths := v.Path
-	if len(paths) == 0 && f.Request.Path != "" {
-		paths = []string{f.Request.Path}
-	}
-	if w, ok := cat.Get(f.Workload); ok && len(paths) == 0 {
-		paths = []string{w.Request.Path}
-	}
-	return AtEveryPoint(f, v, func(fn platform.Function) error { return packaging.CheckPaths(ps.Name, fn, paths) })
 }

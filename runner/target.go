@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 
@@ -70,6 +71,9 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	if fn.Target, err = c.request(req, w, url); err != nil {
 		return fn, "", err
 	}
+	if qc, ok := c.p.(platform.QueryCarrier); ok {
+		carryQuery(&fn.Target, func(q string) (string, string) { return qc.QueryHeader(pc.Function, q) })
+	}
 	if hr, ok := c.p.(platform.HostRouter); ok && !direct {
 		host, err := hr.FunctionHost(ctx, pc.Function)
 		if err != nil {
@@ -91,6 +95,24 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		dataPath = "direct to an instance"
 	}
 	return fn, dataPath, nil
+}
+
+// carryQuery sets the header in which the platform passes t's query string
+// to the function (header: the platform's name and value for it; none:
+// nothing). The URL keeps the query.
+func carryQuery(t *load.Target, header func(query string) (string, string)) {
+	u, err := url.Parse(t.URL)
+	if err != nil || u.RawQuery == "" {
+		return
+	}
+	name, value := header(u.RawQuery)
+	if name == "" {
+		return
+	}
+	if t.Header == nil {
+		t.Header = http.Header{}
+	}
+	t.Header.Set(name, value)
 }
 
 // specPath is a path the spec gives: ${...} expanded, relative to the

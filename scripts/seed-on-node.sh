@@ -10,7 +10,7 @@
 #             the gateway; default: the registered rules of seed 003's plain-function rows, then its steady and
 #             bursty autoscaling (scaled by OpenFaaS's AlertManager alert between the spec's min and max)
 #   nuclio    Nuclio 1.14.1 (scripts/nuclio-up.sh), the workload's image on Nuclio's processor through the
-#             function's Service; Python, Node.js, Go, and C++ without a query (the images faasbench builds on
+#             function's Service; Python, Node.js, Go, and C++ (its query in X-Nuclio-Arguments) (the images faasbench builds on
 #             Nuclio's processor): a spec's other functions are left out of the run (--set functions=..., in its
 #             manifest: scripts/node/platform_functions.py);
 #             default: the registered rules that compare platforms on seed 003's plain-function rows
@@ -120,7 +120,7 @@ for s in "${specs[@]}"; do
   # A spec named again (to see whether the same run, later, serves the same) keeps its own evidence: -2, -3, ...
   n=$((n + 1))
   seen[$s]=$((${seen[$s]:-0} + 1))
-  tag=$PLATFORM-$s; [ "${seen[$s]}" = 1 ] || tag=$tag-${seen[$s]}
+  tag=$PLATFORM-${s//\//-}; [ "${seen[$s]}" = 1 ] || tag=$tag-${seen[$s]}
   hostspeed "before $tag"
   svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
   reps=$(grep -E '^repetitions:' "examples/$s.yaml" | awk '{print $2}' || true)

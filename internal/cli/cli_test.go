@@ -249,30 +249,6 @@ func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 	}
 }
 
-// A query string Nuclio's shell runtime would never pass to the C++ function is refused before
-// anything starts (exit 2), whether the workload's own (image: ?variant=np), the spec's or the vary
-// grid's; the same function without one, and a Python function with one, are not.
-func TestRunRefusesAQueryNuclioShellRuntimeDrops(t *testing.T) {
-	for _, c := range []struct{ name, fn, vary, want string }{
-		{"workload's", `{workload: image, language: cpp}`, "", `path "?variant=np": Nuclio's shell runtime`},
-		{"spec's", `{workload: reverse, language: cpp, request: {path: "?x=1"}}`, "", `path "?x=1": Nuclio's shell runtime`},
-		{"vary's", `{workload: reverse, language: cpp}`, "vary: {path: [\"/x\", \"?y=2\"]}\n", `path "?y=2"`},
-		{"none", `{workload: reverse, language: cpp}`, "", ""},
-		{"python", `{workload: sleep, language: python}`, "", ""},
-	} {
-		dir := t.TempDir()
-		spec := filepath.Join(dir, "s.yaml")
-		body := "version: 1\nname: nq\nplatform: {name: nuclio}\nfunctions:\n  - " + c.fn + "\n" + c.vary + "load: {model: closed, concurrency: [1], duration: 1s}\nrepetitions: 1\n"
-		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, _, errOut := runCLI(t, "run", spec, "--dry-run", "--workloads", "../../workloads")
-		if c.want == "" && code != 0 || c.want != "" && (code != ExitUsage || !strings.Contains(errOut, c.want)) {
-			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
-		}
-	}
-}
-
 // A forced cold start the platform cannot give is refused before anything starts (exit 2), with
 // the reason: Knative at min-scale 1, Fission on poolmgr with an empty pool or with min_scale above 0. An idle sweep
 // forces nothing and is not refused.

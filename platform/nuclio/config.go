@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
@@ -158,24 +157,4 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("settings.image: faasbench ships Nuclio images (Dockerfile.nuclio) for cpp, node and python, not for %s: Nuclio's %s runtime builds the handler inside Nuclio's onbuild image against Nuclio's SDK; give an image built so (and settings.handler if not %q)", fn.Language, s.Runtime, s.Handler)
 	}
 	return s, nil
-}
-
-// CheckPaths refuses a request path with a query string for a function in
-// Nuclio's shell runtime (the C++ functions): the runtime runs the command
-// with the body on its stdin and arguments from X-Nuclio-Arguments only; an
-// HTTP event's query reaches it neither as an argument nor in its
-// environment (NUCLIO_EVENT_PATH is the path alone; nuclio 1.14.1
-// pkg/processor/runtime/shell/runtime.go, trigger/http/event.go GetPath),
-// so the function would answer as if there were none.
-func CheckPaths(fn platform.Function, paths []string) error {
-	s, err := ParseSettings(fn)
-	if err != nil || s.Runtime != "shell" {
-		return nil // a settings error is ParseSettings' to report
-	}
-	for _, p := range paths {
-		if strings.Contains(p, "?") {
-			return fmt.Errorf("path %q: Nuclio's shell runtime, which runs the %s function, never passes a request's query string to the command (only its body, on stdin): the function would answer as if it had none", p, fn.Language)
-		}
-	}
-	return nil
 }

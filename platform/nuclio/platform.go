@@ -194,6 +194,32 @@ func (p *Platform) Headerless(name string) string {
 	return ""
 }
 
+// HeaderArguments is the header whose value Nuclio's shell runtime appends
+// to the function's command, instead of its configured arguments, and runs
+// the line with sh -c (pkg/common/headers: Arguments; runtime/shell/runtime.go
+// getCommandArguments, processEvent).
+const HeaderArguments = "X-Nuclio-Arguments"
+
+// QueryHeader implements platform.QueryCarrier: a function in Nuclio's shell
+// runtime gets a request's query string as its command's one argument,
+// through X-Nuclio-Arguments, single-quoted (the runtime runs the line with
+// sh -c: unquoted, the query's & would end the command). faasbench's C++
+// functions read their first argument as the query when Http_Query is not
+// set. Anything that can call a shell-runtime function can so run a command
+// in its container: Nuclio's design, said in docs/platforms/nuclio.md.
+func (p *Platform) QueryHeader(name, query string) (string, string) {
+	if s, ok := p.deployed.Get(name); ok && s.Runtime == "shell" && query != "" {
+		return HeaderArguments, ShellQuote(query)
+	}
+	return "", ""
+}
+
+// ShellQuote is s as one word of a POSIX shell's command line: in single
+// quotes, each of its own single quotes closed, escaped and reopened.
+func ShellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // Scale implements platform.Platform: spec.replicas (fixed replicas), with
 // the state that makes Nuclio's controller apply it.
 func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/faasbench/faasbench/internal/cppbuild"
 	"github.com/faasbench/faasbench/platform"
 )
 
@@ -95,8 +96,8 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 			t.Fatal("FB_NUCLIO_FN_DIR is not set: scripts/nuclio-processor-test.sh mounts a directory of its own on /usr/local/bin and names it")
 		}
 		src := filepath.Join(root, "workloads", fn.Workload, "cpp/main.cpp")
-		if out, err := exec.Command("g++", "-O2", "-std=c++17", "-o", filepath.Join(bin, "fn"), src).CombinedOutput(); err != nil {
-			t.Fatalf("g++ %s: %v: %s", src, err, out)
+		if err := cppbuild.Build(context.Background(), src, filepath.Join(bin, "fn")); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if fn.Language == "node" {
@@ -175,7 +176,9 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		st, _, h := call(t, "/_fb/health")
-		if st == http.StatusOK && (h.Get("X-Fb-Instance") != "" || fn.Language == "cpp") { // the shell runtime passes no header
+		// The shell runtime passes no header, and runs the C++ program for the health call too (the image
+		// function, given no body, answers 500): any answer is the processor's trigger up.
+		if st == http.StatusOK && h.Get("X-Fb-Instance") != "" || st != 0 && fn.Language == "cpp" {
 			return exited
 		}
 		if time.Now().After(deadline) {
@@ -188,9 +191,17 @@ func processor(t *testing.T, fn platform.Function) <-chan struct{} {
 // send sends a request with body (nil: none) to the processor's HTTP
 // trigger on a new connection.
 func send(method, path string, body []byte) (int, []byte, http.Header, error) {
+	return sendWith(method, path, body, nil)
+}
+
+// sendWith is send with the request's headers.
+func sendWith(method, path string, body []byte, header map[string]string) (int, []byte, http.Header, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, method, procURL+path, bytes.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
 	cl := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := cl.Do(req)
 	if err != nil {
@@ -350,6 +361,34 @@ func TestRealProcessorShellRuntime(t *testing.T) {
 	st, out, _ = post(t, "/", big)
 	if st != http.StatusOK || len(out) != len(big) || out[0] != 'f' {
 		t.Errorf("1 MiB: HTTP %d, %d bytes", st, len(out))
+	}
+}
+
+// A cell's query reaches a C++ function of the real shell runtime as its command's argument, in the
+// header the adapter names (X-Nuclio-Arguments, shell-quoted): the image function's version=1 after a
+// query's & is seen. Unquoted, the processor's sh -c would end the command at the & and the function
+// would never see it.
+func TestRealProcessorShellRuntimeQuery(t *testing.T) {
+	fn := platform.Function{Name: "image-cpp", Workload: "image", Language: "cpp", Replicas: 1}
+	processor(t, fn)
+	s, err := ParseSettings(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Platform{}
+	p.deployed.Put(fn.Name, s)
+	h, v := p.QueryHeader(fn.Name, "x=1&version=1")
+	for _, c := range []struct {
+		name, value string
+		version     bool
+	}{{"quoted", v, true}, {"unquoted", "x=1&version=1", false}} {
+		st, out, _, err := sendWith(http.MethodGet, "/?x=1&version=1", nil, map[string]string{h: c.value})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := strings.Contains(string(out), "ImageMagick"); got != c.version {
+			t.Errorf("%s %s: %q: HTTP %d %q; the function saw version=1: %v, want %v", c.name, h, c.value, st, tail(string(out), 200), got, c.version)
+		}
 	}
 }
 

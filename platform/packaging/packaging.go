@@ -210,16 +210,6 @@ func documents(objs ...any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// CheckPaths checks the request paths a function's cells will send against
-// what platformName passes to the function (Nuclio's shell runtime drops a
-// query string), so that a spec fails before anything starts.
-func CheckPaths(platformName string, fn platform.Function, paths []string) error {
-	if platformName == nuclio.Name {
-		return nuclio.CheckPaths(fn, paths)
-	}
-	return nil
-}
-
 // Check checks a function against what platformName can run, as its
 // adapter will when deploying (with the platform's options, e.g. OpenFaaS's
 // edition), so that a spec fails before anything starts. Platforms without

@@ -8,8 +8,8 @@ scripts/seed-on-node.sh moves the examples (written for the local platform) to a
 command line; where a platform cannot take a function as written, this says how it is run instead, and
 the run's manifest records it (the spec as run):
   nuclio    the functions in the languages faasbench builds on Nuclio's processor only: Python, Node.js, Go (a plugin), and C++ in
-            Nuclio's shell runtime where the spec sends no query string (that runtime runs the command
-            with the body on its stdin and never passes the query: pkg/processor/runtime/shell); where the
+            Nuclio's shell runtime (a process per request; a cell's query reaches it as the command's
+            argument, in X-Nuclio-Arguments: the Nuclio adapter's QueryHeader); where the
             spec's payloads exceed the HTTP trigger's default 4 MiB body limit, with settings.max_request_body_size
             raised to the largest (seed 000 counted Nuclio's refusals above 4 MiB as successes);
   openfaas  a function scaled by the local platform's concurrency autoscaler (settings.autoscale with
@@ -37,12 +37,11 @@ NUCLIO_DEFAULT_MAX_BODY = 4 << 20
 def functions_for(spec, platform):
     """The functions to run instead of spec's (a list), or None when they run as written."""
     fns = spec.get("functions") or []
-    queries = any("?" in str(p) for p in (spec.get("vary") or {}).get("path") or [])
     payloads = [int(p) for p in (spec.get("vary") or {}).get("payload_size") or []]
     big = max(payloads, default=0) if max(payloads, default=0) > NUCLIO_DEFAULT_MAX_BODY else 0
     out = []
     for f in fns:
-        if platform == "nuclio" and (f.get("language") not in NUCLIO_LANGUAGES or f.get("language") == "cpp" and queries):
+        if platform == "nuclio" and f.get("language") not in NUCLIO_LANGUAGES:
             continue
         st = f.get("settings") or {}
         if platform == "openfaas" and "autoscale" in st:

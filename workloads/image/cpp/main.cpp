@@ -1,6 +1,8 @@
 // image: seed 000's Magick++ function, a stdin/stdout program run per request by the watchdog in
-// fork mode. Reads a PNG from stdin and writes the transformed PNG to stdout. Http_Query selects
-// variant=np (decode, sleep 1 s, encode) or version=1 (print the ImageMagick version and exit).
+// fork mode. Reads a PNG from stdin and writes the transformed PNG to stdout. The query (Http_Query, as
+// OpenFaaS's watchdogs set it; else the first argument, as Nuclio's shell runtime passes it from
+// X-Nuclio-Arguments) selects variant=np (decode, sleep 1 s, encode) or version=1 (print the
+// ImageMagick version and exit).
 #include <Magick++.h>
 
 #include "pipeline.hpp"
@@ -14,7 +16,7 @@
 int main(int argc, char** argv) {
     Magick::InitializeMagick(argc > 0 ? argv[0] : nullptr);
     const char* env = std::getenv("Http_Query");
-    const std::string query = env ? env : "";
+    const std::string query = env ? env : (argc > 1 ? argv[1] : "");
     if (query_has(query, "version=1")) {
         std::cout << MagickCore::GetMagickVersion(nullptr);
         return std::cout.good() ? 0 : 1;
