@@ -64,9 +64,11 @@ def functions_for(spec, platform):
 def images_for(spec, platform, plan):
     """The images plan's cells (faasbench run --dry-run) need on platform, as scripts/node-images.sh names
     them: on OpenFaaS the of-watchdog's flavor, or the classic watchdog's for a cell of mode fork (the
-    function's mode or the vary grid's: a process per request, as seed 002 ran its functions); on Nuclio
+    function's mode as it will run there (functions_for: C++ in mode fork) or the vary grid's: a process per
+    request, as seeds 000 and 002 ran their functions); on Nuclio
     its processor's; elsewhere the workload's own."""
-    fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in spec.get("functions") or [] if f.get("mode") == "fork"}
+    fns = functions_for(spec, platform) or spec.get("functions") or []  # the functions as they will run
+    fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in fns if f.get("mode") == "fork"}
     out = set()
     for c in plan["cells"]:
         forked = c["function"] in fork or "/mode=fork/" in c["id"]

@@ -89,5 +89,8 @@ def test_openfaas_runs_cpp_by_the_classic_watchdog_as_seed_000_did():
     assert pf.functions_for(spec("000-image-batch.yaml"), "openfaas") == [{"workload": "image", "language": "cpp", "mode": "fork"}]
     given = {"functions": [{"workload": "reverse", "language": "cpp", "mode": "http"}]}
     assert pf.functions_for(given, "openfaas") is None  # the spec's own mode is kept
-    p = plan(("reverse-cpp/replicas=1/payload_size=1/batch", "reverse-cpp", "reverse", "cpp"))
-    assert pf.images_for({"functions": fns}, "openfaas", p) == ["reverse:cpp:openfaas-classic"]
+    # The images follow the functions as they will run, not as the spec wrote them.
+    p = plan(("reverse-cpp/replicas=1/payload_size=1/batch", "reverse-cpp", "reverse", "cpp"),
+             ("reverse-go/replicas=1/payload_size=1/batch", "reverse-go", "reverse", "go"))
+    assert pf.images_for(spec("000-reverse-parallel.yaml"), "openfaas", p) == ["reverse:cpp:openfaas-classic", "reverse:go:openfaas"]
+    assert pf.images_for(spec("000-reverse-parallel.yaml"), "knative", p) == ["reverse:cpp", "reverse:go"]
