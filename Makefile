@@ -80,7 +80,7 @@ openfaas-test:
 ## nuclio-test: faasbench's Python functions in Nuclio's real processor (1.14.1, built from its pinned source by
 ## scripts/nuclio-build.sh) as the adapter configures them: the contract, workers, the worker-availability 503
 nuclio-test:
-	@GO=$(GO) scripts/phase.sh "nuclio processor (real, from pinned source): contract, workers, worker timeout" scripts/nuclio-processor-test.sh
+	@GO=$(GO) scripts/phase.sh "nuclio processor (real, from pinned source): Python, Node.js, C++ and Go functions, workers, worker timeout, body limit" scripts/nuclio-processor-test.sh
 
 ## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it
 kube-test:

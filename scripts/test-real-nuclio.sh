@@ -14,7 +14,9 @@
 #   - seed 003's workers row (003-workers: http-workload, cpu-bound, io-bound at 1..16 workers, 100
 #     connections, three repetitions) on Nuclio
 #   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
-# Budget: about 40 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+#   - then on a node of their own, the seeds' registered rules with Nuclio in them: seed 003's plain-function rows,
+#     seed 000's byte reversal (parallel and one at a time) and image batch (scripts/seed-on-node.sh nuclio)
+# Budget: about 40 minutes on 2 cores with the builds cached, and the seeds' rules about 60 more. Evidence in EVIDENCE_DIR (default
 # docs/evidence/nuclio-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail
@@ -53,6 +55,13 @@ plain() { CHECK_ARGS="--failed-max 0" run plain-hello-python examples/realnode/b
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "baseline: hello in Python as a plain pod, c=1 and c=16, 3 repetitions" plain
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+# The Nuclio column of the seeds' registered rules (docs/reproductions.md): seed 003's plain-function rows and
+# seed 000's byte reversal and image batch, as the studies compared Nuclio with OpenFaaS and Knative, on a node of
+# their own (scripts/seed-on-node.sh).
+step "nuclio: seed 003's and seed 000's registered rules" scripts/seed-on-node.sh nuclio "$EVIDENCE/seeds" \
+  rule:003-fig6-shape,003-fig6-platforms,003-fig6-tail rule:003-fig9-direct,003-fig9-platforms \
+  rule:003-fig7-shape,003-fig7-nuclio-tail rule:003-fig8-payload,003-fig8-platforms \
+  rule:000-table2-parallel,000-table2-platforms rule:000-table3-means rule:000-table1-image,000-table1-platforms
 
 write_readme "Nuclio 1.14.1 on the real node: make test-real-nuclio" "\`make test-real-nuclio\` (scripts/test-real-nuclio.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, Nuclio's controller, dashboard, autoscaler and DLX,

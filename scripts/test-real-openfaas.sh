@@ -91,6 +91,10 @@ step "openfaas: 002-mapreduce, 3 repetitions" run openfaas-002-mapreduce example
 step "openfaas: the gateway pod deleted mid-run" bash -c 'set -o pipefail; scripts/node/gateway-killed.sh "$1" | tee "$2"' _ "$DIR" "$EVIDENCE/gateway-killed.txt"
 step "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
 scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+# The OpenFaaS column of seed 000's registered rules (docs/reproductions.md: Nuclio against OpenFaaS), C++ by the
+# classic watchdog as the study ran it, the bare-host baseline beside, on a node of their own (scripts/seed-on-node.sh).
+step "openfaas: seed 000's registered rules" scripts/seed-on-node.sh openfaas "$EVIDENCE/seed-000" \
+  rule:000-table2-parallel,000-table2-platforms rule:000-table3-means rule:000-table1-image,000-table1-platforms
 
 write_readme "OpenFaaS of 2022-10 on the real node: make test-real-openfaas" "\`make test-real-openfaas\` (scripts/test-real-openfaas.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, OpenFaaS's gateway, faas-netes, basic-auth plugin,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -49,6 +50,10 @@ import (
 //     are the pod template's;
 //   - scale (the gateway's scaling/ranges.go clamps to [1, 5], then
 //     replica_updater.go: 0 refused, at most 5);
+//   - AlertManager's alerts (/system/alert, handlers/alerthandler.go of
+//     the 2022 gateway): a firing alert adds ceil(max × factor / 100)
+//     replicas up to com.openfaas.scale.max, a resolved one sets
+//     com.openfaas.scale.min, whatever the function was scaled to;
 //   - namespaces (namespaces.go): faas-netes' one namespace;
 //   - invoke /function/<name>.<ns>/: the gateway's scale from zero
 //     (handlers/scaling.go, scaling/function_scaler.go: at 0 replicas it
@@ -274,6 +279,48 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// k8s/function_status.go AsFunctionStatus: the pod template's labels.
 		_ = json.NewEncoder(w).Encode(map[string]any{"name": name, "namespace": ns, "image": d.Spec.Template.Spec.Containers[0].Image,
 			"labels": d.Spec.Template.Labels, "replicas": *d.Spec.Replicas, "availableReplicas": d.Status.AvailableReplicas, "invocationCount": 0})
+	case r.URL.Path == "/system/alert" && r.Method == http.MethodPost:
+		// AlertManager's webhook (gateway/handlers/alerthandler.go of 2022): each alert sets its function
+		// to its labels' range: firing adds ceil(max / 100 × factor) up to max, resolved sets min.
+		var a struct {
+			Alerts []struct {
+				Status string `json:"status"`
+				Labels struct {
+					FunctionName string `json:"function_name"`
+				} `json:"labels"`
+			} `json:"alerts"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&a); err != nil {
+			http.Error(w, "Unable to parse alert, bad format.", http.StatusBadRequest)
+			return
+		}
+		for _, al := range a.Alerts {
+			name, ns, _ := strings.Cut(al.Labels.FunctionName, ".")
+			if ns == "" {
+				ns = g.namespace
+			}
+			d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			label := func(k string, def uint64) uint64 {
+				if v, err := strconv.ParseUint(d.Spec.Template.Labels[k], 10, 64); err == nil {
+					return v
+				}
+				return def
+			}
+			mn, mx, factor := label("com.openfaas.scale.min", 1), label("com.openfaas.scale.max", 20), label("com.openfaas.scale.factor", 20)
+			n := mn
+			if step := uint64(math.Ceil(float64(mx) / 100 * float64(factor))); al.Status == "firing" && step > 0 {
+				n = min(uint64(*d.Spec.Replicas)+step, mx)
+			}
+			if err := g.setReplicas(ctx, ns, name, n); err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusOK)
 	case strings.HasPrefix(r.URL.Path, "/system/scale-function/") && r.Method == http.MethodPost:
 		var s struct {
 			ServiceName string `json:"serviceName"`

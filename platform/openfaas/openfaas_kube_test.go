@@ -172,7 +172,8 @@ func TestThroughTheGateway(t *testing.T) {
 	}
 	evs, _ := p.ReplicaEvents(ctx, "prime-go", start)
 	desired := kubetest.DesiredSteps(evs)
-	if fmt.Sprint(desired) != "[2 4 0 2]" && fmt.Sprint(desired) != "[2 4 2]" {
+	// Scale to 4 made 4 the function's fixed count (its min and max): deployed anew, it has 4 again.
+	if fmt.Sprint(desired) != "[2 4 0 4]" && fmt.Sprint(desired) != "[2 4 4]" {
 		t.Errorf("desired %v", desired)
 	}
 	// A redeploy goes through PUT; a name taken by someone else is refused.
@@ -206,7 +207,8 @@ func TestThroughTheGateway(t *testing.T) {
 	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"GET /system/namespaces", "GET /system/function/prime-go", "POST /system/functions", "POST /system/scale-function/prime-go",
+	// The scale of a function of fixed replicas is an update of its min and max (PUT), not a scale-function.
+	want := []string{"GET /system/namespaces", "GET /system/function/prime-go", "POST /system/functions", "PUT /system/functions",
 		"DELETE /system/functions", "GET /system/function/prime-go", "POST /system/functions", "GET /system/function/prime-go", "PUT /system/functions", "DELETE /system/functions",
 		"GET /system/function/prime-go", "POST /system/functions", "DELETE /system/functions", "GET /system/function/prime-go"}
 	if got := strings.Join(g.callsOf(""), ", "); !strings.Contains(got, "GET /function/") {
@@ -460,4 +462,41 @@ func TestCleanAfterAKilledRun(t *testing.T) {
 		}
 	}
 	_ = p.Close(context.Background())
+}
+
+// A function of fixed replicas keeps the count a cell scaled it to while OpenFaaS's own autoscaling acts
+// on it: AlertManager's alerts (the gateway's /system/alert) set a function to its labels' range, a
+// resolved alert to com.openfaas.scale.min, whatever /system/scale-function had set. Seen on the real
+// node: seed 000's replicas 2 and 4 were set back to 1 a dozen times in ten minutes. Scale now sets the
+// function's min and max to the count, as an OpenFaaS user fixes replicas.
+func TestFixedReplicasSurviveAlertManager(t *testing.T) {
+	p, g, ctx := open(t, "of-alerts", true)
+	defer p.Close(context.Background())
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Scale(ctx, "hello-go", 3); err != nil {
+		t.Fatal(err)
+	}
+	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
+	for _, status := range []string{"resolved", "firing", "resolved"} {
+		body := `{"status":"` + status + `","receiver":"scale-up","alerts":[{"status":"` + status + `","labels":{"alertname":"APIHighInvocationRate","function_name":"hello-go.` + p.Namespace() + `"}}]}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, g.url+"/system/alert", strings.NewReader(body))
+		req.SetBasicAuth(g.user, g.pw)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("alert %s: HTTP %d", status, resp.StatusCode)
+		}
+		d, err := deps.Get(ctx, "hello-go", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *d.Spec.Replicas != 3 {
+			t.Errorf("after a %s alert the function has %d replicas, want the 3 it was scaled to (labels %v)", status, *d.Spec.Replicas, d.Spec.Template.Labels)
+		}
+	}
 }

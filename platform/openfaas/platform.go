@@ -350,6 +350,9 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s to %d: %w: OpenFaaS CE's gateway scales a function to between 1 and %d replicas (scaling/ranges.go) and faas-netes refuses 0 (replica_updater.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro",
 			name, replicas, platform.ErrRefused, MaxReplicasCE)
 	}
+	if st, ok := p.functions.Get(name); ok && !st.s.Autoscaled && replicas > 0 && st.fn.Replicas != replicas {
+		return p.refix(ctx, st, replicas)
+	}
 	if err := p.gw.Scale(ctx, name, p.Namespace(), replicas); err != nil {
 		return refusal(err)
 	}
@@ -357,6 +360,37 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return err
 	}
 	return p.waitFunction(ctx, name, replicas)
+}
+
+// refix gives a function of fixed replicas (no scale_min or scale_max of
+// its own) another count the way OpenFaaS keeps one: its
+// com.openfaas.scale.min and max both set to it, through the gateway's
+// update (faas-netes sets the Deployment's replicas to min and rolls its
+// pods: a new uid label), not /system/scale-function alone. OpenFaaS's own
+// autoscaling sets every function it has an alert for to its labels' range:
+// a resolved alert to min, a firing one to at most max
+// (gateway/handlers/alerthandler.go, CalculateReplicas). Seen on the real
+// node: under seed 000's batches the gateway logged "[Scale]
+// function=reverse-cpp 4 => 1" a dozen times in ten minutes, so cells
+// asking for 2 and 4 replicas ran on 1 for part of their time.
+func (p *Platform) refix(ctx context.Context, st fnState, replicas int) error {
+	fn := st.fn
+	fn.Replicas = replicas
+	s, err := ParseSettings(fn)
+	if err != nil {
+		return fmt.Errorf("scale %s to %d: %w", fn.Name, replicas, err)
+	}
+	if err := p.gw.Update(ctx, p.cfg.Deployment(p.Namespace(), fn, s)); err != nil {
+		return fmt.Errorf("scale %s to %d (com.openfaas.scale.min and max): %w", fn.Name, replicas, refusal(err))
+	}
+	p.functions.Put(fn.Name, fnState{fn: fn, s: s})
+	if err := p.Cluster.WaitRolledOut(ctx, p.Namespace(), fn.Name, p.ReadyTimeout); err != nil {
+		return fmt.Errorf("scale %s to %d: %w", fn.Name, replicas, err)
+	}
+	if err := p.WaitReplicas(ctx, fn.Name, replicas); err != nil {
+		return err
+	}
+	return p.waitFunction(ctx, fn.Name, replicas)
 }
 
 // Endpoint implements platform.Platform: the gateway's synchronous (or,

@@ -12,6 +12,8 @@ package openfaas_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -197,5 +199,58 @@ func TestReal2022RefusalsInTheirOwnWords(t *testing.T) {
 	err := r.gw.Deploy(ctx, d)
 	if err == nil || !httpapi.IsStatus(err, 400) || !strings.Contains(err.Error(), "Not_A_DNS_Name") {
 		t.Errorf("an invalid name: %v", err)
+	}
+}
+
+// The 2022 gateway's AlertManager webhook sets a function to its labels' range whatever it was scaled
+// to: a resolved alert to com.openfaas.scale.min (so a function scaled to 3 through
+// /system/scale-function with min 1 goes back to 1), a firing one to at most com.openfaas.scale.max. A
+// function updated with min = max = 3 (what the adapter's Scale does for fixed replicas) stays at 3.
+func TestReal2022AlertsSetTheLabelsRange(t *testing.T) {
+	r, ctx := openReal2022(t)
+	fn := platform.Function{Name: "hello-alerts", Workload: "hello", Language: "go", Replicas: 1}
+	s, err := openfaas.ParseSettings(fn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.gw.Deploy(ctx, r.cfg.Deployment(r.ns, fn, s)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.gw.Delete(context.Background(), fn.Name, r.ns) })
+	r.waitFunction(ctx, t, fn.Name, 1)
+	alert := func(status string) {
+		t.Helper()
+		body := `{"status":"` + status + `","receiver":"scale-up","alerts":[{"status":"` + status + `","labels":{"alertname":"APIHighInvocationRate","function_name":"` + fn.Name + `.` + r.ns + `"}}]}`
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.gw.URL+"/system/alert", strings.NewReader(body))
+		req.SetBasicAuth(r.gw.User, r.gw.Password)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("alert %s: HTTP %d %q", status, resp.StatusCode, b)
+		}
+	}
+	if err := r.gw.Scale(ctx, fn.Name, r.ns, 3); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFunction(ctx, t, fn.Name, 3)
+	alert("resolved")
+	r.waitFunction(ctx, t, fn.Name, 1) // the scale to 3 undone: min is 1
+	fixed := fn
+	fixed.Replicas = 3
+	if s, err = openfaas.ParseSettings(fixed); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.gw.Update(ctx, r.cfg.Deployment(r.ns, fixed, s)); err != nil {
+		t.Fatal(err)
+	}
+	r.waitFunction(ctx, t, fn.Name, 3)
+	for _, status := range []string{"resolved", "firing", "resolved"} {
+		alert(status)
+		time.Sleep(300 * time.Millisecond)
+		r.waitFunction(ctx, t, fn.Name, 3)
 	}
 }
