@@ -91,7 +91,8 @@ kube-test:
 node-test: build
 	@GO=$(GO) scripts/node-test.sh
 
-## test-real: the full real-node tier (about an hour): every workload image as a pod, the realnode specs
+## test-real: the full real-node tier (about five and a half hours with its four tiers below; its own part about an
+## hour): every workload image as a pod, the realnode specs
 ## and seed 003's Knative rows at full size on real Knative Serving, 20 cold starts through the
 ## activator; writes docs/evidence/realnode-full-DATE (or EVIDENCE=DIR) with the commit it ran on
 test-real: setup build test-real-openfaas test-real-nuclio test-real-fission test-real-cgroup2
@@ -106,13 +107,15 @@ test-real-cgroup2: setup build
 ## test-real-openfaas: OpenFaaS of 2022-10 on the real node at full size (about 45 minutes): gateway vs direct
 ## at c=1 and c=16 with three repetitions, 20 cold starts from zero, AlertManager's scaling three times, seed
 ## 003's hello-concurrency, gateway-direct and watchdog-modes rows, seed 000's byte reversal and image batch,
-## seed 002's word count and MapReduce; writes docs/evidence/openfaas-real-DATE (or OPENFAAS_EVIDENCE=DIR)
+## seed 002's word count and MapReduce, then seed 000's registered rules on a node of their own (about 45 minutes
+## more); writes docs/evidence/openfaas-real-DATE (or OPENFAAS_EVIDENCE=DIR)
 test-real-openfaas: setup build
 	@GO=$(GO) scripts/test-real-openfaas.sh $(OPENFAAS_EVIDENCE)
 
 ## test-real-nuclio: Nuclio 1.14.1 on the real node at full size (about 40 minutes): Service vs direct at c=1 and
 ## c=16 with three repetitions, workers 1 and 4, 20 cold starts through its scale to zero and DLX, seed 003's
-## workers row, the same function as a plain pod; writes docs/evidence/nuclio-real-DATE (or NUCLIO_EVIDENCE=DIR)
+## workers row, the same function as a plain pod, then seeds 003's and 000's registered rules on a node of their own
+## (about 90 minutes more); writes docs/evidence/nuclio-real-DATE (or NUCLIO_EVIDENCE=DIR)
 test-real-nuclio: setup build
 	@GO=$(GO) scripts/test-real-nuclio.sh $(NUCLIO_EVIDENCE)
 

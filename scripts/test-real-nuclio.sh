@@ -16,7 +16,7 @@
 #   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
 #   - then on a node of their own, the seeds' registered rules with Nuclio in them: seed 003's plain-function rows,
 #     seed 000's byte reversal (parallel and one at a time) and image batch (scripts/seed-on-node.sh nuclio)
-# Budget: about 40 minutes on 2 cores with the builds cached, and the seeds' rules about 60 more. Evidence in EVIDENCE_DIR (default
+# Budget: about 40 minutes on 2 cores with the builds cached, and the seeds' rules about 90 more. Evidence in EVIDENCE_DIR (default
 # docs/evidence/nuclio-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail

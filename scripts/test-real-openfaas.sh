@@ -15,7 +15,7 @@
 #     image batch, seed 002's word count over HTTP and MapReduce, each three repetitions
 #   - the gateway's pod deleted mid-run: the run says so (exit 1) and keeps what it measured
 #   - the platform's idle footprint (each run's manifest records it), then its removal (openfaas-down)
-# Budget: about 45 minutes on 2 cores with the builds cached. Evidence in EVIDENCE_DIR (default
+# Budget: about 45 minutes on 2 cores with the builds cached, and seed 000's rules about 45 more. Evidence in EVIDENCE_DIR (default
 # docs/evidence/openfaas-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail

@@ -377,6 +377,10 @@ func TestRealProcessorShellRuntimeQuery(t *testing.T) {
 	}
 	p := &Platform{}
 	p.deployed.Put(fn.Name, s)
+	// The contract's health call is answered by the program itself (NUCLIO_EVENT_PATH), not a 500 of an empty body.
+	if st, body, _ := call(t, "/_fb/health"); st != http.StatusOK || body != "ok" {
+		t.Errorf("health: HTTP %d %q, want 200 ok", st, tail(body, 200))
+	}
 	h, v := p.QueryHeader(fn.Name, "x=1&version=1")
 	for _, c := range []struct {
 		name, value string
