@@ -350,7 +350,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s to %d: %w: OpenFaaS CE's gateway scales a function to between 1 and %d replicas (scaling/ranges.go) and faas-netes refuses 0 (replica_updater.go); with OpenFaaS Standard or Enterprise set platform.options.edition: pro",
 			name, replicas, platform.ErrRefused, MaxReplicasCE)
 	}
-	if st, ok := p.functions.Get(name); ok && !st.s.Autoscaled && replicas > 0 && st.fn.Replicas != replicas {
+	if st, ok := p.functions.Get(name); ok && !st.s.Autoscaled && replicas > 0 && st.s.Labels[LabelScaleMin] != strconv.Itoa(replicas) {
 		return p.refix(ctx, st, replicas)
 	}
 	if err := p.gw.Scale(ctx, name, p.Namespace(), replicas); err != nil {
