@@ -46,16 +46,26 @@ func (p *fakePlatform) Close(context.Context) error {
 	return nil
 }
 
+// pongPlatform is a fakePlatform whose server answers every request as
+// the hello workload's one instance ("pong", X-Fb-Instance fake-1), after
+// record (nil: none) has seen the request.
+func pongPlatform(record func(*http.Request)) *fakePlatform {
+	return &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if record != nil {
+			record(r)
+		}
+		w.Header().Set("X-Fb-Instance", "fake-1")
+		_, _ = w.Write([]byte("pong"))
+	}))}
+}
+
 // fakeOptions are runner options with the fake platform registered and
 // the repository's workload catalogue; fp gets the platform when made.
 func fakeOptions(t *testing.T, fp **fakePlatform) Options {
 	t.Helper()
 	reg := platform.NewRegistry()
 	err := reg.Register("fake", func(context.Context, platform.Config) (platform.Platform, error) {
-		p := &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("X-Fb-Instance", "fake-1")
-			_, _ = w.Write([]byte("pong"))
-		}))}
+		p := pongPlatform(nil)
 		*fp = p
 		return p, nil
 	})

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -46,10 +44,7 @@ func TestLoadCheckedBeforeAnyDeploy(t *testing.T) {
 	var lp *limitedPlatform
 	o := fakeOptions(t, new(*fakePlatform))
 	withPlatform(t, &o, func() platform.Platform {
-		lp = &limitedPlatform{fakePlatform: &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			w.Header().Set("X-Fb-Instance", "fake-1")
-			_, _ = w.Write([]byte("pong"))
-		}))}}
+		lp = &limitedPlatform{fakePlatform: pongPlatform(nil)}
 		return lp
 	})
 	_, err := execute(t, "version: 1\nname: limited\nplatform: {name: fake}\nfunctions: [{workload: hello, language: go}]\nload: {concurrency: [1, 4], duration: 100ms, warmup: 0s}\n", o)

@@ -2,7 +2,6 @@ package runner
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"sync"
 	"testing"
 
@@ -32,13 +31,11 @@ func TestQueryCarrierGetsTheCellsQueryInItsHeader(t *testing.T) {
 	o := fakeOptions(t, new(*fakePlatform))
 	withPlatform(t, &o, func() platform.Platform {
 		qp = &queryPlatform{seen: map[string]int{}}
-		qp.fakePlatform = &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		qp.fakePlatform = pongPlatform(func(r *http.Request) {
 			qp.mu.Lock()
 			qp.seen[r.URL.Path+"|"+r.Header.Get("X-Test-Arguments")+"|"+r.URL.RawQuery]++
 			qp.mu.Unlock()
-			w.Header().Set("X-Fb-Instance", "fake-1")
-			_, _ = w.Write([]byte("pong"))
-		}))}
+		})
 		return qp
 	})
 	r := runSpec(t, `version: 1

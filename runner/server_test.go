@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"sync"
 	"testing"
@@ -40,13 +39,11 @@ func TestViaServerCallsASeparateServer(t *testing.T) {
 	o := fakeOptions(t, new(*fakePlatform))
 	withPlatform(t, &o, func() platform.Platform {
 		sp = &serverPlatform{langs: map[string]string{}, paths: map[string]int{}}
-		sp.fakePlatform = &fakePlatform{srv: httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sp.fakePlatform = pongPlatform(func(r *http.Request) {
 			sp.mu.Lock()
 			sp.paths[r.URL.Path]++
 			sp.mu.Unlock()
-			w.Header().Set("X-Fb-Instance", "fake-1")
-			_, _ = w.Write([]byte("pong"))
-		}))}
+		})
 		return sp
 	})
 	r := runSpec(t, `version: 1

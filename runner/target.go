@@ -72,7 +72,7 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		return fn, "", err
 	}
 	if qc, ok := c.p.(platform.QueryCarrier); ok {
-		carryQuery(&fn.Target, func(q string) (string, string) { return qc.QueryHeader(pc.Function, q) })
+		carryQuery(&fn.Target, qc, pc.Function)
 	}
 	if hr, ok := c.p.(platform.HostRouter); ok && !direct {
 		host, err := hr.FunctionHost(ctx, pc.Function)
@@ -97,15 +97,14 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	return fn, dataPath, nil
 }
 
-// carryQuery sets the header in which the platform passes t's query string
-// to the function (header: the platform's name and value for it; none:
-// nothing). The URL keeps the query.
-func carryQuery(t *load.Target, header func(query string) (string, string)) {
+// carryQuery sets the header in which qc passes t's query string to
+// function fn (none: nothing). The URL keeps the query.
+func carryQuery(t *load.Target, qc platform.QueryCarrier, fn string) {
 	u, err := url.Parse(t.URL)
 	if err != nil || u.RawQuery == "" {
 		return
 	}
-	name, value := header(u.RawQuery)
+	name, value := qc.QueryHeader(fn, u.RawQuery)
 	if name == "" {
 		return
 	}
