@@ -17,7 +17,7 @@
 #   fission   Fission v1.27.0 (scripts/fission-up.sh), the container executor (the workload's own image, as on
 #             the other platforms) through the router; default: the registered rules of seed 003's rows that
 #             compare platforms with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
-# A SPEC may be rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
+# A SPEC may be defaults (the platform's defaults above, among other specs), or rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
 # settings): its spec is run with the rules' labels (ids, sha256s, the rules file's commit:
 # scripts/repro/run.py --sets), so that the run is judged by each.
 # A part of make test-real for the reproductions (docs/reproductions.md), without building every workload
@@ -39,7 +39,10 @@ case $PLATFORM in
 esac
 EVIDENCE=$(realpath -m "${1:-docs/evidence/$PLATFORM-003-$(date +%F)}")
 shift || true
-specs=("$@")
+specs=()
+for s in "$@"; do
+  if [ "$s" = defaults ]; then specs+=("${defaults[@]}"); else specs+=("$s"); fi
+done
 [ ${#specs[@]} -gt 0 ] || specs=("${defaults[@]}")
 # rule:ID -> the rule's spec, with its labels kept for the run (refused when the rules file is not committed).
 declare -A labels=()
