@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/faasbench/faasbench/hist"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/results"
 )
@@ -201,35 +200,6 @@ func cdfChart(runs []runRows) (LineChart, bool) {
 		}
 	}
 	return c, len(c.Series) > 0
-}
-
-// pooledHist merges the successes' histograms of cells (nil if any is missing).
-func pooledHist(dir string, cs []results.Cell) *hist.Histogram {
-	if dir == "" || len(cs) == 0 {
-		return nil
-	}
-	all := hist.New()
-	for _, c := range cs {
-		f, err := os.Open(filepath.Join(dir, "hlog", results.HlogName(c.ID)))
-		if err != nil {
-			return nil
-		}
-		hs, err := hist.ReadLog(f)
-		f.Close()
-		if err != nil {
-			return nil
-		}
-		tag := "ok"
-		if c.Cold != nil {
-			tag = "cold"
-		}
-		if h := hs[tag]; h != nil {
-			if all.Merge(h) != nil {
-				return nil
-			}
-		}
-	}
-	return all
 }
 
 // slug names a chart's file.

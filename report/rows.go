@@ -138,18 +138,31 @@ func Rows(r Run) []Row {
 		}
 		row.RPS, row.P50, row.P90, row.P99 = aggregate(rps), aggregate(p50), aggregate(p90), aggregate(p99)
 		row.RPSReps = stats.SummariseReps(rps)
-		row.cells, row.hist = cs, pooledHist(r.Dir, cs)
+		// The cells' histogram logs, read once (results.CellHistograms): the
+		// pooled distribution the charts draw, and the key's figures where the
+		// summary has none.
+		row.cells = cs
+		var hs []*hist.Histogram
+		if r.Dir != "" {
+			if read, err := results.CellHistograms(r.Dir, cs); err == nil {
+				hs = read
+				row.hist, _ = results.Pooled(hs)
+			}
+		}
 		if row.hist != nil {
 			p := stats.Of(row.hist)
 			switch {
 			case len(cs) > 1:
 				// The headline interval: the bootstrap over whole repetitions,
-				// as the run's summary keeps it (pooled again only for a run
+				// as the run's summary keeps it (pooled here only for a run
 				// written before summaries had keys).
-				if key := pooledKey(r, k, cs); key != nil {
-					p.Intervals = key.SuccessLatencyMs.Intervals
-					row.Spread = key.SpreadText("p99")
+				key := summaryKey(r, k, cs)
+				if key == nil {
+					pk := results.PoolKey(r.Dir, k, cs, hs)
+					key = &pk
 				}
+				p.Intervals = key.SuccessLatencyMs.Intervals
+				row.Spread = key.SpreadText("p99")
 			default:
 				p.Intervals = cs[0].SuccessLatencyMs.Intervals // within the run, labelled
 			}
@@ -466,17 +479,14 @@ func platformLine(cs []results.Cell) string {
 	return out
 }
 
-// pooledKey is key over its repetitions (its interval across them, its
-// spread): from the summary's keys when it has them, else pooled from the
-// cells' histogram logs.
-func pooledKey(r Run, key string, cs []results.Cell) *results.Key {
+// summaryKey is key over its repetitions (its interval across them, its
+// spread) as the run's summary keeps it; nil for a run written before
+// summaries had keys.
+func summaryKey(r Run, key string, cs []results.Cell) *results.Key {
 	for _, k := range r.Summary.Keys {
 		if k.Key == key && k.Reps == len(cs) {
 			return &k
 		}
-	}
-	if k := results.PoolKeys(r.Dir, cs); len(k) == 1 {
-		return &k[0]
 	}
 	return nil
 }

@@ -45,39 +45,42 @@ func PoolKeys(dir string, cells []Cell) []Key {
 	out := make([]Key, 0, len(order))
 	for _, k := range order {
 		cs := byKey[k]
-		key := Key{Key: k, Reps: len(cs)}
-		hs, err := cellHists(dir, cs)
+		hs, err := CellHistograms(dir, cs)
 		if err != nil {
-			key.Note = "no pooled figures: a repetition has no readable histogram log"
-			out = append(out, key)
+			out = append(out, Key{Key: k, Reps: len(cs), Note: "no pooled figures: a repetition has no readable histogram log"})
 			continue
 		}
-		pooled := hist.New()
-		for _, h := range hs {
-			if err := pooled.Merge(h); err != nil {
-				key.Note = "no pooled figures: " + err.Error()
-				break
-			}
-		}
-		if key.Note == "" {
-			key.SuccessLatencyMs = stats.Of(pooled)
-			// Two levels where every repetition kept its seconds' buckets;
-			// over the repetitions alone otherwise.
-			key.SuccessLatencyMs.Intervals = nil
-			if ws, ok := cellWindows(dir, cs); ok {
-				key.SuccessLatencyMs.Intervals = stats.AcrossRepsAndWindows(hs, ws, seedOf(k))
-			}
-			if key.SuccessLatencyMs.Intervals == nil {
-				key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
-			}
-			key.Spread = stats.SpreadOf(hs)
-			if len(cs) < 2 {
-				key.Note = "one repetition: no interval across repetitions (the cell has the within-run one)"
-			}
-		}
-		out = append(out, key)
+		out = append(out, PoolKey(dir, k, cs, hs))
 	}
 	return out
+}
+
+// PoolKey is one key's figures from its cells' histograms, read once by
+// CellHistograms (in the cells' order): the pooled percentiles with the
+// interval across repetitions (and their seconds' buckets from dir's
+// windows/, where every repetition kept them), and the spread between them.
+func PoolKey(dir, k string, cs []Cell, hs []*hist.Histogram) Key {
+	key := Key{Key: k, Reps: len(cs)}
+	pooled, err := Pooled(hs)
+	if err != nil {
+		key.Note = "no pooled figures: " + err.Error()
+		return key
+	}
+	key.SuccessLatencyMs = stats.Of(pooled)
+	// Two levels where every repetition kept its seconds' buckets;
+	// over the repetitions alone otherwise.
+	key.SuccessLatencyMs.Intervals = nil
+	if ws, ok := cellWindows(dir, cs); ok {
+		key.SuccessLatencyMs.Intervals = stats.AcrossRepsAndWindows(hs, ws, seedOf(k))
+	}
+	if key.SuccessLatencyMs.Intervals == nil {
+		key.SuccessLatencyMs.Intervals = stats.AcrossReps(hs, seedOf(k))
+	}
+	key.Spread = stats.SpreadOf(hs)
+	if len(cs) < 2 {
+		key.Note = "one repetition: no interval across repetitions (the cell has the within-run one)"
+	}
+	return key
 }
 
 // SpreadText words percentile pct's spread between the repetitions ("-"
@@ -93,33 +96,6 @@ func (k Key) SpreadText(pct string) string {
 		return fmt.Sprintf("CV %.1f %% (×%.1f the within-run error)", 100*s.BetweenCV, s.BetweenOverWithin)
 	}
 	return "-"
-}
-
-// cellHists reads each cell's successes' histogram (an empty one when the
-// cell had no success).
-func cellHists(dir string, cs []Cell) ([]*hist.Histogram, error) {
-	var hs []*hist.Histogram
-	for _, c := range cs {
-		f, err := os.Open(filepath.Join(dir, "hlog", HlogName(c.ID)))
-		if err != nil {
-			return nil, err
-		}
-		logs, err := hist.ReadLog(f)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		tag := "ok"
-		if c.Cold != nil {
-			tag = "cold"
-		}
-		h := logs[tag]
-		if h == nil {
-			h = hist.New()
-		}
-		hs = append(hs, h)
-	}
-	return hs, nil
 }
 
 // cellWindows reads each cell's per-second buckets (windows/<cell>.json);

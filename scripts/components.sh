@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# components.sh start|wait: make test builds the components its Kubernetes tiers run (Kubernetes, etcd,
-# KWOK, CoreDNS: scripts/kube-build.sh; the node's image registry: scripts/registry-build.sh; OpenFaaS from its pinned source: scripts/openfaas-build.sh; Nuclio (processor, controller, dashboard, autoscaler, DLX): scripts/nuclio-build.sh, and the processor with cgo for Go plugins: scripts/nuclio-go-build.sh; Fission (fission-bundle, fetcher): scripts/fission-build.sh; the custom metrics adapter: scripts/metrics-adapter-build.sh; Helm: scripts/helm-build.sh; the
-# node's Debian packages; Knative Serving and the ingress: scripts/knative-build.sh; Prometheus and AlertManager:
-# scripts/prometheus-build.sh) beside its Go phases instead of after them. A fresh machine spends ~20
-# minutes on them; the Go phases before the Kubernetes tests leave a core idle much of the time (the
-# integration tests wait on the processes they start).
+# scripts/components.sh start|wait: make test builds the components its Kubernetes tiers run beside its Go
+# phases instead of after them: the shared ones first (Kubernetes, etcd, KWOK, CoreDNS: deploy/kube/build.sh; the
+# node's image registry, the custom metrics adapter, Helm: deploy/shared/*-build.sh; the node's Debian packages:
+# deploy/node/packages.sh), then every platform's (FB_PLATFORMS, make passes the Makefile's PLATFORMS): its
+# deploy/<platform>/build.sh and any deploy/<platform>/build-*.sh, in the list's order, with Prometheus and
+# AlertManager (deploy/shared/prometheus-build.sh) beside them. A fresh machine spends ~20 minutes on them; the
+# Go phases before the Kubernetes tests leave a core idle much of the time (the integration tests wait on the
+# processes they start).
 #
 #   start  launches the builds in the background at idle priority (SCHED_IDLE, idle I/O class): they
 #          take only CPU and disk nothing else wants, so the phases beside them keep their timing. The
@@ -13,8 +15,8 @@
 #   wait   waits for them, prints their log, and fails with their exit status. The time it waited is
 #          what the builds cost the run beyond the phases they overlapped (scripts/phase.sh records it).
 #
-# Each build skips what is already in ${FAASBENCH_CACHE:-/var/cache/faasbench}; kube-test.sh and
-# node-test.sh still call them (a no-op then), so each tier also runs alone.
+# Each build skips what is already in ${FAASBENCH_CACHE:-/var/cache/faasbench}; deploy/kube/test.sh and
+# deploy/node/test.sh still call them (a no-op then), so each tier also runs alone.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE=${FB_COMPONENTS_DIR:-$PWD/.cache}
@@ -28,16 +30,22 @@ start)
   kill -0 "$owner" 2>/dev/null || { echo "components: no process $owner to tie the builds to" >&2; exit 2; }
   # setsid: the builds are a process group of their own, which the watcher can stop whole.
   setsid bash -c '
-    rc_file=$1 owner=$2
+    rc_file=$1 owner=$2 platforms=$3
     trap "" HUP
-    # Knative and Prometheus side by side once the packages are in (both make images on Debian roots
-    # with mmdebstrap): on a fresh machine Prometheus alone was 327 s at the end of one chain.
-    chrt --idle 0 ionice -c3 bash -c "scripts/kube-build.sh all && scripts/registry-build.sh >/dev/null && scripts/openfaas-build.sh && scripts/nuclio-build.sh >/dev/null && scripts/nuclio-go-build.sh >/dev/null && scripts/fission-build.sh >/dev/null && scripts/metrics-adapter-build.sh >/dev/null && scripts/helm-build.sh && scripts/node/packages.sh || exit
-      scripts/prometheus-build.sh > \"\$0\" 2>&1 & p=\$!
-      scripts/knative-build.sh; k=\$?
+    # Prometheus beside the platforms once the packages are in (it makes images on Debian roots with mmdebstrap,
+    # as Knative does): on a fresh machine Prometheus alone was 327 s at the end of one chain.
+    chrt --idle 0 ionice -c3 bash -c "deploy/kube/build.sh all && deploy/shared/registry-build.sh >/dev/null && deploy/shared/metrics-adapter-build.sh >/dev/null && deploy/shared/helm-build.sh && deploy/node/packages.sh || exit
+      deploy/shared/prometheus-build.sh > \"\$0\" 2>&1 & p=\$!
+      k=0
+      for platform in \$1; do
+        for b in deploy/\$platform/build.sh deploy/\$platform/build-*.sh; do
+          [ -x \"\$b\" ] || continue
+          echo \"--- \$b\"; \"\$b\" || { k=\$?; break 2; }
+        done
+      done
       wait \$p; pr=\$?
-      echo \"--- scripts/prometheus-build.sh (beside knative-build.sh): exit \$pr\"; cat \"\$0\"
-      [ \$k = 0 ] && [ \$pr = 0 ]" "$rc_file.prometheus.log" &
+      echo \"--- deploy/shared/prometheus-build.sh (beside the platform builds): exit \$pr\"; cat \"\$0\"
+      [ \$k = 0 ] && [ \$pr = 0 ]" "$rc_file.prometheus.log" "$platforms" &
     build=$!
     # The watcher: the builds stop when their owner exits before they end.
     ( while kill -0 "$owner" 2>/dev/null && kill -0 "$build" 2>/dev/null; do sleep 1; done
@@ -47,7 +55,7 @@ start)
       fi ) &
     wait "$build"; rc=$?
     echo "$rc" > "$rc_file.tmp" && mv "$rc_file.tmp" "$rc_file"
-  ' components "$RC" "$owner" </dev/null >"$LOG" 2>&1 &
+  ' components "$RC" "$owner" "${FB_PLATFORMS:-openfaas nuclio fission knative}" </dev/null >"$LOG" 2>&1 &
   echo $! > "$PID"
   echo "components: building in the background at idle priority (log: $LOG)"
   ;;

@@ -10,7 +10,7 @@ start=$(date +%s)
 need_apt=()
 command -v bc >/dev/null || need_apt+=(bc)
 command -v python3 >/dev/null || need_apt+=(python3)
-# C++ and Node.js functions (their tests; Nuclio's real processor runs them in scripts/nuclio-processor-test.sh).
+# C++ and Node.js functions (their tests; Nuclio's real processor runs them in deploy/nuclio/processor-test.sh).
 command -v g++ >/dev/null || need_apt+=(g++)
 command -v node >/dev/null || need_apt+=(nodejs)
 # The workloads' real dependencies (issue 6): ImageMagick with Magick++ (the image workload; Debian's
@@ -39,7 +39,7 @@ if ! python3 -c 'import pytest' 2>/dev/null; then
   echo "setup: installing pytest"
   python3 -m pip install -q 'pytest>=8,<10'
 fi
-# PyYAML: the tests read what Helm renders of the platforms' charts (scripts/openfaas/test_render.py).
+# PyYAML: the tests read what Helm renders of the platforms' charts (deploy/openfaas/test_render.py).
 if ! python3 -c 'import yaml' 2>/dev/null; then
   echo "setup: installing PyYAML"
   python3 -m pip install -q 'PyYAML>=6,<7'

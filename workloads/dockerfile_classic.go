@@ -6,7 +6,7 @@ import (
 )
 
 // imageClassicWatchdog is OpenFaaS's classic watchdog, pinned by tag: the
-// version scripts/upstream/pins.tsv pins (scripts/node-images.sh hands the
+// version deploy/shared/pins.tsv pins (deploy/node/images.sh hands the
 // builder a tree with its /fwatchdog, built from that source, with --base).
 const imageClassicWatchdog = "ghcr.io/openfaas/classic-watchdog:0.3.9"
 

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// imageOfWatchdog is OpenFaaS's of-watchdog, pinned by tag: the version scripts/upstream/pins.tsv pins
-// (scripts/openfaas-images.sh builds its image from that source and hands it to the builder with --base).
+// imageOfWatchdog is OpenFaaS's of-watchdog, pinned by tag: the version deploy/shared/pins.tsv pins
+// (deploy/openfaas/build.sh builds its image from that source and hands it to the builder with --base).
 const imageOfWatchdog = "ghcr.io/openfaas/of-watchdog:0.11.6"
 
 // OpenFaaSDockerfile returns the OpenFaaS image of w in lang

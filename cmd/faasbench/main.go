@@ -5,7 +5,7 @@ import (
 	"context"
 	"os"
 
-	"github.com/faasbench/faasbench/internal/cli"
+	"github.com/faasbench/faasbench/cli"
 	"github.com/faasbench/faasbench/platform/local"
 )
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/v2-guest.sh [--full|--node]: faasbench's cgroup v2 code on a real cgroup v2 kernel. This machine (and CI)
+# deploy/cgroup2/guest.sh [--full|--node]: faasbench's cgroup v2 code on a real cgroup v2 kernel. This machine (and CI)
 # boots cgroup v1; most users' hosts are cgroup v2 only. So Debian's own kernel (linux-image-amd64, taken
 # out of its package, never installed) boots under qemu's software emulation (KVM hangs in this nested
 # setup) with cgroup_no_v1=all, on an initramfs that is a Debian root file system made by mmdebstrap
@@ -7,18 +7,18 @@
 # and rootless in a delegated subtree) and the local platform's limit and OOM tests. The guest prints its
 # phase times and each test binary's exit code; the run is capped (FB_V2GUEST_TIMEOUT, 300 s).
 # --full adds the local platform's CPU autoscaling test. --node (make test-real) also starts the real node
-# in the guest (scripts/v2guest/node-smoke.sh: containerd, runc and the kubelet on cgroup v2, a
+# in the guest (deploy/cgroup2/node-smoke.sh: containerd, runc and the kubelet on cgroup v2, a
 # faasbench run on it, the host checked after node-down): the guest then has the node's Debian packages,
 # 6 GiB, a copy of the checkout, and ${FAASBENCH_CACHE} and the kernel's modules shared read-only over
-# 9p, and the quickstart runs there too (scripts/v2guest/quickstart.sh: Go shared from the host, MariaDB and
+# 9p, and the quickstart runs there too (deploy/cgroup2/quickstart.sh: Go shared from the host, MariaDB and
 # Node.js from Debian in the guest); capped at 2400 s.
 # Everything built is cached in ${FAASBENCH_CACHE:-/var/cache/faasbench}/v2guest. The guest has no
 # network device: its only traffic is on its own loopback.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 mode=${1:-}
-case $mode in ""|--full|--node) ;; *) echo "usage: scripts/v2-guest.sh [--full|--node]" >&2; exit 2 ;; esac
+case $mode in ""|--full|--node) ;; *) echo "usage: deploy/cgroup2/guest.sh [--full|--node]" >&2; exit 2 ;; esac
 cap=${FB_V2GUEST_TIMEOUT:-300} mem=2048
 [ "$mode" = --node ] && cap=${FB_V2GUEST_TIMEOUT:-2400} mem=6144
 FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
@@ -33,7 +33,7 @@ command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 command -v cpio >/dev/null || need+=(cpio)
 if [ ${#need[@]} -gt 0 ]; then
   echo "v2-guest: installing ${need[*]}"
-  scripts/apt-install.sh "${need[@]}"
+  deploy/shared/apt-install.sh "${need[@]}"
 fi
 
 # The kernel: the package linux-image-amd64 points to, unpacked here.
@@ -83,7 +83,7 @@ CGO_ENABLED=0 $GO test -c -o "$work/fb/internal/cgroup/cgroup.test" ./internal/c
 CGO_ENABLED=0 $GO test -c -o "$work/fb/platform/local/local.test" ./platform/local
 cp -r workloads "$work/fb/workloads"
 rm -rf "$work/fb/workloads/node_modules"
-install -m 0755 scripts/v2guest/init "$work/init"
+install -m 0755 deploy/cgroup2/init "$work/init"
 [ "$mode" = --full ] && touch "$work/fb/full"
 share=()
 if [ "$mode" = --node ]; then
@@ -102,8 +102,8 @@ if [ "$mode" = --node ]; then
   # compile it for hello in Go. Only hello's own packages are left for the guest to build.
   GOCACHE=$cache/gocache CGO_ENABLED=0 GOFLAGS=-mod=mod GOPROXY=off $GO build -o /dev/null ./workloads/hello/go
   cp -r "$cache/gocache" "$work/fb/gocache"
-  scripts/node-images.sh --build-only hello:go hello:python
-  scripts/registry-build.sh >/dev/null # the node's registry, built here (the guest has no network)
+  deploy/node/images.sh --build-only hello:go hello:python
+  deploy/shared/registry-build.sh >/dev/null # the node's registry, built here (the guest has no network)
   # The kernel's modules (netfilter, bridge, veth, overlay: loaded on demand by the node), unpacked once
   # and shared; the 9p ones go into the initramfs, in the order modprobe gives.
   kver=${kpkg#linux-image-}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fission-build.sh: builds Fission v1.27.0 from its pinned source (scripts/upstream/pins.tsv, through
-# scripts/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
+# deploy/fission/build.sh: builds Fission v1.27.0 from its pinned source (deploy/shared/pins.tsv, through
+# deploy/shared/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
 # ${FAASBENCH_CACHE:-/var/cache/faasbench}/fission-<hash of this script and its pins>/, and skips what is there:
 #   bin/fission-bundle   cmd/fission-bundle (executor, router, storagesvc, buildermgr, kubewatcher, timer,
 #                   webhook: one binary, its flags choose), static, stamped as Fission's .goreleaser.yml stamps it
@@ -8,7 +8,7 @@
 #                   and asks the environment to specialise
 #   images/<name>.tar   each as the image Fission's chart runs (charts/fission-all), on a distroless static
 #                   base (upstream's is chainguard/static: the binaries are static), tagged
-#                   ko.local/fission/<name>:v1.27.0-<commit> as scripts/fission-render.sh names them
+#                   ko.local/fission/<name>:v1.27.0-<commit> as deploy/fission/render.sh names them
 # Dependencies come from the Go module proxy, checked against Fission's go.sum, but for two the proxy refuses
 # ("403 Forbidden / This module version is not available."), replaced in a go.work outside the source
 # (Fission's go.mod is not edited):
@@ -19,15 +19,15 @@
 #     k8s.io/code-generator v0.36.2, the version Fission's go.mod requires, from the proxy.
 # Prints the build directory last.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-FISSION_DIR="$FB_CACHE/fission-$(_fb_hash scripts/fission-build.sh <(grep -E '^(fission|go-containerregistry)	' scripts/upstream/pins.tsv))"
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+FISSION_DIR="$FB_CACHE/fission-$(_fb_hash deploy/fission/build.sh <(grep -E '^(fission|go-containerregistry)	' deploy/shared/pins.tsv))"
 BIN="$FISSION_DIR/bin"
 mkdir -p "$BIN" "$FISSION_DIR/images"
 start=$(date +%s)
-src=$(scripts/upstream.sh fission)
-ggcr=$(scripts/upstream.sh go-containerregistry)
-commit=$(awk -F'\t' '$1 == "fission" {print $3}' scripts/upstream/pins.tsv)
+src=$(deploy/shared/upstream.sh fission)
+ggcr=$(deploy/shared/upstream.sh go-containerregistry)
+commit=$(awk -F'\t' '$1 == "fission" {print $3}' deploy/shared/pins.tsv)
 version=v1.27.0
 authn=$(sed -n 's|^\t*github.com/google/go-containerregistry/pkg/authn/kubernetes \(v[^ ]*\).*|\1|p' "$src/go.mod" | head -1)
 [ -n "$authn" ] || { echo "fission-build: $src/go.mod names no github.com/google/go-containerregistry/pkg/authn/kubernetes" >&2; exit 1; }

@@ -1,6 +1,6 @@
 # Fission's Go builder (fission/environments go/builder/, pinned as fission-environments) as its Dockerfile-1.1x
 # builds it with GO_VERSION 1.26: Fission's builder server (/builder, cmd/builder of the pinned fission source,
-# built by scripts/fission-envs.sh) and the environment's build.sh as /usr/local/bin/build, in an image with Go:
+# built by deploy/fission/envs.sh) and the environment's build.sh as /usr/local/bin/build, in an image with Go:
 # here Debian 12 with this machine's Go 1.26 copied to the GOROOT the golang image has (/usr/local/go, the one
 # env-go.Dockerfile's server was built from: Go's plugin loader refuses a plugin whose standard library was
 # built elsewhere) and gcc (plugins need cgo), GOPATH /usr and GOLANG_VERSION as the golang image sets them

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# fission-down.sh DIR: removes what scripts/fission-up.sh DIR installed on the real node (Fission's objects
+# deploy/fission/down.sh DIR: removes what deploy/fission/up.sh DIR installed on the real node (Fission's objects
 # in every namespace, the chart's objects, the namespace fission, the webhooks, Fission's CRDs) and waits until
 # their pods are gone, so that the next platform has the node's core to itself. The node's own stop
-# (node-down.sh) removes everything anyway; this is for one platform after another on one node.
+# (deploy/node/down.sh) removes everything anyway; this is for one platform after another on one node.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: fission-down.sh DIR}")
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/fission/down.sh DIR}")
 [ -f "$DIR/fission/fission.yaml" ] || { echo "fission-down: Fission is not installed from $DIR" >&2; exit 1; }
 . "$DIR/node.env"
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 s=$(date +%s)
 log="$DIR/logs/fission-delete.log"
 # Fission's objects first, while the executor runs (it removes the Deployments, Services and pods it made

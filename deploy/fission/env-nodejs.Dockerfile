@@ -1,9 +1,9 @@
 # Fission's Node.js environment (fission/environments nodejs/, pinned as fission-environments in
-# scripts/upstream/pins.tsv) as its Dockerfile builds it with a Debian NODE_BASE_IMG (upstream's Debian image
+# deploy/shared/pins.tsv) as its Dockerfile builds it with a Debian NODE_BASE_IMG (upstream's Debian image
 # is node:22.22.3). node:20-bookworm-slim stands for Debian 12's Node.js (imagebuild Bases: Debian bookworm's
 # Node.js 18; the environment's package.json asks for Node.js 22 or newer, which Debian 12 does not have, and
 # npm only warns). Its dependencies are installed from the environment's own package-lock.json (npm ci;
-# upstream's `npm install` resolves package.json afresh). Built by scripts/fission-envs.sh from a context
+# upstream's `npm install` resolves package.json afresh). Built by deploy/fission/envs.sh from a context
 # that holds the environment's own files.
 FROM node:20-bookworm-slim
 WORKDIR /usr/src/app

@@ -1,11 +1,11 @@
 # Fission's Python environment (fission/environments python/, pinned as fission-environments in
-# scripts/upstream/pins.tsv) as its Debian Dockerfile (python/Dockerfile-buster) builds it, with PY_BASE_IMG
+# deploy/shared/pins.tsv) as its Debian Dockerfile (python/Dockerfile-buster) builds it, with PY_BASE_IMG
 # mapped to Debian 12: python:3.11-slim-bookworm stands for Debian's Python 3.11 (imagebuild Bases). Upstream
 # installs python3-dev and libev-dev and builds the requirements (bjoern is a C extension on libev) in the
 # image it ships; here they are built in a first stage (with gcc, which the slim base lacks) and the final
 # image gets the installed packages and libev's runtime library only: the same server and modules, without a
-# compiler (one layer of 638 MiB in one stage, measured by scripts/fission-envs.sh). Built by
-# scripts/fission-envs.sh from a context that holds the environment's own files.
+# compiler (one layer of 638 MiB in one stage, measured by deploy/fission/envs.sh). Built by
+# deploy/fission/envs.sh from a context that holds the environment's own files.
 FROM python:3.11-slim-bookworm AS build
 RUN apt-get update -y \
     && apt-get install -y --no-install-recommends python3-dev libev-dev gcc libc6-dev

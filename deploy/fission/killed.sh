@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# killed-fission.sh DIR: a run on Fission (node-test.sh DIR, Fission up) killed with SIGKILL while its functions
+# deploy/fission/killed.sh DIR: a run on Fission (deploy/node/test.sh DIR, Fission up) killed with SIGKILL while its functions
 # are deployed: they stay (nothing could remove them), and `faasbench platform clean -p fission` removes them by
 # their labels (Functions and HTTPTriggers; Fission's executor then removes the Deployments, Services and pods
 # it made). Fails, naming what is left, otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
+. deploy/kube/paths.sh
+. deploy/node/lib.sh
 DIR=${1:?usage: killed-fission.sh DIR}
 . "$DIR/node/node.env"
-fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
+fb() { env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench "$@"; }
 sel=app.kubernetes.io/managed-by=faasbench
 run_and_kill fission examples/realnode/fission-hello.yaml
 left=$(kc -n default get functions.fission.io -l "$sel" -o name 2>/dev/null | wc -l)

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# fission-render.sh: prints Fission v1.27.0's own chart (charts/fission-all of the pinned source, through
-# scripts/upstream.sh) rendered by Helm's own `helm template` (scripts/helm-build.sh) with faasbench's values
-# (scripts/fission/values.yaml) and the images scripts/fission-build.sh builds from that source
+# deploy/fission/render.sh: prints Fission v1.27.0's own chart (charts/fission-all of the pinned source, through
+# deploy/shared/upstream.sh) rendered by Helm's own `helm template` (deploy/shared/helm-build.sh) with faasbench's values
+# (deploy/fission/values.yaml) and the images deploy/fission/build.sh builds from that source
 # (ko.local/fission/<name>:v1.27.0-<commit>, never pulled), in the namespace fission. The chart's templates
 # leave most objects' namespace to the installer (helm install sets it): here every namespaced object
 # without one is given fission, those the chart places itself (the functions' namespace, default) keep
-# theirs, so that `kubectl apply -f` needs no -n. The CRDs are not in the chart: scripts/fission-up.sh applies
+# theirs, so that `kubectl apply -f` needs no -n. The CRDs are not in the chart: deploy/fission/up.sh applies
 # the source's crds/v1 first.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-helm=$(scripts/helm-build.sh)
-chart="$(scripts/upstream.sh fission)/charts/fission-all"
-tag=v1.27.0-$(awk -F'\t' '$1 == "fission" {print substr($3, 1, 12)}' scripts/upstream/pins.tsv)
-"$helm" template fission "$chart" --namespace fission --kube-version "$K8S_VERSION" -f scripts/fission/values.yaml \
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+helm=$(deploy/shared/helm-build.sh)
+chart="$(deploy/shared/upstream.sh fission)/charts/fission-all"
+tag=v1.27.0-$(awk -F'\t' '$1 == "fission" {print substr($3, 1, 12)}' deploy/shared/pins.tsv)
+"$helm" template fission "$chart" --namespace fission --kube-version "$K8S_VERSION" -f deploy/fission/values.yaml \
   --set repository=ko.local --set image=fission/fission-bundle --set imageTag="$tag" \
   --set fetcher.image=fission/fetcher --set fetcher.imageTag="$tag" "$@" |
   python3 -c '

@@ -1,25 +1,25 @@
 #!/usr/bin/env bash
-# fission-up.sh DIR: installs Fission v1.27.0 as its own chart installs it on the real node started by
-# scripts/node-up.sh DIR, and waits until its router answers.
-#   1. builds what is missing (scripts/fission-build.sh: fission-bundle and the fetcher from the pinned
+# deploy/fission/up.sh DIR: installs Fission v1.27.0 as its own chart installs it on the real node started by
+# deploy/node/up.sh DIR, and waits until its router answers.
+#   1. builds what is missing (deploy/fission/build.sh: fission-bundle and the fetcher from the pinned
 #      source) and imports the images into the node's containerd
 #   2. applies Fission's CRDs (crds/v1 of the pinned source; the chart does not carry them), renders
-#      charts/fission-all with Helm's own engine (scripts/fission-render.sh, scripts/fission/values.yaml)
+#      charts/fission-all with Helm's own engine (deploy/fission/render.sh, deploy/fission/values.yaml)
 #      into DIR/fission/fission.yaml, creates the namespace fission and applies it
 #   3. waits for the seven deployments (executor, router, storagesvc, buildermgr, kubewatcher, timer,
 #      webhook), then for the router's Service to answer and the webhook to admit an Environment (a dry run:
 #      the API server calls the webhook for every Fission object, failurePolicy Fail)
 # Writes DIR/fission.env: FISSION_ROUTER (reached inside the node's network namespace only). Undone by
-# scripts/fission-down.sh DIR (or with the node). Prints each step's time.
+# deploy/fission/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: fission-up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "fission-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/fission/up.sh DIR}")
+[ -f "$DIR/node.env" ] || { echo "fission-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
 . "$DIR/node.env"
 start=$(date +%s.%N)
 step() { printf 'fission-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 fail() {
   echo "fission-up: $*" >&2
   K -n fission get pods -o wide >&2 2>/dev/null || true
@@ -27,7 +27,7 @@ fail() {
   exit 1
 }
 
-out=$(scripts/fission-build.sh 2>"$DIR/logs/fission-build.log" | tail -1) || { tail -20 "$DIR/logs/fission-build.log" >&2; fail "the Fission build failed"; }
+out=$(deploy/fission/build.sh 2>"$DIR/logs/fission-build.log" | tail -1) || { tail -20 "$DIR/logs/fission-build.log" >&2; fail "the Fission build failed"; }
 step "built"
 for t in "$out"/images/*.tar; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-fission-$(basename "$t" .tar).log" 2>&1 ||
@@ -38,7 +38,7 @@ step "images imported"
 M="$DIR/fission"
 mkdir -p "$M"
 chmod 700 "$M" # the rendered chart holds the internal-auth secret
-src=$(scripts/upstream.sh fission)
+src=$(deploy/shared/upstream.sh fission)
 cat "$src"/crds/v1/fission.io_*.yaml > "$M/crds.yaml"
 # Fission's internal auth (the executor signs its calls to a pod's fetcher; storagesvc checks the
 # fetcher's): one HMAC secret, replicated by the chart into the functions' namespace. The chart makes a
@@ -50,7 +50,7 @@ if [ ! -s "$M/internal-auth.yaml" ]; then
   secret: "%s"
 ' "$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32)" > "$M/internal-auth.yaml")
 fi
-(umask 077; scripts/fission-render.sh -f "$M/internal-auth.yaml" > "$M/fission.yaml" 2> "$DIR/logs/fission-render.log") ||
+(umask 077; deploy/fission/render.sh -f "$M/internal-auth.yaml" > "$M/fission.yaml" 2> "$DIR/logs/fission-render.log") ||
   { cat "$DIR/logs/fission-render.log" >&2; fail "the chart could not be rendered"; }
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: fission}\n' > "$M/namespace.yaml"
 { K apply -f "$M/namespace.yaml" && K apply --server-side -f "$M/crds.yaml"; } > "$DIR/logs/fission-apply.log" 2>&1 ||
@@ -66,7 +66,7 @@ router=http://router.fission.svc.cluster.local
 ok=
 for _ in $(seq 1 60); do
   # /readyz: the router's readiness (its routes are loaded), on the public listener.
-  if code=$(scripts/node-exec.sh curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$router/readyz") && [ "$code" = 200 ]; then ok=1; break; fi
+  if code=$(deploy/node/exec.sh curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$router/readyz") && [ "$code" = 200 ]; then ok=1; break; fi
   sleep 1
 done
 [ -n "$ok" ] || fail "the router did not answer in 60 s (last: ${code:-no answer})"
@@ -80,5 +80,5 @@ done
 step "router answers, webhook admits"
 echo "FISSION_ROUTER=$router" > "$DIR/fission.env"
 printf 'fission-up: Fission v1.27.0 (%s) ready in %.1f s; router in %s/fission.env\n' \
-  "$(awk -F'\t' '$1 == "fission" {print substr($3,1,12)}' scripts/upstream/pins.tsv)" \
+  "$(awk -F'\t' '$1 == "fission" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
   "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# knative-build.sh: builds what real Knative Serving on the real node runs, into
-# ${FAASBENCH_CACHE:-/var/cache/faasbench} (scripts/knative-paths.sh: Serving and the ingress apart), and
+# deploy/knative/build.sh: builds what real Knative Serving on the real node runs, into
+# ${FAASBENCH_CACHE:-/var/cache/faasbench} (deploy/knative/paths.sh: Serving and the ingress apart), and
 # skips what is already there:
 #   bin/{controller,webhook,autoscaler,activator,queue}   knative.dev/serving/cmd/... at v$KNATIVE_VERSION,
 #       in a scratch module whose go.mod is Serving's own renamed (a module tidied for one package
@@ -13,9 +13,9 @@
 #       Dockerfiles written here (no engine, no registry), tagged ko.local/knative/<name>:v<version>
 # Nothing of Knative or Envoy is copied into the repository. Each step prints its time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-. scripts/knative-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+. deploy/knative/paths.sh
 SRC="$FB_CACHE/src/knative-serving-$KNATIVE_VERSION"
 mkdir -p "$SRC" "$KNATIVE_DIR/bin" "$KNATIVE_DIR/images" "$KINGRESS_DIR/bin" "$KINGRESS_DIR/images"
 phase() { local s; s=$(date +%s); echo "knative-build: $1"; shift; "$@"; echo "knative-build: done in $(( $(date +%s) - s )) s"; }

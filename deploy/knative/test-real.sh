@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test-real.sh [EVIDENCE_DIR]: the full real-node tier (make test-real). make test runs the smoke-sized
-# real tier (scripts/node-test.sh); this one builds and imports every workload × language image and
+# deploy/knative/test-real.sh [EVIDENCE_DIR]: the full real-node tier (make test-real). make test runs the smoke-sized
+# real tier (deploy/node/test.sh); this one builds and imports every workload × language image and
 # runs each as a pod, then runs the realnode specs and seed 003's Knative rows at full size on real
 # Knative Serving, with 20 cold starts through the activator, and checks that what cannot apply to
 # Knative is refused with exit 2 and the reason. Everything runs inside the node's network namespace;
@@ -11,10 +11,10 @@
 # run its summary.md, summary.json and manifest.json, and README.md with the commit it ran on (and
 # whether the working tree had changes), each step's status and time, and each image's size.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 EVIDENCE=$(realpath -m "${1:-docs/evidence/realnode-full-$(date +%F)}")
-. scripts/node/real-lib.sh
+. deploy/node/real-lib.sh
 
 # Every workload × language the catalogue has (workloads/W/L/ beside workloads/W/workload.yaml).
 images=()
@@ -23,27 +23,27 @@ for d in workloads/*/workload.yaml; do
   for l in workloads/"$w"/*/; do images+=("$w:$(basename "$l")"); done
 done
 
-scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
+scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 # The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
-scripts/phase.sh "real node packages" scripts/node/packages.sh
-scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+scripts/phase.sh "real node packages" deploy/node/packages.sh
+scripts/phase.sh "knative build (skipped when built)" deploy/knative/build.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 . "$DIR/node/node.env"
 export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Images one at a time, so one that fails to build is reported and the others still run.
 built=()
 for wl in "${images[@]}"; do
-  step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+  step "image $wl" bash -c 'set -o pipefail; deploy/node/images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
   grep -q "faasbench/${wl%%:*}-${wl#*:}:local" "$DIR/images.txt" && built+=("$wl")
 done
-step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
+step "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
 set -a; . "$DIR/node/services.env"; set +a
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 step "every image as a pod (-race)" env FB_KUBECONFIG="$KUBECONFIG" FB_REALNODE_IMAGES="${built[*]}" \
-  scripts/node-exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run 'RealNodeEveryImage'
+  deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run 'RealNodeEveryImage'
 step "baseline: realnode-baseline-hello" run baseline-hello examples/realnode/baseline-hello.yaml
 
-step "knative install" scripts/knative-up.sh "$DIR/node"
+step "knative install" deploy/knative/up.sh "$DIR/node"
 . "$DIR/node/knative.env"
 kn=(--set platform.name=knative --set 'platform.generator_cpus="1"'
   --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
@@ -71,9 +71,9 @@ step "knative refuses 003-autoscale-cpu" refused knative-003-autoscale-cpu examp
 # Without scale_interval the spec reaches the cluster, which serves no metrics API: refused too.
 step "knative refuses class hpa without metrics.k8s.io" refused knative-003-autoscale-cpu-hpa examples/003-autoscale-cpu.yaml \
   "metrics.k8s.io" "${kn[@]}" --set 'functions[0].settings={autoscale: cpu, target: "0.5", min: "1", max: "4"}'
-scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
 
-write_readme "Full real-node tier: make test-real" "\`make test-real\` (scripts/test-real.sh)" \
+write_readme "Full real-node tier: make test-real" "\`make test-real\` (deploy/knative/test-real.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, Knative, the ingress, the functions) on CPU 0,
 the load generator (the release binary) on CPU 1. Each directory holds one run's summary.md,
 summary.json and manifest.json (the platform's fingerprint); *.refused.txt hold the refusals' words."

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# knative-up.sh DIR: installs real Knative Serving v$KNATIVE_VERSION and faasbench's own ingress on the
-# real node started by scripts/node-up.sh DIR, and waits until it is ready.
-#   1. builds what is missing (scripts/knative-build.sh) and imports the images into the node's containerd
+# deploy/knative/up.sh DIR: installs real Knative Serving v$KNATIVE_VERSION and faasbench's own ingress on the
+# real node started by deploy/node/up.sh DIR, and waits until it is ready.
+#   1. builds what is missing (deploy/knative/build.sh) and imports the images into the node's containerd
 #   2. applies Serving's own manifests from the Go module cache (nothing of Knative is in the repository):
 #      serving config/core, knative.dev/networking's CRDs and config-network, knative.dev/caching's
 #      Image CRD, each `ko://knative.dev/serving/cmd/X` replaced by the local image
@@ -10,19 +10,19 @@
 #      config-network ingress-class: faasbench's ingress (kingress/); config-domain: example.com;
 #      config-deployment registries-skipping-tag-resolving: also index.docker.io, where the workload
 #      images' local tags (faasbench/<w>-<l>:local, pull policy Never) would otherwise be looked up
-#   4. applies scripts/knative/ingress.yaml (the controller and Envoy in one pod)
+#   4. applies deploy/knative/ingress.yaml (the controller and Envoy in one pod)
 #   5. waits for every Deployment and for the webhook to answer
-# Everything ends with the node (node-down.sh). Prints each step's time.
+# Everything ends with the node (deploy/node/down.sh). Prints each step's time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-. scripts/knative-paths.sh
-DIR=$(realpath -m "${1:?usage: knative-up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "knative-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+. deploy/knative/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/knative/up.sh DIR}")
+[ -f "$DIR/node.env" ] || { echo "knative-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
 . "$DIR/node.env"
 start=$(date +%s.%N)
 step() { printf 'knative-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 fail() {
   echo "knative-up: $*" >&2
   K -n knative-serving get pods -o wide >&2 2>/dev/null || true
@@ -30,7 +30,7 @@ fail() {
   exit 1
 }
 
-scripts/knative-build.sh
+deploy/knative/build.sh
 step "built"
 for t in "$KNATIVE_DIR"/images/*.tar "$KINGRESS_DIR"/images/*.tar; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-knative-$(basename "$t" .tar).log" 2>&1 ||
@@ -65,7 +65,7 @@ mkdir -p "$M"
   done
 } | sed -E "s#ko://knative.dev/serving/cmd/([a-z]+)#ko.local/knative/\1:v$KNATIVE_VERSION#" > "$M/serving.yaml"
 grep -q 'ko://' "$M/serving.yaml" && fail "an image reference was left unreplaced in $M/serving.yaml"
-sed -e "s#IMAGE_KINGRESS#$(knative_image fb-kingress)#" -e "s#IMAGE_ENVOY#$(knative_image envoy)#" scripts/knative/ingress.yaml > "$M/ingress.yaml"
+sed -e "s#IMAGE_KINGRESS#$(knative_image fb-kingress)#" -e "s#IMAGE_ENVOY#$(knative_image envoy)#" deploy/knative/ingress.yaml > "$M/ingress.yaml"
 
 K apply --server-side -f "$M/crds.yaml" > "$DIR/logs/knative-apply.log" 2>&1 || { cat "$DIR/logs/knative-apply.log" >&2; fail "the CRDs were refused"; }
 K wait --for condition=established --timeout 60s crd --all >> "$DIR/logs/knative-apply.log" 2>&1 || fail "the CRDs were not established in 60 s"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# kube-build.sh [control-plane|node|all]: builds the Kubernetes parts faasbench's test clusters run,
-# from the Go module proxy, into ${FAASBENCH_CACHE:-/var/cache/faasbench} (scripts/kube-paths.sh), and
+# deploy/kube/build.sh [control-plane|node|all]: builds the Kubernetes parts faasbench's test clusters run,
+# from the Go module proxy, into ${FAASBENCH_CACHE:-/var/cache/faasbench} (deploy/kube/paths.sh), and
 # skips what is already there:
 #   kube: one binary for kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy
-#         and kubectl (scripts/kubebuild/main.go)                   k8s.io/kubernetes v$K8S_VERSION
+#         and kubectl (deploy/kube/kubebuild/main.go)                   k8s.io/kubernetes v$K8S_VERSION
 #   etcd                                                            go.etcd.io/etcd/server/v3
 #   kwok (simulated nodes and pods for the many-node tier) + its stage files
-#   coredns with the plugins cluster DNS needs (scripts/corednsbuild/main.go; "node" and "all" only)
+#   coredns with the plugins cluster DNS needs (deploy/kube/corednsbuild/main.go; "node" and "all" only)
 # Nothing of these projects is copied into the repository: scratch modules under $FAASBENCH_CACHE/src.
 # Cold on 2 cores: ~20 minutes and ~8 GB of Go caches; each step prints its time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 what=${1:-all}
 SRC="$FB_CACHE/src"
 mkdir -p "$SRC" "$KUBE_BIN"
@@ -20,7 +20,7 @@ phase() { local s; s=$(date +%s); echo "kube-build: $1"; shift; "$@"; echo "kube
 build_kube() {
   local d="$SRC/kubernetes-$K8S_VERSION"
   mkdir -p "$d"
-  cp "$FB_ROOT/scripts/kubebuild/main.go" "$d/main.go"
+  cp "$FB_ROOT/deploy/kube/kubebuild/main.go" "$d/main.go"
   cd "$d"
   if [ ! -f go.sum ]; then
     {
@@ -97,7 +97,7 @@ build_coredns() {
   [ -x "$COREDNS_BIN" ] && return 0
   local d="$SRC/coredns-$COREDNS_VERSION"
   mkdir -p "$d" "$(dirname "$COREDNS_BIN")"
-  cp "$FB_ROOT/scripts/corednsbuild/main.go" "$d/main.go"
+  cp "$FB_ROOT/deploy/kube/corednsbuild/main.go" "$d/main.go"
   cd "$d"
   if [ ! -f go.sum ]; then
     printf 'module faasbench.local/corednsbuild\n\ngo 1.25\n\nrequire github.com/coredns/coredns v%s\n' "$COREDNS_VERSION" > go.mod

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# kube-down.sh [DIR]: stops the control plane kube-up.sh started in DIR (by its PIDs), and nothing else,
+# deploy/kube/down.sh [DIR]: stops the control plane deploy/kube/up.sh started in DIR (by its PIDs), and nothing else,
 # and checks its stop: exit 1, naming them, when any of those processes (or any running from DIR) is left.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-DIR=$(realpath -m "${1:?usage: kube-down.sh DIR}")
+cd "$(dirname "$0")/../.."
+DIR=$(realpath -m "${1:?usage: deploy/kube/down.sh DIR}")
 [ -f "$DIR/pids" ] || exit 0
 mapfile -t pids < "$DIR/pids"
 for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done

@@ -1,4 +1,4 @@
-# kube-paths.sh: sourced by the cluster scripts; says where the built Kubernetes parts live.
+# deploy/kube/paths.sh: sourced by the cluster scripts; says where the built Kubernetes parts live.
 # They are kept outside the clone (CI always runs in a fresh clone, so a cache inside it is always
 # cold): ${FAASBENCH_CACHE:-/var/cache/faasbench}/<component>-<version>-<hash of what builds it>, so a
 # change to a build script or pinned version builds anew and an unchanged one is reused.
@@ -7,7 +7,7 @@ ETCD_VERSION=3.6.16
 KWOK_VERSION=0.8.0
 COREDNS_VERSION=1.14.6
 REGISTRY_VERSION=3.1.2   # github.com/distribution/distribution/v3 (the node's image registry)
-FB_ROOT=${FB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+FB_ROOT=${FB_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
 _fb_hash() { cat "$@" | sha256sum | cut -c1-12; }
 # fb_kubeconfig FILE NAME SERVER PKI: an admin kubeconfig for a test cluster (PKI holds ca.crt, admin.crt, admin.key).
@@ -30,7 +30,7 @@ current-context: $2
 KC
   chmod 0600 "$1"
 }
-KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/kubebuild/main.go")"
+KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/deploy/kube/build.sh" "$FB_ROOT/deploy/kube/kubebuild/main.go")"
 KUBE_BIN="$KUBE_DIR/bin"
-COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/scripts/kube-build.sh" "$FB_ROOT/scripts/corednsbuild/main.go")/coredns"
-REGISTRY_BIN="$FB_CACHE/registry-$REGISTRY_VERSION-$(_fb_hash "$FB_ROOT/scripts/registry-build.sh" "$FB_ROOT/scripts/registrybuild/main.go")/registry"
+COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/deploy/kube/build.sh" "$FB_ROOT/deploy/kube/corednsbuild/main.go")/coredns"
+REGISTRY_BIN="$FB_CACHE/registry-$REGISTRY_VERSION-$(_fb_hash "$FB_ROOT/deploy/shared/registry-build.sh" "$FB_ROOT/deploy/shared/registrybuild/main.go")/registry"

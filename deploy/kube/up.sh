@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# kube-up.sh [DIR]: starts a real Kubernetes control plane on loopback for faasbench's tests: etcd,
+# deploy/kube/up.sh [DIR]: starts a real Kubernetes control plane on loopback for faasbench's tests: etcd,
 # kube-apiserver, kube-controller-manager, kube-scheduler and KWOK with one simulated node (pods get
 # scheduled and become Running; nothing runs inside them). Builds the binaries first if missing
-# (scripts/kube-build.sh). Writes DIR/kubeconfig and DIR/pids; scripts/kube-down.sh DIR stops it all.
+# (deploy/kube/build.sh). Writes DIR/kubeconfig and DIR/pids; deploy/kube/down.sh DIR stops it all.
 # Ports are picked free on 127.0.0.1. This is the many-node tier (KWOK's simulated nodes, never a real
-# one); the real node is scripts/node-up.sh, a cluster of its own.
+# one); the real node is deploy/node/up.sh, a cluster of its own.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
-. scripts/kube-paths.sh
+. deploy/kube/paths.sh
 BIN="$KUBE_BIN"
-DIR=$(realpath -m "${1:?usage: kube-up.sh DIR}")
+DIR=$(realpath -m "${1:?usage: deploy/kube/up.sh DIR}")
 for b in etcd kube kwok; do
-  [ -x "$BIN/$b" ] || { "$ROOT/scripts/kube-build.sh" control-plane >&2; break; }
+  [ -x "$BIN/$b" ] || { "$ROOT/deploy/kube/build.sh" control-plane >&2; break; }
 done
-if [ -f "$DIR/pids" ]; then "$ROOT/scripts/kube-down.sh" "$DIR" >/dev/null 2>&1 || true; fi
+if [ -f "$DIR/pids" ]; then "$ROOT/deploy/kube/down.sh" "$DIR" >/dev/null 2>&1 || true; fi
 rm -rf "$DIR" && mkdir -p "$DIR/pki" "$DIR/logs"
 start=$(date +%s.%N)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -36,7 +36,7 @@ fb_kubeconfig "$DIR/kubeconfig" faasbench-test "https://127.0.0.1:$API" "$P"
 
 pids=()
 run() { local name=$1; shift; setsid "$@" >"$DIR/logs/$name.log" 2>&1 & pids+=("$!"); echo "$!" >> "$DIR/pids"; }
-fail() { echo "kube-up: $*" >&2; for f in "$DIR"/logs/*.log; do echo "--- $f" >&2; tail -5 "$f" >&2; done; "$ROOT/scripts/kube-down.sh" "$DIR" >&2 || true; exit 1; }
+fail() { echo "kube-up: $*" >&2; for f in "$DIR"/logs/*.log; do echo "--- $f" >&2; tail -5 "$f" >&2; done; "$ROOT/deploy/kube/down.sh" "$DIR" >&2 || true; exit 1; }
 
 run etcd "$BIN/etcd" --name fb --data-dir "$DIR/etcd" --listen-client-urls "http://127.0.0.1:$ETCD_C" \
   --advertise-client-urls "http://127.0.0.1:$ETCD_C" --listen-peer-urls "http://127.0.0.1:$ETCD_P" \

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# node-agent-image.sh DIR: builds the load-generator agent image from bin/faasbench (faasbench image agent:
+# deploy/node/agent-image.sh DIR: builds the load-generator agent image from bin/faasbench (faasbench image agent:
 # the static binary on the distroless static base, no Docker, no registry), once per binary (kept in
-# $FAASBENCH_CACHE/images), and imports it into the real node's containerd (node-up.sh DIR) as
+# $FAASBENCH_CACHE/images), and imports it into the real node's containerd (deploy/node/up.sh DIR) as
 # faasbench/agent:local, which examples/realnode/knative-generators.yaml runs with pull_policy Never.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: node-agent-image.sh DIR}")
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/node/agent-image.sh DIR}")
 . "$DIR/node.env"
 mkdir -p "$FB_CACHE/images"
 tar="$FB_CACHE/images/agent-$(sha256sum bin/faasbench | cut -c1-12).tar"

@@ -1,4 +1,4 @@
-"""check-generators.py RUNDIR N: the run on the real node split every cell over N generator pods.
+"""deploy/node/check-generators.py RUNDIR N: the run on the real node split every cell over N generator pods.
 
 Each cell is complete and valid enough to hold N generators that each sent requests, ran in a pod of
 the generator Job (its host is the pod's name, not this machine's), reported no error, and were on

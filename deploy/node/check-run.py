@@ -1,4 +1,4 @@
-"""check-run.py RUNDIR [options]: what a real-tier run measured, asserted.
+"""deploy/node/check-run.py RUNDIR [options]: what a real-tier run measured, asserted.
 
 A run that ended "complete" is not enough (a broken route answers fast): every cell must hold
 successful requests (unless the spec declared its status) and its expectation must have held (the

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cold-samples.py RUNDIR...: the verified cold samples of coldstart runs pooled, by kind: count, min, p50,
+"""deploy/node/cold-samples.py RUNDIR...: the verified cold samples of coldstart runs pooled, by kind: count, min, p50,
 p90 (nearest rank over the pooled samples), max, in ms. For cold starts that a run can force only once (a
 Fission poolmgr function's first request after its deploy: make test-real-fission), each run gives one
 sample; this puts them together. Unverified samples are counted and left out."""

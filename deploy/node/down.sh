@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# node-down.sh: stops the real node node-up.sh started (or the one a killed run left) and undoes
+# deploy/node/down.sh: stops the real node deploy/node/up.sh started (or the one a killed run left) and undoes
 # every change to the host: the node's processes (by its cgroup's task lists, never by name), its
 # cgroups, the mount points up created, the network namespace (with the bridge, kube-proxy's and the
 # kubelet's iptables chains and the pods' addresses, which only ever existed inside it), and the
@@ -7,8 +7,8 @@
 # links, namespaces, mounts, cgroups and paths; any difference is printed and fails (exit 1), and so
 # does a non-zero count on the audit chain (traffic that tried to leave the node).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-. scripts/node/lib.sh
+cd "$(dirname "$0")/../.."
+. deploy/node/lib.sh
 rc=0
 DIR=""
 [ -f "$NODE_STATE/dir" ] && DIR=$(cat "$NODE_STATE/dir")

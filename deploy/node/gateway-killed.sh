@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# gateway-killed.sh DIR: OpenFaaS's gateway pod deleted while a run measures through it (make
+# deploy/node/gateway-killed.sh DIR: OpenFaaS's gateway pod deleted while a run measures through it (make
 # test-real-openfaas, OpenFaaS up in DIR/node). The run must say so and keep what it measured: it ends
 # with exit 1 (a cell broke its expectation: more than 1 % failed), its manifest and summary hold every
 # cell, the broken cell counts its failures by class, and the cells before and after it measured
 # successes (the chart's Deployment starts a new gateway pod). Fails, saying what it saw, otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
+. deploy/kube/paths.sh
+. deploy/node/lib.sh
 DIR=${1:?usage: gateway-killed.sh DIR}
 . "$DIR/node/node.env"
 out=$DIR/runs-gateway-killed
 rm -rf "$out"
 set +e
-env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run examples/realnode/openfaas-hello.yaml \
+env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run examples/realnode/openfaas-hello.yaml \
   --set 'functions=[{workload: hello, language: go, replicas: 1}]' --set 'baseline.via=[gateway]' \
   --set 'load.concurrency=[1, 8]' --set load.duration=20s --results "$out" > "$DIR/gateway-killed.log" 2>&1 &
 pid=$!

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""image_files.py IMAGE.tar DEST PATH...: takes files out of an OCI image archive (what `faasbench workload
+"""deploy/node/image_files.py IMAGE.tar DEST PATH...: takes files out of an OCI image archive (what `faasbench workload
 image -O` writes) into DEST/PATH, each as the image's last layer holding it leaves it (a whiteout removes it).
 Only the named regular files are written, under DEST, with their modes; a name that is absolute or climbs out
 (..), or that the image does not hold as a regular file, is refused (exit 2), and nothing else of the image

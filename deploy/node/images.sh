@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# node-images.sh DIR WORKLOAD:LANG[:FLAVOR]...: builds each workload's image from its generated Dockerfile
+# deploy/node/images.sh DIR WORKLOAD:LANG[:FLAVOR]...: builds each workload's image from its generated Dockerfile
 # (faasbench workload image: no Docker engine, no registry), once per version of what goes into it
-# (kept in $FAASBENCH_CACHE/images), imports it into the real node's containerd (node-up.sh DIR)
+# (kept in $FAASBENCH_CACHE/images), imports it into the real node's containerd (deploy/node/up.sh DIR)
 # as faasbench/<workload>-<lang>:local and pushes it to the node's registry, which the Kubernetes adapters run with image_tag local and
 # pull_policy Never; with FLAVOR openfaas, from Dockerfile.openfaas as faasbench/<workload>-<lang>-openfaas:local,
-# the of-watchdog in it built from its pinned source (scripts/openfaas-build.sh, handed to the builder with
+# the of-watchdog in it built from its pinned source (deploy/openfaas/build.sh, handed to the builder with
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
-# nuclio (Python, Node.js, C++, Go), from Dockerfile.nuclio on Nuclio's processor built from its source (scripts/nuclio-build.sh;
-# Go: scripts/nuclio-go-build.sh); with
+# nuclio (Python, Node.js, C++, Go), from Dockerfile.nuclio on Nuclio's processor built from its source (deploy/nuclio/build.sh;
+# Go: deploy/nuclio/build-go.sh); with
 # FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 build_only=
 if [ "${1:-}" = --build-only ]; then build_only=1 DIR=$(mktemp -d); trap 'rm -rf "$DIR"' EXIT; mkdir -p "$DIR/logs"; else
-  DIR=$(realpath -m "${1:?usage: node-images.sh DIR|--build-only WORKLOAD:LANG...}"); . "$DIR/node.env"; fi
+  DIR=$(realpath -m "${1:?usage: deploy/node/images.sh DIR|--build-only WORKLOAD:LANG...}"); . "$DIR/node.env"; fi
 shift
 mkdir -p "$FB_CACHE/images"
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
@@ -28,7 +28,7 @@ for wl in "$@"; do
     plain) ;;
     openfaas|openfaas-classic)
       if [ -z "$wdimage" ]; then
-        ofbin=$(scripts/openfaas-build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) ||
+        ofbin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) ||
           { tail -20 "$DIR/logs/openfaas-build.log" >&2; echo "node-images: the watchdogs' build failed" >&2; exit 1; }
         wdimage=$(dirname "$ofbin")/watchdog-image
       fi
@@ -43,7 +43,7 @@ for wl in "$@"; do
       # wrapper.js) and its processor image (C++ in the shell runtime: Dockerfile.nuclio copies only
       # /home/nuclio/bin/processor from it, which the Python tree has).
       if [ -z "${nucliodir:-}" ]; then
-        nucliodir=$(scripts/nuclio-build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) ||
+        nucliodir=$(deploy/nuclio/build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) ||
           { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio build failed" >&2; exit 1; }
       fi
       tree=$nucliodir/handler-builder-python-onbuild
@@ -56,15 +56,15 @@ for wl in "$@"; do
           if [ ! -f "$tree/.done" ]; then
             rm -rf "$tree" && mkdir -p "$tree/home/nuclio/bin"
             cp "$nucliodir/bin/processor" "$tree/home/nuclio/bin/processor"
-            cp "$(scripts/upstream.sh nuclio)/pkg/processor/runtime/nodejs/js/wrapper.js" "$tree/home/nuclio/bin/wrapper.js"
+            cp "$(deploy/shared/upstream.sh nuclio)/pkg/processor/runtime/nodejs/js/wrapper.js" "$tree/home/nuclio/bin/wrapper.js"
             touch "$tree/.done"
           fi ;;
         go)
           # The processor built with cgo and its go.mod (the plugin is built against them in the image's build stage).
           base=quay.io/nuclio/handler-builder-golang-onbuild:1.14.1-amd64
-          tree=$(scripts/nuclio-go-build.sh 2>>"$DIR/logs/nuclio-build.log" | tail -1) ||
+          tree=$(deploy/nuclio/build-go.sh 2>>"$DIR/logs/nuclio-build.log" | tail -1) ||
             { tail -20 "$DIR/logs/nuclio-build.log" >&2; echo "node-images: the Nuclio Go build failed" >&2; exit 1; } ;;
-        *) echo "node-images: $wl: Nuclio images are built here for python, node, cpp and go only (the trees scripts/nuclio-build.sh and nuclio-go-build.sh make)" >&2; exit 2 ;;
+        *) echo "node-images: $wl: Nuclio images are built here for python, node, cpp and go only (the trees deploy/nuclio/build.sh and deploy/nuclio/build-go.sh make)" >&2; exit 2 ;;
       esac
       name=$w-$l-nuclio extra=("$tree/home/nuclio/bin/processor")
       args=(--flavor nuclio --base "$base=$tree" -t "faasbench/$name:local") ;;
@@ -88,7 +88,7 @@ for wl in "$@"; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$name.log" 2>&1 ||
     { cat "$DIR/logs/import-$name.log" >&2; echo "node-images: containerd could not import $tar" >&2; exit 1; }
   e=$(date +%s.%N)
-  # And pushed to the node's registry (node-up.sh: docker.io resolves there), so that a pod can pull it
+  # And pushed to the node's registry (deploy/node/up.sh: docker.io resolves there), so that a pod can pull it
   # again once it is removed from containerd (the image-pull cold start, coldstart.evict_image).
   nsenter --net="$NODE_NETNS" ctr --address "$CONTAINERD_SOCK" -n k8s.io images push --hosts-dir "$REGISTRY_HOSTS" \
     "docker.io/faasbench/$name:local" > "$DIR/logs/push-$name.log" 2>&1 ||

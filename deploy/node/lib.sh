@@ -1,17 +1,17 @@
-# scripts/node/lib.sh: sourced by node-up.sh, node-down.sh and node-test.sh. The real node's fixed
+# deploy/node/lib.sh: sourced by deploy/node/up.sh, deploy/node/down.sh and deploy/node/test.sh. The real node's fixed
 # names (one real node per machine), its addresses (they exist only inside the node's network
 # namespace), and the host snapshot that down compares with what up saw.
 NODE_NAME=fb-node
 NODE_NETNS=faasbench-node                  # ip netns name: /run/netns/faasbench-node
 NODE_CGROUP=faasbench-node                 # in every cgroup v1 hierarchy, or at v2's root; the kubelet's cgroupRoot
-# The controllers the node needs; on a cgroup v2 host node-up.sh enables them at the root (and down
+# The controllers the node needs; on a cgroup v2 host deploy/node/up.sh enables them at the root (and down
 # turns off again the ones it turned on), and hugetlb where the kernel has it: the kubelet refuses a
 # cgroup root without it ("cgroup [faasbench-node] has some missing controllers: hugetlb").
 NODE_V2_CONTROLLERS=(cpuset cpu memory pids)
 NODE_V2_OPTIONAL=(hugetlb)
 NODE_STATE=/run/faasbench-node             # where up records its DIR, so a later up can clean a killed run
 NODE_IP=10.250.0.1                         # the bridge's address inside the namespace: node IP, DNS
-NODE_REGISTRY_PORT=5000                    # the image registry, on the namespace's loopback (node-up.sh)
+NODE_REGISTRY_PORT=5000                    # the image registry, on the namespace's loopback (deploy/node/up.sh)
 POD_CIDR=10.250.0.0/24
 SERVICE_CIDR=10.251.0.0/24
 KUBERNETES_SVC_IP=10.251.0.1
@@ -37,7 +37,7 @@ node_cgroup_dirs() { # every hierarchy's node cgroup: each v1 controller's and t
 }
 
 # node_daemon_procs: the cgroup.procs files of the node's daemons cgroup, one line; a shell that
-# writes its PID to each joins the node (node-down.sh ends it with the node).
+# writes its PID to each joins the node (deploy/node/down.sh ends it with the node).
 node_daemon_procs() { node_cgroup_dirs | sed 's|$|/daemons/cgroup.procs|' | tr '\n' ' '; }
 
 # host_snapshot: what must be the same before up and after down (and, for sysctls and the
@@ -61,9 +61,9 @@ host_snapshot() {
   return 0
 }
 
-# kc ARGS...: kubectl on the node's cluster, inside its network namespace (KUBE_BIN from kube-paths.sh,
+# kc ARGS...: kubectl on the node's cluster, inside its network namespace (KUBE_BIN from deploy/kube/paths.sh,
 # KUBECONFIG from the node's node.env).
-kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
+kc() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
 
 # run_and_kill NAME SPEC: starts `faasbench run SPEC` with two-minute cells into $DIR/runs-killed-NAME (log
 # $DIR/killed-NAME.log), waits until its functions answered their probes (the first cell starts), lets the load
@@ -71,7 +71,7 @@ kc() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@";
 # Fails, with the run's output, when its functions never answered.
 run_and_kill() {
   local name=$1 spec=$2 log="$DIR/killed-$1.log" pid
-  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" --set load.duration=120s --results "$DIR/runs-killed-$name" > "$log" 2>&1 &
+  env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "$spec" --set load.duration=120s --results "$DIR/runs-killed-$name" > "$log" 2>&1 &
   pid=$!
   for _ in $(seq 1 180); do
     grep -q '^probe ' "$log" 2>/dev/null && break # deployed and answering: the first cell starts

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/node/packages.sh: installs the real node's Debian packages if missing (containerd, runc, the
+# deploy/node/packages.sh: installs the real node's Debian packages if missing (containerd, runc, the
 # CNI plugins, iptables, conntrack; mmdebstrap for the images' Debian root filesystems), without
 # starting any service they ship: a policy-rc.d that refuses every start exists only during the install.
 set -euo pipefail
@@ -19,7 +19,7 @@ if [ -e "$policy" ]; then echo "node packages: $policy exists; not replacing it"
   chmod 0755 "$policy"
   trap 'rm -f "$policy"' EXIT
 fi
-"$(dirname "$0")/../apt-install.sh" "${need[@]}"
+"$(dirname "$0")/../shared/apt-install.sh" "${need[@]}"
 # A containerd that a package did start (no policy-rc.d honoured) would be a second one: say so.
 if pgrep -x containerd >/dev/null && [ ! -e /run/faasbench-node ]; then
   echo "node packages: warning: a containerd outside faasbench's node is running (not ours; left alone)" >&2

@@ -1,10 +1,10 @@
 """A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
 
-    python3 scripts/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
-    faasbench run SPEC --dry-run ... | python3 scripts/node/platform_functions.py --images SPEC PLATFORM
-        # the images the plan's cells need on PLATFORM, one WORKLOAD:LANG[:FLAVOR] a line (scripts/node-images.sh)
+    python3 deploy/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
+    faasbench run SPEC --dry-run ... | python3 deploy/node/platform_functions.py --images SPEC PLATFORM
+        # the images the plan's cells need on PLATFORM, one WORKLOAD:LANG[:FLAVOR] a line (deploy/node/images.sh)
 
-scripts/seed-on-node.sh moves the examples (written for the local platform) to a real platform on the
+deploy/node/seed.sh moves the examples (written for the local platform) to a real platform on the
 command line; where a platform cannot take a function as written, this says how it is run instead, and
 the run's manifest records it (the spec as run):
   nuclio    the functions in the languages faasbench builds on Nuclio's processor only: Python, Node.js, Go (a plugin), and C++ in
@@ -62,7 +62,7 @@ def functions_for(spec, platform):
 
 
 def images_for(spec, platform, plan):
-    """The images plan's cells (faasbench run --dry-run) need on platform, as scripts/node-images.sh names
+    """The images plan's cells (faasbench run --dry-run) need on platform, as deploy/node/images.sh names
     them: on OpenFaaS the of-watchdog's flavor, or the classic watchdog's for a cell of mode fork (the
     function's mode as it will run there (functions_for: C++ in mode fork) or the vary grid's: a process per
     request, as seeds 000 and 002 ran their functions); on Nuclio

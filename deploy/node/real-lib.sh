@@ -1,5 +1,5 @@
-# scripts/node/real-lib.sh: sourced by the full real-node tiers (scripts/test-real.sh,
-# scripts/test-real-openfaas.sh) after they set EVIDENCE (where results go); they set KUBECONFIG once the
+# deploy/node/real-lib.sh: sourced by the full real-node tiers (deploy/knative/test-real.sh,
+# deploy/openfaas/test-real.sh) after they set EVIDENCE (where results go); they set KUBECONFIG once the
 # node is up. Each step runs as a phase, records its status and time in $DIR/steps.tsv and
 # carries on when it fails ($failed counts them), so one bad cell does not cost the hour. It makes EVIDENCE
 # and DIR (scratch, removed with the node at exit).
@@ -9,7 +9,7 @@ mkdir -p "$EVIDENCE"
 RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RUN_DIRTY=$(git status --porcelain 2>/dev/null | grep -v '^??' | grep -vc "docs/evidence" || true)
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-real.XXXXXX")
-trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 : > "$DIR/steps.tsv"
 failed=0
 # step NAME CMD...: runs CMD as a phase, records its status and time, and carries on when it fails.
@@ -38,12 +38,12 @@ keep() {
   grep -q '"status": *"complete"' "$r/manifest.json" || { echo "test-real: $1 did not end complete ($r/manifest.json)" >&2; return 1; }
 }
 # run NAME SPEC ARGS...: faasbench run inside the node's namespace, then keep.
-# A run that fails keeps its evidence too; scripts/node/check-run.py then asserts what it measured.
+# A run that fails keeps its evidence too; deploy/node/check-run.py then asserts what it measured.
 run() {
   local name=$1 spec=$2 rc=0; shift 2
-  env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" || rc=$?
+  env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" || rc=$?
   keep "$name" "$DIR/runs-$name" || rc=${rc/#0/1}
-  python3 scripts/node/check-run.py "$(ls -d "$DIR/runs-$name"/*/ | head -1)" ${CHECK_ARGS:-} || rc=${rc/#0/1}
+  python3 deploy/node/check-run.py "$(ls -d "$DIR/runs-$name"/*/ | head -1)" ${CHECK_ARGS:-} || rc=${rc/#0/1}
   return "$rc"
 }
 # refused NAME SPEC WANT ARGS...: the run must exit 2 before anything starts, saying WANT.
@@ -53,7 +53,7 @@ refused() { local name=$1 spec=$2; shift 2; ends "$name" "$spec" 2 "$@"; }
 ends() {
   local name=$1 spec=$2 want_code=$3 want=$4 out code kept; shift 4
   set +e
-  out=$(env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" 2>&1)
+  out=$(env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "$spec" "$@" --results "$DIR/runs-$name" 2>&1)
   code=$?
   set -e
   kept="$EVIDENCE/$name.failed.txt"

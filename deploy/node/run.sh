@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# scripts/node/run.sh ENVFILE: the real node's supervisor, started by node-up.sh already inside the
+# deploy/node/run.sh ENVFILE: the real node's supervisor, started by deploy/node/up.sh already inside the
 # node's cgroup, network namespace and a mount namespace of its own. Makes the node's private mounts,
 # starts every component with its log in $DIR/logs, and writes $DIR/failed naming the first component
-# that exits. It ends with the node: node-down.sh kills it with the rest of the cgroup.
+# that exits. It ends with the node: deploy/node/down.sh kills it with the rest of the cgroup.
 set -uo pipefail
 . "$1"
 fail() { echo "$*" > "$DIR/failed"; echo "run.sh: $*" >&2; }

@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
-# seed-on-node.sh PLATFORM [EVIDENCE_DIR] [SPEC...]: seed specs on a real platform on the real node, at full
+# deploy/node/seed.sh PLATFORM [EVIDENCE_DIR] [SPEC...]: seed specs on a real platform on the real node, at full
 # size (each spec's own repetitions, at least 3): the real node, the images the specs use, the platform, then
-# each spec as test-real.sh runs it (inside the node's network namespace, the load from the release binary on
+# each spec as deploy/knative/test-real.sh runs it (inside the node's network namespace, the load from the release binary on
 # the CPU the node does not use), with the spec's platform replaced by PLATFORM:
-#   knative   Knative Serving (scripts/knative-up.sh), through faasbench's ingress; default: the registered rules
+#   knative   Knative Serving (deploy/knative/up.sh), through faasbench's ingress; default: the registered rules
 #             of seed 003's rows with Knative in them (hello-concurrency, gateway-direct, http-workload, payload,
 #             steady and bursty autoscaling; the workers row, 32 min, on request: rule:003-fig3-workers)
-#   openfaas  OpenFaaS of 2022-10 (scripts/openfaas-up.sh), the workload's OpenFaaS image (of-watchdog) through
+#   openfaas  OpenFaaS of 2022-10 (deploy/openfaas/up.sh), the workload's OpenFaaS image (of-watchdog) through
 #             the gateway; default: the registered rules of seed 003's plain-function rows, then its steady and
 #             bursty autoscaling (scaled by OpenFaaS's AlertManager alert between the spec's min and max)
-#   nuclio    Nuclio 1.14.1 (scripts/nuclio-up.sh), the workload's image on Nuclio's processor through the
+#   nuclio    Nuclio 1.14.1 (deploy/nuclio/up.sh), the workload's image on Nuclio's processor through the
 #             function's Service; Python, Node.js, Go, and C++ (its query in X-Nuclio-Arguments) (the images faasbench builds on
 #             Nuclio's processor): a spec's other functions are left out of the run (--set functions=..., in its
-#             manifest: scripts/node/platform_functions.py);
+#             manifest: deploy/node/platform_functions.py);
 #             default: the registered rules that compare platforms on seed 003's plain-function rows
-#   fission   Fission v1.27.0 (scripts/fission-up.sh), the container executor (the workload's own image, as on
+#   fission   Fission v1.27.0 (deploy/fission/up.sh), the container executor (the workload's own image, as on
 #             the other platforms) through the router; default: the registered rules of seed 003's rows that
 #             compare platforms with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
 # A SPEC may be defaults (the platform's defaults above, among other specs), or rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
@@ -24,8 +24,8 @@
 # image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (a spec named again: PLATFORM-SPEC-2, ...; default
 # docs/evidence/PLATFORM-003-DATE), with host-speed.txt: the machine's speed and steal before each spec.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-PLATFORM=${1:?usage: seed-on-node.sh knative|openfaas|nuclio|fission [EVIDENCE_DIR] [SPEC...]}
+cd "$(dirname "$0")/../.."
+PLATFORM=${1:?usage: deploy/node/seed.sh knative|openfaas|nuclio|fission [EVIDENCE_DIR] [SPEC...]}
 shift
 # The plain-function rows of seed 003, each with the rules that compare platforms on the same run.
 plain=(rule:003-fig6-shape,003-fig6-platforms,003-fig6-tail rule:003-fig9-direct,003-fig9-platforms
@@ -58,48 +58,48 @@ for i in "${!specs[@]}"; do
 done
 mkdir -p "$EVIDENCE"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
-trap 'scripts/node-down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
-scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
-scripts/phase.sh "real node packages" scripts/node/packages.sh
-if [ "$PLATFORM" = knative ]; then scripts/phase.sh "knative build (skipped when built)" scripts/knative-build.sh; fi
+trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
+scripts/phase.sh "real node packages" deploy/node/packages.sh
+if [ "$PLATFORM" = knative ]; then scripts/phase.sh "knative build (skipped when built)" deploy/knative/build.sh; fi
 scripts/phase.sh "release binary" make build
-scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 . "$DIR/node/node.env"
 # The images the specs name (workload and language of each function).
-# A spec's functions as the platform can run them (scripts/node/platform_functions.py: on Nuclio the Python
+# A spec's functions as the platform can run them (deploy/node/platform_functions.py: on Nuclio the Python
 # ones; on OpenFaaS a concurrency-autoscaled function scaled by AlertManager's alert with the same bounds).
 declare -A only=()
 for s in "${specs[@]}"; do
-  only[$s]=$(python3 scripts/node/platform_functions.py "examples/$s.yaml" "$PLATFORM") || exit 2
+  only[$s]=$(python3 deploy/node/platform_functions.py "examples/$s.yaml" "$PLATFORM") || exit 2
 done
 fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
 # The plan as the platform will run it (its own settings checked), for the images it needs.
 dry=(--set "platform.name=$PLATFORM")
 [ "$PLATFORM" != openfaas ] || dry+=(--set 'platform.options={edition: ce-2022}')
-# The images the plan's cells need on the platform (scripts/node/platform_functions.py --images: on OpenFaaS
+# The images the plan's cells need on the platform (deploy/node/platform_functions.py --images: on OpenFaaS
 # the of-watchdog's, or the classic watchdog's for a cell of mode fork; on Nuclio its processor's).
 images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run |
-  python3 scripts/node/platform_functions.py --images "examples/$s.yaml" "$PLATFORM" || exit 2; done | sort -u)
+  python3 deploy/node/platform_functions.py --images "examples/$s.yaml" "$PLATFORM" || exit 2; done | sort -u)
 for img in $images; do
-  scripts/phase.sh "image $img" scripts/node-images.sh "$DIR/node" "$img"
+  scripts/phase.sh "image $img" deploy/node/images.sh "$DIR/node" "$img"
 done
 case $PLATFORM in
 knative)
-  scripts/phase.sh "knative install" scripts/knative-up.sh "$DIR/node"
+  scripts/phase.sh "knative install" deploy/knative/up.sh "$DIR/node"
   . "$DIR/node/knative.env"
   opts=(--set platform.name=knative --set 'platform.generator_cpus="1"'
     --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}") ;;
 openfaas)
-  scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node"
+  scripts/phase.sh "openfaas install" deploy/openfaas/up.sh "$DIR/node"
   . "$DIR/node/openfaas.env"
   opts=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
     --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}") ;;
 nuclio)
-  scripts/phase.sh "nuclio install" scripts/nuclio-up.sh "$DIR/node"
+  scripts/phase.sh "nuclio install" deploy/nuclio/up.sh "$DIR/node"
   opts=(--set platform.name=nuclio --set 'platform.generator_cpus="1"'
     --set "platform.options={namespace: nuclio, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, dashboard_url: 'http://nuclio-dashboard.nuclio.svc.cluster.local:8070'}") ;;
 fission)
-  scripts/phase.sh "fission install" scripts/fission-up.sh "$DIR/node"
+  scripts/phase.sh "fission install" deploy/fission/up.sh "$DIR/node"
   . "$DIR/node/fission.env"
   opts=(--set platform.name=fission --set 'platform.generator_cpus="1"'
     --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, router_url: '$FISSION_ROUTER'}") ;;
@@ -133,7 +133,7 @@ for s in "${specs[@]}"; do
   lab+=("${fns[@]}")
   # A run that measured but broke an expectation (exit 1: e.g. a watchdog answering 500 under load) is a
   # result: its files are kept as any run's (its summary says what broke); the step still counts as failed.
-  scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench run "examples/$s.yaml" \
+  scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/$s.yaml" \
     "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$n" || failed=$((failed + 1))
   r=$(ls -d "$DIR/runs-$n"/*/ 2>/dev/null | head -1)
   if [ -n "$r" ] && [ -f "$r/summary.json" ]; then
@@ -142,5 +142,5 @@ for s in "${specs[@]}"; do
   fi
 done
 hostspeed "after all"
-scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
 [ "$failed" = 0 ] || { echo "seed-on-node: $PLATFORM: $failed step(s) failed" >&2; exit 1; }

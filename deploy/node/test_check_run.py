@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("check_run", ROOT / "scripts/node/check-run.py")
+spec = importlib.util.spec_from_file_location("check_run", ROOT / "deploy/node/check-run.py")
 check_run = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_run)
 

@@ -4,7 +4,7 @@ import json
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-spec = importlib.util.spec_from_file_location("cold_samples", ROOT / "scripts/node/cold-samples.py")
+spec = importlib.util.spec_from_file_location("cold_samples", ROOT / "deploy/node/cold-samples.py")
 cold_samples = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(cold_samples)
 

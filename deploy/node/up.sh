@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# node-up.sh DIR: starts a real one-node Kubernetes cluster for faasbench's real-node tests:
+# deploy/node/up.sh DIR: starts a real one-node Kubernetes cluster for faasbench's real-node tests:
 # etcd, kube-apiserver, kube-controller-manager, kube-scheduler, containerd + runc + the CNI plugins
 # (Debian's), kubelet, kube-proxy and CoreDNS, with faasbench's own pause image.
 #
-# Isolation (scripts/node/lib.sh has the names):
+# Isolation (deploy/node/lib.sh has the names):
 # - network: everything runs inside the network namespace $NODE_NETNS, which has a loopback and the
 #   pods' bridge and nothing else: no veth to the host, no route out, no masquerading, no DNS
 #   forwarder. Its iptables (kube-proxy's, the kubelet's, CNI's) are its own. An audit chain counts
-#   (and drops) every packet to any other destination; node-down.sh fails when it is not 0. Enter it
+#   (and drops) every packet to any other destination; deploy/node/down.sh fails when it is not 0. Enter it
 #   with `nsenter --net=/run/netns/$NODE_NETNS` (not `ip netns exec`, which remounts /sys).
 # - mounts: the node's processes share one mount namespace of their own (slave of the host's), so
 #   every mount they make (container roots, volumes, pod network namespaces) ends with them.
 # - processes and CPU: one cgroup, $NODE_CGROUP, in every hierarchy, is the kubelet's cgroup root
 #   too; the whole node (control plane, containerd, kubelet, pods) runs in it, on CPU ${NODE_CPUS:-0}.
-#   node-down.sh ends processes by that cgroup's task lists, never by name.
+#   deploy/node/down.sh ends processes by that cgroup's task lists, never by name.
 # - kernel settings the kubelet forces are files of the node's own (see KUBELET_SYSCTLS).
 # Writes DIR/kubeconfig (server https://127.0.0.1:6443, inside the namespace) and DIR/node.env.
 # A node left by a killed run is cleaned up first. Fails with one sentence naming what is missing.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
-DIR=$(realpath -m "${1:?usage: node-up.sh DIR}")
+. deploy/kube/paths.sh
+. deploy/node/lib.sh
+DIR=$(realpath -m "${1:?usage: deploy/node/up.sh DIR}")
 NODE_CPUS=${NODE_CPUS:-0}
 start=$(date +%s.%N)
 die() { echo "node-up: $*" >&2; exit 1; }
@@ -40,22 +40,22 @@ else
     die "needs cgroup v1 with the cpuset, memory and freezer controllers mounted under /sys/fs/cgroup, or cgroup v2 alone (a hybrid host without them has neither)"
 fi
 for c in nsenter unshare ip iptables-save; do command -v "$c" >/dev/null || die "$c is missing (util-linux, iproute2, iptables)"; done
-scripts/node/packages.sh
+deploy/node/packages.sh
 for c in containerd runc ctr /usr/lib/cni/bridge /usr/lib/cni/host-local /usr/lib/cni/portmap /usr/lib/cni/loopback; do
   command -v "$c" >/dev/null || [ -x "$c" ] || die "$c is missing after installing Debian's containerd, runc and containernetworking-plugins"
 done
-[ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || scripts/kube-build.sh node >&2
-[ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || die "the Kubernetes binaries could not be built (scripts/kube-build.sh node)"
-[ -x "$REGISTRY_BIN" ] || scripts/registry-build.sh >/dev/null || die "the image registry could not be built (scripts/registry-build.sh)"
+[ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || deploy/kube/build.sh node >&2
+[ -x "$KUBE_BIN/kube" ] && [ -x "$KUBE_BIN/etcd" ] && [ -x "$COREDNS_BIN" ] || die "the Kubernetes binaries could not be built (deploy/kube/build.sh node)"
+[ -x "$REGISTRY_BIN" ] || deploy/shared/registry-build.sh >/dev/null || die "the image registry could not be built (deploy/shared/registry-build.sh)"
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
 grep -q "^processor.*: *$NODE_CPUS\$" /proc/cpuinfo || die "NODE_CPUS=$NODE_CPUS is not a CPU of this machine"
 
 # --- a node left by a killed run goes first; then take the host's snapshot ---
 # It is reported, with what it left on the host, before it is cleaned; a host that still differs from
-# before that node started, once it is cleaned, fails here (the difference is printed by node-down.sh).
+# before that node started, once it is cleaned, fails here (the difference is printed by deploy/node/down.sh).
 if [ -e "$NODE_STATE" ] || [ -e "/run/netns/$NODE_NETNS" ]; then
   echo "node-up: a node left by an earlier run ($(cat "$NODE_STATE/dir" 2>/dev/null || echo "no state: namespace $NODE_NETNS")) is stopped first" >&2
-  scripts/node-down.sh >&2 || die "the node left by an earlier run was stopped, but the host still differs from before it started (above): that is residue of the earlier run, not of this one"
+  deploy/node/down.sh >&2 || die "the node left by an earlier run was stopped, but the host still differs from before it started (above): that is residue of the earlier run, not of this one"
 fi
 [ ! -e "/run/netns/$NODE_NETNS" ] || die "network namespace $NODE_NETNS still exists after cleaning up the previous node"
 before=$(host_snapshot)
@@ -69,7 +69,7 @@ rm -rf "$DIR" && mkdir -p "$DIR"/{pki,logs,etc,containerd,cni/net.d,cni/ipam,kub
 fail() {
   echo "node-up: $*" >&2
   for f in "$DIR"/logs/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -8 "$f" >&2; }; done
-  scripts/node-down.sh >&2 || true
+  deploy/node/down.sh >&2 || true
   exit 1
 }
 trap 'fail "interrupted"' INT TERM
@@ -173,7 +173,7 @@ disabled_plugins = ["io.containerd.snapshotter.v1.aufs", "io.containerd.snapshot
   [plugins."io.containerd.grpc.v1.cri".registry]
     config_path = "$DIR/etc/certs.d"
 EOF
-# The node's image registry (Distribution, scripts/registry-build.sh) on the namespace's loopback: only
+# The node's image registry (Distribution, deploy/shared/registry-build.sh) on the namespace's loopback: only
 # the node's containerd and what runs entered into the namespace reach it (pods have network namespaces
 # of their own). Images named docker.io/... (faasbench/<workload>-<lang>:<tag>) resolve there and only
 # there: "server" replaces Docker Hub, so a pull never leaves the node (its audit chain would count it).
@@ -250,9 +250,9 @@ for m in "${NODE_MOUNTPOINTS[@]}"; do [ -d "$m" ] || { mkdir -p "$m"; echo "$m" 
 
 # --- faasbench's pause image (the pods' sandbox), built once per version of its sources ---
 mkdir -p "$DIR/images" "$FB_CACHE/images"
-pause="$FB_CACHE/images/pause-$(_fb_hash scripts/node/pause.Dockerfile workloads/runtime/go/pause/main.go).tar"
+pause="$FB_CACHE/images/pause-$(_fb_hash deploy/node/pause.Dockerfile workloads/runtime/go/pause/main.go).tar"
 if [ ! -s "$pause" ]; then
-  bin/faasbench image build scripts/node/pause.Dockerfile --context . -t faasbench.local/pause:1 -O "$pause" \
+  bin/faasbench image build deploy/node/pause.Dockerfile --context . -t faasbench.local/pause:1 -O "$pause" \
     > "$DIR/logs/pause-image.log" 2>&1 || fail "could not build the pause image (logs/pause-image.log)"
 fi
 ln -sf "$pause" "$DIR/images/pause.tar"
@@ -273,7 +273,7 @@ EOF
 cgs=$(node_daemon_procs)
 # The supervisor puts itself in the cgroup before it starts anything, so every process of the node
 # (and every process those start) is in it from its first instruction.
-setsid bash -c "for f in $cgs; do echo \$\$ > \"\$f\"; done; exec nsenter --net=/run/netns/$NODE_NETNS unshare --mount --propagation slave bash '$ROOT/scripts/node/run.sh' '$DIR/etc/env'" \
+setsid bash -c "for f in $cgs; do echo \$\$ > \"\$f\"; done; exec nsenter --net=/run/netns/$NODE_NETNS unshare --mount --propagation slave bash '$ROOT/deploy/node/run.sh' '$DIR/etc/env'" \
   > "$DIR/logs/supervisor.log" 2>&1 < /dev/null &
 echo $! > "$DIR/supervisor.pid"
 

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# nuclio-go-build.sh: the tree that stands for Nuclio's Go onbuild image (quay.io/nuclio/handler-builder-golang-onbuild,
+# deploy/nuclio/build-go.sh: the tree that stands for Nuclio's Go onbuild image (quay.io/nuclio/handler-builder-golang-onbuild,
 # pkg/processor/build/runtime/golang/docker/onbuild/Dockerfile) when faasbench builds a Go function's Nuclio image
 # (workloads/*/go/Dockerfile.nuclio, --base): home/nuclio/bin/processor, Nuclio 1.14.1's cmd/processor built from the
-# pinned source with cgo (Go's plugin loader needs it; the processor of scripts/nuclio-build.sh is static and cannot
+# pinned source with cgo (Go's plugin loader needs it; the processor of deploy/nuclio/build.sh is static and cannot
 # load a plugin), and the processor's go.mod and go.sum as /processor_go.mod and /processor_go.sum, which a
 # function's plugin build takes (Nuclio's moduler.sh), so that every package the plugin shares with the processor is
 # the processor's version. Built with this machine's Go, which must also build the plugins (the image's build stage
 # runs on this machine's Go). Cached in $FAASBENCH_CACHE/nuclio-go-<hash>/; prints the tree's directory last.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-src=$(scripts/upstream.sh nuclio)
-commit=$(awk -F'\t' '$1 == "nuclio" {print $3}' scripts/upstream/pins.tsv)
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+src=$(deploy/shared/upstream.sh nuclio)
+commit=$(awk -F'\t' '$1 == "nuclio" {print $3}' deploy/shared/pins.tsv)
 label=1.14.1
-tree="$FB_CACHE/nuclio-go-$(_fb_hash scripts/nuclio-go-build.sh <(grep '^nuclio	' scripts/upstream/pins.tsv) <(go version))/handler-builder-golang-onbuild"
+tree="$FB_CACHE/nuclio-go-$(_fb_hash deploy/nuclio/build-go.sh <(grep '^nuclio	' deploy/shared/pins.tsv) <(go version))/handler-builder-golang-onbuild"
 if [ ! -f "$tree/.done" ]; then
   s=$(date +%s)
   echo "nuclio-go-build: processor with cgo (nuclio $label at ${commit:0:12}, $(go version | cut -d' ' -f3))" >&2

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# nuclio-build.sh: builds Nuclio 1.14.1 from its pinned source (scripts/upstream/pins.tsv, through
-# scripts/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
+# deploy/nuclio/build.sh: builds Nuclio 1.14.1 from its pinned source (deploy/shared/pins.tsv, through
+# deploy/shared/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
 # ${FAASBENCH_CACHE:-/var/cache/faasbench}/nuclio-<hash of this script and its pin>/, and skips what is there:
 #   bin/processor   cmd/processor, static, stamped as Nuclio's Makefile stamps it (github.com/v3io/version-go);
 #                   its dependencies from the Go module proxy (Nuclio's own modules: errors, logger, zap,
@@ -14,21 +14,21 @@
 #   images/<name>.tar   each of those four as the image Nuclio's chart runs (hack/k8s/helm/nuclio), built by
 #                   faasbench's image builder (no Docker engine, no registry) on a distroless static base in
 #                   place of Alpine (the binaries are static), tagged ko.local/nuclio/<name>:1.14.1-<commit>
-#                   as scripts/nuclio-render.sh names them. The dashboard's image is its API server alone,
+#                   as deploy/nuclio/render.sh names them. The dashboard's image is its API server alone,
 #                   listening on 8070 where upstream's nginx listens and proxies /api to it: no web UI (it
 #                   is built with npm and gulp from pkg/dashboard/ui), no docker CLI (faasbench deploys
 #                   ready images, which the dashboard runs without a build), and an empty function
 #                   templates archive where upstream's image downloads nuclio-templates from GitHub.
 # Prints the build directory last. Cold on 2 cores: see the timings it prints.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-NUCLIO_DIR="$FB_CACHE/nuclio-$(_fb_hash scripts/nuclio-build.sh <(grep '^nuclio	' scripts/upstream/pins.tsv))"
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+NUCLIO_DIR="$FB_CACHE/nuclio-$(_fb_hash deploy/nuclio/build.sh <(grep '^nuclio	' deploy/shared/pins.tsv))"
 BIN="$NUCLIO_DIR/bin"
 mkdir -p "$BIN"
 start=$(date +%s)
-src=$(scripts/upstream.sh nuclio)
-commit=$(awk -F'\t' '$1 == "nuclio" {print $3}' scripts/upstream/pins.tsv)
+src=$(deploy/shared/upstream.sh nuclio)
+commit=$(awk -F'\t' '$1 == "nuclio" {print $3}' deploy/shared/pins.tsv)
 label=1.14.1
 
 # build OUT CMD: Nuclio's cmd/CMD into $BIN/OUT.

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# nuclio-down.sh DIR: removes what scripts/nuclio-up.sh DIR installed on the real node (the chart's objects, the metrics pieces of scripts/nuclio/metrics.yaml,
+# deploy/nuclio/down.sh DIR: removes what deploy/nuclio/up.sh DIR installed on the real node (the chart's objects, the metrics pieces of deploy/nuclio/metrics.yaml,
 # the namespace nuclio with every function in it, Nuclio's CRDs) and waits until their pods are gone, so that
-# the next platform has the node's core to itself. The node's own stop (node-down.sh) removes everything
+# the next platform has the node's core to itself. The node's own stop (deploy/node/down.sh) removes everything
 # anyway; this is for one platform after another on one node.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: nuclio-down.sh DIR}")
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/nuclio/down.sh DIR}")
 [ -f "$DIR/nuclio/nuclio.yaml" ] || { echo "nuclio-down: Nuclio is not installed from $DIR" >&2; exit 1; }
 . "$DIR/node.env"
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 s=$(date +%s)
 # The APIServices first: one whose adapter is gone makes the API server's discovery fail, which stalls the
 # deletion of any namespace (this one's included).

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# killed-nuclio.sh DIR: a run on Nuclio (node-test.sh DIR, Nuclio up) killed with SIGKILL while its function is
+# deploy/nuclio/killed.sh DIR: a run on Nuclio (deploy/node/test.sh DIR, Nuclio up) killed with SIGKILL while its function is
 # deployed: it stays (nothing could remove it), and `faasbench platform clean -p nuclio -n nuclio` removes it by
 # its labels (the NuclioFunction; Nuclio's controller then removes its Deployment, Service and pods). The
 # NuclioProject default, the dashboard's, stays. Fails, naming what is left, otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
+. deploy/kube/paths.sh
+. deploy/node/lib.sh
 DIR=${1:?usage: killed-nuclio.sh DIR}
 . "$DIR/node/node.env"
-fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
+fb() { env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench "$@"; }
 sel=app.kubernetes.io/managed-by=faasbench
 run_and_kill nuclio examples/realnode/nuclio-hello.yaml
 left=$(kc -n nuclio get nucliofunctions -l "$sel" -o name 2>/dev/null | wc -l)

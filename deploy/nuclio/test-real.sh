@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test-real-nuclio.sh [EVIDENCE_DIR]: the full Nuclio tier (make test-real-nuclio; part of make test-real).
-# Nuclio 1.14.1 as its own chart installs it, with its autoscaler and DLX (scripts/nuclio-up.sh), alone on the
+# deploy/nuclio/test-real.sh [EVIDENCE_DIR]: the full Nuclio tier (make test-real-nuclio; part of make test-real).
+# Nuclio 1.14.1 as its own chart installs it, with its autoscaler and DLX (deploy/nuclio/up.sh), alone on the
 # real node, measured at the size the figures of docs/platforms/nuclio.md need:
 #   - processor overhead: hello in Python through the function's Service and straight at the pods'
 #     processors, closed loop at 1 and 16 connections, 10 s per cell, three repetitions (nuclio-hello,
@@ -15,24 +15,24 @@
 #     connections, three repetitions) on Nuclio
 #   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
 #   - then on a node of their own, the seeds' registered rules with Nuclio in them: seed 003's plain-function rows,
-#     seed 000's byte reversal (parallel and one at a time) and image batch (scripts/seed-on-node.sh nuclio)
+#     seed 000's byte reversal (parallel and one at a time) and image batch (deploy/node/seed.sh nuclio)
 # Budget: about 40 minutes on 2 cores with the builds cached, and the seeds' rules about 90 more. Evidence in EVIDENCE_DIR (default
-# docs/evidence/nuclio-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
+# docs/evidence/nuclio-real-DATE), as deploy/knative/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 EVIDENCE=$(realpath -m "${1:-docs/evidence/nuclio-real-$(date +%F)}")
-. scripts/node/real-lib.sh
+. deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
-scripts/phase.sh "real node packages" scripts/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
+scripts/phase.sh "real node packages" deploy/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 . "$DIR/node/node.env"
 for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio reverse:go:nuclio hello:node:nuclio hello:python; do
-  step "image $wl" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+  step "image $wl" bash -c 'set -o pipefail; deploy/node/images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
 done
-step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
-scripts/phase.sh "nuclio install" scripts/nuclio-up.sh "$DIR/node" | tee "$EVIDENCE/nuclio-up.txt"
+step "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
+scripts/phase.sh "nuclio install" deploy/nuclio/up.sh "$DIR/node" | tee "$EVIDENCE/nuclio-up.txt"
 nu=(--set platform.name=nuclio --set 'platform.generator_cpus="1"'
   --set "platform.options={namespace: nuclio, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, dashboard_url: 'http://nuclio-dashboard.nuclio.svc.cluster.local:8070'}")
 
@@ -48,20 +48,20 @@ step "nuclio: 20 cold starts through the DLX" cold20
 runtimes() { CHECK_ARGS="--failed-max 0 --headerless reverse-cpp" run nuclio-runtimes examples/realnode/nuclio-runtimes.yaml; }
 step "nuclio: C++ in the shell runtime, Node.js" runtimes
 step "nuclio: 003-workers, 3 repetitions" run nuclio-003-workers examples/003-workers.yaml "${nu[@]}" --set "services.listen=\"$NODE_IP:0\""
-step "nuclio remove" scripts/nuclio-down.sh "$DIR/node"
+step "nuclio remove" deploy/nuclio/down.sh "$DIR/node"
 # The same function as a plain pod: faasbench's Python server, no processor in between.
 plain() { CHECK_ARGS="--failed-max 0" run plain-hello-python examples/realnode/baseline-hello.yaml \
   --set 'functions=[{workload: hello, language: python, replicas: 2}]' --set 'load.concurrency=[1, 16]' \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "baseline: hello in Python as a plain pod, c=1 and c=16, 3 repetitions" plain
-scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
 # The Nuclio column of the seeds' registered rules (docs/reproductions.md): seed 003's plain-function rows and
 # seed 000's byte reversal and image batch, as the studies compared Nuclio with OpenFaaS and Knative, on a node of
-# their own (scripts/seed-on-node.sh).
-step "nuclio: seed 003's and seed 000's registered rules" scripts/seed-on-node.sh nuclio "$EVIDENCE/seeds" defaults \
+# their own (deploy/node/seed.sh).
+step "nuclio: seed 003's and seed 000's registered rules" deploy/node/seed.sh nuclio "$EVIDENCE/seeds" defaults \
   rule:000-table2-parallel,000-table2-platforms rule:000-table3-means rule:000-table1-image,000-table1-platforms
 
-write_readme "Nuclio 1.14.1 on the real node: make test-real-nuclio" "\`make test-real-nuclio\` (scripts/test-real-nuclio.sh)" \
+write_readme "Nuclio 1.14.1 on the real node: make test-real-nuclio" "\`make test-real-nuclio\` (deploy/nuclio/test-real.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, Nuclio's controller, dashboard, autoscaler and DLX,
 Prometheus and the metrics adapter, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
 Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint, its idle

@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
-# openfaas-api-test.sh [go test args]: faasbench's OpenFaaS client against the real gateway and faas-netes of
-# 2022-10 (built from their pinned source: scripts/openfaas-build.sh), on a real Kubernetes control plane
-# with KWOK's simulated node (scripts/kube-up.sh), all in a network namespace of its own: the gateway listens
+# deploy/openfaas/api-test.sh [go test args]: faasbench's OpenFaaS client against the real gateway and faas-netes of
+# 2022-10 (built from their pinned source: deploy/openfaas/build.sh), on a real Kubernetes control plane
+# with KWOK's simulated node (deploy/kube/up.sh), all in a network namespace of its own: the gateway listens
 # on every address of ports 8080 and 8082, which there are only that namespace's loopback. faas-netes runs
 # out of the cluster (its -kubeconfig), as the chart would run it in a pod; basic auth is on, through the 2022
 # basic-auth plugin the chart runs beside the gateway, its password generated here and given to the tests by file. Runs the Go tests tagged openfaas2022 (platform/openfaas/
 # real2022_test.go): the system API only, since KWOK's pods run nothing (no call goes to a pod's address).
 # Nothing is left: the processes, the control plane and the directory go whatever happens.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ "${FB_OPENFAAS_NETNS:-}" != 1 ]; then
   exec unshare --net -- env FB_OPENFAAS_NETNS=1 "$0" "$@"
 fi
 ip link set lo up
 GO=${GO:-go}
-. scripts/kube-paths.sh
-OF_BIN=$(scripts/openfaas-build.sh | tail -1)
-NETES_SRC=$(scripts/upstream.sh openfaas-faas-netes-2022)
+. deploy/kube/paths.sh
+OF_BIN=$(deploy/openfaas/build.sh | tail -1)
+NETES_SRC=$(deploy/shared/upstream.sh openfaas-faas-netes-2022)
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-ofapi.XXXXXX")
 pids=()
 cleanup() {
@@ -34,12 +34,12 @@ cleanup() {
   if [ "$rc" != 0 ]; then
     for f in "$DIR"/gateway.log "$DIR"/faas-netes.log "$DIR"/basic-auth.log; do [ -f "$f" ] && { echo "--- $f" >&2; tail -20 "$f" >&2; }; done
   fi
-  scripts/kube-down.sh "$DIR/kube" >/dev/null 2>&1 || echo "openfaas-api-test: the control plane did not stop cleanly" >&2
+  deploy/kube/down.sh "$DIR/kube" >/dev/null 2>&1 || echo "openfaas-api-test: the control plane did not stop cleanly" >&2
   rm -rf "$DIR"
   exit "$rc"
 }
 trap cleanup EXIT
-scripts/phase.sh "control plane start (in the namespace)" scripts/kube-up.sh "$DIR/kube" >/dev/null
+scripts/phase.sh "control plane start (in the namespace)" deploy/kube/up.sh "$DIR/kube" >/dev/null
 KUBECONFIG="$DIR/kube/kubeconfig"
 kubectl() { "$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG" "$@"; }
 # faas-netes' informers need its CRDs (Profiles) to exist; the function namespace is its own.

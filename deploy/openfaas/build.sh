@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# openfaas-build.sh: builds OpenFaaS of the studies' era from its pinned source (scripts/upstream/pins.tsv,
-# through scripts/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
+# deploy/openfaas/build.sh: builds OpenFaaS of the studies' era from its pinned source (deploy/shared/pins.tsv,
+# through deploy/shared/upstream.sh: ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit) into
 # ${FAASBENCH_CACHE:-/var/cache/faasbench}/openfaas-2022-<hash of this script and its pins>/bin, and skips
 # what is already there. Each with its own vendor/ (-mod=vendor: nothing from the module proxy), static,
 # stamped as its Dockerfile stamps it:
@@ -13,25 +13,25 @@
 # Then the images, by faasbench's image builder (no Docker engine, no registry) into images/*.tar, each as
 # its own Dockerfile upstream lays it out (WORKDIR /home/app, the binary there, its CMD) on a distroless
 # static base in place of Alpine (the binaries are static), tagged ko.local/openfaas/<name>:<commit> as
-# scripts/openfaas-render.sh names them; and watchdog-image/fwatchdog, the tree that stands for the
+# deploy/openfaas/render.sh names them; and watchdog-image/fwatchdog, the tree that stands for the
 # of-watchdog image (FROM scratch, /fwatchdog) when the function images are built (--base), and
 # classic-watchdog-image/fwatchdog, the classic watchdog's (the openfaas-classic images).
 # Prints the bin directory last. Cold on 2 cores: ~2.5 CPU-minutes.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 # Keyed by this script and OpenFaaS's own pins (another platform's pin does not rebuild it).
-OPENFAAS_DIR="$FB_CACHE/openfaas-2022-$(_fb_hash scripts/openfaas-build.sh <(grep '^openfaas-' scripts/upstream/pins.tsv))"
+OPENFAAS_DIR="$FB_CACHE/openfaas-2022-$(_fb_hash deploy/openfaas/build.sh <(grep '^openfaas-' deploy/shared/pins.tsv))"
 BIN="$OPENFAAS_DIR/bin"
 mkdir -p "$BIN"
 start=$(date +%s)
 
-# build OUT NAME SUBDIR LDFLAGS: NAME's source (scripts/upstream.sh), go build in SUBDIR, into $BIN/OUT.
+# build OUT NAME SUBDIR LDFLAGS: NAME's source (deploy/shared/upstream.sh), go build in SUBDIR, into $BIN/OUT.
 build() {
   local out=$1 name=$2 sub=$3 ld=$4 src commit s
   [ -x "$BIN/$out" ] && return 0
-  src=$(scripts/upstream.sh "$name")
-  commit=$(awk -F'\t' -v n="$name" '$1 == n {print $3}' scripts/upstream/pins.tsv)
+  src=$(deploy/shared/upstream.sh "$name")
+  commit=$(awk -F'\t' -v n="$name" '$1 == n {print $3}' deploy/shared/pins.tsv)
   ld=${ld//@COMMIT@/$commit}
   ld=${ld//@SHORT@/${commit:0:12}}
   s=$(date +%s)
@@ -75,11 +75,11 @@ image() {
   rm -rf "$ctx"
   echo "openfaas-build: image $tag in $(( $(date +%s) - s )) s"
 }
-short() { awk -F'\t' -v n="$1" '$1 == n {print substr($3, 1, 12)}' scripts/upstream/pins.tsv; }
+short() { awk -F'\t' -v n="$1" '$1 == n {print substr($3, 1, 12)}' deploy/shared/pins.tsv; }
 
 mkdir -p "$OPENFAAS_DIR/images" "$OPENFAAS_DIR/watchdog-image" "$OPENFAAS_DIR/classic-watchdog-image"
 [ -x bin/faasbench ] || CGO_ENABLED=0 go build -o bin/faasbench ./cmd/faasbench
-image gateway gateway gateway "$(scripts/upstream.sh openfaas-faas-2022)/gateway/assets"
+image gateway gateway gateway "$(deploy/shared/upstream.sh openfaas-faas-2022)/gateway/assets"
 image basic-auth basic-auth handler
 image faas-netes faas-netes faas-netes
 cmp -s "$BIN/of-watchdog" "$OPENFAAS_DIR/watchdog-image/fwatchdog" || cp "$BIN/of-watchdog" "$OPENFAAS_DIR/watchdog-image/fwatchdog"

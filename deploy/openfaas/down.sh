@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# openfaas-down.sh DIR: removes what scripts/openfaas-up.sh DIR installed on the real node (the chart's
+# deploy/openfaas/down.sh DIR: removes what deploy/openfaas/up.sh DIR installed on the real node (the chart's
 # objects, the namespaces openfaas and openfaas-fn with every function in them, the CRD) and waits until
 # their pods are gone, so that the next platform has the node's one core to itself. The node's own
-# stop (node-down.sh) removes everything anyway; this is for one platform after another on one node.
+# stop (deploy/node/down.sh) removes everything anyway; this is for one platform after another on one node.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-DIR=$(realpath -m "${1:?usage: openfaas-down.sh DIR}")
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/openfaas/down.sh DIR}")
 [ -f "$DIR/openfaas/openfaas.yaml" ] || { echo "openfaas-down: OpenFaaS is not installed from $DIR" >&2; exit 1; }
 . "$DIR/node.env"
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 s=$(date +%s)
 K delete --ignore-not-found --wait=false -f "$DIR/openfaas/openfaas.yaml" > "$DIR/logs/openfaas-delete.log" 2>&1 || true
 # Nothing is measured any more: each pod gets 1 s after its SIGTERM, not its 30 s grace period (the gateway

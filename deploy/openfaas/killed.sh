@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# killed-openfaas.sh DIR: a run on OpenFaaS (node-test.sh DIR, OpenFaaS up) killed with SIGKILL while its
+# deploy/openfaas/killed.sh DIR: a run on OpenFaaS (deploy/node/test.sh DIR, OpenFaaS up) killed with SIGKILL while its
 # functions are deployed: they stay (nothing could remove them), and `faasbench platform clean -p openfaas -n openfaas-fn`
 # removes them by their labels (faas-netes's Deployments through the pods that carry them) with their pods. Fails, naming what is left, otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/kube-paths.sh
-. scripts/node/lib.sh
+. deploy/kube/paths.sh
+. deploy/node/lib.sh
 DIR=${1:?usage: killed-openfaas.sh DIR}
 . "$DIR/node/node.env"
 . "$DIR/node/openfaas.env"
-fb() { env KUBECONFIG="$KUBECONFIG" scripts/node-exec.sh bin/faasbench "$@"; }
+fb() { env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench "$@"; }
 sel=app.kubernetes.io/managed-by=faasbench
 fb run examples/realnode/openfaas-hello.yaml --set load.duration=120s --results "$DIR/runs-killed-openfaas" > "$DIR/killed-openfaas.log" 2>&1 &
 pid=$!

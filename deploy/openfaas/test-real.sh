@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# test-real-openfaas.sh [EVIDENCE_DIR]: the full OpenFaaS tier (make test-real-openfaas; part of make
-# test-real). OpenFaaS of 2022-10 as its own chart installs it (scripts/openfaas-up.sh), alone on the real
+# deploy/openfaas/test-real.sh [EVIDENCE_DIR]: the full OpenFaaS tier (make test-real-openfaas; part of make
+# test-real). OpenFaaS of 2022-10 as its own chart installs it (deploy/openfaas/up.sh), alone on the real
 # node, measured at the size the figures of docs/platforms/openfaas.md need:
 #   - every workload × language's OpenFaaS image (the pinned of-watchdog in each) deployed through the
 #     gateway and answering its workload's probe (the realnode tests, as make test runs them for hello)
@@ -16,17 +16,17 @@
 #   - the gateway's pod deleted mid-run: the run says so (exit 1) and keeps what it measured
 #   - the platform's idle footprint (each run's manifest records it), then its removal (openfaas-down)
 # Budget: about 45 minutes on 2 cores with the builds cached, and seed 000's rules about 45 more. Evidence in EVIDENCE_DIR (default
-# docs/evidence/openfaas-real-DATE), as scripts/test-real.sh writes it. Keeps going when a step fails and
+# docs/evidence/openfaas-real-DATE), as deploy/knative/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 GO=${GO:-go}
 EVIDENCE=$(realpath -m "${1:-docs/evidence/openfaas-real-$(date +%F)}")
-. scripts/node/real-lib.sh
+. deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" scripts/kube-build.sh all
-scripts/phase.sh "real node packages" scripts/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 scripts/node-up.sh "$DIR/node"
+scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
+scripts/phase.sh "real node packages" deploy/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 . "$DIR/node/node.env"
 export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Every workload × language's OpenFaaS image (workloads/W/L/Dockerfile.openfaas), one at a time, so one that
@@ -34,12 +34,12 @@ export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image
 built=()
 for f in workloads/*/*/Dockerfile.openfaas; do
   wl=$(basename "$(dirname "$(dirname "$f")")"):$(basename "$(dirname "$f")")
-  step "image $wl (openfaas)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" "$2:openfaas" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
+  step "image $wl (openfaas)" bash -c 'set -o pipefail; deploy/node/images.sh "$1" "$2:openfaas" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
   grep -q "faasbench/${wl%%:*}-${wl#*:}-openfaas:local" "$DIR/images.txt" && built+=("$wl")
 done
-step "real node services (MariaDB, upstream)" scripts/node-services.sh "$DIR/node"
+step "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
 set -a; . "$DIR/node/services.env"; set +a
-scripts/phase.sh "openfaas install" scripts/openfaas-up.sh "$DIR/node" | tee "$EVIDENCE/openfaas-up.txt"
+scripts/phase.sh "openfaas install" deploy/openfaas/up.sh "$DIR/node" | tee "$EVIDENCE/openfaas-up.txt"
 . "$DIR/node/openfaas.env"
 of=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
   --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}")
@@ -54,12 +54,12 @@ pull20() { CHECK_ARGS="--cold-verified 20 --cold-kind image-pull=20" run openfaa
 step "openfaas: 20 image-pull cold starts" pull20
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 suite() {
-  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" scripts/node-exec.sh \
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" deploy/node/exec.sh \
     "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
 }
 step "openfaas: the realnode tests, every image through the gateway" suite
 alerts() {
-  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY scripts/node-exec.sh "$DIR/openfaas.test" \
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY deploy/node/exec.sh "$DIR/openfaas.test" \
     -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"
 }
 step "openfaas: AlertManager's scaling, 3 times" alerts
@@ -70,7 +70,7 @@ done
 # classic watchdog (its own image), at the study's 1 and 16 connections. At its 100 the forking watchdogs fail on
 # the node's one core (2026-11-27: the classic watchdog answered all 100 requests 500, every repetition; the run
 # broke its expectation, as it should: docs/evidence/openfaas-real-2026-11-27, docs/reproductions.md Fig 4).
-step "image hello:python (openfaas-classic)" bash -c 'set -o pipefail; scripts/node-images.sh "$1" hello:python:openfaas-classic | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
+step "image hello:python (openfaas-classic)" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:python:openfaas-classic | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
 modes() { CHECK_ARGS="--failed-max 0 --headerless hello-classic --headerless hello-of-serializing" run openfaas-003-watchdog-modes examples/realnode/openfaas-watchdog-modes.yaml \
   --set 'load.concurrency=[1, 16]' --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "openfaas: 003-watchdog-modes (of-http, of-serializing, classic), 3 repetitions" modes
@@ -88,15 +88,15 @@ step "openfaas: 000-image-batch, 3 repetitions" run openfaas-000-image-batch exa
 step "openfaas: 002-wordcount-io over HTTP, 3 repetitions" run openfaas-002-wordcount-io examples/realnode/openfaas-wordcount-io.yaml \
   --set "services.listen=$NODE_IP:0"
 step "openfaas: 002-mapreduce, 3 repetitions" run openfaas-002-mapreduce examples/realnode/openfaas-mapreduce.yaml --set "services.listen=$NODE_IP:0"
-step "openfaas: the gateway pod deleted mid-run" bash -c 'set -o pipefail; scripts/node/gateway-killed.sh "$1" | tee "$2"' _ "$DIR" "$EVIDENCE/gateway-killed.txt"
-step "openfaas remove" scripts/openfaas-down.sh "$DIR/node"
-scripts/phase.sh "real node stop (host checked)" scripts/node-down.sh || failed=$((failed + 1))
+step "openfaas: the gateway pod deleted mid-run" bash -c 'set -o pipefail; deploy/node/gateway-killed.sh "$1" | tee "$2"' _ "$DIR" "$EVIDENCE/gateway-killed.txt"
+step "openfaas remove" deploy/openfaas/down.sh "$DIR/node"
+scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
 # The OpenFaaS column of seed 000's registered rules (docs/reproductions.md: Nuclio against OpenFaaS), C++ by the
-# classic watchdog as the study ran it, the bare-host baseline beside, on a node of their own (scripts/seed-on-node.sh).
-step "openfaas: seed 000's registered rules" scripts/seed-on-node.sh openfaas "$EVIDENCE/seed-000" \
+# classic watchdog as the study ran it, the bare-host baseline beside, on a node of their own (deploy/node/seed.sh).
+step "openfaas: seed 000's registered rules" deploy/node/seed.sh openfaas "$EVIDENCE/seed-000" \
   rule:000-table2-parallel,000-table2-platforms rule:000-table3-means rule:000-table1-image,000-table1-platforms
 
-write_readme "OpenFaaS of 2022-10 on the real node: make test-real-openfaas" "\`make test-real-openfaas\` (scripts/test-real-openfaas.sh)" \
+write_readme "OpenFaaS of 2022-10 on the real node: make test-real-openfaas" "\`make test-real-openfaas\` (deploy/openfaas/test-real.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, OpenFaaS's gateway, faas-netes, basic-auth plugin,
 Prometheus and AlertManager, the functions) on CPU 0, the load generator (the release binary) on CPU 1.
 Each directory holds one run's summary.md, summary.json and manifest.json (the platform's fingerprint,

@@ -1,6 +1,6 @@
 """OpenFaaS's own 2022 chart, rendered by Helm's own `helm template` with faasbench's values
-(scripts/openfaas-render.sh): what it installs is what faasbench means to install. Seen failing with
-`async: true` in scripts/openfaas/values.yaml (the queue-worker and NATS appear)."""
+(deploy/openfaas/render.sh): what it installs is what faasbench means to install. Seen failing with
+`async: true` in deploy/openfaas/values.yaml (the queue-worker and NATS appear)."""
 import subprocess
 from pathlib import Path
 
@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def objects():
-    r = subprocess.run(["bash", str(ROOT / "scripts/openfaas-render.sh")], capture_output=True, text=True, timeout=1800)
+    r = subprocess.run(["bash", str(ROOT / "deploy/openfaas/render.sh")], capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stderr[-2000:]
     return [d for d in yaml.safe_load_all(r.stdout) if d]
 
@@ -48,7 +48,7 @@ def test_gateway_and_faas_netes_as_configured(objects):
     assert g["scale_from_zero"] == "true" and g["functions_provider_url"] == "http://127.0.0.1:8081/"
     assert "faas_nats_address" not in g
     assert n["function_namespace"] == "openfaas-fn" and n["image_pull_policy"] == "IfNotPresent"
-    pins = {l.split("\t")[0]: l.split("\t")[2][:12] for l in (ROOT / "scripts/upstream/pins.tsv").read_text().splitlines()
+    pins = {l.split("\t")[0]: l.split("\t")[2][:12] for l in (ROOT / "deploy/shared/pins.tsv").read_text().splitlines()
             if l and not l.startswith("#") and not l.startswith("name\t")}
     assert c["gateway"]["image"] == "ko.local/openfaas/gateway:" + pins["openfaas-faas-2022"]
     assert c["faas-netes"]["image"] == "ko.local/openfaas/faas-netes:" + pins["openfaas-faas-netes-2022"]
@@ -73,7 +73,7 @@ def test_basic_auth_secret_generated(objects):
 
 
 def test_prometheus_and_alertmanager_built_here(objects):
-    paths = (ROOT / "scripts/prometheus-paths.sh").read_text()
+    paths = (ROOT / "deploy/shared/prometheus-paths.sh").read_text()
     version = lambda k: next(l.split("=")[1].split()[0] for l in paths.splitlines() if l.startswith(k + "="))
     for name, key in (("prometheus", "PROMETHEUS_MODULE_VERSION"), ("alertmanager", "ALERTMANAGER_VERSION")):
         c = containers(by(objects, "Deployment", name))[name]

@@ -3,7 +3,7 @@ of-watchdog 0.11.6 in http and serializing mode, the classic watchdog 0.3.9 (for
 studies' STDIN/STDOUT watchdog). Each runs in a network namespace of its own (`unshare --net`: the
 watchdogs listen on every address of port 8080; there, only that namespace's loopback). Root only.
 
-The binaries: $FB_OPENFAAS_BIN (make test passes scripts/openfaas-build.sh's), else that script is run.
+The binaries: $FB_OPENFAAS_BIN (make test passes deploy/openfaas/build.sh's), else that script is run.
 """
 import json
 import os
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="a network namespace o
 def openfaas_bin():
     b = os.environ.get("FB_OPENFAAS_BIN")
     if not b:
-        r = subprocess.run(["bash", str(ROOT / "scripts/openfaas-build.sh")], capture_output=True, text=True, timeout=1800)
+        r = subprocess.run(["bash", str(ROOT / "deploy/openfaas/build.sh")], capture_output=True, text=True, timeout=1800)
         assert r.returncode == 0, r.stderr
         b = r.stdout.strip().splitlines()[-1]
     return Path(b)

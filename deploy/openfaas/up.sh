@@ -1,27 +1,27 @@
 #!/usr/bin/env bash
-# openfaas-up.sh DIR: installs OpenFaaS of 2022-10 as its own chart installs it on the real node started by
-# scripts/node-up.sh DIR, and waits until its gateway answers with basic auth.
-#   1. builds what is missing (scripts/openfaas-build.sh: gateway, basic-auth plugin, faas-netes from their
-#      pinned source; scripts/prometheus-build.sh: Prometheus and AlertManager from the module proxy) and
+# deploy/openfaas/up.sh DIR: installs OpenFaaS of 2022-10 as its own chart installs it on the real node started by
+# deploy/node/up.sh DIR, and waits until its gateway answers with basic auth.
+#   1. builds what is missing (deploy/openfaas/build.sh: gateway, basic-auth plugin, faas-netes from their
+#      pinned source; deploy/shared/prometheus-build.sh: Prometheus and AlertManager from the module proxy) and
 #      imports the images into the node's containerd
-#   2. renders chart/openfaas of the pinned faas-netes with Helm's own engine (scripts/openfaas-render.sh,
-#      scripts/openfaas/values.yaml: async off, basic auth with a generated password, ClusterIP only) into
+#   2. renders chart/openfaas of the pinned faas-netes with Helm's own engine (deploy/openfaas/render.sh,
+#      deploy/openfaas/values.yaml: async off, basic auth with a generated password, ClusterIP only) into
 #      DIR/openfaas/openfaas.yaml (0600: it holds the password), creates the namespaces openfaas and
 #      openfaas-fn (labelled as upstream's namespaces.yml labels them) and applies it
 #   3. waits for the gateway (with faas-netes), the basic-auth plugin, Prometheus and AlertManager, then for
 #      the gateway to answer /system/info with the password and to refuse a wrong one (401)
 # Writes DIR/openfaas.env: OPENFAAS_GATEWAY (reached inside the node's network namespace only) and
-# OPENFAAS_PASSWORD_FILE (0600). Undone by scripts/openfaas-down.sh DIR (or with the node). Prints each step's time.
+# OPENFAAS_PASSWORD_FILE (0600). Undone by deploy/openfaas/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-. scripts/prometheus-paths.sh
-DIR=$(realpath -m "${1:?usage: openfaas-up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "openfaas-up: no node in $DIR (scripts/node-up.sh DIR)" >&2; exit 1; }
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+. deploy/shared/prometheus-paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/openfaas/up.sh DIR}")
+[ -f "$DIR/node.env" ] || { echo "openfaas-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
 . "$DIR/node.env"
 start=$(date +%s.%N)
 step() { printf 'openfaas-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { scripts/node-exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 fail() {
   echo "openfaas-up: $*" >&2
   K -n openfaas get pods -o wide >&2 2>/dev/null || true
@@ -29,8 +29,8 @@ fail() {
   exit 1
 }
 
-bin=$(scripts/openfaas-build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
-scripts/prometheus-build.sh > /dev/null 2>"$DIR/logs/prometheus-build.log" || { tail -20 "$DIR/logs/prometheus-build.log" >&2; fail "the Prometheus build failed"; }
+bin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
+deploy/shared/prometheus-build.sh > /dev/null 2>"$DIR/logs/prometheus-build.log" || { tail -20 "$DIR/logs/prometheus-build.log" >&2; fail "the Prometheus build failed"; }
 step "built"
 for t in "$(dirname "$bin")"/images/*.tar "$PROM_DIR"/images/*.tar; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-openfaas-$(basename "$t" .tar).log" 2>&1 ||
@@ -40,7 +40,7 @@ step "images imported"
 
 M="$DIR/openfaas"
 mkdir -p "$M" && chmod 0700 "$M"
-( umask 077; scripts/openfaas-render.sh > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
+( umask 077; deploy/openfaas/render.sh > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
 cat > "$M/namespaces.yaml" <<NS
 apiVersion: v1
 kind: Namespace
@@ -65,11 +65,11 @@ gw=http://gateway.openfaas.svc.cluster.local:8080
 ( umask 077; printf 'user = "admin:%s"\n' "$pw" > "$M/curl-auth" )
 ok=
 for _ in $(seq 1 60); do
-  if code=$(scripts/node-exec.sh curl -s -o "$M/info.json" -w '%{http_code}' -K "$M/curl-auth" --max-time 5 "$gw/system/info") && [ "$code" = 200 ]; then ok=1; break; fi
+  if code=$(deploy/node/exec.sh curl -s -o "$M/info.json" -w '%{http_code}' -K "$M/curl-auth" --max-time 5 "$gw/system/info") && [ "$code" = 200 ]; then ok=1; break; fi
   sleep 1
 done
 [ -n "$ok" ] || fail "the gateway did not answer /system/info with the password in 60 s (last: ${code:-no answer})"
-code=$(scripts/node-exec.sh curl -s -o /dev/null -w '%{http_code}' -u admin:wrong --max-time 5 "$gw/system/info")
+code=$(deploy/node/exec.sh curl -s -o /dev/null -w '%{http_code}' -u admin:wrong --max-time 5 "$gw/system/info")
 [ "$code" = 401 ] || fail "the gateway answered $code to a wrong password, not 401"
 step "gateway answers with basic auth ($(tr -d '\n' < "$M/info.json" | head -c 200))"
 {
@@ -77,6 +77,6 @@ step "gateway answers with basic auth ($(tr -d '\n' < "$M/info.json" | head -c 2
   echo "OPENFAAS_PASSWORD_FILE=$M/password"
 } > "$DIR/openfaas.env"
 printf 'openfaas-up: OpenFaaS (gateway %s, faas-netes %s) ready in %.1f s; gateway in %s/openfaas.env\n' \
-  "$(awk -F'\t' '$1 == "openfaas-faas-2022" {print substr($3,1,12)}' scripts/upstream/pins.tsv)" \
-  "$(awk -F'\t' '$1 == "openfaas-faas-netes-2022" {print substr($3,1,12)}' scripts/upstream/pins.tsv)" \
+  "$(awk -F'\t' '$1 == "openfaas-faas-2022" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
+  "$(awk -F'\t' '$1 == "openfaas-faas-netes-2022" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
   "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"

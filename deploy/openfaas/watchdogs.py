@@ -1,5 +1,5 @@
 """Runs faasbench's functions behind OpenFaaS's real watchdogs (built from their pinned source by
-scripts/openfaas-build.sh) and prints what each answered, as JSON on stdout.
+deploy/openfaas/build.sh) and prints what each answered, as JSON on stdout.
 
 Meant to run inside a network namespace of its own (test_watchdogs.py starts it with `unshare --net`):
 the watchdogs listen on every address of port 8080, which there is only this namespace's loopback.

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""openwhisk-deps.py [SCALA...]: can OpenWhisk's controller, invoker, scheduler and standalone server be had from
+"""deploy/openwhisk/deps.py [SCALA...]: can OpenWhisk's controller, invoker, scheduler and standalone server be had from
 the Maven registry this machine reaches? (issue 41's time-boxed investigation: upstream builds them with Gradle 7.6,
 whose distribution cannot be fetched here.)
 
-Reads the pinned OpenWhisk source (scripts/upstream.sh openwhisk), takes every external dependency that the Gradle
+Reads the pinned OpenWhisk source (deploy/shared/upstream.sh openwhisk), takes every external dependency that the Gradle
 builds of common/scala, core/controller, core/invoker, core/scheduler, core/standalone and tools/admin declare, with
 the versions settings.gradle gives (Scala 2.12 by default, 2.13 with OW_SCALA_VERSION: both unless SCALA names
 one), and asks the registry for each artifact's POM. Prints one line per artifact, group, artifact, version, the
@@ -18,7 +18,7 @@ import sys
 import urllib.error
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 REPO = os.environ.get("MAVEN_REPO", "https://repo.maven.apache.org/maven2").rstrip("/")
 MODULES = ["common/scala", "core/controller", "core/invoker", "core/scheduler", "core/standalone", "tools/admin"]
 SCALA = {"2.12": "2.12.10", "2.13": "2.13.1"}  # settings.gradle's scala.version per line
@@ -74,7 +74,7 @@ def served_versions(g: str, a: str) -> str:
 
 def main() -> int:
     lines = sys.argv[1:] or ["2.12", "2.13"]
-    src = subprocess.run([os.path.join(ROOT, "scripts", "upstream.sh"), "openwhisk"], check=True, capture_output=True, text=True).stdout.strip()
+    src = subprocess.run([os.path.join(ROOT, "deploy", "shared", "deploy/shared/upstream.sh"), "openwhisk"], check=True, capture_output=True, text=True).stdout.strip()
     for line in lines:
         if line not in SCALA:
             print(f"openwhisk-deps: {line}: a Scala line of settings.gradle (2.12 or 2.13)", file=sys.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# metrics-adapter-build.sh: builds the Kubernetes custom metrics adapter for Prometheus
+# deploy/shared/metrics-adapter-build.sh: builds the Kubernetes custom metrics adapter for Prometheus
 # (sigs.k8s.io/prometheus-adapter, Apache-2.0) from the Go module proxy into
 # ${FAASBENCH_CACHE:-/var/cache/faasbench}/prometheus-adapter-<version>-<hash of this script>/, and its image by
 # faasbench's image builder (no Docker engine, no registry): bin/adapter and images/adapter.tar, tagged
@@ -8,10 +8,10 @@
 # module's version list, which it refuses for this module; the version itself it serves). Skips what is
 # there; prints the directory last. Cold on 2 cores: about 2 minutes. Nothing of its source is committed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 VERSION=v0.12.0
-OUT="$FB_CACHE/prometheus-adapter-$VERSION-$(_fb_hash scripts/metrics-adapter-build.sh)"
+OUT="$FB_CACHE/prometheus-adapter-$VERSION-$(_fb_hash deploy/shared/metrics-adapter-build.sh)"
 mkdir -p "$OUT/bin" "$OUT/images"
 exec 9> "$OUT/.lock"
 flock 9

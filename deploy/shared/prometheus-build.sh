@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# prometheus-build.sh: builds Prometheus and AlertManager from the Go module proxy (go install of the pinned
+# deploy/shared/prometheus-build.sh: builds Prometheus and AlertManager from the Go module proxy (go install of the pinned
 # module versions: nothing of their source is in the repository) into
 # ${FAASBENCH_CACHE:-/var/cache/faasbench}/prometheus-<versions>-<hash of this script>/bin, and their images by
-# faasbench's image builder (no Docker engine, no registry) into images/*.tar (versions and tags: scripts/prometheus-paths.sh), laid out as upstream's images
+# faasbench's image builder (no Docker engine, no registry) into images/*.tar (versions and tags: deploy/shared/prometheus-paths.sh), laid out as upstream's images
 # are (prom/prometheus: WORKDIR /prometheus, user nobody; prom/alertmanager: /alertmanager owned by nobody) on
 # Debian bookworm in place of busybox, tagged ko.local/prometheus/<name>:<module version>. Skips what is
 # there. The platforms' charts (OpenFaaS's; the live-metrics work) run them with their own configuration.
@@ -10,9 +10,9 @@
 # the rules and the alerting it sends are what faasbench uses. Prints the directory last.
 # Cold on 2 cores: about 6 minutes (Prometheus' dependency tree is large).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
-. scripts/prometheus-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+. deploy/shared/prometheus-paths.sh
 mkdir -p "$PROM_DIR/bin" "$PROM_DIR/images"
 start=$(date +%s)
 exec 9> "$PROM_DIR/.lock"
@@ -38,7 +38,7 @@ if [ ! -x "$PROM_DIR/bin/alertmanager" ]; then
   cp -r "$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["Dir"])' "$PROM_DIR/src/download.json")" "$src"
   chmod -R u+w "$src"
   mkdir -p "$src/ui/app/dist"
-  echo '<!doctype html><title>Alertmanager</title><p>AlertManager built by faasbench (scripts/prometheus-build.sh) without its web UI: the API is at /api/v2/.' > "$src/ui/app/dist/index.html"
+  echo '<!doctype html><title>Alertmanager</title><p>AlertManager built by faasbench (deploy/shared/prometheus-build.sh) without its web UI: the API is at /api/v2/.' > "$src/ui/app/dist/index.html"
   echo "prometheus-build: github.com/prometheus/alertmanager@$ALERTMANAGER_VERSION (UI not built)" >&2
   (cd "$src" && CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local go build -trimpath -ldflags "-s -w -X github.com/prometheus/common/version.Version=${ALERTMANAGER_VERSION#v}" -o "$PROM_DIR/bin/.alertmanager.tmp" ./cmd/alertmanager) >&2
   mv "$PROM_DIR/bin/.alertmanager.tmp" "$PROM_DIR/bin/alertmanager"

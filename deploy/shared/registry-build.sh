@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
-# registry-build.sh: builds the real node's image registry, the CNCF Distribution registry
+# deploy/shared/registry-build.sh: builds the real node's image registry, the CNCF Distribution registry
 # (github.com/distribution/distribution/v3 v$REGISTRY_VERSION from the Go module proxy) with only its
-# filesystem storage driver (scripts/registrybuild/main.go), in a scratch module under
-# ${FAASBENCH_CACHE:-/var/cache/faasbench}/src, into $REGISTRY_BIN (scripts/kube-paths.sh). Skips it when
+# filesystem storage driver (deploy/shared/registrybuild/main.go), in a scratch module under
+# ${FAASBENCH_CACHE:-/var/cache/faasbench}/src, into $REGISTRY_BIN (deploy/kube/paths.sh). Skips it when
 # built. Nothing of Distribution's source is in the repository. Prints the binary's path last.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/kube-paths.sh
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 if [ ! -x "$REGISTRY_BIN" ]; then
   s=$(date +%s)
   d="$FB_CACHE/src/registry-$REGISTRY_VERSION"
   mkdir -p "$d" "$(dirname "$REGISTRY_BIN")"
   exec 9> "$d/.lock"; flock 9
-  cp scripts/registrybuild/main.go "$d/main.go"
+  cp deploy/shared/registrybuild/main.go "$d/main.go"
   cd "$d"
   if [ ! -f go.sum ]; then
     printf 'module faasbench.local/registrybuild\n\ngo 1.25\n\nrequire github.com/distribution/distribution/v3 v%s\n' "$REGISTRY_VERSION" > go.mod

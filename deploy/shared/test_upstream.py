@@ -1,4 +1,4 @@
-"""scripts/upstream.sh: a pinned source tree from an archive whose sha256 matches, or from a clone of the
+"""deploy/shared/upstream.sh: a pinned source tree from an archive whose sha256 matches, or from a clone of the
 pinned commit; refused, with the reason, when either does not match. Run by make test (python tests)."""
 import hashlib
 import os
@@ -6,7 +6,7 @@ import subprocess
 import tarfile
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "upstream.sh"
+SCRIPT = Path(__file__).resolve().parent / "upstream.sh"
 
 
 def run(env, *args):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# upstream.sh NAME: prints the directory of NAME's source tree at its pinned commit (scripts/upstream/pins.tsv),
+# deploy/shared/upstream.sh NAME: prints the directory of NAME's source tree at its pinned commit (deploy/shared/pins.tsv),
 # made once under ${FAASBENCH_CACHE:-/var/cache/faasbench}/upstream/, outside the clone. The tree comes from
 #   - the pin's git-archive snapshot in $FAASBENCH_UPSTREAM, else ../shared/upstream (relative to the
 #     project's root), when that directory holds it: its sha256 must be the pin's, or it is refused; else
@@ -8,11 +8,11 @@
 # Upstream source is never copied into the repository. Exit 2: no such pin; 1: the source could not be had
 # or did not match its pin (the message says which and why).
 set -euo pipefail
-FB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PINS=${FB_UPSTREAM_PINS:-$FB_ROOT/scripts/upstream/pins.tsv}
+FB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+PINS=${FB_UPSTREAM_PINS:-$FB_ROOT/deploy/shared/pins.tsv}
 FB_CACHE=${FAASBENCH_CACHE:-/var/cache/faasbench}
 name=${1:-}
-[ -n "$name" ] || { echo "usage: scripts/upstream.sh NAME (a name of $PINS)" >&2; exit 2; }
+[ -n "$name" ] || { echo "usage: deploy/shared/upstream.sh NAME (a name of $PINS)" >&2; exit 2; }
 row=$(awk -F'\t' -v n="$name" '$1 == n && !/^#/' "$PINS")
 [ -n "$row" ] || { echo "upstream: no pin named \"$name\" in $PINS (names: $(awk -F'\t' 'NR > 1 && !/^#/ && $1 != "name" {printf "%s ", $1}' "$PINS"))" >&2; exit 2; }
 IFS=$'\t' read -r _ repo commit sha archive <<<"$row"

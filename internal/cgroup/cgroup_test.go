@@ -49,7 +49,7 @@ func newManager(t *testing.T) *Manager {
 	m, err := New("test-" + strings.ReplaceAll(t.Name(), "/", "-") + time.Now().Format("150405.000000"))
 	if err != nil {
 		// The tests run as root: on this machine and CI (cgroup v1) and in
-		// make test's cgroup v2 guest (scripts/v2-guest.sh). Unusable
+		// make test's cgroup v2 guest (deploy/cgroup2/guest.sh). Unusable
 		// cgroups are a failure there.
 		t.Fatalf("cgroups unusable: %v", err)
 	}

@@ -55,7 +55,7 @@ func (e errTest) Error() string { return string(e) }
 func delegated(t *testing.T, own bool) string {
 	t.Helper()
 	if !Unified() {
-		t.Skip("a cgroup v1 host: the rootless path is cgroup v2's (make test runs it in the v2 guest, scripts/v2-guest.sh)")
+		t.Skip("a cgroup v1 host: the rootless path is cgroup v2's (make test runs it in the v2 guest, deploy/cgroup2/guest.sh)")
 	}
 	if os.Geteuid() != 0 {
 		t.Skip("making a delegated cgroup needs root")

@@ -22,7 +22,7 @@ type probe struct {
 	want         string
 	contains     bool
 	status       int
-	// needs: environment the function gets from the node's services (scripts/node-services.sh).
+	// needs: environment the function gets from the node's services (deploy/node/services.sh).
 	needs []string
 }
 
@@ -47,7 +47,7 @@ var probes = map[string]probe{
 // EveryImage deploys each "workload:language" of list on p, one at a time, calls it through p's endpoint
 // with its workload's probe and checks the function's own reply (and its X-Fb-Instance: the runtime
 // answered, not a proxy), then removes it: the real-node tiers' check that each image runs as a pod on
-// each platform. Environment a workload needs comes from the node's services (scripts/node-services.sh).
+// each platform. Environment a workload needs comes from the node's services (deploy/node/services.sh).
 func EveryImage(ctx context.Context, t *testing.T, p platform.Platform, list []string) {
 	t.Helper()
 	client := &http.Client{Timeout: 30 * time.Second}
@@ -61,7 +61,7 @@ func EveryImage(ctx context.Context, t *testing.T, p platform.Platform, list []s
 		fn := platform.Function{Name: w + "-" + l, Workload: w, Language: l, Replicas: 1, Env: map[string]string{}}
 		for _, k := range pr.needs {
 			if fn.Env[k] = os.Getenv(k); fn.Env[k] == "" {
-				t.Fatalf("%s needs %s: run with the node's services (scripts/node-services.sh)", wl, k)
+				t.Fatalf("%s needs %s: run with the node's services (deploy/node/services.sh)", wl, k)
 			}
 			if k == "FB_DB_PASSWORD" {
 				fn.SecretEnv = []string{k}

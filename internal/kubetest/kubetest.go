@@ -1,5 +1,5 @@
 // Package kubetest gives Kubernetes tests the control plane that
-// scripts/kube-test.sh starts (a real etcd, kube-apiserver,
+// deploy/kube/test.sh starts (a real etcd, kube-apiserver,
 // kube-controller-manager, kube-scheduler and KWOK): its kubeconfig, and a
 // namespace per test that is deleted afterwards. Tests that use it carry
 // the build tag "kube", so they run only where the control plane is up,
@@ -26,10 +26,10 @@ func Kubeconfig(t testing.TB) string {
 	t.Helper()
 	p := os.Getenv(Env)
 	if p == "" {
-		t.Fatalf("%s is not set: these tests need the test control plane; run them with scripts/kube-test.sh (make kube-test), which starts it", Env)
+		t.Fatalf("%s is not set: these tests need the test control plane; run them with deploy/kube/test.sh (make kube-test), which starts it", Env)
 	}
 	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s: %v: is the test control plane (scripts/kube-up.sh) running?", Env, err)
+		t.Fatalf("%s: %v: is the test control plane (deploy/kube/up.sh) running?", Env, err)
 	}
 	return p
 }

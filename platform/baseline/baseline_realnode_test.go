@@ -22,7 +22,7 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
-// These tests run on the real node (scripts/node-test.sh): real pods of images built by
+// These tests run on the real node (deploy/node/test.sh): real pods of images built by
 // faasbench's image builder and imported into the node's containerd, a real Service through
 // kube-proxy's iptables rules, and the kubelet's own stats. They run inside the node's network
 // namespace, where the pod and service addresses exist.
@@ -224,12 +224,12 @@ func TestRealNodeNeverReadySaysWhy(t *testing.T) {
 
 // The workloads that call a service work from real pods: query (seed 004's database function) against
 // the project's MariaDB and fetch against faasbench upstream, both listening on the node's address
-// inside its namespace (scripts/node-services.sh; their settings come from the environment).
+// inside its namespace (deploy/node/services.sh; their settings come from the environment).
 func TestRealNodeQueryAndFetch(t *testing.T) {
 	env := map[string]string{}
 	for _, k := range []string{"FB_DB_HOST", "FB_DB_PORT", "FB_DB_USER", "FB_DB_PASSWORD", "FB_DB_NAME", "FB_UPSTREAM_URL"} {
 		if env[k] = os.Getenv(k); env[k] == "" {
-			t.Fatalf("%s is not set: run these tests with scripts/node-test.sh, which starts the node's services (scripts/node-services.sh)", k)
+			t.Fatalf("%s is not set: run these tests with deploy/node/test.sh, which starts the node's services (deploy/node/services.sh)", k)
 		}
 	}
 	p, ctx := openReal(t, "realnode:4", nil)

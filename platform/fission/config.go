@@ -157,7 +157,7 @@ func ParseSettings(fn platform.Function, workloadsDir string) (Settings, error) 
 	case s.BuilderImage != "" && s.EnvImage == "":
 		return s, fmt.Errorf("settings.builder_image: needs settings.env_image (the environment whose builder it is)")
 	case s.EnvImage != "" && s.Code == "" && fn.Language == "go" && s.BuilderImage == "":
-		return s, fmt.Errorf("settings.builder_image: a Go function in Fission's Go environment is a plugin Fission builds from source in the environment's builder image (fission/environments go/builder; scripts/fission-envs.sh builds ko.local/fission/go-builder): give builder_image")
+		return s, fmt.Errorf("settings.builder_image: a Go function in Fission's Go environment is a plugin Fission builds from source in the environment's builder image (fission/environments go/builder; deploy/fission/envs.sh builds ko.local/fission/go-builder): give builder_image")
 	case s.Executor == Container && s.EnvImage != "":
 		return s, fmt.Errorf("settings.env_image: the container executor runs the workload's image (settings.image), not an environment: set executor poolmgr or newdeploy")
 	case s.Executor == PoolMgr && (s.Autoscaled || fn.Replicas > 1):

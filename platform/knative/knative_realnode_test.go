@@ -22,8 +22,8 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
-// These tests run on real Knative Serving v0.42.2 on the real node (scripts/node-test.sh after
-// scripts/knative-up.sh), inside the node's network namespace: Services become Ready through
+// These tests run on real Knative Serving v0.42.2 on the real node (deploy/node/test.sh after
+// deploy/knative/up.sh), inside the node's network namespace: Services become Ready through
 // faasbench's own ingress (kingress/, Envoy over xDS), requests go through it with the function's
 // host, revisions scale to zero and back through the activator.
 
@@ -31,7 +31,7 @@ func openKnative(t *testing.T, run string) (*knative.Platform, context.Context) 
 	t.Helper()
 	gw := os.Getenv("FB_KNATIVE_GATEWAY")
 	if gw == "" {
-		t.Fatal("FB_KNATIVE_GATEWAY is not set: run these tests with scripts/node-test.sh, which installs Knative (scripts/knative-up.sh)")
+		t.Fatal("FB_KNATIVE_GATEWAY is not set: run these tests with deploy/node/test.sh, which installs Knative (deploy/knative/up.sh)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)

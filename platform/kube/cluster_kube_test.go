@@ -59,7 +59,7 @@ func TestFactsOfTheTestControlPlane(t *testing.T) {
 		t.Fatal(err)
 	}
 	if f.ServerVersion != "v1.34.4" {
-		t.Errorf("server version %q, want v1.34.4 (scripts/kube-build.sh)", f.ServerVersion)
+		t.Errorf("server version %q, want v1.34.4 (deploy/kube/build.sh)", f.ServerVersion)
 	}
 	if len(f.Nodes) != 1 || f.Nodes[0].Name != "kwok-node-0" || !f.Nodes[0].Simulated || f.Nodes[0].AllocatableCPU != "32" || f.Nodes[0].AllocatableMemoryBytes != 64<<30 {
 		t.Errorf("nodes %+v: want the one simulated node with 32 CPUs and 64 GiB", f.Nodes)

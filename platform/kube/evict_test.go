@@ -15,7 +15,7 @@ import (
 )
 
 // TestPullEventReadsTheKubeletsWords reads the kubelet's events as the
-// real node's kubelet (1.34) wrote them (scripts/node-up.sh, a pod of
+// real node's kubelet (1.34) wrote them (deploy/node/up.sh, a pod of
 // faasbench/hello-go:local started after its image was removed).
 func TestPullEventReadsTheKubeletsWords(t *testing.T) {
 	for _, c := range []struct {

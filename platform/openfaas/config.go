@@ -43,7 +43,7 @@ const (
 	EditionCE  = "ce"
 	EditionPro = "pro"
 	// EditionCE2022 is OpenFaaS of 2022-10 (gateway 0.25.x, faas-netes
-	// 0.16.x, the commits scripts/upstream/pins.tsv pins): no limit on
+	// 0.16.x, the commits deploy/shared/pins.tsv pins): no limit on
 	// replicas or functions, scale to zero through the gateway.
 	EditionCE2022 = "ce-2022"
 )

@@ -176,7 +176,7 @@ func TestEditions(t *testing.T) {
 // The fingerprint's "adapter validated" names what each edition was checked against: the 2022 edition
 // the real gateway and faas-netes at their pinned commits, every other the stand-in.
 func TestValidatedByEdition(t *testing.T) {
-	pins, err := os.ReadFile("../../scripts/upstream/pins.tsv")
+	pins, err := os.ReadFile("../../deploy/shared/pins.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/faasbench/faasbench/platform/openfaas"
 )
 
-// These tests run on OpenFaaS of 2022-10 as its own chart installs it on the real node (scripts/node-test.sh
-// after scripts/openfaas-up.sh): the real gateway with basic auth, faas-netes as its provider, the basic-auth
+// These tests run on OpenFaaS of 2022-10 as its own chart installs it on the real node (deploy/node/test.sh
+// after deploy/openfaas/up.sh): the real gateway with basic auth, faas-netes as its provider, the basic-auth
 // plugin, Prometheus and AlertManager, all built from their pinned source or the module proxy, inside the
 // node's network namespace. The function images run faasbench's functions behind the pinned of-watchdog.
 
@@ -35,7 +35,7 @@ func openRealWith(t *testing.T, run string, opts map[string]any) (*openfaas.Plat
 	t.Helper()
 	gw := os.Getenv("FB_OPENFAAS_GATEWAY")
 	if gw == "" {
-		t.Fatal("FB_OPENFAAS_GATEWAY is not set: run these tests with scripts/node-test.sh, which installs OpenFaaS (scripts/openfaas-up.sh)")
+		t.Fatal("FB_OPENFAAS_GATEWAY is not set: run these tests with deploy/node/test.sh, which installs OpenFaaS (deploy/openfaas/up.sh)")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
@@ -252,7 +252,7 @@ func TestRealOpenFaaSAlertManagerScales(t *testing.T) {
 func TestRealOpenFaaSMissingImageSaysWhy(t *testing.T) {
 	p, ctx := openRealWith(t, "realopenfaas:4", map[string]any{"ready_timeout": "20s", "image_tag": "no-such-tag"})
 	err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1})
-	// faas-netes gives functions IfNotPresent (scripts/openfaas/values.yaml): the node looks in its own
+	// faas-netes gives functions IfNotPresent (deploy/openfaas/values.yaml): the node looks in its own
 	// registry, which has no such tag, and the deploy's error carries the pull's own words.
 	if err == nil || !strings.Contains(err.Error(), "ErrImagePull") && !strings.Contains(err.Error(), "ImagePullBackOff") ||
 		!strings.Contains(err.Error(), "hello-go-openfaas:no-such-tag: not found") {
@@ -281,14 +281,14 @@ func TestRealOpenFaaSGatewayDown(t *testing.T) {
 	}
 }
 
-// Every image FB_REALNODE_OPENFAAS_IMAGES names ("workload:language ..."; scripts/node-test.sh gives the
+// Every image FB_REALNODE_OPENFAAS_IMAGES names ("workload:language ..."; deploy/node/test.sh gives the
 // hello images, make test-real-openfaas every one it built from the workloads' Dockerfile.openfaas, the
 // pinned of-watchdog in each) deployed through the
 // real gateway and answering its workload's probe through it with the function's own reply.
 func TestRealOpenFaaSEveryImage(t *testing.T) {
 	list := strings.Fields(os.Getenv("FB_REALNODE_OPENFAAS_IMAGES"))
 	if len(list) == 0 {
-		t.Fatal("FB_REALNODE_OPENFAAS_IMAGES is empty: scripts/node-test.sh sets it to the images it imported, make test-real-openfaas to all")
+		t.Fatal("FB_REALNODE_OPENFAAS_IMAGES is empty: deploy/node/test.sh sets it to the images it imported, make test-real-openfaas to all")
 	}
 	p, ctx := openOpenFaaS(t, "realopenfaas:6")
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute+time.Duration(len(list))*40*time.Second)

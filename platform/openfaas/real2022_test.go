@@ -5,7 +5,7 @@ package openfaas_test
 // faasbench's gateway client and deployment requests against the real
 // OpenFaaS gateway (openfaas/faas 208b1b22, 2022-10-24) and faas-netes
 // (98474109, 2022-10-20), built from their pinned source and run by
-// scripts/openfaas-api-test.sh on a real control plane with KWOK's node:
+// deploy/openfaas/api-test.sh on a real control plane with KWOK's node:
 // the system API only (KWOK's pods run nothing, so no call goes to a pod).
 // What the 2022 code does differently from the stand-in (written from CE
 // 0.27.14 and faas-netes 0.18.17) is asserted here as the 2022 code does it.
@@ -46,7 +46,7 @@ func openReal2022(t *testing.T) (real2022, context.Context) {
 	env := map[string]string{}
 	for _, k := range []string{"FB_OPENFAAS_URL", "FB_OPENFAAS_NAMESPACE", "FB_OPENFAAS_PASSWORD_FILE", "FB_KUBECONFIG"} {
 		if env[k] = os.Getenv(k); env[k] == "" {
-			t.Fatalf("%s is not set: run these tests with scripts/openfaas-api-test.sh", k)
+			t.Fatalf("%s is not set: run these tests with deploy/openfaas/api-test.sh", k)
 		}
 	}
 	pw, err := os.ReadFile(env["FB_OPENFAAS_PASSWORD_FILE"])

@@ -15,8 +15,8 @@ func Validated(edition string) string {
 }
 
 // ValidatedCE2022: make test's real-node tier runs the adapter against these, built from their pinned
-// source (scripts/upstream/pins.tsv) and installed by their own chart (scripts/openfaas-up.sh).
-const ValidatedCE2022 = "real@openfaas/faas 208b1b22 (gateway, basic-auth), faas-netes 98474109 (2022-10), of-watchdog 0.11.6, Prometheus v0.316.0, AlertManager v0.35.0: deploy, scale, redeploy, gateway and direct calls, scale from zero, AlertManager scaling, platform clean (scripts/node-test.sh, platform/openfaas/openfaas_realnode_test.go)"
+// source (deploy/shared/pins.tsv) and installed by their own chart (deploy/openfaas/up.sh).
+const ValidatedCE2022 = "real@openfaas/faas 208b1b22 (gateway, basic-auth), faas-netes 98474109 (2022-10), of-watchdog 0.11.6, Prometheus v0.316.0, AlertManager v0.35.0: deploy, scale, redeploy, gateway and direct calls, scale from zero, AlertManager scaling, platform clean (deploy/node/test.sh, platform/openfaas/openfaas_realnode_test.go)"
 
 // ValidatedStandIn: CE (2024 on), Standard and Enterprise.
 const ValidatedStandIn = "stand-in@openfaas/faas 0.27.14 (8d803bf9), faas-netes 0.18.17 (662ce9ce), of-watchdog 0.11.6: the stand-in gateway follows their deploy, update, read, scale, namespace, scale-from-zero and invoke code file by file (platform/openfaas/gateway_kube_test.go); the 2022 edition runs for real (edition ce-2022)"

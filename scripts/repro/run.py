@@ -2,7 +2,7 @@
 
     python3 scripts/repro/run.py RULE-ID[,RULE-ID...] --results DIR [--bin bin/faasbench] [-- FAASBENCH-RUN-FLAGS...]
     python3 scripts/repro/run.py RULE-ID[,RULE-ID...] --sets   # the spec, then the --set values, one a line
-                                                     # (for scripts that run the spec themselves: seed-on-node.sh)
+                                                     # (for scripts that run the spec themselves: deploy/node/seed.sh)
 
 Several rules that run the same spec with the same `set:` are answered by one run (each is judged from
 it: e.g. a figure's shape on one platform and the comparison of platforms); rules that differ in either

@@ -4,7 +4,7 @@
 // fraction of the time of the full plugin set (which compiles every cloud provider's SDK). No forward
 // plugin: the cluster's DNS answers for the cluster and nothing else (the network rule). The order of
 // Directives is the order of CoreDNS's plugin.cfg, which is the order requests pass the plugins.
-// scripts/kube-build.sh builds it in a scratch module outside the repository.
+// deploy/kube/build.sh builds it in a scratch module outside the repository.
 package main
 
 import (

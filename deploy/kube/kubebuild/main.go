@@ -3,7 +3,7 @@
 // kube is one binary for every Kubernetes component faasbench's test clusters run (as hyperkube was):
 // kube-apiserver, kube-controller-manager, kube-scheduler, kubelet, kube-proxy and kubectl, chosen by
 // the name it is called by (a symlink) or by its first argument. Linking them together compiles and
-// stores the packages they share once. scripts/kube-build.sh builds it in a scratch module outside
+// stores the packages they share once. deploy/kube/build.sh builds it in a scratch module outside
 // the repository from k8s.io/kubernetes at the version that script pins; nothing of Kubernetes is
 // copied here. The build tag keeps it out of faasbench's own module.
 package main

@@ -2,9 +2,9 @@
 
 // registry is the CNCF Distribution registry (distribution/distribution v3, from the Go module proxy)
 // with only the filesystem storage driver and no auth plugin: the test node's registry listens on the
-// loopback of the node's network namespace (scripts/node-up.sh), where only the node's containerd and
+// loopback of the node's network namespace (deploy/node/up.sh), where only the node's containerd and
 // faasbench's scripts entered into that namespace reach it. Leaving out the cloud storage drivers (their
-// SDKs are most of upstream's build) keeps the build short. scripts/kube-build.sh builds it in a scratch
+// SDKs are most of upstream's build) keeps the build short. deploy/kube/build.sh builds it in a scratch
 // module outside the repository.
 package main
 

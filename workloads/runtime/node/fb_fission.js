@@ -1,6 +1,6 @@
 'use strict';
 // faasbench's function for Fission's own Node.js environment (fission/environments nodejs/server.js, built here
-// by scripts/fission-envs.sh; entrypoint "fb_fission", the module's default export). faasbench's Fission adapter
+// by deploy/fission/envs.sh; entrypoint "fb_fission", the module's default export). faasbench's Fission adapter
 // (platform/fission package.go, settings.env_image without code_file) packages a Node.js workload for it as a
 // zip laid out as the repository is: this module at the top, the contract runtime at runtime/node/fbrt.js and
 // the workload's node/ directory at workload/node/ (its main.js finds the runtime as in the repository).

@@ -1,7 +1,7 @@
 """faasbench's function for Fission's own Python environment (entrypoint ``fb_fission.main``).
 
 Fission's Python environment (fission/environments ``python/server.py``, built here by
-scripts/fission-envs.sh) is a Flask app on bjoern, one process, that imports a function module at
+deploy/fission/envs.sh) is a Flask app on bjoern, one process, that imports a function module at
 specialisation and calls its entrypoint for every request on every path. faasbench's Fission adapter
 (platform/fission, ``settings.env_image`` without ``code_file``) packages a Python workload for it as a
 zip laid out as the repository is: this module at the top, the contract runtime at ``runtime/python/fbrt.py``

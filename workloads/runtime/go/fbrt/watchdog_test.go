@@ -12,7 +12,7 @@ import (
 // The stand-in watchdog describes a request to the process it forks as the
 // real classic watchdog does (handler.go, cgi_headers on), no more: a
 // runtime reading a name the real one does not give (FB_QUERY, as before)
-// would work here and lose the query on OpenFaaS (scripts/openfaas/
+// would work here and lose the query on OpenFaaS (deploy/openfaas/
 // test_watchdogs.py runs the runtimes behind the real one).
 func TestRequestEnvIsTheClassicWatchdogs(t *testing.T) {
 	r := httptest.NewRequest("POST", "http://fn.example/p/q?ms=40&x=1", bytes.NewReader([]byte("abc")))

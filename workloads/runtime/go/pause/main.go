@@ -1,6 +1,6 @@
 // Command pause is the real node's pod sandbox process (containerd's sandbox_image): it holds the
 // pod's namespaces, reaps the children that are re-parented to it, and exits on SIGINT or SIGTERM.
-// faasbench's own, so that the node needs no registry (scripts/node/pause.Dockerfile).
+// faasbench's own, so that the node needs no registry (deploy/node/pause.Dockerfile).
 package main
 
 import (

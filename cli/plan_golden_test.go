@@ -22,17 +22,17 @@ var updatePlans = flag.Bool("update-plans", false, "rewrite testdata/plans.golde
 func TestExamplePlansGolden(t *testing.T) {
 	t.Setenv("FB_DB_PASSWORD", "x")
 	t.Setenv("FB_DB_PORT", "1")
-	specs, _ := filepath.Glob("../../examples/*.yaml")
-	more, _ := filepath.Glob("../../examples/*/*.yaml")
+	specs, _ := filepath.Glob("../examples/*.yaml")
+	more, _ := filepath.Glob("../examples/*/*.yaml")
 	specs = append(specs, more...)
 	if len(specs) < 30 {
 		t.Fatalf("found %d example specs", len(specs))
 	}
 	var b strings.Builder
 	for _, path := range specs {
-		name := strings.TrimPrefix(path, "../../")
+		name := strings.TrimPrefix(path, "../")
 		for _, smoke := range []bool{false, true} {
-			args := []string{"run", "--dry-run", "--workloads", "../../workloads", path}
+			args := []string{"run", "--dry-run", "--workloads", "../workloads", path}
 			label := name
 			if smoke {
 				args = append(args, "--smoke")
@@ -81,7 +81,7 @@ func TestExamplePlansGolden(t *testing.T) {
 
 func TestRunDryRunStartsNothing(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errs := runCLI(t, "run", "--dry-run", "--workloads", "../../workloads", "--results", dir, "--smoke", "../../examples/003-payload.yaml")
+	code, out, errs := runCLI(t, "run", "--dry-run", "--workloads", "../workloads", "--results", dir, "--smoke", "../examples/003-payload.yaml")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
@@ -98,7 +98,7 @@ func TestRunDryRunStartsNothing(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
 		t.Fatalf("a dry run wrote %d entries under --results", len(ents))
 	}
-	if code, _, errs := runCLI(t, "run", "--dry-run", "--workloads", "../../workloads", "--set", "load.concurrency=[0]", "../../examples/003-payload.yaml"); code != ExitUsage || !strings.Contains(errs, "load.concurrency") {
+	if code, _, errs := runCLI(t, "run", "--dry-run", "--workloads", "../workloads", "--set", "load.concurrency=[0]", "../examples/003-payload.yaml"); code != ExitUsage || !strings.Contains(errs, "load.concurrency") {
 		t.Fatalf("a bad spec's dry run: exit %d: %s", code, errs)
 	}
 }

@@ -40,7 +40,7 @@ func TestImageBuildBase(t *testing.T) {
 // (exit 2) naming the flag and the flavors, before a path is made of it.
 func TestWorkloadImageFlavor(t *testing.T) {
 	for _, flavor := range []string{"../../go.mod", "openfaas/../x", "classic"} {
-		code, _, stderr := runCLI(t, "workload", "image", "hello", "--lang", "python", "--flavor", flavor, "-O", filepath.Join(t.TempDir(), "i.tar"), "--workloads", "../../workloads")
+		code, _, stderr := runCLI(t, "workload", "image", "hello", "--lang", "python", "--flavor", flavor, "-O", filepath.Join(t.TempDir(), "i.tar"), "--workloads", "../workloads")
 		if code != 2 || !strings.Contains(stderr, "--flavor: ") || !strings.Contains(stderr, "openfaas-classic") {
 			t.Errorf("--flavor %s: exit %d, %s", flavor, code, stderr)
 		}

@@ -117,7 +117,7 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{[]string{"run"}, ExitUsage},
-		{[]string{"run", "/nonexistent/spec.yaml", "--workloads", "../../workloads"}, ExitUsage},
+		{[]string{"run", "/nonexistent/spec.yaml", "--workloads", "../workloads"}, ExitUsage},
 		{[]string{"report", "/nonexistent"}, ExitUsage},
 		{[]string{"load", "ftp://x"}, ExitUsage},
 		{[]string{"--output", "yaml", "version"}, ExitUsage},
@@ -155,21 +155,21 @@ func TestExitCodes(t *testing.T) {
 
 func TestWorkloadPackage(t *testing.T) {
 	code, out, errOut := runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "go", "--replicas", "3", "--set", "window=60s",
-		"--option", "namespace=bench", "--workloads", "../../workloads")
+		"--option", "namespace=bench", "--workloads", "../workloads")
 	if code != 0 || !strings.Contains(out, "kind: Service") || !strings.Contains(out, "autoscaling.knative.dev/min-scale: \"3\"") ||
 		!strings.Contains(out, "autoscaling.knative.dev/window: 60s") || !strings.Contains(out, "namespace: bench") {
 		t.Fatalf("knative package: %d %q %q", code, out, errOut)
 	}
-	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "rust", "--workloads", "../../workloads")
+	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "rust", "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, `--lang: workload prime has no "rust"`) {
 		t.Errorf("bad language: %d %q", code, errOut)
 	}
-	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "go", "--set", "window=1s", "--workloads", "../../workloads")
+	code, _, errOut = runCLI(t, "workload", "package", "prime", "--platform", "knative", "--lang", "go", "--set", "window=1s", "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, "settings.window") {
 		t.Errorf("bad setting: %d %q", code, errOut)
 	}
 	file := t.TempDir() + "/stack.yml"
-	code, out, _ = runCLI(t, "workload", "package", "hello", "--platform", "openfaas", "--lang", "python", "-O", file, "--workloads", "../../workloads")
+	code, out, _ = runCLI(t, "workload", "package", "hello", "--platform", "openfaas", "--lang", "python", "-O", file, "--workloads", "../workloads")
 	raw, _ := os.ReadFile(file)
 	if code != 0 || !strings.Contains(out, "wrote") || !strings.Contains(string(raw), "provider:") {
 		t.Errorf("openfaas stack.yml: %d %q %q", code, out, raw)
@@ -189,7 +189,7 @@ functions:
 load: {model: closed, concurrency: [1], duration: 1s}
 repetitions: 1
 `), 0o644)
-	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../../workloads")
+	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, "settings.window") {
 		t.Errorf("exit %d: %q", code, errOut)
 	}
@@ -203,7 +203,7 @@ func TestRunRefusesCPUsNotOnline(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, "platform.cpus: CPU ") || !strings.Contains(errOut, "is not online here") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -227,7 +227,7 @@ func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../workloads")
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
 		}
@@ -243,7 +243,7 @@ func TestRunRefusesWhatOpenFaaSCERefuses(t *testing.T) {
 	if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+	code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, "OpenFaaS CE deploys at most 15") {
 		t.Errorf("16 functions: exit %d: %q", code, errOut)
 	}
@@ -264,7 +264,7 @@ func TestRunRefusesAColdStartThePlatformCannotForce(t *testing.T) {
 		if err := os.WriteFile(spec, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../../workloads")
+		code, _, errOut := runCLI(t, "run", spec, "--results", filepath.Join(dir, "runs"), "--workloads", "../workloads")
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d: %q", c.name, code, errOut)
 		}
@@ -286,7 +286,7 @@ func TestOpenWhiskControllerDownRefusedBeforeDeploy(t *testing.T) {
 	dir := t.TempDir()
 	spec := filepath.Join(dir, "ow.yaml")
 	_ = os.WriteFile(spec, []byte("version: 1\nname: ow\nplatform: {name: openwhisk, options: {api_host: '"+srv.URL+"'}}\nfunctions:\n  - {workload: hello, language: node}\nload: {model: closed, concurrency: [1], duration: 1s}\nrepetitions: 1\n"), 0o644)
-	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../../workloads")
+	code, _, errOut := runCLI(t, "run", spec, "--results", dir, "--workloads", "../workloads")
 	if code != ExitUsage || !strings.Contains(errOut, `answered GET / with HTTP 503: "The server is currently unavailable (because it is overloaded or down for maintenance)." (transaction t1)`) {
 		t.Errorf("exit %d: %q", code, errOut)
 	}

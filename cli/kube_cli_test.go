@@ -74,7 +74,7 @@ repetitions: 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, errOut := runCLI(t, "run", specFile, "--kubeconfig", kc, "--results", dir, "--workloads", "../../workloads")
+	code, out, errOut := runCLI(t, "run", specFile, "--kubeconfig", kc, "--results", dir, "--workloads", "../workloads")
 	t.Logf("run: exit %d\n%s\n%s", code, out, errOut)
 	if !strings.Contains(errOut, "warning: this cluster serves no metrics.k8s.io API") {
 		t.Errorf("no warning about resource metrics")
@@ -130,7 +130,7 @@ repetitions: 1
 	}()
 	var out, errb strings.Builder
 	code := Main(ctx, Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Executable: "/nonexistent"},
-		[]string{"run", specFile, "--kubeconfig", kc, "--results", dir, "--workloads", "../../workloads"})
+		[]string{"run", specFile, "--kubeconfig", kc, "--results", dir, "--workloads", "../workloads"})
 	if code != ExitInterrupted {
 		t.Errorf("exit %d, want %d\n%s", code, ExitInterrupted, errb.String())
 	}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# deploy/fission/node-test.sh DIR: Fission's part of make test's real-node tier: an environment image, the
+# v1.27.0 chart, three runs and their checks, a killed run cleaned by platform clean, and Fission removed.
+# deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
+# it leaves the node as it found it (Fission removed). Alone: start a node (deploy/node/up.sh DIR/node) first.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+DIR=$(realpath -m "${1:?usage: deploy/fission/node-test.sh DIR (the node is in DIR/node)}")
+[ -f "$DIR/node/node.env" ] || { echo "fission node-test: no node in $DIR/node (deploy/node/up.sh $DIR/node)" >&2; exit 2; }
+. "$DIR/node/node.env"
+# Fission v1.27.0 as its own chart installs it (deploy/fission/up.sh), alone on the node: the container
+# executor with the workloads' own images (imported above), newdeploy and poolmgr with faasbench's
+# environment server (Dockerfile.fission).
+scripts/phase.sh "fission function images (faasbench's environment server)" deploy/node/images.sh "$DIR/node" hello:go:fission
+scripts/phase.sh "fission install (v1.27.0 chart by helm; executor, router, storagesvc, webhook, ...)" deploy/fission/up.sh "$DIR/node"
+for s in fission-hello fission-executors fission-coldstart; do
+  scripts/phase.sh "faasbench run on fission ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+done
+# Through the router and straight at a pod; at 16 connections the router spreads over both pods.
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-executors/*/)" --failed-max 0
+# newdeploy at zero: the router holds the request while the executor starts a pod (kind pod); poolmgr after
+# Fission's idle reaper: the executor specialises the pool's warm pod for the request (kind specialisation).
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-coldstart/*/)" --cold-verified 2 --cold-kind pod=1 --cold-kind specialisation=1
+scripts/phase.sh "fission: a run killed with SIGKILL, then platform clean" deploy/fission/killed.sh "$DIR"
+scripts/phase.sh "fission remove" deploy/fission/down.sh "$DIR/node"
