@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/kube"

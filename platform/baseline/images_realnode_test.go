@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 )
 
 // Every image FB_REALNODE_IMAGES names ("workload:language ..."; deploy/node/test.sh gives the

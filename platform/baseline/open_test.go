@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/baseline"
 )
 

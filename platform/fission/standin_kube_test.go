@@ -23,7 +23,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/fission"
 	"github.com/faasbench/faasbench/platform/kube"
 )

@@ -16,7 +16,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"

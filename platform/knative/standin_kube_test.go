@@ -17,7 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/knative"
 	"github.com/faasbench/faasbench/platform/kube"
 )

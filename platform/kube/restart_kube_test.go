@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/faasbench/faasbench/internal/kubetest"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
