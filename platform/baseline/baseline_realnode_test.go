@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/baseline"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 )
 
 // These tests run on the real node (deploy/node/test.sh): real pods of images built by

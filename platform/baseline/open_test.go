@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/baseline"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 )
 
 // openOn opens the baseline on the test cluster (FB_KUBECONFIG) in a namespace of the test's own,

@@ -22,9 +22,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/fission"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 )
 
 func open(t *testing.T, run string) (*fission.Platform, context.Context, string) {

@@ -21,8 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
-	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/kube"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
 )
 
 // gatewayStandIn is a test server that behaves as OpenFaaS CE's gateway
