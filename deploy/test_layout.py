@@ -10,7 +10,8 @@ import subprocess
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-VERBS = ["build.sh", "up.sh", "down.sh", "node-test.sh", "test-real.sh"]
+VERBS = ["build.sh", "up.sh", "down.sh", "node-test.sh", "test-real.sh", "options.sh"]
+FILES = ["seed-defaults"]
 # A verb a platform lacks, with the reason (deploy/README.md says it too).
 MISSING = {("knative", "down.sh"): "the last platform on the node: the node's own down.sh removes it"}
 MAX_GO_LINES = 500
@@ -32,6 +33,7 @@ def missing_verbs(root, names):
                 continue
             if not (f.is_file() and os.access(f, os.X_OK)):
                 bad.append(f"deploy/{p}/{v}")
+        bad += [f"deploy/{p}/{n}" for n in FILES if not (root / "deploy" / p / n).is_file()]
     return bad
 
 
@@ -81,7 +83,8 @@ def test_the_checks_see_a_platform_without_its_folder_and_a_folder_without_its_w
         f = tmp_path / "deploy" / "a" / v
         f.write_text("#!/bin/sh\n")
         f.chmod(0o755)
-    assert missing_verbs(tmp_path, ["a", "b"]) == [f"deploy/b/{v}" for v in VERBS]
+    (tmp_path / "deploy" / "a" / "seed-defaults").write_text("rule:x\n")
+    assert missing_verbs(tmp_path, ["a", "b"]) == [f"deploy/b/{v}" for v in VERBS + FILES]
     assert unlisted(tmp_path, ["b"]) == ["a"]
     assert platforms("X := 1\nPLATFORMS := a b\n") == ["a", "b"]
 

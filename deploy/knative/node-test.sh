@@ -16,7 +16,7 @@ scripts/phase.sh "knative install" deploy/knative/up.sh "$DIR/node"
 . "$DIR/node/knative.env"
 "$GO" test -c -race -tags realnode -o "$DIR/knative.test" ./platform/knative/
 FB_KUBECONFIG=$KUBECONFIG FB_KNATIVE_GATEWAY=$KNATIVE_GATEWAY scripts/phase.sh "knative tests (-race)" \
-  deploy/node/exec.sh "$DIR/knative.test" -test.count=1 -test.v -test.run RealKnative
+  deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/knative.test" -test.count=1 -test.v -test.run RealKnative
 for s in knative-hello knative-coldstart; do
   scripts/phase.sh "faasbench run on knative ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
     bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
@@ -41,8 +41,8 @@ python3 deploy/node/check-generators.py "$rg" 2 || { echo "node-test: the genera
 scripts/phase.sh "generators after a killed coordinator (SIGKILL, then platform clean)" deploy/node/killed-generators.sh "$DIR"
 # Seed 003's Knative rows, smoke-sized: an example as written for the local platform, moved to
 # Knative on the command line (make test-real runs them all full size).
-kn=(--smoke --set platform.name=knative --set 'platform.generator_cpus="1"'
-  --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}")
+kn=(--smoke)
+while IFS= read -r o; do kn+=(--set "$o"); done < <(deploy/knative/options.sh "$DIR/node")
 # One of them here (the others' full runs are in make test-real; knative-hello covers gateway vs direct).
 for s in 003-payload; do
   # A spec with services (the fetch workload's upstream): they listen on the node's address, where pods reach them.

@@ -40,7 +40,7 @@ step "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node
 set -a; . "$DIR/node/services.env"; set +a
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 step "every image as a pod (-race)" env FB_KUBECONFIG="$KUBECONFIG" FB_REALNODE_IMAGES="${built[*]}" \
-  deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run 'RealNodeEveryImage'
+  deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run 'RealNodeEveryImage'
 step "baseline: realnode-baseline-hello" run baseline-hello examples/realnode/baseline-hello.yaml
 
 step "knative install" deploy/knative/up.sh "$DIR/node"

@@ -1,22 +1,15 @@
 #!/usr/bin/env bash
 # deploy/node/seed.sh PLATFORM [EVIDENCE_DIR] [SPEC...]: seed specs on a real platform on the real node, at full
 # size (each spec's own repetitions, at least 3): the real node, the images the specs use, the platform, then
-# each spec as deploy/knative/test-real.sh runs it (inside the node's network namespace, the load from the release binary on
-# the CPU the node does not use), with the spec's platform replaced by PLATFORM:
-#   knative   Knative Serving (deploy/knative/up.sh), through faasbench's ingress; default: the registered rules
-#             of seed 003's rows with Knative in them (hello-concurrency, gateway-direct, http-workload, payload,
-#             steady and bursty autoscaling; the workers row, 32 min, on request: rule:003-fig3-workers)
-#   openfaas  OpenFaaS of 2022-10 (deploy/openfaas/up.sh), the workload's OpenFaaS image (of-watchdog) through
-#             the gateway; default: the registered rules of seed 003's plain-function rows, then its steady and
-#             bursty autoscaling (scaled by OpenFaaS's AlertManager alert between the spec's min and max)
-#   nuclio    Nuclio 1.14.1 (deploy/nuclio/up.sh), the workload's image on Nuclio's processor through the
-#             function's Service; Python, Node.js, Go, and C++ (its query in X-Nuclio-Arguments) (the images faasbench builds on
-#             Nuclio's processor): a spec's other functions are left out of the run (--set functions=..., in its
-#             manifest: deploy/node/platform_functions.py);
-#             default: the registered rules that compare platforms on seed 003's plain-function rows
-#   fission   Fission v1.27.0 (deploy/fission/up.sh), the container executor (the workload's own image, as on
-#             the other platforms) through the router; default: the registered rules of seed 003's rows that
-#             compare platforms with plain functions (hello-concurrency, gateway-direct, http-workload, payload)
+# each spec as deploy/knative/test-real.sh runs it (inside the node's network namespace, the load from the release
+# binary on the CPU the node does not use), with the spec's platform replaced by PLATFORM, any platform with a
+# folder deploy/PLATFORM/: built by its build.sh, installed by its up.sh, the spec run with the settings its
+# options.sh prints, and by default the specs its seed-defaults lists (knative: seed 003's registered rows with
+# Knative in them; openfaas: the same, autoscaled by OpenFaaS's AlertManager alert; nuclio: the rows that compare
+# platforms with plain functions, a spec's functions that Nuclio cannot run left out of the run,
+# deploy/node/platform_functions.py; fission: the container executor through the router on those rows).
+# Each run is judged by deploy/node/check-run.py too (its verdict in the evidence as check-run.txt), not by its
+# exit code alone.
 # A SPEC may be defaults (the platform's defaults above, among other specs), or rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
 # settings): its spec is run with the rules' labels (ids, sha256s, the rules file's commit:
 # scripts/repro/run.py --sets), so that the run is judged by each.
@@ -25,18 +18,11 @@
 # docs/evidence/PLATFORM-003-DATE), with host-speed.txt: the machine's speed and steal before each spec.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PLATFORM=${1:?usage: deploy/node/seed.sh knative|openfaas|nuclio|fission [EVIDENCE_DIR] [SPEC...]}
+PLATFORM=${1:?usage: deploy/node/seed.sh PLATFORM [EVIDENCE_DIR] [SPEC...]}
 shift
-# The plain-function rows of seed 003, each with the rules that compare platforms on the same run.
-plain=(rule:003-fig6-shape,003-fig6-platforms,003-fig6-tail rule:003-fig9-direct,003-fig9-platforms
-  rule:003-fig7-shape,003-fig7-nuclio-tail rule:003-fig8-payload,003-fig8-platforms)
-case $PLATFORM in
-  knative) defaults=("${plain[@]}" rule:003-fig11-steady,003-fig11-platforms rule:003-fig12-bursty,003-fig12-platforms) ;;
-  openfaas) defaults=("${plain[@]}" rule:003-fig11-steady,003-fig11-platforms rule:003-fig12-bursty,003-fig12-platforms) ;;
-  nuclio) defaults=("${plain[@]}") ;;
-  fission) defaults=(rule:003-fig6-shape rule:003-fig9-direct rule:003-fig7-shape rule:003-fig8-payload) ;;
-  *) echo "seed-on-node: $PLATFORM: knative, openfaas, nuclio or fission" >&2; exit 2 ;;
-esac
+[ -x "deploy/$PLATFORM/options.sh" ] && [ -f "deploy/$PLATFORM/seed-defaults" ] || {
+  echo "seed-on-node: $PLATFORM: no deploy/$PLATFORM/options.sh and seed-defaults; platforms: $(cd deploy && ls -d */options.sh | cut -d/ -f1 | xargs)" >&2; exit 2; }
+mapfile -t defaults < <(grep -v '^#' "deploy/$PLATFORM/seed-defaults" | grep .)
 EVIDENCE=$(realpath -m "${1:-docs/evidence/$PLATFORM-003-$(date +%F)}")
 shift || true
 specs=()
@@ -61,7 +47,7 @@ DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
 trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 scripts/phase.sh "real node packages" deploy/node/packages.sh
-if [ "$PLATFORM" = knative ]; then scripts/phase.sh "knative build (skipped when built)" deploy/knative/build.sh; fi
+scripts/phase.sh "$PLATFORM build (skipped when built)" deploy/$PLATFORM/build.sh
 scripts/phase.sh "release binary" make build
 scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 . "$DIR/node/node.env"
@@ -74,8 +60,8 @@ for s in "${specs[@]}"; do
 done
 fnset() { [ -z "${only[$1]:-}" ] || printf -- '--set\n%s\n' "${only[$1]}"; }
 # The plan as the platform will run it (its own settings checked), for the images it needs.
-dry=(--set "platform.name=$PLATFORM")
-[ "$PLATFORM" != openfaas ] || dry+=(--set 'platform.options={edition: ce-2022}')
+dry=()
+while IFS= read -r o; do dry+=(--set "$o"); done < <(deploy/$PLATFORM/options.sh --dry)
 # The images the plan's cells need on the platform (deploy/node/platform_functions.py --images: on OpenFaaS
 # the of-watchdog's, or the classic watchdog's for a cell of mode fork; on Nuclio its processor's).
 images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run |
@@ -83,27 +69,10 @@ images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench 
 for img in $images; do
   scripts/phase.sh "image $img" deploy/node/images.sh "$DIR/node" "$img"
 done
-case $PLATFORM in
-knative)
-  scripts/phase.sh "knative install" deploy/knative/up.sh "$DIR/node"
-  . "$DIR/node/knative.env"
-  opts=(--set platform.name=knative --set 'platform.generator_cpus="1"'
-    --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, gateway: '$KNATIVE_GATEWAY'}") ;;
-openfaas)
-  scripts/phase.sh "openfaas install" deploy/openfaas/up.sh "$DIR/node"
-  . "$DIR/node/openfaas.env"
-  opts=(--set platform.name=openfaas --set 'platform.generator_cpus="1"'
-    --set "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}") ;;
-nuclio)
-  scripts/phase.sh "nuclio install" deploy/nuclio/up.sh "$DIR/node"
-  opts=(--set platform.name=nuclio --set 'platform.generator_cpus="1"'
-    --set "platform.options={namespace: nuclio, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, dashboard_url: 'http://nuclio-dashboard.nuclio.svc.cluster.local:8070'}") ;;
-fission)
-  scripts/phase.sh "fission install" deploy/fission/up.sh "$DIR/node"
-  . "$DIR/node/fission.env"
-  opts=(--set platform.name=fission --set 'platform.generator_cpus="1"'
-    --set "platform.options={image_tag: local, pull_policy: Never, ready_timeout: 120s, router_url: '$FISSION_ROUTER'}") ;;
-esac
+scripts/phase.sh "$PLATFORM install" deploy/$PLATFORM/up.sh "$DIR/node"
+opts=()
+while IFS= read -r o; do opts+=(--set "$o"); done < <(deploy/$PLATFORM/options.sh "$DIR/node")
+[ ${#opts[@]} -gt 0 ] || { echo "seed-on-node: deploy/$PLATFORM/options.sh printed no settings" >&2; exit 1; }
 # The machine's own speed before each spec and at the end (host-speed.txt in the evidence): a fixed loop timed on
 # each CPU, and each CPU's steal time so far, so that a run slower than an earlier one can be told apart: the
 # machine (the loop slower too, steal grown) or the node and the platform (the loop as fast as before).
@@ -131,15 +100,22 @@ for s in "${specs[@]}"; do
   lab=(); [ -z "${labels[$s]:-}" ] || mapfile -t lab <<<"${labels[$s]%$'\n'}"
   mapfile -t fns < <(fnset "$s")
   lab+=("${fns[@]}")
+  bad=0
   # A run that measured but broke an expectation (exit 1: e.g. a watchdog answering 500 under load) is a
   # result: its files are kept as any run's (its summary says what broke); the step still counts as failed.
   scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/$s.yaml" \
-    "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$n" || failed=$((failed + 1))
+    "${opts[@]}" "${svc[@]}" "${lab[@]}" --results "$DIR/runs-$n" || bad=1
   r=$(ls -d "$DIR/runs-$n"/*/ 2>/dev/null | head -1)
   if [ -n "$r" ] && [ -f "$r/summary.json" ]; then
     mkdir -p "$EVIDENCE/$tag"
     for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$tag/"; done
+    # Judged by what it measured too (every cell served, probes answered, some cell valid), not by exit code alone.
+    python3 deploy/node/check-run.py "$r" > "$EVIDENCE/$tag/check-run.txt" 2>&1 ||
+      { bad=1; echo "seed-on-node: $tag: the run checker says:" >&2; cat "$EVIDENCE/$tag/check-run.txt" >&2; }
+  else
+    bad=1; echo "seed-on-node: $tag: no run directory with a summary" >&2
   fi
+  failed=$((failed + bad))
 done
 hostspeed "after all"
 scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))

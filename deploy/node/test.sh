@@ -34,7 +34,7 @@ scripts/phase.sh "real node services (MariaDB, upstream)" deploy/node/services.s
 . "$DIR/node/node.env"
 "$GO" test -c -race -tags realnode -o "$DIR/baseline.test" ./platform/baseline/
 set -a; . "$DIR/node/services.env"; set +a
-FB_KUBECONFIG=$KUBECONFIG FB_REALNODE_IMAGES="sleep:go payload:python" scripts/phase.sh "real node tests (-race)" deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
+FB_KUBECONFIG=$KUBECONFIG FB_REALNODE_IMAGES="sleep:go payload:python" scripts/phase.sh "real node tests (-race)" deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
 scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
   bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"

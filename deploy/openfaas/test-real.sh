@@ -54,13 +54,13 @@ pull20() { CHECK_ARGS="--cold-verified 20 --cold-kind image-pull=20" run openfaa
 step "openfaas: 20 image-pull cold starts" pull20
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 suite() {
-  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" deploy/node/exec.sh \
-    "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" deploy/shared/gotest.sh \
+    deploy/node/exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS 2>&1 | tee "$EVIDENCE/realnode-tests.txt"
 }
 step "openfaas: the realnode tests, every image through the gateway" suite
 alerts() {
-  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY deploy/node/exec.sh "$DIR/openfaas.test" \
-    -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"
+  FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY deploy/shared/gotest.sh deploy/node/exec.sh \
+    "$DIR/openfaas.test" -test.count=3 -test.v -test.run RealOpenFaaSAlertManagerScales 2>&1 | tee "$EVIDENCE/alertmanager-scaling.txt"
 }
 step "openfaas: AlertManager's scaling, 3 times" alerts
 for s in 003-hello-concurrency 003-gateway-direct; do
