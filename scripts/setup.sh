@@ -49,6 +49,12 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
   echo "setup: installing duckdb"
   python3 -m pip install -q 'duckdb>=1.1,<2'
 fi
+# SciPy: the known-answer tests hold faasbench's Welch and Mann-Whitney figures to SciPy's on fixed data
+# (stats/scipy_test.go).
+if ! python3 -c 'import scipy.stats' 2>/dev/null; then
+  echo "setup: installing scipy"
+  python3 -m pip install -q 'scipy>=1.11,<2'
+fi
 # Nuclio's Python SDK and msgpack: the tests of faasbench's Nuclio handler decode events and encode
 # replies as Nuclio's Python wrapper does.
 if ! python3 -c 'import nuclio_sdk, msgpack' 2>/dev/null; then
