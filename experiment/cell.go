@@ -71,6 +71,9 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 	} else if res.Elapsed > 0 {
 		c.SentRPS = float64(res.Sent()) / res.Elapsed.Seconds()
 	}
+	if n := c.LatencyMs.Clamped; n > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d latencies were over the histogram's ceiling (10 min) and are counted at it: max and the upper percentiles are lower bounds", n, c.LatencyMs.Count))
+	}
 	c.Windows = windows(res, gen)
 	c.Breakdown = breakdown(res)
 	if model == "closed" || model == "open" {

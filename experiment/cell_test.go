@@ -133,3 +133,35 @@ func TestBreakdownSplitsTheInstanceTime(t *testing.T) {
 		t.Fatalf("breakdown %+v (setup %v reply %v): want instance 2 = 1.5 in + 0.5 back", b, *b.InstanceSetupMs, *b.InstanceReplyMs)
 	}
 }
+
+// A latency over the histogram's ceiling (10 min) is counted at it, and the
+// cell says so: its max and upper percentiles are then lower bounds (#61).
+func TestCellFiguresSayWhatTheHistogramClamped(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("pong")) }))
+	defer s.Close()
+	cl := load.NewClient(load.Options{})
+	defer cl.Close()
+	res, err := load.Closed{Concurrency: 1, Requests: 20}.Run(context.Background(), cl, load.Target{URL: s.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res, nil, 1)
+	for _, w := range c.Warnings {
+		if strings.Contains(w, "ceiling") {
+			t.Fatalf("nothing was clamped, yet: %s", w)
+		}
+	}
+	res.Latency[load.ClassOK].RecordDuration(20 * time.Minute)
+	res.Latency[load.ClassOK].RecordDuration(11 * time.Minute)
+	c = CellFigures(plan.Cell{ID: "x", Key: "x", Concurrency: 1, Repetition: 1}, "local", "closed", res, nil, 1)
+	if c.LatencyMs.Clamped != 2 || c.SuccessLatencyMs.Clamped != 2 {
+		t.Fatalf("clamped: all %d, successes %d; want 2", c.LatencyMs.Clamped, c.SuccessLatencyMs.Clamped)
+	}
+	found := false
+	for _, w := range c.Warnings {
+		found = found || strings.Contains(w, "2 of 22 latencies were over the histogram's ceiling (10 min)")
+	}
+	if !found {
+		t.Fatalf("no warning of the clamped latencies: %q", c.Warnings)
+	}
+}

@@ -27,6 +27,10 @@ type Percentiles struct {
 	GeoMean  float64 `json:"geo_mean"`
 	HarmMean float64 `json:"harm_mean"`
 	CV       float64 `json:"cv"`
+	// Clamped counts the values over the histogram's ceiling (hist.Highest,
+	// 10 min) that were recorded at the ceiling: when it is not zero, Max and
+	// the percentiles at or above the clamped share are lower bounds.
+	Clamped int64 `json:"clamped,omitempty"`
 	// Intervals are 95 % intervals of p50, p90, p99 and p99.9, each saying
 	// its method: within a cell, the order-statistic one (WithinRun); for a
 	// key pooled over repetitions, the bootstrap over them (AcrossReps).
@@ -45,6 +49,7 @@ func Of(h *hist.Histogram) Percentiles {
 		return p
 	}
 	p.Min, p.Max = ms(h.Min()), ms(h.Max())
+	p.Clamped = h.Clamped()
 	p.Mean, p.Std = h.Mean()/1e6, h.StdDev()/1e6
 	q := func(x float64) *float64 {
 		if p.Count < MinSamples(x) {
