@@ -138,3 +138,17 @@ def test_a_headerless_function_passes_without_instances(good, tmp_path):
             c["instances"] = {}
     assert check_run.check(mutated(good, tmp_path, anonymous), headerless=["hello-python"]) == []
 
+
+
+def test_each_pod_needs_its_five_percent(good, tmp_path):
+    # Two pods, one with 4 % of the successes: not spread over both (a pod that served a handful of requests
+    # is not a Service balancing); with 6 % it is, and an exact 5 % holds (#61: the share was never tested).
+    def split(share):
+        def change(s, m):
+            for c in s["cells"]:
+                ok = 10_000
+                c["instances"] = {"pod-a": ok - int(ok * share), "pod-b": int(ok * share)}
+        return change
+    for share, holds in [(0.04, False), (0.05, True), (0.06, True), (0.5, True)]:
+        problems = check_run.check(mutated(good, tmp_path / str(share), split(share)), instances=[("c=2", 2)])
+        assert (problems == []) == holds, (share, problems)
