@@ -23,6 +23,9 @@ func WaitAnswering(ctx context.Context, url string, n int, timeout time.Duration
 			seen[id] = true
 			return len(seen) >= n, ""
 		}
+		if id := resp.Header.Get("X-Fb-Instance"); id != "" {
+			return false, fmt.Sprintf("HTTP %d from instance %s (a failure, not an answer)", resp.StatusCode, id)
+		}
 		return false, fmt.Sprintf("HTTP %d without the function's X-Fb-Instance", resp.StatusCode)
 	})
 	if errors.Is(err, ErrTimeout) {

@@ -58,3 +58,24 @@ func TestWaitAnswered(t *testing.T) {
 		t.Errorf("always 502: %v", err)
 	}
 }
+
+// A reply of 500 or more is not an answer even when it carries the function's
+// header (a function whose handler fails, an of-watchdog that relays its
+// upstream's 500): the instance is not counted until it answers below 500 (#61).
+func TestWaitAnsweringNeedsAReplyBelow500(t *testing.T) {
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Fb-Instance", "pod-0")
+		if calls.Add(1) <= 3 || r.URL.Path == "/fails" {
+			w.WriteHeader(http.StatusInternalServerError)
+		}
+	}))
+	defer srv.Close()
+	if err := WaitAnswering(context.Background(), srv.URL, 1, 10*time.Second, nil); err != nil || calls.Load() != 4 {
+		t.Fatalf("%v after %d calls, want the answer at the fourth (the first three were 500)", err, calls.Load())
+	}
+	err := WaitAnswering(context.Background(), srv.URL+"/fails", 1, 300*time.Millisecond, nil)
+	if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "last: HTTP 500 from instance pod-0 (a failure, not an answer)") {
+		t.Errorf("always 500 with the header: %v", err)
+	}
+}
