@@ -122,3 +122,15 @@ def test_fork_modes_give_the_function_its_request(openfaas_bin, built):
 def test_tools_present():
     for tool in ("unshare", "ip", "pgrep", "g++", "javac", "node", "go"):
         assert shutil.which(tool), f"{tool} is needed by the watchdog tests"
+
+
+def test_of_watchdog_answers_500_while_its_upstream_does_not_listen(openfaas_bin):
+    # executor/http_runner.go: the upstream refused the connection, so of-watchdog answers 500 itself, with
+    # X-OpenFaaS-Internal: of-watchdog and no function headers. faasbench's docs and stand-in said 502 (#59).
+    res = run([{"name": "not-listening", "watchdog": str(openfaas_bin / "of-watchdog"), "until_ok": False,
+                "env": http_mode("sleep 60"), "requests": [{"method": "GET", "path": "/"}]}])
+    a = res["not-listening"]["answers"][0]
+    headers = {k.lower(): v for k, v in a["headers"].items()}
+    assert a["status"] == 500, a
+    assert headers.get("x-openfaas-internal") == "of-watchdog", a
+    assert "x-fb-instance" not in headers, a

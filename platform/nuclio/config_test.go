@@ -24,6 +24,16 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 	if spec["replicas"] != int64(3) || http["numWorkers"] != int64(8) || http["maxWorkers"] != nil || spec["image"] != "faasbench/image-cpp-nuclio:latest" || spec["handler"] != "fn" || u.GetLabels()["faasbench.dev/run-id"] != "r1" {
 		t.Errorf("function %v", u.Object)
 	}
+	// The controller waits for the pods as long as faasbench does (ready_timeout, default 5 min), not its
+	// own 120 s (#59).
+	if spec["readinessTimeoutSeconds"] != int64(300) {
+		t.Errorf("readinessTimeoutSeconds %v, want 300 (the default ready_timeout)", spec["readinessTimeoutSeconds"])
+	}
+	if c2, err := ParseConfig("r1", map[string]any{"ready_timeout": "90.5s"}); err != nil {
+		t.Fatal(err)
+	} else if u2, _ := c2.Function("ns", fn, s); u2.Object["spec"].(map[string]any)["readinessTimeoutSeconds"] != int64(91) {
+		t.Errorf("ready_timeout 90.5s: readinessTimeoutSeconds %v, want 91", u2.Object["spec"].(map[string]any)["readinessTimeoutSeconds"])
+	}
 	// Nuclio's controller ignores a function in any other state.
 	if st := u.Object["status"].(map[string]any); st["state"] != "waitingForResourceConfiguration" {
 		t.Errorf("status %v", st)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -30,11 +31,18 @@ var ErrNoFunction = errors.New("no such function")
 type Dashboard struct {
 	api       *httpapi.Client
 	namespace string
+	// ProvisionWait bounds how long an update or a delete waits while the
+	// dashboard refuses it because the function is being provisioned (412).
+	ProvisionWait time.Duration
 }
+
+// DefaultProvisionWait is the controller's own bound on a function's
+// readiness (its default readinessTimeoutSeconds, 120 s) and a little more.
+const DefaultProvisionWait = 150 * time.Second
 
 // NewDashboard is a client of the dashboard at base for namespace.
 func NewDashboard(base, namespace string, hc *http.Client) *Dashboard {
-	return &Dashboard{namespace: namespace, api: &httpapi.Client{Name: "nuclio dashboard", Base: strings.TrimRight(base, "/"), HTTP: hc,
+	return &Dashboard{namespace: namespace, ProvisionWait: DefaultProvisionWait, api: &httpapi.Client{Name: "nuclio dashboard", Base: strings.TrimRight(base, "/"), HTTP: hc,
 		Auth: func(r *http.Request) { r.Header.Set("x-nuclio-function-namespace", namespace) }}}
 }
 
@@ -94,14 +102,39 @@ func (d *Dashboard) Delete(ctx context.Context, name string) error {
 
 func (d *Dashboard) do(ctx context.Context, method, path string, in, out any) error {
 	err := d.api.Do(ctx, method, path, in, out)
+	// Nuclio's 412 has two meanings (pkg/platform/abstract/platform.go): a function that is being
+	// provisioned (every state but ready, error, unhealthy, scaledToZero and imported, the empty one of
+	// a function just created included) can be neither updated nor deleted until its controller is
+	// done: wait and send again, as the dashboard's own UI does; and a missing project, the user's.
+	for start := time.Now(); provisioning(err) && (method == http.MethodPut || method == http.MethodDelete); {
+		if time.Since(start) > d.ProvisionWait {
+			return fmt.Errorf("nuclio dashboard: %s %s: the function was still being provisioned after %s: %w", method, path, d.ProvisionWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (waiting for the function to be provisioned)", ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+		err = d.api.Do(ctx, method, path, in, out)
+	}
 	if method != http.MethodPost && httpapi.IsStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("%w: %w", ErrNoFunction, err)
 	}
 	if httpapi.IsStatus(err, http.StatusPreconditionFailed) {
-		// The dashboard refuses a function whose project is missing from its namespace (nuclio
-		// pkg/platform/abstract/platform.go validateProjectExists); faasbench's are in "default".
-		return fmt.Errorf("%w: %w (faasbench's functions belong to the project \"default\": create it in namespace %s, e.g. nuctl create project default --namespace %s)",
-			platform.ErrRefused, err, d.namespace, d.namespace)
+		if strings.Contains(err.Error(), "Project does not exist") {
+			// The dashboard refuses a function whose project is missing from its namespace (validateProjectExists);
+			// faasbench's are in "default".
+			return fmt.Errorf("%w: %w (faasbench's functions belong to the project \"default\": create it in namespace %s, e.g. nuctl create project default --namespace %s)",
+				platform.ErrRefused, err, d.namespace, d.namespace)
+		}
+		return fmt.Errorf("%w: %w", platform.ErrRefused, err)
 	}
 	return err
+}
+
+// provisioning says whether err is the dashboard's 412 for a function that is
+// being provisioned ("Function cannot be updated when existing function is
+// being provisioned", "Function is being provisioned and cannot be deleted").
+func provisioning(err error) bool {
+	return httpapi.IsStatus(err, http.StatusPreconditionFailed) && strings.Contains(err.Error(), "being provisioned")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // fnStore is where the dashboard stand-in keeps functions: a map, or the
@@ -29,6 +30,7 @@ type fnStore interface {
 // (x-nuclio-function-namespace required; 200 with metadata, spec,
 // status), DELETE /api/functions (a body naming metadata.name; 204). The
 // namespace is metadata.namespace or the header. Requests are recorded.
+// A function being provisioned refuses updates and deletes with 412.
 // A function's project (its nuclio.io/project-name label, "default" when
 // absent) must exist in its namespace, or the dashboard answers 412
 // "Project does not exist" (nuclio 1.14.1 pkg/platform/abstract/platform.go
@@ -90,6 +92,25 @@ func dashboardStandIn(t *testing.T, store fnStore, projects ...func(ns, name str
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
+		}
+		// A function being provisioned (any state but ready, error, unhealthy, scaledToZero and
+		// imported, the empty one of a function just created included) can be neither updated nor
+		// deleted: 412 (nuclio 1.14.1 pkg/platform/abstract/platform.go, functionconfig
+		// FunctionStateProvisioning).
+		if exists && (r.Method == http.MethodPut || r.Method == http.MethodDelete) {
+			fn, _, _ := store.get(r.Context(), ns, name)
+			st, _ := fn["status"].(map[string]any)
+			state, _ := st["state"].(string)
+			switch state {
+			case "ready", "error", "unhealthy", "scaledToZero", "imported":
+			default:
+				msg := "Function cannot be updated when existing function is being provisioned"
+				if r.Method == http.MethodDelete {
+					msg = "Function is being provisioned and cannot be deleted"
+				}
+				http.Error(w, msg, http.StatusPreconditionFailed)
+				return
+			}
 		}
 		switch {
 		case r.Method == http.MethodPost && r.URL.Path == "/api/functions":
@@ -166,4 +187,43 @@ func (s *memStore) del(_ context.Context, ns, name string) (bool, error) {
 	_, ok := s.m[ns+"/"+name]
 	delete(s.m, ns+"/"+name)
 	return ok, nil
+}
+
+// slowStore is a memStore whose functions are provisioned for a while after
+// each put: their state is empty, then "building", then "ready".
+type slowStore struct {
+	memStore
+	for_  time.Duration
+	since map[string]time.Time
+}
+
+func (s *slowStore) put(ctx context.Context, ns string, fn map[string]any) error {
+	if err := s.memStore.put(ctx, ns, fn); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.since == nil {
+		s.since = map[string]time.Time{}
+	}
+	s.since[ns+"/"+fn["metadata"].(map[string]any)["name"].(string)] = time.Now()
+	return nil
+}
+
+func (s *slowStore) get(ctx context.Context, ns, name string) (map[string]any, bool, error) {
+	fn, ok, err := s.memStore.get(ctx, ns, name)
+	if !ok || err != nil {
+		return fn, ok, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	state := "ready"
+	switch age := time.Since(s.since[ns+"/"+name]); {
+	case age < s.for_/2:
+		state = ""
+	case age < s.for_:
+		state = "building"
+	}
+	out := map[string]any{"metadata": fn["metadata"], "spec": fn["spec"], "status": map[string]any{"state": state, "httpPort": 31000}}
+	return out, true, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/nuclio"
@@ -78,5 +79,47 @@ func TestDashboardProjectMustExist(t *testing.T) {
 	err = d.Create(context.Background(), u)
 	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "Project does not exist") || !strings.Contains(err.Error(), "nuctl create project default --namespace fb") {
 		t.Errorf("create without the project: %v", err)
+	}
+}
+
+// Nuclio's dashboard refuses to update or delete a function that is being
+// provisioned with 412 (the same status as a missing project): faasbench waits
+// until the controller is done and sends again, within ProvisionWait, and
+// never reads it as a missing project (#59). The stand-in refuses as Nuclio
+// does.
+func TestDashboardWaitsWhileTheFunctionIsProvisioned(t *testing.T) {
+	store := &slowStore{for_: 600 * time.Millisecond}
+	srv, log := dashboardStandIn(t, store)
+	d := nuclio.NewDashboard(srv.URL, "fb", srv.Client())
+	cfg, _ := nuclio.ParseConfig("r1", nil)
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := nuclio.ParseSettings(fn)
+	u, err := cfg.Function("fb", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := d.Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Update(ctx, u); err != nil {
+		t.Fatalf("an update while the function is provisioned: %v", err)
+	}
+	if err := d.Delete(ctx, "hello-go"); err != nil {
+		t.Fatalf("a delete while the function is provisioned: %v", err)
+	}
+	refused := strings.Count(strings.Join(*log, " "), "PUT /api/functions/hello-go")
+	if refused < 2 {
+		t.Errorf("%d updates sent: the stand-in never refused one (%v)", refused, *log)
+	}
+	// Past ProvisionWait it says so, in Nuclio's words, and it is not a missing project.
+	if err := d.Create(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	store.for_ = time.Hour
+	d.ProvisionWait = 300 * time.Millisecond
+	err = d.Delete(ctx, "hello-go")
+	if err == nil || !strings.Contains(err.Error(), "still being provisioned after 300ms") || strings.Contains(err.Error(), "project") {
+		t.Errorf("a delete past the wait: %v", err)
 	}
 }

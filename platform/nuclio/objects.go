@@ -2,6 +2,7 @@ package nuclio
 
 import (
 	"fmt"
+	"math"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -85,6 +86,12 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		// The controller's default is Always (a node without the registry could not start it).
 		"imagePullPolicy": string(c.PullPolicy),
 		"triggers":        map[string]any{"http": trigger},
+	}
+	if c.ReadyTimeout > 0 {
+		// The controller waits for a function's pods this long before it calls the function unhealthy
+		// (nuclio 1.14.1 controller/nucliofunction.go, GetFunctionReadinessTimeoutOrDefault: 120 s when
+		// 0): faasbench's ready_timeout, so that neither gives up before the other (#59).
+		spec["readinessTimeoutSeconds"] = int64(math.Ceil(c.ReadyTimeout.Seconds()))
 	}
 	if s.Autoscaled {
 		spec["minReplicas"], spec["maxReplicas"] = int64(s.MinReplicas), int64(s.MaxReplicas)

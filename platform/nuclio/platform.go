@@ -130,8 +130,7 @@ type status struct {
 }
 
 // waitState polls the function every interval, at most timeout, until its
-// status.state is one of want; "error" and "unhealthy" fail with their
-// message. It returns the last status read (kube.ErrTimeout when none came).
+// status.state is one of want; "error" fails with its message (reached). It returns the last status read (kube.ErrTimeout when none came).
 func (p *Platform) waitState(ctx context.Context, name string, timeout, interval time.Duration, want ...string) (status, error) {
 	var st status
 	err := kube.Poll(ctx, timeout, interval, func(ctx context.Context) (bool, error) {
@@ -143,15 +142,24 @@ func (p *Platform) waitState(ctx context.Context, name string, timeout, interval
 		if err := kube.StatusOf(u, &st); err != nil {
 			return false, fmt.Errorf("nuclio function %s: status: %w", name, err)
 		}
-		switch {
-		case slices.Contains(want, st.State):
-			return true, nil
-		case st.State == "error", st.State == "unhealthy":
-			return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
-		}
-		return false, nil
+		return reached(name, st, want)
 	})
 	return st, err
+}
+
+// reached says whether a function in status st has reached one of the
+// states in want, or cannot any more: "error" is final, "unhealthy" is not
+// (Nuclio's function monitor, pkg/platform/kube/monitoring/function.go,
+// checks such functions again and sets them back to ready once their pods
+// are available, #59): the wait goes on, and a timeout says it was unhealthy.
+func reached(name string, st status, want []string) (bool, error) {
+	switch {
+	case slices.Contains(want, st.State):
+		return true, nil
+	case st.State == "error":
+		return false, fmt.Errorf("nuclio function %s: %s: %s", name, st.State, st.Message)
+	}
+	return false, nil
 }
 
 // waitReady waits for status.state ready (or scaledToZero: Nuclio's own
@@ -159,7 +167,11 @@ func (p *Platform) waitState(ctx context.Context, name string, timeout, interval
 func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 	st, err := p.waitState(ctx, name, p.ReadyTimeout, 50*time.Millisecond, "ready", StateScaledToZero)
 	if errors.Is(err, kube.ErrTimeout) {
-		return st, fmt.Errorf("nuclio function %s: state %q after %s (platform.options.ready_timeout): %w", name, st.State, p.ReadyTimeout, kube.ErrTimeout)
+		said := ""
+		if st.Message != "" {
+			said = " (" + st.Message + ")"
+		}
+		return st, fmt.Errorf("nuclio function %s: state %q%s after %s (platform.options.ready_timeout): %w", name, st.State, said, p.ReadyTimeout, kube.ErrTimeout)
 	}
 	return st, err
 }

@@ -123,9 +123,12 @@ func (g *Gateway) Scale(ctx context.Context, name, ns string, replicas int) erro
 		ScaleServiceRequest{ServiceName: name, Namespace: ns, Replicas: uint64(replicas)}, nil)
 }
 
-// Delete removes a function (DELETE /system/functions).
+// Delete removes a function (DELETE /system/functions?namespace=): faas-netes'
+// delete handler reads the namespace from the query string only
+// (pkg/handlers/delete.go), deploy and update from the body; the body keeps it
+// too, as faas-cli sends it.
 func (g *Gateway) Delete(ctx context.Context, name, ns string) error {
-	return g.do(ctx, http.MethodDelete, "/system/functions", DeleteFunctionRequest{FunctionName: name, Namespace: ns}, nil)
+	return g.do(ctx, http.MethodDelete, "/system/functions?namespace="+url.QueryEscape(ns), DeleteFunctionRequest{FunctionName: name, Namespace: ns}, nil)
 }
 
 // Info reads GET /system/info.

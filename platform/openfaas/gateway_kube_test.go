@@ -61,7 +61,10 @@ import (
 //     started the function's process (executor/http_runner.go Start does
 //     not wait for the upstream; pkg/watchdog.go makeHealthHandler), so for
 //     upstreamDelay after a pod is first seen Ready its answer is of-watchdog's
-//     502, without the function's headers.
+//     500 (http_runner.go: its upstream refused the connection; the header
+//     X-OpenFaaS-Internal: of-watchdog, no body), without the function's
+//     headers. Not 502: that is the gateway's own when it cannot reach the
+//     provider, which the stand-in said before the real code was read (#59).
 type gatewayStandIn struct {
 	cl        *kube.Cluster
 	user, pw  string
@@ -170,7 +173,8 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if !decode(&d) {
 			return
 		}
-		ns, ok := lookupNamespace(d.Namespace)
+		// delete.go reads the namespace from the query string, never the body.
+		ns, ok := lookupNamespace(r.URL.Query().Get("namespace"))
 		if !ok {
 			return
 		}
@@ -348,7 +352,8 @@ func (g *gatewayStandIn) invoke(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no endpoints available for: "+name, http.StatusServiceUnavailable)
 		return
 	case !listening:
-		http.Error(w, "Can't reach service for: "+name, http.StatusBadGateway)
+		w.Header().Set("X-OpenFaaS-Internal", "of-watchdog")
+		w.WriteHeader(http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("X-Fb-Instance", pod)

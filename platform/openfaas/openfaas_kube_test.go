@@ -133,7 +133,7 @@ func TestThroughTheGateway(t *testing.T) {
 		t.Errorf("the stand-in labels the Deployment as faas-netes does not: %v", d.Labels)
 	}
 	// Deploy returned once both pods answered as the function, not when they were Ready
-	// (of-watchdog answered 502 for 300 ms after): the next calls are the function's.
+	// (of-watchdog answered 500 for 300 ms after, its upstream not yet listening): the next calls are the function's.
 	for i := 0; i < 10; i++ {
 		if r := invoke(ctx, t, p, "prime-go"); r.status != 200 || r.instance == "" {
 			t.Fatalf("call %d after Deploy: %+v", i, r)
