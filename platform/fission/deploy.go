@@ -23,6 +23,12 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err != nil {
 		return fmt.Errorf("function %s: %w", fn.Name, err)
 	}
+	if s.TargetCPU > 0 {
+		// Fission's newdeploy and container executors scale on CPU through an HPA (#59).
+		if err := p.Cluster.RefuseWithoutMetricsAPI("settings.target_cpu (Fission's HPA)", "run with fixed replicas (min_scale = max_scale)"); err != nil {
+			return fmt.Errorf("function %s: %w", fn.Name, err)
+		}
+	}
 	p.deployedAt.Store(fn.Name, time.Now())
 	// Secret values go in a Secret the pod references (kube/secret.go).
 	if err := p.PutEnvSecret(ctx, fn); err != nil {

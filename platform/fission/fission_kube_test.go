@@ -353,3 +353,20 @@ func TestDeployWaitsForFissionsBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// target_cpu makes Fission create an HPA that scales on CPU; on a cluster that serves no
+// metrics.k8s.io (this control plane) it would never scale while the run measured a function at its
+// minimum: refused before anything of the function is created, as Knative's class hpa is (#59).
+func TestTargetCPUWithoutTheMetricsAPIIsRefused(t *testing.T) {
+	p, ctx, _ := open(t, "fi-hpa")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1,
+		Settings: map[string]string{"min_scale": "1", "max_scale": "3", "target_cpu": "50"}}
+	err := p.Deploy(ctx, fn)
+	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "metrics.k8s.io") || !strings.Contains(err.Error(), "settings.target_cpu") {
+		t.Fatalf("target_cpu without the metrics API: %v", err)
+	}
+	fns, err := p.Cluster.Dynamic.Resource(fission.FunctionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
+	if err != nil || len(fns.Items) != 0 {
+		t.Errorf("functions after the refusal: %v %v", fns, err)
+	}
+}

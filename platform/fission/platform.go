@@ -101,7 +101,17 @@ func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
 		s.Warn(fmt.Sprintf("the namespaces Fission watches were not checked (%v): a namespace it does not watch leaves every Function unserved", err))
 		return nil
 	}
-	var mode, def, more string
+	return namespaceRefusal(s.Namespace(), env)
+}
+
+// namespaceRefusal is checkNamespace's verdict from the executor's environment (its keys are
+// container.NAME): a namespace Fission does not watch, and the namespace "default" when Fission runs
+// the pods of its functions elsewhere: with FISSION_FUNCTION_NAMESPACE set (the chart's
+// functionNamespace), a Function in "default" gets its pods and Services in that namespace
+// (pkg/utils/namespace.go GetFunctionNS), where faasbench, which watches the functions' own
+// namespace, would see none of them (#59).
+func namespaceRefusal(ns string, env map[string]string) error {
+	var mode, def, more, fnNS string
 	for k, v := range env {
 		switch k[strings.IndexByte(k, '.')+1:] {
 		case "FISSION_TENANCY_MODE":
@@ -110,7 +120,13 @@ func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
 			def = v
 		case "FISSION_RESOURCE_NAMESPACES":
 			more = v
+		case "FISSION_FUNCTION_NAMESPACE":
+			fnNS = v
 		}
+	}
+	if fnNS != "" && ns == "default" && fnNS != "default" {
+		return fmt.Errorf("%w: platform.namespace: \"default\": Fission runs the pods of functions in namespace default in %q (its executor's FISSION_FUNCTION_NAMESPACE, the chart's functionNamespace), where faasbench would not see them; run in another namespace Fission watches (FISSION_RESOURCE_NAMESPACES), whose functions keep their pods",
+			platform.ErrRefused, fnNS)
 	}
 	if mode != "" && mode != "static" {
 		return nil // dynamic or cluster tenancy onboards namespaces at run time
@@ -124,9 +140,9 @@ func checkNamespace(ctx context.Context, s *kube.Session, cfg Config) error {
 	if len(watched) == 0 {
 		watched = []string{"default"}
 	}
-	if !slices.Contains(watched, s.Namespace()) {
+	if !slices.Contains(watched, ns) {
 		return fmt.Errorf("%w: platform.namespace: %q: Fission watches only %s (its executor's FISSION_DEFAULT_NAMESPACE and FISSION_RESOURCE_NAMESPACES); add the namespace there or run in one of them",
-			platform.ErrRefused, s.Namespace(), strings.Join(watched, ", "))
+			platform.ErrRefused, ns, strings.Join(watched, ", "))
 	}
 	return nil
 }

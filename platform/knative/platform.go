@@ -114,11 +114,7 @@ func (p *Platform) hpaUsable(s Settings) error {
 	if s.Annotations[AnnClass] != ClassHPA {
 		return nil
 	}
-	if _, err := p.Cluster.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
-		return fmt.Errorf("%w: settings: class hpa (autoscale cpu or memory) scales on the metrics.k8s.io API, which this cluster does not serve (%v): "+
-			"Kubernetes' HPA would never scale; install metrics-server, or scale on concurrency or rps (the KPA)", platform.ErrRefused, err)
-	}
-	return nil
+	return p.Cluster.RefuseWithoutMetricsAPI("settings: class hpa (autoscale cpu or memory)", "scale on concurrency or rps (the KPA)")
 }
 
 // status is what faasbench reads of a Knative Service's status.

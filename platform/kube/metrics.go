@@ -276,3 +276,16 @@ func (s *Sampler) promQuery(ctx context.Context, q string) (map[string]float64, 
 	}
 	return out, nil
 }
+
+// RefuseWithoutMetricsAPI refuses what scales on CPU through Kubernetes'
+// HPA (what says which setting) on a cluster that serves no metrics.k8s.io:
+// the HPA would be created and never scale (its condition
+// FailedGetResourceMetric) while the run measured a function that stayed at
+// its minimum. Knative's class hpa and Fission's target_cpu both go through it.
+func (c *Cluster) RefuseWithoutMetricsAPI(what, instead string) error {
+	if _, err := c.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
+		return fmt.Errorf("%w: %s scales on the metrics.k8s.io API, which this cluster does not serve (%v): "+
+			"Kubernetes' HPA would never scale; install metrics-server, or %s", platform.ErrRefused, what, err, instead)
+	}
+	return nil
+}
