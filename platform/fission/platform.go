@@ -218,6 +218,13 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.FissionNamespace, "executor"); err == nil {
 		f["executor_settings"] = env
 	}
+	// The router's round trip (ROUTER_ROUND_TRIP_TIMEOUT, _EXPONENT, _MAX_RETRIES): a cold start measured
+	// through the router includes its backoff between dials of a pod that does not listen yet.
+	if env, err := p.Cluster.DeploymentEnv(ctx, p.cfg.FissionNamespace, "router"); err == nil {
+		f["router_settings"] = env
+	}
+	// What faasbench chooses where a Fission user's CLI would choose otherwise (#59).
+	f["differs_from_fission_cli"] = []string{fmt.Sprintf("function pods' terminationGracePeriodSeconds %d s unless settings.grace_period (fission's CLI writes 360 s)", DefaultGracePeriod)}
 	return f, nil
 }
 

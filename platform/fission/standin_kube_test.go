@@ -267,7 +267,8 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 // after it is first seen Ready its function does not listen yet, so the
 // router answers 502 without the function's headers. A call with header
 // PodIPHeader stands for a call at that pod's own address (kube.PodEndpoints:
-// KWOK's pod IPs answer nothing), with the same 300 ms. /readyz answers 200,
+// KWOK's pod IPs answer nothing), with the same 300 ms, dialled again with the real router's
+// backoff while it does not listen. /readyz answers 200,
 // as the real router's once its routes are built. It returns the router's URL.
 func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 	upstreams := kubetest.NewUpstreams(cl, 300*time.Millisecond)
@@ -294,6 +295,18 @@ func routerStandIn(t *testing.T, cl *kube.Cluster) string {
 			mu.Lock()
 			pinned[name] = pod
 			mu.Unlock()
+		}
+		// A pod that refuses the connection is dialled again after a backoff of 50 ms doubling, 10
+		// times at most (pkg/router/transport.go RoundTrip; the chart's roundTrip.timeout 50ms,
+		// timeoutExponent 2, maxRetries 10): a cold start through the router waits out this ladder,
+		// and only then is the dial error a 502 (#59).
+		for try, backoff := 0, 50*time.Millisecond; err == nil && pod != "" && !listening && try < 10; try, backoff = try+1, backoff*2 {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(backoff):
+			}
+			_, listening, _, err = upstreams.PickWhere(r.Context(), cl.Namespace, "functionName="+name, func(p *corev1.Pod) bool { return p.Name == pod })
 		}
 		switch {
 		case err != nil:
