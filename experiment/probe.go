@@ -69,6 +69,11 @@ func Probe(ctx context.Context, fn Function) (results.Probe, error) {
 	p.LatencyMs = float64(time.Since(start)) / 1e6
 	p.Status = resp.StatusCode
 	p.Instance = resp.Header.Get(load.HeaderInstance)
+	// What an error quotes of the body, with the run's secrets masked before excerpt cuts it.
+	shown := body
+	if fn.Options.Mask != nil {
+		shown = fn.Options.Mask(body)
+	}
 	bad := func(why string) (results.Probe, error) {
 		p.Error = why
 		return p, fmt.Errorf("function %s did not give its own answer to its probe (one request before the first cell, %s %s): %s", fn.Name, t.Method, t.URL, why)
@@ -81,16 +86,16 @@ func Probe(ctx context.Context, fn Function) (results.Probe, error) {
 		if pe := resp.Header.Get(load.HeaderPlatformError); pe != "" {
 			why += ", the platform says " + pe
 		}
-		return bad(why + ": " + excerpt(body))
+		return bad(why + ": " + excerpt(shown))
 	case resp.Header.Get(load.HeaderError) != "":
-		return bad(fmt.Sprintf("the function says it failed (%s: %s): %s", load.HeaderError, resp.Header.Get(load.HeaderError), excerpt(body)))
+		return bad(fmt.Sprintf("the function says it failed (%s: %s): %s", load.HeaderError, resp.Header.Get(load.HeaderError), excerpt(shown)))
 	case p.Instance == "" && fn.Headerless == "":
-		return bad(fmt.Sprintf("HTTP %s without the function contract's %s header: something other than the function answered (%s)", resp.Status, load.HeaderInstance, excerpt(body)))
+		return bad(fmt.Sprintf("HTTP %s without the function contract's %s header: something other than the function answered (%s)", resp.Status, load.HeaderInstance, excerpt(shown)))
 	}
-	v, vp := fn.Options.Checks.Funcs()
+	v, vp := fn.Options.Checks.FuncsMasked(fn.Options.Mask)
 	if p.Instance == "" && v == nil && vp == nil {
 		// Without the header, only the workload's check tells the function's reply from another's.
-		return bad(fmt.Sprintf("HTTP %s without %s (%s), and the workload has no response check to tell the function's reply from another's (%s)", resp.Status, load.HeaderInstance, fn.Headerless, excerpt(body)))
+		return bad(fmt.Sprintf("HTTP %s without %s (%s), and the workload has no response check to tell the function's reply from another's (%s)", resp.Status, load.HeaderInstance, fn.Headerless, excerpt(shown)))
 	}
 	if v != nil {
 		if err := v(body); err != nil {

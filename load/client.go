@@ -44,6 +44,10 @@ type Options struct {
 	// Checks are what Validate and ValidatePair were built from, as data
 	// (Checks.Funcs): what a coordinator sends its generators.
 	Checks Checks
+	// Mask, when set, removes secrets from a reply before any part of it is
+	// quoted in an error (a probe's excerpt, a check's "starts ..."): every
+	// quote is cut, and a secret cut in two is not seen by a mask after it.
+	Mask func([]byte) []byte
 	// NotReadyStatus is a status the platform answers when it accepted the
 	// request but has no result for it yet (OpenWhisk answers a blocking
 	// or web invocation 202 "Response not yet ready" once its wait is

@@ -66,6 +66,8 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	if hl, ok := c.p.(platform.Headerless); ok {
 		fn.Headerless = hl.Headerless(pc.Function)
 	}
+	// A reply quoted in an error (the probe's) is masked before it is cut (#60).
+	fn.Options.Mask = c.secrets.Bytes
 	fn.Options.Checks = experiment.Checks(w, req)
 	fn.Options.Validate, fn.Options.ValidatePair = fn.Options.Checks.Funcs()
 	if fn.Target, err = c.request(req, w, url); err != nil {

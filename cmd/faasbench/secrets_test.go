@@ -24,7 +24,19 @@ func leakyCatalogue(t *testing.T) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	answer := filepath.Join(root, "answer", "python")
+	if err := os.MkdirAll(answer, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	files := map[string]string{
+		// A function that answers its probe 502 with its secret in the body, placed to straddle the
+		// 300 bytes the probe's error quotes (#60).
+		filepath.Join(root, "answer", "workload.yaml"): "name: answer\ndescription: fails with its secret in the body\nlanguages: [python]\nrequest:\n  method: GET\n",
+		filepath.Join(answer, "main.py"): "import os, sys\n" +
+			"sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'runtime', 'python'))\n" +
+			"import fbrt\n" +
+			"def handle(req):\n    return fbrt.Response(body=('x' * 290 + os.environ['FB_API_KEY_FOR_FN'] * 3).encode(), status=502)\n" +
+			"fbrt.serve(handle)\n",
 		filepath.Join(root, "leak", "workload.yaml"): "name: leak\ndescription: prints its environment and dies\nlanguages: [python]\nrequest:\n  method: GET\n",
 		// The environment, then the given secret placed so that the last 800 bytes of the log (what
 		// an error quotes) begin one character into it: cut first, it would escape every mask.
@@ -93,6 +105,55 @@ repetitions: 1
 			if !strings.HasPrefix(rel, "platform/logs/") {
 				t.Errorf("a secret reached %s", rel)
 			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A function whose probe fails quotes its reply in the error, cut at 300
+// bytes: the secret in it, straddling the cut, is masked before the cut, so
+// no part of it reaches the output or the run's files (#60: 10 to 34 of a
+// 35-character secret did).
+func TestSecretsInAFailingReplyAreMaskedBeforeTheCut(t *testing.T) {
+	const given = "given-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123" // 35 characters
+	spec := writeSpec(t, `version: 1
+name: e2e
+platform: {name: local}
+functions:
+  - {workload: answer, language: python, env: {FB_API_KEY_FOR_FN: "${FBTEST_GIVEN}"}}
+load:
+  concurrency: [1]
+  duration: 200ms
+repetitions: 1
+`)
+	res := t.TempDir()
+	cmd := exec.Command(binary, "run", spec, "--results", res, "--workloads", leakyCatalogue(t))
+	cmd.Env = append(os.Environ(), "FBTEST_GIVEN="+given)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("a function that fails its probe: the run succeeded\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "did not give its own answer to its probe") || !strings.Contains(out.String(), "[redacted]") {
+		t.Fatalf("the probe's error with the masked reply is not in the output:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), given[:10]) {
+		t.Errorf("the head of the secret reached the output:\n%s", out.String())
+	}
+	run := runDirOf(t, res)
+	err := filepath.Walk(run, func(p string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if rel, _ := filepath.Rel(run, p); bytes.Contains(b, []byte(given[:10])) && !strings.HasPrefix(rel, "platform/logs/") {
+			t.Errorf("the head of the secret reached %s", rel)
 		}
 		return nil
 	})
