@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,8 +42,14 @@ func TestExamplesRunInSmokeSize(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			took := time.Since(start)
 			total += took
-			if err != nil {
+			if err != nil && !lateOnly(err, out) {
 				t.Fatalf("%v\n%s", err, out)
+			}
+			if err != nil {
+				// On a busy machine the generator may send late; the run says so (exit 3, its only cell
+				// invalid for generator lag) and its files are checked all the same (CI met it once,
+				// while a build ran beside the tests).
+				t.Logf("%s: the generator lagged on this machine (exit 3; the summary is checked all the same)", name)
 			}
 			if took > 30*time.Second {
 				t.Logf("%s took %v in smoke size (the budget is 30 s)", name, took)
@@ -113,6 +121,38 @@ func checkExample(t *testing.T, name string, cells []results.Cell) {
 		}
 		if name != "002-concurrent-200" && name != "004-memory-quota" && c.Requests.Failed != 0 {
 			t.Errorf("%s: %d failed: %v", c.ID, c.Requests.Failed, c.Errors)
+		}
+	}
+}
+
+// lateOnly says whether a run failed only because its generator lagged:
+// exit 3 (nothing valid) and every invalid cell invalid for generator lag.
+func lateOnly(err error, out []byte) bool {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		return false
+	}
+	text := string(out)
+	n := strings.Count(text, "invalid: ")
+	return n > 0 && strings.Count(text, "invalid: generator lag p99") == n
+}
+
+// lateOnly forgives only a run whose every invalid cell lagged, and only exit 3.
+func TestLateOnly(t *testing.T) {
+	exit := func(code int) error { return exec.Command("sh", "-c", "exit "+strconv.Itoa(code)).Run() }
+	lag := "no cell of 1 is valid: f/r=1: invalid: generator lag p99 19.481ms exceeds 10ms: requests were sent late; 2 instances on 1 platform core(s)"
+	for _, c := range []struct {
+		err  error
+		out  string
+		want bool
+	}{
+		{exit(3), lag, true},
+		{exit(1), lag, false},
+		{exit(3), lag + "\ng/r=1: invalid: no successful request", false},
+		{exit(3), "nothing valid", false},
+	} {
+		if got := lateOnly(c.err, []byte(c.out)); got != c.want {
+			t.Errorf("lateOnly(%v, %q) = %v", c.err, c.out, got)
 		}
 	}
 }
