@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -36,12 +37,36 @@ func (e *FieldError) Error() string {
 // Errors is every problem found; a spec with any is not run.
 type Errors []*FieldError
 
+// MaxErrorsShown bounds how many problems an Errors prints: a file of a
+// million unknown keys printed 84 MB of errors before (#60); the rest are
+// counted.
+const MaxErrorsShown = 20
+
 func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
-		parts[i] = e.Error()
+	n := min(len(es), MaxErrorsShown)
+	parts := make([]string, 0, n+1)
+	for _, e := range es[:n] {
+		parts = append(parts, e.Error())
+	}
+	if more := len(es) - n; more > 0 {
+		parts = append(parts, fmt.Sprintf("... and %d more problems (fix these first)", more))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// maxKeyShown bounds how much of a key an error quotes.
+const maxKeyShown = 80
+
+// shownKey is a key as an error quotes it: at most maxKeyShown bytes.
+func shownKey(k string) string {
+	if len(k) <= maxKeyShown {
+		return k
+	}
+	k = k[:maxKeyShown]
+	for !utf8.ValidString(k) {
+		k = k[:len(k)-1]
+	}
+	return k + "…"
 }
 
 // Parsed is a spec with the line of every field it came from.
@@ -187,7 +212,7 @@ func (p *Parsed) check(n *yaml.Node, t reflect.Type, path string, errs *Errors) 
 					known = append(known, f)
 				}
 				sort.Strings(known)
-				*errs = append(*errs, &FieldError{File: p.File, Line: k.Line, Path: join(path, k.Value),
+				*errs = append(*errs, &FieldError{File: p.File, Line: k.Line, Path: join(path, shownKey(k.Value)),
 					Msg: fmt.Sprintf("unknown field (known: %s)", strings.Join(known, ", "))})
 				continue
 			}

@@ -79,6 +79,12 @@ func TestBadSpecsNameFieldAndLine(t *testing.T) {
 		{"services.listen bad port", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {upstream: true, listen: \"10.0.0.1:99999\"}", 1), "services.listen: \"10.0.0.1:99999\": port \"99999\" is not a port number"},
 		{"services.listen without a service", strings.Replace(good, "  duration: 3s", "  duration: 3s\nservices: {listen: \"127.0.0.1:0\"}", 1), "services.listen: \"127.0.0.1:0\" is set but no service is"},
 		{"repeated vary value", strings.Replace(good, "  duration: 3s", "  duration: 3s\nvary: {replicas: [1, 1]}", 1), "vary.replicas[1]: 1 is already in the list"},
+		// Bounds (#60): a name of 10 MB passed --dry-run; durations had no maximum.
+		{"name too long", strings.Replace(good, "name: quickstart", "name: "+strings.Repeat("n", 64), 1), "name: \"nnnn"},
+		{"name with a space", strings.Replace(good, "name: quickstart", "name: \"a b\"", 1), "at most 63 letters, digits"},
+		{"name not ASCII", strings.Replace(good, "name: quickstart", "name: naïve", 1), "at most 63 letters, digits"},
+		{"duration over a day", strings.Replace(good, "3s", "25h", 1), "load.duration: 25h0m0s: at most 24h0m0s"},
+		{"cooldown over an hour", strings.Replace(good, "  duration: 3s", "  duration: 3s\n  cooldown: 2h", 1), "load.cooldown: 2h0m0s: at most 1h0m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Parse("q.yaml", []byte(tc.yaml))
@@ -291,5 +297,28 @@ func TestBaselineViaOnlyWhereItMeansSomething(t *testing.T) {
 	}
 	if err == nil || !strings.Contains(err.Error(), "baseline.via: only kinds baseline and batch") {
 		t.Fatalf("a sweep with baseline.via: %v", err)
+	}
+}
+
+// A file of many unknown keys prints the first problems and counts the rest,
+// each key quoted at most 80 bytes (#60: 3.8 MB of unknown keys printed 84 MB
+// of errors at 572 MB of memory).
+func TestManyProblemsArePrintedFirstAndCounted(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(good)
+	for i := range 500 {
+		fmt.Fprintf(&b, "k%d%s: 1\n", i, strings.Repeat("x", 1000))
+	}
+	_, err := Parse("q.yaml", []byte(b.String()))
+	if err == nil {
+		t.Fatal("500 unknown keys parsed")
+	}
+	text := err.Error()
+	lines := strings.Split(text, "\n")
+	if len(lines) != MaxErrorsShown+1 || !strings.Contains(lines[len(lines)-1], "more problems") {
+		t.Fatalf("%d lines, the last %q", len(lines), lines[len(lines)-1])
+	}
+	if len(text) > 20*1000 {
+		t.Errorf("%d bytes of errors for 500 keys", len(text))
 	}
 }

@@ -2,12 +2,13 @@ package spec
 
 import (
 	"fmt"
-	"github.com/faasbench/faasbench/stats"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/faasbench/faasbench/stats"
 )
 
 // Known is what validation checks names against.
@@ -77,6 +78,12 @@ const (
 	DefaultStealRetries = 2
 )
 
+// specNameRE is a spec's name: it names the run directory and the run's id.
+var specNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// MaxCellDuration bounds load.duration: a day per cell.
+const MaxCellDuration = 24 * time.Hour
+
 // Validate checks values; every problem is reported, with its path and line.
 func (p *Parsed) Validate(k Known) error {
 	s := &p.Spec
@@ -88,8 +95,8 @@ func (p *Parsed) Validate(k Known) error {
 	}
 	if strings.TrimSpace(s.Name) == "" {
 		add("name", "required: name the experiment")
-	} else if strings.ContainsAny(s.Name, "/\\ \t\n") {
-		add("name", "%q: no slashes or spaces (it names the run directory)", s.Name)
+	} else if !specNameRE.MatchString(s.Name) {
+		add("name", "%q: at most 63 letters, digits, '.', '_' or '-', starting with a letter or digit (it names the run directory and the run's id)", shownKey(s.Name))
 	}
 	validateLabels(s.Labels, add)
 	if s.Platform.Name == "" {
@@ -299,6 +306,16 @@ func (p *Parsed) Validate(k Known) error {
 		}
 	}
 	nonNeg("load.cooldown", l.Cooldown)
+	// Bounds (#60): a run a typo made endless is no study; longer cells are split into repetitions.
+	for _, b := range []struct {
+		path string
+		d    Duration
+		max  time.Duration
+	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, time.Hour}} {
+		if b.d.D() > b.max {
+			add(b.path, "%v: at most %v", b.d, b.max)
+		}
+	}
 	if l.Timeout.D() < time.Millisecond {
 		add("load.timeout", "%v: want at least 1ms", l.Timeout)
 	}

@@ -21,7 +21,10 @@ var envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // platformEnv are the names the platform sets for every instance: a spec
 // may not set them.
 var platformEnv = []string{"FB_READY_FD", "FB_PORT", "FB_HOST", "FB_INSTANCE_ID", "FB_WORKERS", "FB_GATEWAY_URL",
-	"FB_FUNCTION_NAME", RoleEnv, reaper.EnvVar, "PATH", "HOME", "LANG"}
+	"FB_FUNCTION_NAME", RoleEnv, reaper.EnvVar, "PATH", "HOME", "LANG",
+	// Where a Kubernetes platform mounts secrets, and which of them a runtime reads (#60: set by a spec, a
+	// directory of its own put LD_PRELOAD and OPENSSL_CONF into the environment past the allow-list).
+	"FB_SECRETS_DIR", "FB_SECRETS"}
 
 // loaderEnv are names that change what code a process or its runtime loads
 // (the dynamic loader, the interpreters, the JVM, the shell): a spec may not

@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -30,13 +31,13 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 		case "max":
 			as.Max, err = strconv.Atoi(v)
 		case "target":
-			as.Target, err = strconv.ParseFloat(v, 64)
+			as.Target, err = finite(v)
 		case "panic_threshold":
-			as.PanicThreshold, err = strconv.ParseFloat(v, 64)
+			as.PanicThreshold, err = finite(v)
 		case "max_scale_up_rate":
-			as.MaxScaleUpRate, err = strconv.ParseFloat(v, 64)
+			as.MaxScaleUpRate, err = finite(v)
 		case "step_percent":
-			as.StepPercent, err = strconv.ParseFloat(v, 64)
+			as.StepPercent, err = finite(v)
 		case "stable_window", "panic_window", "scale_interval":
 			if d, err = time.ParseDuration(v); err == nil {
 				*map[string]*int64{"stable_window": &as.StableWindowMs, "panic_window": &as.PanicWindowMs, "scale_interval": &as.IntervalMs}[k] = d.Milliseconds()
@@ -75,6 +76,17 @@ func DeployRequestOf(fn platform.Function) (DeployRequest, error) {
 		return req, fmt.Errorf("settings min, max, target, windows: set autoscale (concurrency, rps or cpu) too")
 	}
 	return req, nil
+}
+
+// finite reads a number that is one: NaN and ±Inf parse as floats, pass every
+// comparison a bound makes (NaN <= 0 is false) and would reach the daemon,
+// which fails at deploy, after the run started (#60).
+func finite(v string) (float64, error) {
+	f, err := strconv.ParseFloat(v, 64)
+	if err == nil && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		return 0, fmt.Errorf("want a finite number")
+	}
+	return f, err
 }
 
 // parseBytes reads 1048576, 1MB (10^6), 1MiB (2^20), 512KB, 4KiB.

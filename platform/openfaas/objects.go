@@ -3,6 +3,7 @@ package openfaas
 import (
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -75,6 +76,9 @@ func (c Config) Deployment(ns string, fn platform.Function, s Settings) Function
 		// runtime reads into its environment at start (FB_SECRETS_DIR).
 		d.Secrets = []string{kube.EnvSecretName(fn.Name)}
 		env["FB_SECRETS_DIR"] = SecretsMountPath
+		// The names the runtime may read from it (a file of another name never reaches the environment).
+		names := slices.Sorted(slices.Values(fn.SecretEnv))
+		env["FB_SECRETS"] = strings.Join(names, ",")
 	}
 	if s.Watchdog != "of-http" {
 		d.EnvProcess = s.FProcess

@@ -119,14 +119,17 @@ async function serveStdio(handler) {
   }
 }
 
-// loadSecrets reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts secrets under
-// /var/openfaas/secrets) into the environment; a variable already set is left alone.
+// loadSecrets reads the secrets a platform mounted as files (FB_SECRETS_DIR, a file per variable, as
+// OpenFaaS mounts them under /var/openfaas/secrets) into the environment: only the names FB_SECRETS lists
+// (comma-separated, what the platform put there), so a file of another name (LD_PRELOAD, OPENSSL_CONF,
+// http_proxy) never reaches the environment child processes inherit; a variable already set is left alone.
 function loadSecrets() {
   const dir = process.env.FB_SECRETS_DIR;
   if (!dir || !fs.existsSync(dir)) return;
-  for (const name of fs.readdirSync(dir).sort()) {
+  for (const name of (process.env.FB_SECRETS || '').split(',')) {
     const file = path.join(dir, name);
-    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && process.env[name] === undefined && fs.statSync(file).isFile()) {
+    if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) && process.env[name] === undefined && fs.existsSync(file) &&
+        fs.lstatSync(file).isFile()) {
       process.env[name] = fs.readFileSync(file, 'utf8');
     }
   }

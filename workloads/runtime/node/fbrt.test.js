@@ -65,22 +65,31 @@ test('normalise rejects other results', () => {
   assert.deepStrictEqual(fbrt.normalise({ status: 201, body: 'x' }).status, 201);
 });
 
-test('loadSecrets reads FB_SECRETS_DIR into the environment, leaving set variables alone', () => {
+test('loadSecrets reads the names FB_SECRETS lists from FB_SECRETS_DIR, leaving set variables alone', () => {
   const fs = require('node:fs');
   const os = require('node:os');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fb-secrets-'));
   fs.writeFileSync(path.join(dir, 'FBT_PASSWORD'), 'pw-1');
   fs.writeFileSync(path.join(dir, 'FBT_SET'), 'from-file');
   fs.writeFileSync(path.join(dir, 'not-a-name'), 'x');
+  // Files the platform did not list: never read (#60).
+  fs.writeFileSync(path.join(dir, 'LD_PRELOAD'), '/tmp/evil.so');
+  fs.writeFileSync(path.join(dir, 'OPENSSL_CONF'), '/tmp/evil.cnf');
+  fs.symlinkSync('/etc/hostname', path.join(dir, 'FBT_LINK'));
   process.env.FB_SECRETS_DIR = dir;
+  process.env.FB_SECRETS = 'FBT_PASSWORD,FBT_SET,not-a-name,FBT_LINK,FBT_MISSING';
   process.env.FBT_SET = 'given';
   try {
     fbrt.loadSecrets();
     assert.strictEqual(process.env.FBT_PASSWORD, 'pw-1');
     assert.strictEqual(process.env.FBT_SET, 'given');
     assert.strictEqual(process.env['not-a-name'], undefined);
+    for (const n of ['LD_PRELOAD', 'OPENSSL_CONF', 'FBT_LINK', 'FBT_MISSING']) {
+      assert.strictEqual(process.env[n], undefined, n);
+    }
   } finally {
     delete process.env.FB_SECRETS_DIR;
+    delete process.env.FB_SECRETS;
     delete process.env.FBT_PASSWORD;
     delete process.env.FBT_SET;
     fs.rmSync(dir, { recursive: true });

@@ -266,14 +266,16 @@ def _die_with_parent() -> None:
 
 
 def load_secrets() -> None:
-    """Reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts secrets under
-    /var/openfaas/secrets) into the environment; a variable already set is left alone."""
+    """Reads the secrets a platform mounted as files (FB_SECRETS_DIR, a file per variable, as OpenFaaS mounts
+    them under /var/openfaas/secrets) into the environment: only the names FB_SECRETS lists (comma-separated,
+    what the platform put there), so a file of another name (LD_PRELOAD, OPENSSL_CONF, http_proxy) never
+    reaches the environment child processes inherit; a variable already set is left alone."""
     d = os.environ.get("FB_SECRETS_DIR")
     if not d or not os.path.isdir(d):
         return
-    for name in sorted(os.listdir(d)):
+    for name in os.environ.get("FB_SECRETS", "").split(","):
         path = os.path.join(d, name)
-        if name.isidentifier() and name not in os.environ and os.path.isfile(path):
+        if name.isidentifier() and name not in os.environ and os.path.isfile(path) and not os.path.islink(path):
             with open(path, encoding="utf-8") as f:
                 os.environ[name] = f.read()
 

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	_ "unsafe" // go:linkname
 )
@@ -164,24 +165,27 @@ func Announce(ln net.Listener) error {
 	return nil
 }
 
-// LoadSecrets reads FB_SECRETS_DIR (a file per variable, as OpenFaaS mounts
-// secrets under /var/openfaas/secrets) into the environment; a variable
-// already set is left alone.
+// LoadSecrets reads the secrets a platform mounted as files (FB_SECRETS_DIR,
+// a file per variable, as OpenFaaS mounts them under /var/openfaas/secrets)
+// into the environment: only the names FB_SECRETS lists (comma-separated,
+// what the platform put there), so a file of another name in the directory
+// (LD_PRELOAD, OPENSSL_CONF, http_proxy) never reaches the environment that
+// the function's child processes inherit; a variable already set is left
+// alone.
 func LoadSecrets() error {
 	dir := os.Getenv("FB_SECRETS_DIR")
 	if dir == "" {
 		return nil
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil // no secrets mounted
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if _, set := os.LookupEnv(name); set || !e.Type().IsRegular() || !envName(name) {
+	for _, name := range strings.Split(os.Getenv("FB_SECRETS"), ",") {
+		if _, set := os.LookupEnv(name); set || !envName(name) {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		path := filepath.Join(dir, name)
+		if st, err := os.Lstat(path); err != nil || !st.Mode().IsRegular() {
+			continue // not mounted, or not a plain file
+		}
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("secret %s: %w", name, err)
 		}

@@ -95,20 +95,34 @@ func TestAnnounceWritesPortOnReadyFD(t *testing.T) {
 
 func TestLoadSecretsReadsTheDirectory(t *testing.T) {
 	dir := t.TempDir()
-	for name, v := range map[string]string{"FBT_PASSWORD": "pw-1", "FBT_SET": "from-file", "not-a-name": "x"} {
+	for name, v := range map[string]string{"FBT_PASSWORD": "pw-1", "FBT_SET": "from-file", "not-a-name": "x",
+		// Files the platform did not list: a spec that could point FB_SECRETS_DIR at a directory of its
+		// own would otherwise put a loader into the environment of every child process (#60).
+		"LD_PRELOAD": "/tmp/evil.so", "OPENSSL_CONF": "/tmp/evil.cnf"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(v), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
+	if err := os.Symlink("/etc/hostname", filepath.Join(dir, "FBT_LINK")); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("FB_SECRETS_DIR", dir)
+	t.Setenv("FB_SECRETS", "FBT_PASSWORD,FBT_SET,not-a-name,FBT_LINK,FBT_MISSING")
 	t.Setenv("FBT_SET", "given")
-	t.Setenv("FBT_PASSWORD", "")
-	os.Unsetenv("FBT_PASSWORD")
+	for _, n := range []string{"FBT_PASSWORD", "LD_PRELOAD", "OPENSSL_CONF", "FBT_LINK", "FBT_MISSING"} {
+		t.Setenv(n, "")
+		os.Unsetenv(n)
+	}
 	if err := LoadSecrets(); err != nil {
 		t.Fatal(err)
 	}
 	if os.Getenv("FBT_PASSWORD") != "pw-1" || os.Getenv("FBT_SET") != "given" || os.Getenv("not-a-name") != "" {
 		t.Fatalf("password %q, set %q", os.Getenv("FBT_PASSWORD"), os.Getenv("FBT_SET"))
+	}
+	for _, n := range []string{"LD_PRELOAD", "OPENSSL_CONF", "FBT_LINK", "FBT_MISSING"} {
+		if v, set := os.LookupEnv(n); set {
+			t.Errorf("%s=%q: a name the platform did not list, a link or a missing file reached the environment", n, v)
+		}
 	}
 }
 

@@ -198,14 +198,23 @@ def test_load_secrets_reads_the_directory_into_the_environment(tmp_path, monkeyp
     (tmp_path / "FBT_PASSWORD").write_text("pw-1")
     (tmp_path / "FBT_SET").write_text("from-file")
     (tmp_path / "not-a-name").write_text("x")
+    # Files the platform did not list (FB_SECRETS): never read (#60: a spec that could point FB_SECRETS_DIR at a
+    # directory of its own put a loader into the environment of every child process).
+    (tmp_path / "LD_PRELOAD").write_text("/tmp/evil.so")
+    (tmp_path / "OPENSSL_CONF").write_text("/tmp/evil.cnf")
+    (tmp_path / "FBT_LINK").symlink_to("/etc/hostname")
     monkeypatch.setenv("FB_SECRETS_DIR", str(tmp_path))
+    monkeypatch.setenv("FB_SECRETS", "FBT_PASSWORD,FBT_SET,not-a-name,FBT_LINK,FBT_MISSING")
     monkeypatch.setenv("FBT_SET", "given")
-    monkeypatch.delenv("FBT_PASSWORD", raising=False)
+    for n in ("FBT_PASSWORD", "LD_PRELOAD", "OPENSSL_CONF", "FBT_LINK", "FBT_MISSING"):
+        monkeypatch.delenv(n, raising=False)
     try:
         fbrt.load_secrets()
         assert os.environ["FBT_PASSWORD"] == "pw-1"
         assert os.environ["FBT_SET"] == "given"
         assert "not-a-name" not in os.environ
+        for n in ("LD_PRELOAD", "OPENSSL_CONF", "FBT_LINK", "FBT_MISSING"):
+            assert n not in os.environ, n
     finally:
         os.environ.pop("FBT_PASSWORD", None)
 
