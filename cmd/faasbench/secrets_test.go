@@ -56,22 +56,7 @@ func leakyCatalogue(t *testing.T) string {
 // nor its output, nor another function; the run directory is its owner's.
 func TestSecretsNeverReachResultsOrOutput(t *testing.T) {
 	const given, ambient = "given-7f3a9c1e", "ambient-d41d8cd9"
-	spec := writeSpec(t, `version: 1
-name: e2e
-platform: {name: local}
-functions:
-  - {workload: leak, language: python, env: {FB_API_KEY_FOR_FN: "${FBTEST_GIVEN}"}}
-load:
-  concurrency: [1]
-  duration: 200ms
-repetitions: 1
-`)
-	res := t.TempDir()
-	cmd := exec.Command(binary, "run", spec, "--results", res, "--workloads", leakyCatalogue(t))
-	cmd.Env = append(os.Environ(), "FBTEST_GIVEN="+given, "OPENWHISK_AUTH="+ambient)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	err := cmd.Run()
+	out, res, err := runGiven(t, "leak", given, "OPENWHISK_AUTH="+ambient)
 	if err == nil {
 		t.Fatalf("a function that dies at start: the run succeeded\n%s", out.String())
 	}
@@ -101,22 +86,8 @@ repetitions: 1
 // 35-character secret did).
 func TestSecretsInAFailingReplyAreMaskedBeforeTheCut(t *testing.T) {
 	const given = "given-ABCDEFGHIJKLMNOPQRSTUVWXYZ0123" // 35 characters
-	spec := writeSpec(t, `version: 1
-name: e2e
-platform: {name: local}
-functions:
-  - {workload: answer, language: python, env: {FB_API_KEY_FOR_FN: "${FBTEST_GIVEN}"}}
-load:
-  concurrency: [1]
-  duration: 200ms
-repetitions: 1
-`)
-	res := t.TempDir()
-	cmd := exec.Command(binary, "run", spec, "--results", res, "--workloads", leakyCatalogue(t))
-	cmd.Env = append(os.Environ(), "FBTEST_GIVEN="+given)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err == nil {
+	out, res, err := runGiven(t, "answer", given)
+	if err == nil {
 		t.Fatalf("a function that fails its probe: the run succeeded\n%s", out.String())
 	}
 	if !strings.Contains(out.String(), "did not give its own answer to its probe") || !strings.Contains(out.String(), "[redacted]") {
@@ -152,4 +123,28 @@ func noSecretIn(t *testing.T, run string, secrets ...string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runGiven runs one function of workload (from leakyCatalogue) that the spec
+// gives the secret given (FB_API_KEY_FOR_FN from ${FBTEST_GIVEN}), with more
+// of faasbench's own environment; it returns the output, the results root and
+// the run's error.
+func runGiven(t *testing.T, workload, given string, environ ...string) (*bytes.Buffer, string, error) {
+	t.Helper()
+	spec := writeSpec(t, `version: 1
+name: e2e
+platform: {name: local}
+functions:
+  - {workload: `+workload+`, language: python, env: {FB_API_KEY_FOR_FN: "${FBTEST_GIVEN}"}}
+load:
+  concurrency: [1]
+  duration: 200ms
+repetitions: 1
+`)
+	res := t.TempDir()
+	cmd := exec.Command(binary, "run", spec, "--results", res, "--workloads", leakyCatalogue(t))
+	cmd.Env = append(append(os.Environ(), "FBTEST_GIVEN="+given), environ...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	return &out, res, cmd.Run()
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/nuclio"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // The client against the documented shapes: create, read back with the
@@ -69,14 +70,8 @@ func TestDashboardClient(t *testing.T) {
 func TestDashboardProjectMustExist(t *testing.T) {
 	srv, _ := dashboardStandIn(t, &memStore{}, func(ns, name string) bool { return ns == "other" })
 	d := nuclio.NewDashboard(srv.URL, "fb", srv.Client())
-	cfg, _ := nuclio.ParseConfig("r1", nil)
-	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
-	s, _ := nuclio.ParseSettings(fn)
-	u, err := cfg.Function("fb", fn, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = d.Create(context.Background(), u)
+	u := helloGo(t)
+	err := d.Create(context.Background(), u)
 	if err == nil || !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "Project does not exist") || !strings.Contains(err.Error(), "nuctl create project default --namespace fb") {
 		t.Errorf("create without the project: %v", err)
 	}
@@ -91,13 +86,7 @@ func TestDashboardWaitsWhileTheFunctionIsProvisioned(t *testing.T) {
 	store := &slowStore{for_: 600 * time.Millisecond}
 	srv, log := dashboardStandIn(t, store)
 	d := nuclio.NewDashboard(srv.URL, "fb", srv.Client())
-	cfg, _ := nuclio.ParseConfig("r1", nil)
-	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
-	s, _ := nuclio.ParseSettings(fn)
-	u, err := cfg.Function("fb", fn, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	u := helloGo(t)
 	ctx := context.Background()
 	if err := d.Create(ctx, u); err != nil {
 		t.Fatal(err)
@@ -116,10 +105,25 @@ func TestDashboardWaitsWhileTheFunctionIsProvisioned(t *testing.T) {
 	if err := d.Create(ctx, u); err != nil {
 		t.Fatal(err)
 	}
+	store.mu.Lock()
 	store.for_ = time.Hour
+	store.mu.Unlock()
 	d.ProvisionWait = 300 * time.Millisecond
-	err = d.Delete(ctx, "hello-go")
+	err := d.Delete(ctx, "hello-go")
 	if err == nil || !strings.Contains(err.Error(), "still being provisioned after 300ms") || strings.Contains(err.Error(), "project") {
 		t.Errorf("a delete past the wait: %v", err)
 	}
+}
+
+// helloGo is hello in Go as the adapter renders it for namespace fb.
+func helloGo(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	cfg, _ := nuclio.ParseConfig("r1", nil)
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	s, _ := nuclio.ParseSettings(fn)
+	u, err := cfg.Function("fb", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
