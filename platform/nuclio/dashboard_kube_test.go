@@ -142,7 +142,10 @@ func TestThroughTheDashboard(t *testing.T) {
 		puts += strings.Count(r, "PUT ")
 		deletes += strings.Count(r, "DELETE ")
 	}
-	if puts != 4 || deletes != 1 { // deploy again, scale, disable, enable; close
+	// Deploy again, scale, disable, enable; close. At least four updates: one the dashboard refuses
+	// while the controller provisions the function (412) is sent again once it is done
+	// (TestDashboardWaitsWhileTheFunctionIsProvisioned).
+	if puts < 4 || deletes != 1 {
 		t.Errorf("requests: %v", *log)
 	}
 }
