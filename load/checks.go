@@ -31,7 +31,7 @@ func (c Checks) Funcs() (func([]byte) error, func(req, resp []byte) error) {
 // removed its secrets: a cut made before masking would leave the head of a
 // secret that straddles it, which no mask after it recognises.
 func (c Checks) FuncsMasked(mask func([]byte) []byte) (func([]byte) error, func(req, resp []byte) error) {
-	truncate := func(b []byte) string {
+	quote := func(b []byte) string {
 		if mask != nil {
 			b = mask(b)
 		}
@@ -41,7 +41,7 @@ func (c Checks) FuncsMasked(mask func([]byte) []byte) (func([]byte) error, func(
 	if want := c.Body; want != "" {
 		checks = append(checks, func(b []byte) error {
 			if string(b) != want {
-				return fmt.Errorf("body %q, want %q", truncate(b), want)
+				return fmt.Errorf("body %q, want %q", quote(b), want)
 			}
 			return nil
 		})
@@ -49,7 +49,7 @@ func (c Checks) FuncsMasked(mask func([]byte) []byte) (func([]byte) error, func(
 	if c.PNG {
 		checks = append(checks, func(b []byte) error {
 			if !bytes.HasPrefix(b, pngSignature) {
-				return fmt.Errorf("body is not a PNG (starts %q)", truncate(b))
+				return fmt.Errorf("body is not a PNG (starts %q)", quote(b))
 			}
 			return nil
 		})
@@ -57,7 +57,7 @@ func (c Checks) FuncsMasked(mask func([]byte) []byte) (func([]byte) error, func(
 	if c.JSON {
 		checks = append(checks, func(b []byte) error {
 			if !json.Valid(b) {
-				return fmt.Errorf("body is not JSON (starts %q)", truncate(b))
+				return fmt.Errorf("body is not JSON (starts %q)", quote(b))
 			}
 			return nil
 		})
