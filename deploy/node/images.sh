@@ -8,7 +8,8 @@
 # --base); with FLAVOR openfaas-classic, from Dockerfile.openfaas-classic on the pinned classic watchdog; with FLAVOR
 # nuclio (Python, Node.js, C++, Go), from Dockerfile.nuclio on Nuclio's processor built from its source (deploy/nuclio/build.sh;
 # Go: deploy/nuclio/build-go.sh); with
-# FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
+# FLAVOR fission, from Dockerfile.fission (faasbench's environment server) as faasbench/<workload>-<lang>-fission:local; with
+# FLAVOR openwhisk, from Dockerfile.openwhisk (faasbench's action proxy) as faasbench/<workload>-<lang>-openwhisk:local. Prints each image's build (or cache hit) and import time. With DIR "--build-only", only builds
 # (into the cache: the cgroup v2 guest, which has no network, imports them from there).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,7 +73,11 @@ for wl in "$@"; do
       # The workload behind faasbench's Fission environment server (Dockerfile.fission): the environment
       # image of a poolmgr or newdeploy function (specialised by Fission's fetcher), as the adapter names it.
       name=$w-$l-fission args=(--flavor fission -t "faasbench/$w-$l-fission:local") ;;
-    *) echo "node-images: $wl: flavor ${flavor}: only openfaas, openfaas-classic, nuclio or fission (or none)" >&2; exit 2 ;;
+    openwhisk)
+      # The workload behind faasbench's action proxy (/init, /run on 8080: Dockerfile.openwhisk), an OpenWhisk
+      # Docker ("blackbox") action's image.
+      name=$w-$l-openwhisk args=(--flavor openwhisk -t "faasbench/$w-$l-openwhisk:local") ;;
+    *) echo "node-images: $wl: flavor ${flavor}: only openfaas, openfaas-classic, nuclio, fission or openwhisk (or none)" >&2; exit 2 ;;
   esac
   key=$( { find imagebuild workloads/runtime "workloads/$w/$l" workloads/requirements.txt workloads/package.json workloads/package-lock.json go.mod go.sum \
     -type f -not -name '*_test.go' -not -path '*/node_modules/*' -not -path '*/__pycache__/*' | sort; printf '%s\n' "${extra[@]}"; } | xargs cat | sha256sum | cut -c1-12)
