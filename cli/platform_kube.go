@@ -13,6 +13,7 @@ import (
 
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/local"
+	"github.com/faasbench/faasbench/platform/openwhisk"
 )
 
 // kubeCmds adds the commands for Kubernetes platforms: check and clean.
@@ -54,7 +55,7 @@ func (a *app) kubeCmds(parent *cobra.Command) {
 			return nil
 		},
 	}
-	var runID string
+	var runID, apiHost string
 	var all bool
 	clean := &cobra.Command{
 		Use:   "clean --platform NAME [--run-id ID]",
@@ -62,9 +63,19 @@ func (a *app) kubeCmds(parent *cobra.Command) {
 		Long: `Delete every object faasbench created in the namespace (with --all-namespaces: in every
 namespace), found by its label app.kubernetes.io/managed-by=faasbench, or only one run's
 (--run-id, the run directory's manifest run_id), and the namespaces faasbench created for runs.
+For --platform openwhisk, whose actions live behind its REST API: the actions faasbench made in the
+namespace of the key in $FB_OPENWHISK_AUTH, at --api-host.
 Runs clean up after themselves, also on Ctrl-C; this is for what a killed run left.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if name == openwhisk.Name {
+				ctx, cancel := context.WithTimeout(cmd.Context(), 5*time.Minute)
+				defer cancel()
+				return a.openwhiskClean(ctx, apiHost, runID)
+			}
+			if apiHost != "" {
+				return usageErr("--api-host: only for --platform openwhisk (a Kubernetes platform is found through the cluster flags)")
+			}
 			kp, cl, err := a.kubeTarget(name, cf)
 			if err != nil {
 				return err
@@ -80,6 +91,7 @@ Runs clean up after themselves, also on Ctrl-C; this is for what a killed run le
 	}
 	clean.Flags().StringVar(&runID, "run-id", "", "only this run's objects")
 	clean.Flags().BoolVarP(&all, "all-namespaces", "A", false, "look in every namespace")
+	clean.Flags().StringVar(&apiHost, "api-host", "", "--platform openwhisk: the OpenWhisk API's URL (the key is $FB_OPENWHISK_AUTH)")
 	parent.AddCommand(check, clean)
 }
 

@@ -27,9 +27,12 @@ pins=$(grep -E '^(openwhisk|pekko-connectors-file|scala-kryo-serialization|pekko
 OW_DIR="$FB_CACHE/openwhisk-$(_fb_hash $here/build.sh $here/pom.xml $here/tools.xml $here/scala213.patch $here/ScalaPbPlugin.java $here/standalone.Dockerfile $here/docker-stub.sh <(echo "$pins"))"
 commit=$(awk -F'\t' '$1 == "openwhisk" {print $3}' deploy/shared/pins.tsv)
 if [ -f "$OW_DIR/.done" ]; then echo "$OW_DIR"; exit 0; fi
-for tool in mvn java javac jar patch; do
-  command -v $tool >/dev/null || { echo "openwhisk-build: $tool is missing (Debian: maven, openjdk-17-jdk-headless, patch)" >&2; exit 1; }
-done
+need=()
+command -v mvn >/dev/null || need+=(maven)
+command -v javac >/dev/null && command -v jar >/dev/null || need+=(openjdk-17-jdk-headless)
+command -v patch >/dev/null || need+=(patch)
+[ ${#need[@]} -eq 0 ] || deploy/shared/apt-install.sh "${need[@]}" >&2 ||
+  { echo "openwhisk-build: could not install ${need[*]} (Debian), which the build needs" >&2; exit 1; }
 mkdir -p "$FB_CACHE"
 exec 9>"$FB_CACHE/.lock-openwhisk-build"
 flock 9

@@ -74,7 +74,7 @@ def served_versions(g: str, a: str) -> str:
 
 def main() -> int:
     lines = sys.argv[1:] or ["2.12", "2.13"]
-    src = subprocess.run([os.path.join(ROOT, "deploy", "shared", "deploy/shared/upstream.sh"), "openwhisk"], check=True, capture_output=True, text=True).stdout.strip()
+    src = subprocess.run([os.path.join(ROOT, "deploy", "shared", "upstream.sh"), "openwhisk"], check=True, capture_output=True, text=True).stdout.strip()
     for line in lines:
         if line not in SCALA:
             print(f"openwhisk-deps: {line}: a Scala line of settings.gradle (2.12 or 2.13)", file=sys.stderr)

@@ -44,14 +44,29 @@ type Config struct {
 	// MB (the deployment's runtimes.json stemCells; platform.options.prewarm "kind:MB,..."; default
 	// openwhisk-deploy-kube's: nodejs:14 at 256 MB). GET / does not say them.
 	Prewarm map[string]int
+	// Deployment is how OpenWhisk is installed (platform.options.deployment), for the fingerprint: GET /
+	// does not say it. "deploy-kube" (openwhisk-deploy-kube's chart, the default: controller and invokers
+	// apart, Kafka between them, CouchDB) or "standalone-kcf" (upstream's standalone server with the
+	// Kubernetes container factory, as deploy/openwhisk/up.sh runs it).
+	Deployment string
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "cpus"}
+// Deployments are the values of platform.options.deployment, with what the fingerprint says differs from
+// openwhisk-deploy-kube.
+var Deployments = map[string]string{
+	"deploy-kube": "",
+	"standalone-kcf": "upstream's standalone server (core/standalone, --dev-kcf): the controller and one invoker in one JVM " +
+		"with the lean load balancer; no Kafka hop (in-memory queues between them); an in-memory store instead of CouchDB " +
+		"(actions and activation records live in the server's heap and go when it restarts); the Kubernetes container factory " +
+		"runs each action container as a pod, as deploy-kube's invoker.containerFactory.impl=kubernetes does",
+}
+
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
 	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1, RecordWait: 10 * time.Second,
-		ContainerFactory: "kubernetes", Prewarm: map[string]int{"nodejs:14": 256}}
+		ContainerFactory: "kubernetes", Prewarm: map[string]int{"nodejs:14": 256}, Deployment: "deploy-kube"}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
@@ -94,6 +109,11 @@ func ParseConfig(pc platform.Config) (Config, error) {
 				return c, fmt.Errorf("platform.options.container_factory: %q: kubernetes (openwhisk-deploy-kube) or docker (OpenWhisk's ansible and standalone deployments)", s)
 			}
 			c.ContainerFactory = s
+		case "deployment":
+			if _, ok := Deployments[s]; !ok {
+				return c, fmt.Errorf("platform.options.deployment: %q: deploy-kube (openwhisk-deploy-kube's chart) or standalone-kcf (upstream's standalone server with the Kubernetes container factory: deploy/openwhisk/up.sh)", s)
+			}
+			c.Deployment = s
 		case "prewarm":
 			c.Prewarm = map[string]int{}
 			for _, kv := range strings.Split(s, ",") {

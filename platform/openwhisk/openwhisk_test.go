@@ -92,9 +92,18 @@ func TestActionsColdStartsAndPayloadLimit(t *testing.T) {
 	if _, ok := s.actions["prime-java"]; ok || s.actions["theirs"] == nil || s.actions["other-run"] == nil {
 		t.Errorf("after close: %v", s.actions)
 	}
+	// What a killed run left: platform clean removes every faasbench action (any run's), never a foreign one.
+	if gone, err := p.Clean(ctx, ""); err != nil || len(gone) != 1 || gone[0] != "other-run" || s.actions["theirs"] == nil || s.actions["other-run"] != nil {
+		t.Errorf("clean: %v %v, left %v", gone, err, s.actions)
+	}
 	f, _ := p.Fingerprint(ctx)
-	if lim, ok := f["limits"].(map[string]any); !ok || lim["concurrent_actions"] != 100.0 {
+	if lim, ok := f["limits"].(map[string]any); !ok || lim["concurrent_actions"] != 100.0 || f["deployment"] != "deploy-kube" || f["differs_from_deploy_kube"] != nil {
 		t.Errorf("fingerprint %v", f)
+	}
+	// The standalone server (deploy/openwhisk/up.sh) says what it lacks of a deploy-kube install.
+	p.cfg.Deployment = "standalone-kcf"
+	if f, _ := p.Fingerprint(ctx); f["deployment"] != "standalone-kcf" || !strings.Contains(fmt.Sprint(f["differs_from_deploy_kube"]), "no Kafka hop") {
+		t.Errorf("standalone fingerprint %v", f)
 	}
 }
 
@@ -174,6 +183,9 @@ func TestNativeRuntimeCode(t *testing.T) {
 	if c, err := ParseConfig(platform.Config{Options: map[string]any{"prewarm": "nodejs:20:256, python:3:128", "container_factory": "docker"}}); err != nil ||
 		c.Prewarm["nodejs:20"] != 256 || c.Prewarm["python:3"] != 128 || c.ContainerFactory != "docker" {
 		t.Errorf("prewarm and container_factory: %+v %v", c, err)
+	}
+	if _, err := ParseConfig(platform.Config{Options: map[string]any{"deployment": "standalone"}}); err == nil || !strings.Contains(err.Error(), "platform.options.deployment: \"standalone\"") {
+		t.Errorf("deployment standalone: %v", err)
 	}
 	if _, err := ParseConfig(platform.Config{Options: map[string]any{"container_factory": "runc"}}); err == nil || !strings.Contains(err.Error(), "platform.options.container_factory") {
 		t.Errorf("container_factory runc: %v", err)

@@ -96,7 +96,11 @@ const explainWait = 7 * time.Second
 // Fingerprint implements platform.Fingerprinter: the deployment's limits
 // and runtimes (GET / on the API host).
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
-	f := map[string]any{"platform": Name, "api_host": p.cfg.APIHost, "namespace": p.cfg.Namespace}
+	f := map[string]any{"platform": Name, "api_host": p.cfg.APIHost, "namespace": p.cfg.Namespace, "deployment": p.cfg.Deployment,
+		"container_factory": p.cfg.ContainerFactory}
+	if d := Deployments[p.cfg.Deployment]; d != "" {
+		f["differs_from_deploy_kube"] = d
+	}
 	f["validated"] = Validated
 	if info, err := p.c.Info(ctx); err == nil {
 		f["limits"] = info["limits"]
@@ -123,16 +127,36 @@ func (p *Platform) Close(ctx context.Context) error {
 	if w := p.waits.String(); w != "" {
 		p.Warn(w)
 	}
-	acts, err := p.c.Actions(ctx)
+	_, err := p.Clean(ctx, p.cfg.RunID)
 	if err != nil {
 		return fmt.Errorf("openwhisk cleanup: %w", err)
 	}
-	var errs []error
-	run := kube.LabelValue(p.cfg.RunID)
-	for _, a := range acts {
-		if v, _ := a.Annotation(AnnRunID).(string); v == run {
-			errs = append(errs, p.Remove(ctx, a.Name))
-		}
+	return nil
+}
+
+// Clean deletes the namespace's actions faasbench made (its function annotation), only one run's with a
+// run ID: what a killed run left (faasbench platform clean -p openwhisk). Actions without faasbench's
+// annotations are never touched. Returns the names it deleted.
+func (p *Platform) Clean(ctx context.Context, runID string) ([]string, error) {
+	acts, err := p.c.Actions(ctx)
+	if err != nil {
+		return nil, err
 	}
-	return errors.Join(errs...)
+	var errs []error
+	var gone []string
+	run := kube.LabelValue(runID)
+	for _, a := range acts {
+		if _, ours := a.Annotation(AnnFunction).(string); !ours {
+			continue
+		}
+		if v, _ := a.Annotation(AnnRunID).(string); runID != "" && v != run {
+			continue
+		}
+		if err := p.Remove(ctx, a.Name); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		gone = append(gone, a.Name)
+	}
+	return gone, errors.Join(errs...)
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# deploy/openwhisk/down.sh DIR: removes what deploy/openwhisk/up.sh DIR started on the real node: the standalone server
+# first (so that it makes no more action pods), then the namespace openwhisk with every action pod in it, and waits
+# until they are gone, so that the next platform has the node's core to itself. The node's own stop
+# (deploy/node/down.sh) removes everything anyway; this is for one platform after another on one node. The
+# server's store is in its memory: its actions and activation records go with it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/openwhisk/down.sh DIR}")
+[ -f "$DIR/openwhisk/openwhisk.yaml" ] || { echo "openwhisk-down: OpenWhisk is not installed from $DIR" >&2; exit 1; }
+. "$DIR/node.env"
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+s=$(date +%s)
+K -n openwhisk delete deployment openwhisk-standalone --ignore-not-found --timeout 60s > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
+K -n openwhisk delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/openwhisk-delete.log" 2>&1 || true
+K delete --ignore-not-found --timeout 180s -f "$DIR/openwhisk/namespace.yaml" >> "$DIR/logs/openwhisk-delete.log" 2>&1 ||
+  { tail -20 "$DIR/logs/openwhisk-delete.log" >&2; echo "openwhisk-down: the namespace openwhisk was not gone in 180 s" >&2; exit 1; }
+rm -rf "$DIR/openwhisk" "$DIR/openwhisk.env"
+echo "openwhisk-down: OpenWhisk removed in $(( $(date +%s) - s )) s"
