@@ -66,13 +66,13 @@ def images_for(spec, platform, plan):
     them: on OpenFaaS the of-watchdog's flavor, or the classic watchdog's for a cell of mode fork (the
     function's mode as it will run there (functions_for: C++ in mode fork) or the vary grid's: a process per
     request, as seeds 000 and 002 ran their functions); on Nuclio
-    its processor's; elsewhere the workload's own."""
+    its processor's; on OpenWhisk the Docker action's (faasbench's action proxy); elsewhere the workload's own."""
     fns = functions_for(spec, platform) or spec.get("functions") or []  # the functions as they will run
     fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in fns if f.get("mode") == "fork"}
     out = set()
     for c in plan["cells"]:
         forked = c["function"] in fork or "/mode=fork/" in c["id"]
-        flavor = {"openfaas": "openfaas-classic" if forked else "openfaas", "nuclio": "nuclio"}.get(platform)
+        flavor = {"openfaas": "openfaas-classic" if forked else "openfaas", "nuclio": "nuclio", "openwhisk": "openwhisk"}.get(platform)
         out.add(f"{c['workload']}:{c['language']}" + (f":{flavor}" if flavor else ""))
     return sorted(out)
 

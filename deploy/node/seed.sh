@@ -70,6 +70,9 @@ for img in $images; do
   scripts/phase.sh "image $img" deploy/node/images.sh "$DIR/node" "$img"
 done
 scripts/phase.sh "$PLATFORM install" deploy/$PLATFORM/up.sh "$DIR/node"
+# What faasbench reads from its environment for this platform, never from a spec (a key: OpenWhisk's
+# FB_OPENWHISK_AUTH), where its up.sh wrote one (0600).
+[ ! -f "$DIR/node/$PLATFORM/faasbench.env" ] || { set -a; . "$DIR/node/$PLATFORM/faasbench.env"; set +a; }
 opts=()
 while IFS= read -r o; do opts+=(--set "$o"); done < <(deploy/$PLATFORM/options.sh "$DIR/node")
 [ ${#opts[@]} -gt 0 ] || { echo "seed-on-node: deploy/$PLATFORM/options.sh printed no settings" >&2; exit 1; }

@@ -60,6 +60,7 @@ def test_images_follow_the_platform_and_the_mode():
     assert pf.images_for(s, "openfaas", p) == ["hello:python:openfaas", "hello:python:openfaas-classic"]
     assert pf.images_for(s, "nuclio", p) == ["hello:python:nuclio"]
     assert pf.images_for(s, "knative", p) == ["hello:python"]
+    assert pf.images_for(s, "openwhisk", p) == ["hello:python:openwhisk"]  # a Docker action behind the action proxy
     # A function of mode fork (seed 002's ping) on OpenFaaS: the classic watchdog's image.
     s2 = spec("002-ping-coldwarm.yaml")
     assert pf.images_for(s2, "openfaas", plan(("ping/cold/r=1", "ping", "hello", "python"))) == ["hello:python:openfaas-classic"]

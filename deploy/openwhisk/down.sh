@@ -12,7 +12,7 @@ DIR=$(realpath -m "${1:?usage: deploy/openwhisk/down.sh DIR}")
 . "$DIR/node.env"
 K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 s=$(date +%s)
-K -n openwhisk delete deployment openwhisk-standalone --ignore-not-found --timeout 60s > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
+K -n openwhisk delete deployment openwhisk-standalone --ignore-not-found --wait=false > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K -n openwhisk delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K delete --ignore-not-found --timeout 180s -f "$DIR/openwhisk/namespace.yaml" >> "$DIR/logs/openwhisk-delete.log" 2>&1 ||
   { tail -20 "$DIR/logs/openwhisk-delete.log" >&2; echo "openwhisk-down: the namespace openwhisk was not gone in 180 s" >&2; exit 1; }

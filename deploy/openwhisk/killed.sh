@@ -9,8 +9,7 @@ cd "$(dirname "$0")/../.."
 DIR=${1:?usage: deploy/openwhisk/killed.sh DIR}
 . "$DIR/node/node.env"
 . "$DIR/node/openwhisk.env"
-FB_OPENWHISK_AUTH=$(cat "$OPENWHISK_AUTH_FILE")
-export FB_OPENWHISK_AUTH
+set -a; . "$DIR/node/openwhisk/faasbench.env"; set +a
 fb() { deploy/node/exec.sh bin/faasbench "$@"; }
 # actions: the names of the key's namespace's actions faasbench made (its faasbench-function annotation; the key
 # goes to curl in a file, never on its command line).

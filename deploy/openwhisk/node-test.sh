@@ -14,8 +14,7 @@ DIR=$(realpath -m "${1:?usage: deploy/openwhisk/node-test.sh DIR (the node is in
 scripts/phase.sh "openwhisk install (standalone server from the pinned source, Kubernetes container factory)" \
   env OW_INVOKES_PER_MINUTE=60000 OW_INVOKES_CONCURRENT=500 deploy/openwhisk/up.sh "$DIR/node"
 . "$DIR/node/openwhisk.env"
-FB_OPENWHISK_AUTH=$(cat "$OPENWHISK_AUTH_FILE")
-export FB_OPENWHISK_AUTH
+set -a; . "$DIR/node/openwhisk/faasbench.env"; set +a
 scripts/phase.sh "faasbench run on openwhisk (openwhisk-coldstart)" deploy/node/exec.sh bin/faasbench run \
   examples/realnode/openwhisk-coldstart.yaml --set "platform.options.api_host=$OPENWHISK_API" --results "$DIR/runs-openwhisk-coldstart"
 # The cold request ran /init in a prewarmed nodejs:20 container (the activation record's initTime), the warm

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deploy/openwhisk/options.sh DIR|--dry: the settings that run a spec on the OpenWhisk deploy/openwhisk/up.sh started on the
 # node in DIR, one per line, each for a --set (deploy/node/seed.sh); with --dry only those that need no install.
-# The API key is not among them: the caller exports FB_OPENWHISK_AUTH from $OPENWHISK_AUTH_FILE (DIR/openwhisk.env).
+# The API key is not among them: the caller loads DIR/openwhisk/faasbench.env (FB_OPENWHISK_AUTH, written by up.sh).
 set -euo pipefail
 echo 'platform.name=openwhisk'
 [ "${1:?usage: deploy/openwhisk/options.sh DIR|--dry}" != --dry ] || exit 0

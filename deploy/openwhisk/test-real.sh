@@ -28,8 +28,7 @@ scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 step "image hello:go:openwhisk" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:go:openwhisk | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
 scripts/phase.sh "openwhisk install" env OW_INVOKES_PER_MINUTE=60000 OW_INVOKES_CONCURRENT=500 deploy/openwhisk/up.sh "$DIR/node" | tee "$EVIDENCE/openwhisk-up.txt"
 . "$DIR/node/openwhisk.env"
-FB_OPENWHISK_AUTH=$(cat "$OPENWHISK_AUTH_FILE")
-export FB_OPENWHISK_AUTH
+set -a; . "$DIR/node/openwhisk/faasbench.env"; set +a
 api=(--set "platform.options.api_host=$OPENWHISK_API")
 hello() { CHECK_ARGS="--failed-max 0" run openwhisk-hello examples/realnode/openwhisk-hello.yaml "${api[@]}" \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }

@@ -14,7 +14,8 @@
 #   OW_INVOKES_PER_MINUTE (60), OW_INVOKES_CONCURRENT (30), OW_CONCURRENCY_MAX (1: activations one container takes),
 #   OW_USER_MEMORY (the invoker's memory for action containers, 2048 MB as deploy-kube's), OW_HEAP (1g).
 # Writes DIR/openwhisk.env: OPENWHISK_API (reached inside the node's network namespace only) and
-# OPENWHISK_AUTH_FILE (the guest key, 0600; faasbench's adapter reads it as $FB_OPENWHISK_AUTH).
+# OPENWHISK_AUTH_FILE (the guest key, 0600), and DIR/openwhisk/faasbench.env (0600): FB_OPENWHISK_AUTH, the key as
+# faasbench's adapter reads it (deploy/node/seed.sh loads a platform's DIR/<platform>/faasbench.env).
 # Undone by deploy/openwhisk/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -109,5 +110,8 @@ done
   echo "OPENWHISK_API=$api"
   echo "OPENWHISK_AUTH_FILE=$M/guest.auth"
 } > "$DIR/openwhisk.env"
+# What faasbench reads from its environment to run on this OpenWhisk (0600; deploy/node/seed.sh and the tests
+# load it with set -a): the key, which a spec never holds.
+(umask 077; echo "FB_OPENWHISK_AUTH=$(cat "$M/guest.auth")" > "$M/faasbench.env")
 printf 'openwhisk-up: OpenWhisk standalone (%s, Scala 2.13, Kubernetes container factory) ready in %.1f s; API in %s/openwhisk.env\n' \
   "${commit:0:12}" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
