@@ -9,8 +9,10 @@
 #   - 20 cold starts of the Node.js action, each after an update to a new revision, its first request in a
 #     prewarmed stem cell (openwhisk-coldstart; kind prewarm), then 20 at 512 MB, a memory no stem cell has
 #     (kind container: the invoker creates a pod for the activation)
-#   - faults: the invocation limit of 60 a minute (OpenWhisk's default), which a closed loop passes at once: the
-#     refusals are counted as class http-429, never as successes
+#   - faults: an action's memory over the namespace's limit (refused before any load, in OpenWhisk's words); an
+#     action that fails at /init (explained from its activation record); the invocation limit of 60 a minute
+#     (OpenWhisk's default), which a closed loop passes at once: the refusals are counted as class http-429, never
+#     as successes
 #   - a killed run's actions removed by platform clean, then OpenWhisk's removal (openwhisk-down)
 #   - seed 004's cold and warm invocations (deploy/node/seed.sh openwhisk) into EVIDENCE/seed-004
 # Evidence in EVIDENCE_DIR (default docs/evidence/openwhisk-real-DATE), as deploy/knative/test-real.sh writes it. Keeps
@@ -40,6 +42,15 @@ big=(--set 'functions=[{name: hello-js-512, workload: hello, language: node, mem
 cold512() { CHECK_ARGS="--cold-verified 20 --cold-kind container=20" run openwhisk-coldstart-512 examples/realnode/openwhisk-coldstart.yaml "${api[@]}" "${big[@]}" \
   --set coldstart.iterations=20; }
 step "openwhisk: 20 cold starts at 512 MB (no stem cell: a pod per cold start)" cold512
+# Faults, each ending in one sentence with OpenWhisk's own words, nothing left behind: an action's memory over the
+# namespace's limit (512 MB: the controller refuses the PUT, exit 2, before any load); an action whose code fails at
+# /init (the web action is answered 400, the activation's record says why: the probe fails, exit 1).
+refs() { ends openwhisk-fault-memory examples/realnode/openwhisk-coldstart.yaml 2 "exceeds allowed threshold of 512 MB" "${api[@]}" \
+  --set 'functions=[{name: hello-js-1g, workload: hello, language: node, memory_mb: 1024, settings: {kind: "nodejs:20", code_file: hello/node/action.js}}]'; }
+step "openwhisk fault: 1024 MB over the namespace's 512 MB limit" refs
+initfail() { ends openwhisk-fault-init examples/realnode/openwhisk-hello.yaml 1 "this action fails at init on purpose" "${api[@]}" \
+  --set 'functions=[{name: broken-js, workload: hello, language: node, settings: {kind: "nodejs:20", code_file: hello/node/action-broken.js}}]'; }
+step "openwhisk fault: an action that fails at /init, explained from its activation record" initfail
 step "openwhisk: a run killed with SIGKILL, then platform clean" deploy/openwhisk/killed.sh "$DIR"
 step "openwhisk remove" deploy/openwhisk/down.sh "$DIR/node"
 # The limit of 60 a minute, OpenWhisk's default, on a server of its own.

@@ -51,7 +51,9 @@ mkdir -p "$M"
 chmod 700 "$M"
 commit=$(awk -F'\t' '$1 == "openwhisk" {print $3}' deploy/shared/pins.tsv)
 nodejs=$(awk -F'\t' '$1 == "openwhisk-runtime-nodejs" {print $3}' deploy/shared/pins.tsv)
-key() { head -c 256 /dev/urandom | tr -dc 'A-Za-z0-9' | head -c 64; }
+# key: 64 letters and digits, the length OpenWhisk's Secret requires (it refuses a shorter one at start: "authorization
+# key must be at least 64 characters long"); read from the kernel's random source until there are 64.
+key() { local k; k=$(tr -dc 'A-Za-z0-9' < /dev/urandom | head -c 64 || true); [ ${#k} = 64 ] || { echo "openwhisk-up: could not read 64 random characters" >&2; exit 1; }; echo "$k"; }
 # Kept across a second up (the keys of a running server stay valid), made 0600 before anything is written.
 if [ ! -s "$M/guest.auth" ]; then
   (umask 077; echo "$(cat /proc/sys/kernel/random/uuid):$(key)" > "$M/guest.auth"; echo "$(cat /proc/sys/kernel/random/uuid):$(key)" > "$M/whisk-system.auth")

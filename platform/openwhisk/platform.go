@@ -103,9 +103,10 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	}
 	f["validated"] = Validated
 	if info, err := p.c.Info(ctx); err == nil {
+		// The controller's info route (Controller.scala) says its limits and runtimes, not its build (the
+		// stand-in said a build, which the real one never did).
 		f["limits"] = info["limits"]
 		f["runtimes"] = info["runtimes"]
-		f["build"] = info["build"]
 	} else {
 		f["info_error"] = err.Error()
 	}

@@ -107,7 +107,7 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.URL.Path == "/" { // the controller's info route takes no key (Controller.scala: info)
-		_, _ = w.Write([]byte(`{"description":"OpenWhisk","build":"2026-01-01","limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
+		_, _ = w.Write([]byte(`{"description":"OpenWhisk","support":{"github":"https://github.com/apache/openwhisk/issues"},"api_paths":["/api/v1"],"limits":{"actions_per_minute":120,"concurrent_actions":100,"max_action_memory":536870912},"runtimes":{"nodejs":[{"kind":"nodejs:20"}]}}`))
 		return
 	}
 	user, key, _ := r.BasicAuth()
