@@ -10,8 +10,10 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/spec"
 )
 
 // A cold-start call carries the cell's headers, and a Host header becomes the request's host: a
@@ -270,5 +272,57 @@ func TestMakeColdThenEvict(t *testing.T) {
 	f.err = errors.New("gateway down")
 	if _, err = makeCold(context.Background(), f, f, "hello-go"); err == nil || err.Error() != "make cold: gateway down" || len(f.evicted) != 1 {
 		t.Fatalf("a failed MakeCold: %v, evicted %v", err, f.evicted)
+	}
+}
+
+// coldPlatform is a platform whose function is made cold on demand and whose record starts the instance
+// the cold call meets (pod-1).
+type coldPlatform struct{ fakeCold }
+
+func (coldPlatform) Name() string                                     { return "fake" }
+func (coldPlatform) Deploy(context.Context, platform.Function) error  { return nil }
+func (coldPlatform) Scale(context.Context, string, int) error         { return nil }
+func (coldPlatform) Endpoint(context.Context, string) (string, error) { return "", nil }
+func (coldPlatform) Remove(context.Context, string) error             { return nil }
+func (coldPlatform) Close(context.Context) error                      { return nil }
+func (coldPlatform) StartedSince(context.Context, string, time.Time) ([]platform.StartedInstance, error) {
+	now := time.Now()
+	return []platform.StartedInstance{{ID: "pod-1", Kind: "container", Accepted: now, Running: now}}, nil
+}
+
+// A warm call answered by a new instance (the function says cold: OpenWhisk's invoker starts another container
+// while the last one still collects its logs) is no warm call: it stays out of warm_ms, counted in warm_cold
+// with its latency, and the cell says so. Here the cold call meets pod-1, the first warm call a new pod-2,
+// the next two the warm pods.
+func TestWarmCallsAnsweredByANewInstanceAreNotWarm(t *testing.T) {
+	replies := []struct{ instance, cold string }{{"pod-1", "1"}, {"pod-2", "1"}, {"pod-1", "0"}, {"pod-2", "0"}}
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		r := replies[min(n, len(replies)-1)]
+		n++
+		w.Header().Set("X-Fb-Instance", r.instance)
+		w.Header().Set("X-Fb-Cold", r.cold)
+		if r.cold == "1" {
+			time.Sleep(20 * time.Millisecond)
+		}
+		_, _ = w.Write([]byte("pong"))
+	}))
+	defer srv.Close()
+	dir, err := results.Create(t.TempDir(), "cold", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
+		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
+	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 1, Warm: 3}}.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr := out.Cold
+	if cr.Verified != 1 || cr.WarmMs.Count != 2 || cr.WarmCold != 1 || cr.WarmColdMs == nil || cr.WarmColdMs.Count != 1 || cr.WarmColdMs.Mean < 20 || cr.WarmMs.Max >= 20 {
+		t.Errorf("verified %d, warm %+v, warm_cold %d %+v", cr.Verified, cr.WarmMs, cr.WarmCold, cr.WarmColdMs)
+	}
+	if out.Requests.Total != 4 || !strings.Contains(strings.Join(out.Warnings, "\n"), "1 of 3 warm calls were answered by a new instance") {
+		t.Errorf("requests %+v, warnings %q", out.Requests, out.Warnings)
 	}
 }

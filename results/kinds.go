@@ -85,7 +85,12 @@ type ColdResult struct {
 	FlaggedCold int               `json:"flagged_cold,omitempty"`
 	Kinds       map[string]int64  `json:"kinds"`
 	ColdMs      stats.Percentiles `json:"cold_ms"`
-	WarmMs      stats.Percentiles `json:"warm_ms"`
+	// WarmMs: the warm calls after each cold one that an instance already seen answered; those the function
+	// said were cold (a new instance's first request: the platform did not reuse the warm one) are left
+	// out of it and counted in WarmCold, their latencies in WarmColdMs.
+	WarmMs     stats.Percentiles  `json:"warm_ms"`
+	WarmCold   int                `json:"warm_cold,omitempty"`
+	WarmColdMs *stats.Percentiles `json:"warm_cold_ms,omitempty"`
 	// Per kind of cold start: latency of the verified samples of that kind.
 	ColdByKindMs map[string]stats.Percentiles `json:"cold_by_kind_ms"`
 	WaitMs       stats.Percentiles            `json:"wait_ms"`
