@@ -318,6 +318,9 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			return nil, err
 		}
 		smp := verifyCold(i, r, seen, started, since, how, c.Measured().Headerless)
+		if kr, ok := c.Platform.(platform.ColdKindRefiner); ok && smp.PlatformStarted {
+			smp.Kind = kr.RefineColdKind(smp.Kind, r.instance)
+		}
 		deployed = deployed || how.Deployed
 		seen[r.instance] = true
 		if smp.VerifiedBy != "" {

@@ -285,6 +285,9 @@ func (coldPlatform) Scale(context.Context, string, int) error         { return n
 func (coldPlatform) Endpoint(context.Context, string) (string, error) { return "", nil }
 func (coldPlatform) Remove(context.Context, string) error             { return nil }
 func (coldPlatform) Close(context.Context) error                      { return nil }
+
+// RefineColdKind: the instance that answered says the kind (as OpenWhisk's pods do).
+func (coldPlatform) RefineColdKind(kind, instance string) string { return kind + " in " + instance }
 func (coldPlatform) StartedSince(context.Context, string, time.Time) ([]platform.StartedInstance, error) {
 	now := time.Now()
 	return []platform.StartedInstance{{ID: "pod-1", Kind: "container", Accepted: now, Running: now}}, nil
@@ -321,6 +324,9 @@ func TestWarmCallsAnsweredByANewInstanceAreNotWarm(t *testing.T) {
 	cr := out.Cold
 	if cr.Verified != 1 || cr.WarmMs.Count != 2 || cr.WarmCold != 1 || cr.WarmColdMs == nil || cr.WarmColdMs.Count != 1 || cr.WarmColdMs.Mean < 20 || cr.WarmMs.Max >= 20 {
 		t.Errorf("verified %d, warm %+v, warm_cold %d %+v", cr.Verified, cr.WarmMs, cr.WarmCold, cr.WarmColdMs)
+	}
+	if cr.Kinds["container in pod-1"] != 1 {
+		t.Errorf("kinds %v: the platform's refinement from the instance that answered is not there", cr.Kinds)
 	}
 	if out.Requests.Total != 4 || !strings.Contains(strings.Join(out.Warnings, "\n"), "1 of 3 warm calls were answered by a new instance") {
 		t.Errorf("requests %+v, warnings %q", out.Requests, out.Warnings)

@@ -174,6 +174,16 @@ func (s StartedInstance) Begun() time.Time {
 // created for it.
 const KindPrewarm = "prewarm"
 
+// ColdKindRefiner is an optional capability of a ColdStarter whose record
+// cannot say the kind of a start but the instance that answered can: given
+// the kind from the record and the instance id of the cold reply
+// (X-Fb-Instance), it says the kind (OpenWhisk with the Kubernetes container
+// factory: a stem cell's pod is named for it, so a start in one is told from
+// one in a pod made for the activation).
+type ColdKindRefiner interface {
+	RefineColdKind(kind, instance string) string
+}
+
 // KindAfterDeploy is the kind of a cold sample whose instance was started by
 // a deploy made just before the request (Cold.Deployed).
 const KindAfterDeploy = "after-deploy"

@@ -3,6 +3,7 @@ package openwhisk
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -82,6 +83,25 @@ func (p *Platform) StartedSince(ctx context.Context, name string, since time.Tim
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Accepted.Before(out[j].Accepted) })
 	return out, nil
+}
+
+// prewarmPod matches the pod of a stem cell as the Kubernetes container factory names it: the container's
+// name (ContainerProxy.containerName: wsk<invoker>_<count>_prewarm_<kind>) with `_` made `-`, lower case
+// (KubernetesContainer.scala); a container made for an activation is wsk<invoker>_<count>_<namespace>_<action>.
+var prewarmPod = regexp.MustCompile(`^wsk[0-9]+-[0-9]+-prewarm-`)
+
+// RefineColdKind implements platform.ColdKindRefiner: with the Kubernetes container factory the function's
+// instance id begins with its pod's name (its host name), which says whether the cold start ran in a stem cell
+// (kind prewarm) or in a pod the invoker made for the activation (kind container), where the record only says
+// /init ran. With the Docker factory a container's host name is its id: the kind stays the record's.
+func (p *Platform) RefineColdKind(kind, instance string) string {
+	if p.cfg.ContainerFactory != "kubernetes" || instance == "" || (kind != platform.KindPrewarm && kind != "container") {
+		return kind
+	}
+	if prewarmPod.MatchString(instance) {
+		return platform.KindPrewarm
+	}
+	return "container"
 }
 
 // Explain implements platform.Explainer: OpenWhisk's record of the action's last failed activation

@@ -469,3 +469,28 @@ func TestOWWordsCutsBetweenCharacters(t *testing.T) {
 		t.Errorf("owWords of OpenWhisk's error: %s", got)
 	}
 }
+
+// With the Kubernetes container factory the instance that answered a cold call names its pod: a stem cell's
+// (wsk0-1-prewarm-nodejs20, as the real one named it on the node) is kind prewarm, a pod made for the
+// activation (wsk0-6-guest-hellogo) kind container, whatever the record's guess from kind and memory; with
+// the Docker factory (a container's host name is its id) and for other kinds the record's kind stays.
+func TestColdKindFromThePodThatAnswered(t *testing.T) {
+	p := Open(Config{ContainerFactory: "kubernetes"}, "u:k")
+	for _, c := range []struct{ kind, instance, want string }{
+		{platform.KindPrewarm, "wsk0-1-prewarm-nodejs20-1", platform.KindPrewarm},
+		{platform.KindPrewarm, "wsk0-12-guest-hello-js-1", "container"},
+		{"container", "wsk1-3-prewarm-nodejs20-7", platform.KindPrewarm},
+		{"container", "wsk0-6-guest-hellogo-12", "container"},
+		{platform.KindPrewarm, "wsk0-6-guest-prewarm-12", "container"}, // an action named prewarm
+		{platform.KindPrewarm, "", platform.KindPrewarm},
+		{platform.KindImagePull, "wsk0-1-prewarm-nodejs20-1", platform.KindImagePull},
+	} {
+		if got := p.RefineColdKind(c.kind, c.instance); got != c.want {
+			t.Errorf("%s from %q: %s, want %s", c.kind, c.instance, got, c.want)
+		}
+	}
+	p.cfg.ContainerFactory = "docker"
+	if got := p.RefineColdKind(platform.KindPrewarm, "3f2a9c0b1d4e-1"); got != platform.KindPrewarm {
+		t.Errorf("docker factory: %s", got)
+	}
+}
