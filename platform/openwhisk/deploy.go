@@ -78,15 +78,16 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	case err == nil && old.Annotation(AnnFunction) != fn.Name:
 		return fmt.Errorf("openwhisk action %s/%s exists and was not made by faasbench: choose another function name or namespace", p.cfg.Namespace, fn.Name)
 	case err != nil && !httpapi.IsStatus(err, http.StatusNotFound):
-		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+		return fmt.Errorf("read the action before the put: %w", err) // the runner names the function
 	}
 	if _, err := p.c.PutAction(ctx, fn.Name, a); err != nil {
 		if httpapi.IsStatus(err, http.StatusBadRequest) {
 			// The controller refused the action as the spec gave it (a memory outside the namespace's
 			// limits: "memory size 1024 MB exceeds allowed threshold of 512 MB"): the spec's fault.
-			return fmt.Errorf("deploy %s: %w: %w", fn.Name, platform.ErrRefused, err)
+			// (The runner says "deploy <name>:" before it: the real run's message said it twice.)
+			return fmt.Errorf("%w: %w", platform.ErrRefused, err)
 		}
-		return fmt.Errorf("deploy %s: %w", fn.Name, err)
+		return err
 	}
 	p.actions.Put(fn.Name, a)
 	return nil
