@@ -6,6 +6,8 @@
 # RUNTIME (default: all):
 #   nodejs-v20   openwhisk-runtime-nodejs core/nodejs20Action with core/nodejsActionBase (app.js, the action
 #                proxy on Express; runner.js) (deploy/openwhisk/action-nodejs.Dockerfile)
+#   python-v3.11 openwhisk-runtime-python core/python311Action with core/python3Action's launcher, behind the Go
+#                action-loop proxy of openwhisk-runtime-go (deploy/openwhisk/action-python.Dockerfile)
 # With DIR (a node from deploy/node/up.sh), imports them into the node's containerd (the action pods' images are
 # never pulled: no registry answers there). Prints the build directory last.
 set -euo pipefail
@@ -14,14 +16,15 @@ cd "$(dirname "$0")/../.."
 DIR=
 if [ -n "${1:-}" ] && [ -d "$1" ]; then DIR=$(realpath "$1"); shift; . "$DIR/node.env"; fi
 runtimes=("$@")
-[ ${#runtimes[@]} -gt 0 ] || runtimes=(nodejs-v20)
-RT_DIR="$FB_CACHE/openwhisk-runtimes-$(_fb_hash deploy/openwhisk/build-runtimes.sh deploy/openwhisk/action-*.Dockerfile $(find imagebuild -name "*.go" -not -name "*_test.go" | sort) <(grep -E '^openwhisk-runtime-' deploy/shared/pins.tsv))"
+[ ${#runtimes[@]} -gt 0 ] || runtimes=(nodejs-v20 python-v3.11)
+RT_DIR="$FB_CACHE/openwhisk-runtimes-$(_fb_hash deploy/openwhisk/build-runtimes.sh deploy/openwhisk/action-*.Dockerfile $(find imagebuild -name "*.go" -not -name "*_test.go" | sort) <(grep -E '^openwhisk-runtime-' deploy/shared/pins.tsv) <(go version))"
 mkdir -p "$RT_DIR"
 [ -x bin/faasbench ] || CGO_ENABLED=0 go build -o bin/faasbench ./cmd/faasbench
 for rt in "${runtimes[@]}"; do
   case $rt in
     nodejs-v20) pin=openwhisk-runtime-nodejs df=deploy/openwhisk/action-nodejs.Dockerfile ;;
-    *) echo "openwhisk-runtimes: $rt: no such runtime here (built: nodejs-v20)" >&2; exit 2 ;;
+    python-v3.11) pin=openwhisk-runtime-python df=deploy/openwhisk/action-python.Dockerfile ;;
+    *) echo "openwhisk-runtimes: $rt: no such runtime here (built: nodejs-v20, python-v3.11)" >&2; exit 2 ;;
   esac
   commit=$(awk -F'\t' -v p=$pin '$1 == p {print $3}' deploy/shared/pins.tsv)
   tag="ko.local/openwhisk/action-$rt:${commit:0:12}" tar="$RT_DIR/$rt.tar"
@@ -36,6 +39,13 @@ for rt in "${runtimes[@]}"; do
         cp "$base/package.json" "$base/app.js" "$base/runner.js" "$base/buildtemplate.yaml" "$ctx/"
         cp "$base/src/service.js" "$ctx/src/"
         cp "$base/platform/platform.js" "$base/platform/openwhisk.js" "$base/platform/knative.js" "$ctx/platform/" ;;
+      python-v3.11)
+        mkdir -p "$ctx/bin" "$ctx/lib" "$ctx/go"
+        cp "$src/core/python311Action/requirements.txt" "$ctx/"
+        cp "$src/core/python3Action/bin/compile" "$ctx/bin/"
+        cp "$src/core/python3Action/lib/launcher.py" "$ctx/lib/"
+        gosrc=$(deploy/shared/upstream.sh openwhisk-runtime-go)
+        cp -r "$gosrc/go.mod" "$gosrc/go.sum" "$gosrc/main" "$gosrc/openwhisk" "$ctx/go/" ;;
     esac
     cp "$df" "$ctx/Dockerfile"
     bin/faasbench image build "$ctx/Dockerfile" --context "$ctx" -t "$tag" -O "$tar.tmp" > "$RT_DIR/$rt.log" 2>&1 ||

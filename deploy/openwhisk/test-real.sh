@@ -3,9 +3,9 @@
 # Apache OpenWhisk as upstream's standalone server built from the pinned source in Scala 2.13 (deploy/openwhisk/up.sh:
 # controller and invoker in one JVM, lean balancer, in-memory store, the Kubernetes container factory), alone on the
 # real node, at the size the figures of docs/platforms/openwhisk.md need:
-#   - hello as a Node.js action on OpenWhisk's own runtime (kind nodejs:20) and as a Docker action of the workload's
-#     Go image, raw-HTTP web actions through the controller, closed loop at 1 and 4 connections, 10 s per cell,
-#     three repetitions (openwhisk-hello, resized)
+#   - hello as a Node.js action and a Python action on OpenWhisk's own runtimes (kinds nodejs:20, python:3.11) and
+#     as a Docker action of the workload's Go image, raw-HTTP web actions through the controller, closed loop at 1
+#     and 4 connections, 10 s per cell, three repetitions (openwhisk-hello, resized)
 #   - 20 cold starts of the Node.js action, each after an update to a new revision, its first request in a
 #     prewarmed stem cell (openwhisk-coldstart; kind prewarm), then 20 at 512 MB, a memory no stem cell has
 #     (kind container: the invoker creates a pod for the activation)
@@ -34,7 +34,7 @@ set -a; . "$DIR/node/openwhisk/faasbench.env"; set +a
 api=(--set "platform.options.api_host=$OPENWHISK_API")
 hello() { CHECK_ARGS="--failed-max 0" run openwhisk-hello examples/realnode/openwhisk-hello.yaml "${api[@]}" \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
-step "openwhisk: hello, Node.js action and Go Docker action, c=1 and c=4, 3 repetitions" hello
+step "openwhisk: hello, Node.js and Python actions and a Go Docker action, c=1 and c=4, 3 repetitions" hello
 cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind prewarm=20" run openwhisk-coldstart examples/realnode/openwhisk-coldstart.yaml "${api[@]}" \
   --set coldstart.iterations=20; }
 step "openwhisk: 20 cold starts of the Node.js action (prewarmed stem cells)" cold20

@@ -91,7 +91,8 @@ K apply -f "$M/namespace.yaml" > "$DIR/logs/openwhisk-apply.log" 2>&1 || { cat "
 # The Secret goes through stdin: its keys never appear in a command line or a file outside $M.
 K -n openwhisk create secret generic openwhisk-config --from-file=standalone.conf=/dev/stdin --dry-run=client -o yaml < "$M/standalone.conf" |
   K apply -f - >> "$DIR/logs/openwhisk-apply.log" 2>&1 || { tail -5 "$DIR/logs/openwhisk-apply.log" >&2; fail "the configuration Secret was refused"; }
-runtimes=$(sed "s|@NODEJS_TAG@|${nodejs:0:12}|g" deploy/openwhisk/runtimes.json | sed 's/^/    /')
+python=$(awk -F'\t' '$1 == "openwhisk-runtime-python" {print $3}' deploy/shared/pins.tsv)
+runtimes=$(sed -e "s|@NODEJS_TAG@|${nodejs:0:12}|g" -e "s|@PYTHON_TAG@|${python:0:12}|g" deploy/openwhisk/runtimes.json | sed 's/^/    /')
 awk -v r="$runtimes" '$0 == "@RUNTIMES@" {print r; next} {print}' deploy/openwhisk/openwhisk.yaml |
   sed -e "s|@IMAGE@|ko.local/openwhisk/standalone:${commit:0:12}|" -e "s|@JAVA_OPTS@|-Xmx${OW_HEAP:-1g}|" \
       -e "s|@MEMORY@|$(( $(echo "${OW_HEAP:-1g}" | sed 's/g$/*1024/; s/m$//') + 512 ))Mi|g" \

@@ -1,0 +1,31 @@
+"""The OpenWhisk actions of hello (settings.code_file for a native kind): each answers a raw-HTTP web action's
+result with the function contract's headers, cold only on its first activation, and the broken one fails at load."""
+import importlib.util
+import json
+import pathlib
+import subprocess
+
+HERE = pathlib.Path(__file__).parent
+
+
+def test_python_action_is_cold_once_and_names_its_instance():
+    spec = importlib.util.spec_from_file_location("action", HERE / "python" / "action.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    first, second = mod.main({}), mod.main({})
+    assert first["statusCode"] == 200 and first["body"] == "pong"
+    assert first["headers"]["X-Fb-Cold"] == "1" and first["headers"]["X-Fb-Cold-Kind"] == "process"
+    assert second["headers"]["X-Fb-Cold"] == "0" and "X-Fb-Cold-Kind" not in second["headers"]
+    assert first["headers"]["X-Fb-Instance"] == second["headers"]["X-Fb-Instance"] != ""
+    assert int(first["headers"]["X-Fb-Handler-End-Ns"]) >= int(first["headers"]["X-Fb-Handler-Begin-Ns"])
+
+
+def test_node_actions():
+    script = ("const a = require(process.argv[1]); console.log(JSON.stringify([a.main(), a.main()]));"
+              "try { require(process.argv[2]); console.log('loaded'); } catch (e) { console.log(e.message); }")
+    out = subprocess.run(["node", "-e", script, str(HERE / "node" / "action.js"), str(HERE / "node" / "action-broken.js")],
+                         capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
+    first, second = json.loads(out[0])
+    assert first["body"] == "pong" and first["headers"]["X-Fb-Cold"] == "1" and second["headers"]["X-Fb-Cold"] == "0"
+    assert first["headers"]["X-Fb-Instance"] == second["headers"]["X-Fb-Instance"]
+    assert out[1] == "faasbench: this action fails at init on purpose"
