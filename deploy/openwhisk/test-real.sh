@@ -38,7 +38,7 @@ step "openwhisk: hello, Node.js and Python actions and a Go Docker action, c=1 a
 cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind prewarm=20" run openwhisk-coldstart examples/realnode/openwhisk-coldstart.yaml "${api[@]}" \
   --set coldstart.iterations=20; }
 step "openwhisk: 20 cold starts of the Node.js action (prewarmed stem cells)" cold20
-big=(--set 'functions=[{name: hello-js-512, workload: hello, language: node, memory_mb: 512, settings: {kind: "nodejs:20", code_file: hello/node/action.js}}]')
+big=(--set 'functions=[{name: hello-js-512, workload: hello, language: node, memory_mb: 512, settings: {kind: "nodejs:20", code_file: hello/node/actions/openwhisk.js}}]')
 cold512() { CHECK_ARGS="--cold-verified 20 --cold-kind container=20" run openwhisk-coldstart-512 examples/realnode/openwhisk-coldstart.yaml "${api[@]}" "${big[@]}" \
   --set coldstart.iterations=20; }
 step "openwhisk: 20 cold starts at 512 MB (no stem cell: a pod per cold start)" cold512
@@ -46,10 +46,10 @@ step "openwhisk: 20 cold starts at 512 MB (no stem cell: a pod per cold start)" 
 # namespace's limit (512 MB: the controller refuses the PUT, exit 2, before any load); an action whose code fails at
 # /init (the web action is answered 400, the activation's record says why: the probe fails, exit 1).
 refs() { ends openwhisk-fault-memory examples/realnode/openwhisk-coldstart.yaml 2 "exceeds allowed threshold of 512 MB" "${api[@]}" \
-  --set 'functions=[{name: hello-js-1g, workload: hello, language: node, memory_mb: 1024, settings: {kind: "nodejs:20", code_file: hello/node/action.js}}]'; }
+  --set 'functions=[{name: hello-js-1g, workload: hello, language: node, memory_mb: 1024, settings: {kind: "nodejs:20", code_file: hello/node/actions/openwhisk.js}}]'; }
 step "openwhisk fault: 1024 MB over the namespace's 512 MB limit" refs
 initfail() { ends openwhisk-fault-init examples/realnode/openwhisk-hello.yaml 1 "this action fails at init on purpose" "${api[@]}" \
-  --set 'functions=[{name: broken-js, workload: hello, language: node, settings: {kind: "nodejs:20", code_file: hello/node/action-broken.js}}]'; }
+  --set 'functions=[{name: broken-js, workload: hello, language: node, settings: {kind: "nodejs:20", code_file: hello/node/actions/openwhisk-broken.js}}]'; }
 step "openwhisk fault: an action that fails at /init, explained from its activation record" initfail
 step "openwhisk: a run killed with SIGKILL, then platform clean" deploy/openwhisk/killed.sh "$DIR"
 step "openwhisk remove" deploy/openwhisk/down.sh "$DIR/node"

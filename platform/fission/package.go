@@ -54,8 +54,8 @@ var zipTime = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // language (settings.env_image without code_file): a zip, which Fission's fetcher unpacks into the pod,
 // laid out as the repository is, so that the workload finds its runtime as it does there: faasbench's
 // function module for the environment at the top, runtime/<lang>/ (the contract runtime) and the
-// workload's <workload>/<lang>/ directory at workload/<lang>/ (their Dockerfiles, tests and caches left
-// out); and the entrypoint Fission calls. Files are read through os.Root: nothing outside workloadsDir, no
+// workload's <workload>/<lang>/ directory at workload/<lang>/ (their Dockerfiles, tests, caches and actions/,
+// other platforms' native code, left out); and the entrypoint Fission calls. Files are read through os.Root: nothing outside workloadsDir, no
 // symbolic link out of it. A language faasbench has no module for, or a package above Fission's literal
 // limit, is refused naming settings.env_image.
 func WorkloadPackage(workloadsDir, workload, lang string) ([]byte, string, error) {
@@ -102,7 +102,8 @@ func WorkloadPackage(workloadsDir, workload, lang string) ([]byte, string, error
 		}
 		name := e.Name()
 		if e.IsDir() {
-			if p != dir && (name == "tests" || name == "__pycache__" || name == "node_modules" || strings.HasPrefix(name, ".")) {
+			// actions/: the function's code for other platforms' own runtimes (OpenWhisk's, settings.code_file), not the workload's program.
+			if p != dir && (name == "tests" || name == "actions" || name == "__pycache__" || name == "node_modules" || strings.HasPrefix(name, ".")) {
 				return fs.SkipDir
 			}
 			return nil

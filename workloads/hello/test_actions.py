@@ -9,7 +9,7 @@ HERE = pathlib.Path(__file__).parent
 
 
 def test_python_action_is_cold_once_and_names_its_instance():
-    spec = importlib.util.spec_from_file_location("action", HERE / "python" / "action.py")
+    spec = importlib.util.spec_from_file_location("action", HERE / "python" / "actions" / "openwhisk.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     first, second = mod.main({}), mod.main({})
@@ -23,7 +23,7 @@ def test_python_action_is_cold_once_and_names_its_instance():
 def test_node_actions():
     script = ("const a = require(process.argv[1]); console.log(JSON.stringify([a.main(), a.main()]));"
               "try { require(process.argv[2]); console.log('loaded'); } catch (e) { console.log(e.message); }")
-    out = subprocess.run(["node", "-e", script, str(HERE / "node" / "action.js"), str(HERE / "node" / "action-broken.js")],
+    out = subprocess.run(["node", "-e", script, str(HERE / "node" / "actions" / "openwhisk.js"), str(HERE / "node" / "actions" / "openwhisk-broken.js")],
                          capture_output=True, text=True, check=True, timeout=60).stdout.splitlines()
     first, second = json.loads(out[0])
     assert first["body"] == "pong" and first["headers"]["X-Fb-Cold"] == "1" and second["headers"]["X-Fb-Cold"] == "0"
