@@ -286,11 +286,73 @@ func (b *Builder) copy(s *stage, in Instruction, built map[string]*stage) error 
 		if from != nil {
 			root = ""
 		}
+		if target, err = s.destPath(target); err != nil {
+			return err
+		}
 		if err := copyTree(abs, filepath.Join(s.upper(), target), root); err != nil {
 			return fmt.Errorf("%s -> %s: %w", src, target, err)
 		}
 	}
 	return nil
+}
+
+// destPath is where a copy to p (an absolute path in the image) lands: p with each directory on the way
+// resolved through the symbolic links of the stage's root filesystem (its changes, then its base), as
+// Docker resolves a COPY destination. A base whose /lib is a link to usr/lib (Debian's merged /usr) gets
+// COPY x /lib/x at /usr/lib/x: writing lib/x into the layer shadowed the link with a directory holding only
+// x, and every dynamically linked program of the image then failed (its loader is under /lib; found with
+// OpenWhisk's Python runtime, whose launcher goes to /lib). The last component is not resolved; a link
+// cannot lead above /; at most 40 links.
+func (s *stage) destPath(p string) (string, error) {
+	dir, file := path.Split(path.Clean(p))
+	parts := strings.Split(strings.Trim(dir, "/"), "/")
+	cur := "/"
+	for hops := 0; len(parts) > 0; {
+		part := parts[0]
+		parts = parts[1:]
+		switch part {
+		case "", ".":
+			continue
+		case "..":
+			cur = path.Dir(cur)
+			continue
+		}
+		next := path.Join(cur, part)
+		target, ok := s.readlink(next)
+		if !ok {
+			cur = next
+			continue
+		}
+		if hops++; hops > 40 {
+			return "", fmt.Errorf("destination %s: more than 40 symbolic links on the way", p)
+		}
+		if path.IsAbs(target) {
+			cur = "/"
+		}
+		parts = append(strings.Split(strings.Trim(target, "/"), "/"), parts...)
+	}
+	return path.Join(cur, file), nil
+}
+
+// readlink is the target of p when the stage's root filesystem holds a symbolic link there: its changes
+// first (a file or a deletion there hides the base), then its base.
+func (s *stage) readlink(p string) (string, bool) {
+	for _, d := range []string{s.upper(), s.lower} {
+		if d == "" {
+			continue
+		}
+		c := filepath.Join(d, filepath.FromSlash(p))
+		st, err := os.Lstat(c)
+		if err != nil {
+			continue
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return "", false
+		}
+		t, err := os.Readlink(c)
+		return t, err == nil
+	}
+	return "", false
 }
 
 // within resolves rel inside root and refuses what leaves it, following symlinks.

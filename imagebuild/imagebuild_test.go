@@ -273,3 +273,68 @@ func buildArchive(t *testing.T, b *Builder, df string) (Written, []byte) {
 	}
 	return w, buf.Bytes()
 }
+
+// A COPY whose destination goes through a symbolic link of the base (Debian's merged /usr: /lib -> usr/lib,
+// /bin -> usr/bin) lands where the link leads, as Docker puts it: the stage's changes hold usr/lib/launcher.py,
+// where they held a directory lib with launcher.py in it, which shadows the base's link once the layers are
+// unpacked (every dynamically linked program of the image then failed: OpenWhisk's Python runtime on the real
+// node). A link in the stage's own changes was followed already (the host follows it).
+func TestCopyFollowsTheBasesLinks(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"ctx/app", "lower/usr/lib", "lower/usr/bin", "stage/upper"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"lower/lib": "usr/lib", "lower/bin": "usr/bin"} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ctx", "app", "launcher.py"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Context: filepath.Join(dir, "ctx")}
+	s := &stage{lower: filepath.Join(dir, "lower"), dir: filepath.Join(dir, "stage")}
+	for _, dst := range []string{"/lib/launcher.py", "/bin/"} {
+		if err := b.copy(s, Instruction{Cmd: "COPY", Args: []string{"app/launcher.py", dst}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"usr/lib/launcher.py", "usr/bin/launcher.py"} {
+		if st, err := os.Lstat(filepath.Join(s.upper(), want)); err != nil || !st.Mode().IsRegular() {
+			t.Errorf("%s: %v %v", want, st, err)
+		}
+	}
+	for _, bad := range []string{"lib", "bin"} {
+		if _, err := os.Lstat(filepath.Join(s.upper(), bad)); err == nil {
+			t.Errorf("%s in the stage's changes: it shadows the base's link", bad)
+		}
+	}
+}
+
+// destPath through links of the stage's base and its changes: absolute and relative, chained, a change that
+// hides the base's link, and a loop refused.
+func TestDestPathThroughTheBasesLinks(t *testing.T) {
+	dir := t.TempDir()
+	s := &stage{lower: filepath.Join(dir, "lower"), dir: filepath.Join(dir, "stage")}
+	for _, d := range []string{"lower/usr/lib", "lower/srv", "stage/upper/srv"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, to := range map[string]string{"lower/lib": "/usr/lib", "lower/lib64": "lib", "lower/srv/app": "/usr/lib", "stage/upper/srv/app": "../opt", "lower/srv/up": "../../../../usr/lib",
+		"lower/loop": "loop2", "lower/loop2": "/loop"} {
+		if err := os.Symlink(to, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, want := range map[string]string{"/lib/x": "/usr/lib/x", "/lib64/x": "/usr/lib/x", "/srv/app/x": "/opt/x", "/srv/up/x": "/usr/lib/x", "/lib": "/lib", "/etc/x": "/etc/x"} {
+		if got, err := s.destPath(p); err != nil || got != want {
+			t.Errorf("%s: %s %v, want %s", p, got, err, want)
+		}
+	}
+	if _, err := s.destPath("/loop/x"); err == nil || !strings.Contains(err.Error(), "more than 40 symbolic links") {
+		t.Errorf("a loop: %v", err)
+	}
+}

@@ -19,7 +19,7 @@ actions() {
 }
 run_and_kill openwhisk examples/realnode/openwhisk-hello.yaml
 left=$(actions)
-[ -n "$left" ] || { echo "killed-openwhisk: no action left by the killed run: nothing for platform clean to do, the check proves nothing" >&2; exit 1; }
+[ -n "$left" ] || { tail -5 "$DIR/killed-openwhisk.log" >&2; echo "killed-openwhisk: no action left by the killed run (its log's end above): nothing for platform clean to do, the check proves nothing" >&2; exit 1; }
 fb platform clean -p openwhisk --api-host "$OPENWHISK_API"
 now=$(actions)
 [ -z "$now" ] || { echo "killed-openwhisk: the killed run's actions survived platform clean: $now" >&2; exit 1; }

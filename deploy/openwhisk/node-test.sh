@@ -9,6 +9,9 @@ cd "$(dirname "$0")/../.."
 DIR=$(realpath -m "${1:?usage: deploy/openwhisk/node-test.sh DIR (the node is in DIR/node)}")
 [ -f "$DIR/node/node.env" ] || { echo "openwhisk node-test: no node in $DIR/node (deploy/node/up.sh $DIR/node)" >&2; exit 2; }
 . "$DIR/node/node.env"
+# The Docker action's image (the workload behind faasbench's action proxy) that the killed run below deploys:
+# the action pods' pull policy is Kubernetes' default, and no registry answers on the node.
+scripts/phase.sh "openwhisk action images (faasbench's action proxy)" deploy/node/images.sh "$DIR/node" hello:go:openwhisk
 # OpenWhisk's default of 60 invocations a minute would answer most of a closed loop 429; the run's fingerprint
 # records the limits in force.
 scripts/phase.sh "openwhisk install (standalone server from the pinned source, Kubernetes container factory)" \

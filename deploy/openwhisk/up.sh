@@ -9,7 +9,8 @@
 #      ships fixed, published ones), pods reached by IP (port forwarding off), the action pods' template (no
 #      service account token, no service links: deploy/openwhisk/openwhisk.yaml) and the limits below
 #   3. applies deploy/openwhisk/openwhisk.yaml (namespace openwhisk: the server's service account may manage
-#      pods there and nowhere else) and waits for the server, then for GET /api/v1 with the guest key
+#      pods there and nowhere else) and waits for the server, then for the guest's action list, then for the
+#      invoker's stem cells (the prewarmed pods runtimes.json asks for)
 # Limits (OpenWhisk's own defaults unless set, as upstream's standalone.conf and deploy-kube's values give them):
 #   OW_INVOKES_PER_MINUTE (60), OW_INVOKES_CONCURRENT (30), OW_CONCURRENCY_MAX (1: activations one container takes),
 #   OW_USER_MEMORY (the invoker's memory for action containers, 2048 MB as deploy-kube's), OW_HEAP (1g).
@@ -109,6 +110,17 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 [ -n "$ok" ] || fail "the API did not list the guest's actions in 60 s (last: HTTP ${code:-no answer})"
+# The invoker's stem cells (runtimes.json's initialCount of each kind: prewarmed pods named wsk<invoker>-<n>-prewarm-<kind>)
+# up and ready, so that a first cold start meets them as it would on a server that has been up a while.
+cells=$(python3 -c 'import json, sys; print(sum(c["initialCount"] for f in json.load(open(sys.argv[1]))["runtimes"].values() for r in f for c in r.get("stemCells", [])))' deploy/openwhisk/runtimes.json)
+ready=0
+for _ in $(seq 1 120); do
+  ready=$(K -n openwhisk get pods -l user-action-pod=true -o jsonpath='{range .items[*]}{.metadata.name} {.status.containerStatuses[0].ready}{"\n"}{end}' 2>/dev/null | grep -c -- '-prewarm-.* true$' || true)
+  [ "$ready" -lt "$cells" ] || break
+  sleep 1
+done
+[ "$ready" -ge "$cells" ] || fail "$ready of the $cells stem cells (prewarmed action pods) were ready 120 s after the API answered"
+step "API answers; $cells stem cells ready"
 {
   echo "OPENWHISK_API=$api"
   echo "OPENWHISK_AUTH_FILE=$M/guest.auth"
