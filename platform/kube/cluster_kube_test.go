@@ -4,6 +4,7 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -295,4 +296,57 @@ func waitRunning(t *testing.T, cl *kube.Cluster, sel string, n int) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("pods %q: never %d running", sel, n)
+}
+
+// A fixed function whose desired count another controller moves (OpenFaaS's
+// gateway acting on a stale alert did, on the real node) is set back by
+// WaitReplicasHeld, and the run's warnings say so; WaitReplicas alone waits
+// out its timeout.
+func TestWaitReplicasHeldSetsTheCountBack(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	ctx := ctxT(t)
+	w, err := cl.Watch(ctx, kube.Selector("run-h", ""), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
+	if _, err := deps.Create(ctx, deployment(cl, "run-h", "fn", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitCounts(t, w, "fn", kube.Counts{Desired: 1, Ready: 1})
+	if err := cl.ScaleDeployment(ctx, cl.Namespace, "fn", 3); err != nil {
+		t.Fatal(err)
+	}
+	waitCounts(t, w, "fn", kube.Counts{Desired: 3, Ready: 3})
+	s := &kube.Session{Common: kube.Common{RunID: "run-h", ReadyTimeout: 2 * kube.HeldAfter}, Cluster: cl, Watch: w}
+	if err := s.WaitReplicas(ctx, "fn", 1); !errors.Is(err, kube.ErrTimeout) || !strings.Contains(err.Error(), "3 of 1 replicas ready (0 starting, 0 stopping, 3 desired)") {
+		t.Fatalf("WaitReplicas with the count moved: %v, want the timeout naming 3 desired", err)
+	}
+	held := 0
+	s.ReadyTimeout = 60 * time.Second
+	t0 := time.Now()
+	err = s.WaitReplicasHeld(ctx, "fn", 1, func(ctx context.Context) error {
+		held++
+		return cl.ScaleDeployment(ctx, cl.Namespace, "fn", 1)
+	})
+	if err != nil || held != 1 {
+		t.Fatalf("WaitReplicasHeld: %v after %d holds, want nil after 1", err, held)
+	}
+	if c := w.Counts("fn"); c != (kube.Counts{Desired: 1, Ready: 1}) {
+		t.Errorf("counts %+v after the hold, want 1 desired and ready", c)
+	}
+	if ws := s.Warnings(); len(ws) != 1 || !strings.Contains(ws[0], "function fn: its desired replicas were 3, not the 1 it was given") {
+		t.Errorf("warnings %q, want the one hold named", ws)
+	}
+	t.Logf("held back to 1 in %s", time.Since(t0).Round(time.Millisecond))
+	// A hold that fails ends the wait with its error, naming the function.
+	if err := cl.ScaleDeployment(ctx, cl.Namespace, "fn", 2); err != nil {
+		t.Fatal(err)
+	}
+	waitCounts(t, w, "fn", kube.Counts{Desired: 2, Ready: 2})
+	err = s.WaitReplicasHeld(ctx, "fn", 1, func(context.Context) error { return errors.New("refused") })
+	if err == nil || !strings.Contains(err.Error(), "function fn: set its replicas back to 1: refused") {
+		t.Errorf("failed hold: %v", err)
+	}
 }

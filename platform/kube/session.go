@@ -75,10 +75,51 @@ func (s *Session) Namespace() string { return s.Cluster.Namespace }
 // WaitReplicas waits until name has n ready pods, none starting or
 // stopping, and a desired count of n, as the watches see it.
 func (s *Session) WaitReplicas(ctx context.Context, name string, n int) error {
+	return s.waitReplicas(ctx, name, n, nil)
+}
+
+// HeldAfter is how long a fixed function's desired count may stay away from
+// the count asked before WaitReplicasHeld sets it back, and HeldTries how
+// often it does within one wait.
+const (
+	HeldAfter = 3 * time.Second
+	HeldTries = 3
+)
+
+// WaitReplicasHeld is WaitReplicas for a function whose count is fixed:
+// when its desired count stays away from n for HeldAfter (another
+// controller set it), hold sets it back to n, at most HeldTries times, and
+// the run's warnings say so. Seen on the real node: OpenFaaS's gateway,
+// acting on an AlertManager notification about the function's labels as
+// they were before a redeploy, set 3 replicas after the redeploy had set 1,
+// and nothing set them back.
+func (s *Session) WaitReplicasHeld(ctx context.Context, name string, n int, hold func(context.Context) error) error {
+	return s.waitReplicas(ctx, name, n, hold)
+}
+
+func (s *Session) waitReplicas(ctx context.Context, name string, n int, hold func(context.Context) error) error {
 	var c Counts
-	err := Poll(ctx, s.ReadyTimeout, 20*time.Millisecond, func(context.Context) (bool, error) {
+	var off time.Time
+	held := 0
+	err := Poll(ctx, s.ReadyTimeout, 20*time.Millisecond, func(ctx context.Context) (bool, error) {
 		c = s.Watch.Counts(name)
-		return c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0, nil
+		if c.Desired == n || hold == nil || held >= HeldTries {
+			off = time.Time{}
+			return c.Desired == n && c.Ready == n && c.Pending == 0 && c.Terminating == 0, nil
+		}
+		switch {
+		case off.IsZero():
+			off = time.Now()
+		case time.Since(off) >= HeldAfter:
+			held++
+			s.Warn(fmt.Sprintf("function %s: its desired replicas were %d, not the %d it was given, for %s (a controller other than faasbench set them); set back to %d",
+				name, c.Desired, n, HeldAfter, n))
+			if err := hold(ctx); err != nil {
+				return false, fmt.Errorf("function %s: set its replicas back to %d: %w", name, n, err)
+			}
+			off = time.Time{}
+		}
+		return false, nil
 	})
 	if errors.Is(err, ErrTimeout) {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

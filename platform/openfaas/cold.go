@@ -74,7 +74,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	if err := p.Cluster.Client.CoreV1().Pods(p.Namespace()).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{LabelSelector: p.Selector(name)}); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: delete its pods: %w", name, err)
 	}
-	if err := p.WaitReplicas(ctx, name, n); err != nil {
+	if err := p.waitReplicas(ctx, name, n); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	if err := p.waitFunction(ctx, name, n); err != nil {

@@ -64,10 +64,26 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	}
 	p.noteLimits(fn, s)
 	n := wanted(fn, s)
-	if err := p.WaitReplicas(ctx, fn.Name, n); err != nil {
+	if err := p.waitReplicas(ctx, fn.Name, n); err != nil {
 		return err
 	}
 	return p.waitFunction(ctx, fn.Name, n)
+}
+
+// waitReplicas waits for n replicas of name; a function of fixed replicas
+// (no scale_min or scale_max of its own) is held at n: OpenFaaS's gateway
+// sets a count from AlertManager's notifications, which carry every
+// function's alert (the chart groups them by alertname, not by function)
+// and which it acts on with the labels it reads at that moment, so one read
+// before a redeploy or a refix can land after it.
+func (p *Platform) waitReplicas(ctx context.Context, name string, n int) error {
+	st, ok := p.functions.Get(name)
+	if !ok || st.s.Autoscaled || n == 0 {
+		return p.WaitReplicas(ctx, name, n)
+	}
+	return p.WaitReplicasHeld(ctx, name, n, func(ctx context.Context) error {
+		return p.Cluster.ScaleDeployment(ctx, p.Namespace(), name, n)
+	})
 }
 
 // noteLimits records, for the run, what OpenFaaS does differently from the
@@ -133,7 +149,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if err := p.gw.Scale(ctx, name, p.Namespace(), replicas); err != nil {
 		return refusal(err)
 	}
-	if err := p.WaitReplicas(ctx, name, replicas); err != nil || replicas == 0 {
+	if err := p.waitReplicas(ctx, name, replicas); err != nil || replicas == 0 {
 		return err
 	}
 	return p.waitFunction(ctx, name, replicas)
@@ -164,7 +180,7 @@ func (p *Platform) refix(ctx context.Context, st fnState, replicas int) error {
 	if err := p.Cluster.WaitRolledOut(ctx, p.Namespace(), fn.Name, p.ReadyTimeout); err != nil {
 		return fmt.Errorf("scale %s to %d: %w", fn.Name, replicas, err)
 	}
-	if err := p.WaitReplicas(ctx, fn.Name, replicas); err != nil {
+	if err := p.waitReplicas(ctx, fn.Name, replicas); err != nil {
 		return err
 	}
 	return p.waitFunction(ctx, fn.Name, replicas)
