@@ -161,7 +161,7 @@ func (b *Builder) apply(ctx context.Context, s *stage, in Instruction, built map
 	switch in.Cmd {
 	case "WORKDIR":
 		s.cfg.WorkingDir = s.resolve(in.Shell)
-		return os.MkdirAll(filepath.Join(s.upper(), s.cfg.WorkingDir), 0o755)
+		return s.mkdirs(s.cfg.WorkingDir)
 	case "ENV":
 		pairs, err := envPairs(in)
 		if err != nil {
@@ -289,6 +289,9 @@ func (b *Builder) copy(s *stage, in Instruction, built map[string]*stage) error 
 		if target, err = s.destPath(target); err != nil {
 			return err
 		}
+		if err := s.mkdirs(path.Dir(target)); err != nil {
+			return err
+		}
 		if err := copyTree(abs, filepath.Join(s.upper(), target), root); err != nil {
 			return fmt.Errorf("%s -> %s: %w", src, target, err)
 		}
@@ -332,6 +335,41 @@ func (s *stage) destPath(p string) (string, error) {
 		parts = append(strings.Split(strings.Trim(target, "/"), "/"), parts...)
 	}
 	return path.Join(cur, file), nil
+}
+
+// mkdirs makes the directory p (absolute in the image) and those above it in the stage's changes, each
+// with the mode it has in the base where the base has it (as Docker, whose COPY and WORKDIR leave an
+// existing directory as it is), else 0755. Made 0755, an existing directory of the base lost its mode in
+// the layer: COPY x /tmp/x gave the image a /tmp of 0755, not Debian's 1777, and Kubeless's Python
+// runtime, which runs as user 1000, could not write there (found on the real node).
+func (s *stage) mkdirs(p string) error {
+	cur := s.upper()
+	for _, part := range strings.Split(strings.Trim(path.Clean(p), "/"), "/") {
+		if part == "" {
+			continue
+		}
+		rel := strings.TrimPrefix(filepath.Join(strings.TrimPrefix(cur, s.upper()), part), string(filepath.Separator))
+		cur = filepath.Join(cur, part)
+		if st, err := os.Lstat(cur); err == nil {
+			if !st.IsDir() {
+				return fmt.Errorf("%s: not a directory in the layer", "/"+filepath.ToSlash(rel))
+			}
+			continue
+		}
+		mode := fs.FileMode(0o755)
+		if s.lower != "" {
+			if st, err := os.Stat(filepath.Join(s.lower, rel)); err == nil && st.IsDir() {
+				mode = st.Mode() & (fs.ModePerm | fs.ModeSticky | fs.ModeSetgid | fs.ModeSetuid)
+			}
+		}
+		if err := os.Mkdir(cur, 0o755); err != nil {
+			return err
+		}
+		if err := os.Chmod(cur, mode); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readlink is the target of p when the stage's root filesystem holds a symbolic link there: its changes

@@ -313,6 +313,43 @@ func TestCopyFollowsTheBasesLinks(t *testing.T) {
 	}
 }
 
+// COPY into a directory of the base keeps that directory's mode in the layer (Debian's /tmp is 1777; the
+// layer's 0755 hid it, and a runtime running as user 1000 could not write there); a new directory is 0755;
+// WORKDIR likewise.
+func TestCopyKeepsTheBasesDirectoryModes(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"ctx", "lower/tmp", "lower/srv/data", "stage/upper"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(filepath.Join(dir, "lower/tmp"), 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(dir, "lower/srv/data"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ctx", "req.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := &Builder{Context: filepath.Join(dir, "ctx")}
+	s := &stage{lower: filepath.Join(dir, "lower"), dir: filepath.Join(dir, "stage")}
+	for _, dst := range []string{"/tmp/req.txt", "/srv/data/req.txt", "/opt/new/req.txt"} {
+		if err := b.copy(s, Instruction{Cmd: "COPY", Args: []string{"req.txt", dst}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.apply(context.Background(), s, Instruction{Cmd: "WORKDIR", Shell: "/srv/data/work"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for d, want := range map[string]os.FileMode{"tmp": 0o777 | os.ModeSticky, "srv": 0o755, "srv/data": 0o700, "opt": 0o755, "opt/new": 0o755, "srv/data/work": 0o755} {
+		st, err := os.Stat(filepath.Join(s.upper(), d))
+		if err != nil || st.Mode()&(os.ModePerm|os.ModeSticky) != want {
+			t.Errorf("/%s in the layer: %v %v, want %v", d, st.Mode(), err, want)
+		}
+	}
+}
+
 // destPath through links of the stage's base and its changes: absolute and relative, chained, a change that
 // hides the base's link, and a loop refused.
 func TestDestPathThroughTheBasesLinks(t *testing.T) {
