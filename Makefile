@@ -12,7 +12,7 @@ LDFLAGS := -X github.com/faasbench/faasbench/cli.version=$(VERSION) -X github.co
 SPEC ?= examples/quickstart.yaml
 # The platforms that run for real, each a folder deploy/<platform>/ with the same verbs (deploy/README.md): a new
 # platform is a new folder and one word here. Their order is the real-node tier's (one at a time on the node).
-PLATFORMS := openfaas nuclio fission openwhisk knative
+PLATFORMS := openfaas nuclio fission openwhisk kubeless knative
 
 .PHONY: cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
 

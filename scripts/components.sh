@@ -55,7 +55,7 @@ start)
       fi ) &
     wait "$build"; rc=$?
     echo "$rc" > "$rc_file.tmp" && mv "$rc_file.tmp" "$rc_file"
-  ' components "$RC" "$owner" "${FB_PLATFORMS:-openfaas nuclio fission openwhisk knative}" </dev/null >"$LOG" 2>&1 &
+  ' components "$RC" "$owner" "${FB_PLATFORMS:-openfaas nuclio fission openwhisk kubeless knative}" </dev/null >"$LOG" 2>&1 &
   echo $! > "$PID"
   echo "components: building in the background at idle priority (log: $LOG)"
   ;;

@@ -22,7 +22,7 @@ trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
 scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 # The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
 scripts/phase.sh "real node packages" deploy/node/packages.sh
-FB_PLATFORMS=${FB_PLATFORMS:-openfaas nuclio fission openwhisk knative}
+FB_PLATFORMS=${FB_PLATFORMS:-openfaas nuclio fission openwhisk kubeless knative}
 # Each platform's build (make test's background builds made them: then each is a check of its cache).
 for p in $FB_PLATFORMS; do
   scripts/phase.sh "$p build (skipped when built)" deploy/$p/build.sh

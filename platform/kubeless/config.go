@@ -3,8 +3,11 @@ package kubeless
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
@@ -20,17 +23,24 @@ type Config struct {
 	KubelessNamespace string
 	// PatchedController: the cluster runs a Kubeless controller patched to
 	// read its CRD through apiextensions.k8s.io/v1, so Kubernetes 1.22 and
-	// later are not refused (platform.options.patched_controller).
+	// later are not refused (platform.options.patched_controller;
+	// deploy/kubeless/up.sh installs one).
 	PatchedController bool
+	// WorkloadsDir resolves settings.code_file.
+	WorkloadsDir string
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
+	return parseConfig(runID, "", opts)
+}
+
+func parseConfig(runID, workloads string, opts map[string]any) (Config, error) {
 	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "kubeless_namespace", "patched_controller"})
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Common: common, EndpointHost: own["endpoint_host"], KubelessNamespace: "kubeless"}
+	c := Config{Common: common, EndpointHost: own["endpoint_host"], KubelessNamespace: "kubeless", WorkloadsDir: workloads}
 	if v := own["kubeless_namespace"]; v != "" {
 		c.KubelessNamespace = v
 	}
@@ -44,13 +54,31 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 	return c, nil
 }
 
+var (
+	runtimeName = regexp.MustCompile(`^[a-z]+[0-9][0-9.]*$`)
+	handlerName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*\.[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
 // Settings is a function's Kubeless configuration.
 type Settings struct {
 	// Image overrides the workload's image.
 	Image string
 	// Timeout is spec.timeout in seconds (Kubeless's default: 180).
 	Timeout int
+	// Runtime (e.g. python3.11, a runtime of kubeless-config's
+	// runtime-images) with CodeFile (a file of the workloads directory)
+	// deploys the function the way Kubeless users do: its code, handler and
+	// runtime in the Function, run by Kubeless's own runtime image. Without
+	// them the workload's image is the function (runtime-image mode).
+	Runtime  string
+	CodeFile string
+	// Handler is module.function (default: the code file's name without
+	// its suffix, .main).
+	Handler string
 }
+
+// RuntimeMode is true for a function Kubeless's runtime runs.
+func (s Settings) RuntimeMode() bool { return s.Runtime != "" }
 
 // ParseSettings checks a function against what Kubeless takes.
 func ParseSettings(fn platform.Function) (Settings, error) {
@@ -69,10 +97,37 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 				return s, fmt.Errorf("settings.timeout: %q: want whole seconds ≥ 1", v)
 			}
 			s.Timeout = n
+		case "runtime":
+			if !runtimeName.MatchString(v) {
+				return s, fmt.Errorf("settings.runtime: %q is not a Kubeless runtime name such as python3.11", v)
+			}
+			s.Runtime = v
+		case "code_file":
+			s.CodeFile = v
+		case "handler":
+			if !handlerName.MatchString(v) {
+				return s, fmt.Errorf("settings.handler: %q is not module.function", v)
+			}
+			s.Handler = v
 		case "min_replicas", "max_replicas", "target_cpu":
 			return s, fmt.Errorf("settings.%s: Kubeless autoscales through autoscaling/v2beta1 HorizontalPodAutoscalers, which Kubernetes removed in 1.25: Kubeless functions have fixed replicas here", k)
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the kubeless platform (known: image, timeout)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the kubeless platform (known: code_file, handler, image, runtime, timeout)", k)
+		}
+	}
+	switch {
+	case s.Runtime != "" && s.CodeFile == "":
+		return s, fmt.Errorf("settings.code_file: runtime %s needs the function's code", s.Runtime)
+	case s.Runtime == "" && (s.CodeFile != "" || s.Handler != ""):
+		return s, fmt.Errorf("settings.runtime: code_file and handler need the Kubeless runtime (e.g. python3.11)")
+	case s.Runtime != "" && s.Image != "":
+		return s, fmt.Errorf("settings.image: a function Kubeless's runtime %s runs has the runtime's image, not its own", s.Runtime)
+	}
+	if s.Runtime != "" && s.Handler == "" {
+		base := filepath.Base(s.CodeFile)
+		s.Handler = strings.TrimSuffix(base, filepath.Ext(base)) + ".main"
+		if !handlerName.MatchString(s.Handler) {
+			return s, fmt.Errorf("settings.handler: the default %q (from code_file) is not module.function; give one", s.Handler)
 		}
 	}
 	switch {

@@ -1,6 +1,11 @@
 package kubeless
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,16 +57,70 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 		t.Errorf("service type %q", typ)
 	}
 	for want, fn := range map[string]platform.Function{
-		"autoscaling/v2beta1":               {Name: "f", Settings: map[string]string{"max_replicas": "4"}},
-		"mode: \"fork\"":                    {Name: "f", Mode: "fork"},
-		"concurrency: Kubeless has no":      {Name: "f", Concurrency: 2},
-		"workers: Kubeless runs one server": {Name: "f", Workers: 2},
-		"settings.timeout: \"0\"":           {Name: "f", Settings: map[string]string{"timeout": "0"}},
-		"settings.runtime: unknown setting": {Name: "f", Settings: map[string]string{"runtime": "python3.7"}},
-		"name:":                             {Name: "Bad_Name"},
+		"autoscaling/v2beta1":                          {Name: "f", Settings: map[string]string{"max_replicas": "4"}},
+		"mode: \"fork\"":                               {Name: "f", Mode: "fork"},
+		"concurrency: Kubeless has no":                 {Name: "f", Concurrency: 2},
+		"workers: Kubeless runs one server":            {Name: "f", Workers: 2},
+		"settings.timeout: \"0\"":                      {Name: "f", Settings: map[string]string{"timeout": "0"}},
+		"settings.code_file: runtime python3.7 needs":  {Name: "f", Settings: map[string]string{"runtime": "python3.7"}},
+		"settings.runtime: code_file and handler need": {Name: "f", Settings: map[string]string{"code_file": "a.py"}},
+		"settings.runtime: \"python\" is not":          {Name: "f", Settings: map[string]string{"runtime": "python", "code_file": "a.py"}},
+		"settings.handler: \"main\" is not":            {Name: "f", Settings: map[string]string{"runtime": "python3.11", "code_file": "a.py", "handler": "main"}},
+		"settings.image: a function Kubeless's":        {Name: "f", Settings: map[string]string{"runtime": "python3.11", "code_file": "a.py", "image": "x"}},
+		"settings.handler: the default \"a.b.main\"":   {Name: "f", Settings: map[string]string{"runtime": "python3.11", "code_file": "a.b.py"}},
+		"settings.bogus: unknown setting":              {Name: "f", Settings: map[string]string{"bogus": "1"}},
+		"name:":                                        {Name: "Bad_Name"},
 	} {
 		if _, err := ParseSettings(fn); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%+v: %v, want %q", fn, err, want)
 		}
+	}
+}
+
+// In runtime mode the Function carries the code, its checksum, the handler
+// and the runtime, and a container with no image or probe: Kubeless's
+// controller gives it the runtime's (pkg/utils/kubelessutil.go).
+func TestRuntimeModeFunction(t *testing.T) {
+	dir := t.TempDir()
+	code := "def main(event, context):\n    return 'pong'\n"
+	if err := os.MkdirAll(filepath.Join(dir, "hello", "python"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "hello", "python", "kubeless.py"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := parseConfig("r1", dir, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := platform.Function{Name: "hello-py", Workload: "hello", Language: "python", Replicas: 1, Env: map[string]string{"N": "7"},
+		Settings: map[string]string{"runtime": "python3.11", "code_file": "hello/python/kubeless.py"}}
+	s, err := ParseSettings(fn)
+	if err != nil || !s.RuntimeMode() || s.Handler != "kubeless.main" {
+		t.Fatalf("%+v %v: want runtime mode with the handler kubeless.main", s, err)
+	}
+	u, err := c.Function("ns", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(path ...string) string { v, _, _ := unstructured.NestedString(u.Object, path...); return v }
+	sum := sha256.Sum256([]byte(code))
+	if str("spec", "function") != code || str("spec", "handler") != "kubeless.main" || str("spec", "runtime") != "python3.11" ||
+		str("spec", "checksum") != "sha256:"+hex.EncodeToString(sum[:]) || str("spec", "function-content-type") != "text" {
+		t.Errorf("spec %v", u.Object["spec"])
+	}
+	cs, _, _ := unstructured.NestedSlice(u.Object, "spec", "deployment", "spec", "template", "spec", "containers")
+	ctr := cs[0].(map[string]any)
+	if ctr["image"] != nil || ctr["livenessProbe"] != nil || ctr["readinessProbe"] != nil || ctr["name"] != "hello-py" {
+		t.Errorf("container %v: want no image and no probe (the controller gives the runtime's)", ctr)
+	}
+	env, _, _ := unstructured.NestedSlice(ctr, "env")
+	if !strings.Contains(fmt.Sprint(env), "name:N value:7") {
+		t.Errorf("env %v: want the function's N=7", env)
+	}
+	fn.Settings["code_file"] = "../outside.py"
+	s, _ = ParseSettings(fn)
+	if _, err := c.Function("ns", fn, s); err == nil || !strings.Contains(err.Error(), "settings.code_file") {
+		t.Errorf("a code file outside the workloads: %v", err)
 	}
 }

@@ -34,7 +34,7 @@ func open(t *testing.T, run string) (*kubeless.Platform, context.Context) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubetest.Apply(t, p.Cluster, "testdata/kubeless-function-crd.yaml")
+	kubetest.Apply(t, p.Cluster, "../../deploy/kubeless/crd.yaml")
 	kubelessStandIn(ctx, t, p.Cluster)
 	return p, ctx
 }
@@ -43,7 +43,7 @@ func open(t *testing.T, run string) (*kubeless.Platform, context.Context) {
 // under strict field validation; a misspelt field is refused.
 func TestFunctionsPassTheSchema(t *testing.T) {
 	cl := kubetest.Cluster(t)
-	kubetest.Apply(t, cl, "testdata/kubeless-function-crd.yaml")
+	kubetest.Apply(t, cl, "../../deploy/kubeless/crd.yaml")
 	cat, err := workloads.Load("../../workloads")
 	if err != nil {
 		t.Fatal(err)

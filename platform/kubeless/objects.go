@@ -1,6 +1,8 @@
 package kubeless
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"maps"
 	"strconv"
@@ -34,20 +36,38 @@ const (
 // contract's environment, resources, replicas and a probe on the contract's
 // health path (the controller only adds its /healthz probe when there is
 // none), and a NodePort Service on 8080.
+//
+// In runtime mode (settings.runtime and code_file) it is the Function
+// `kubeless function deploy --runtime R --handler H --from-file F` makes:
+// the code as text with its sha256 checksum, the handler and the runtime,
+// and a container with only the function's environment and resources: the
+// controller gives it the runtime's image, its FUNC_* environment, the code
+// volume and its /healthz liveness probe, and no readiness probe, as for any
+// Kubeless user (a pod is Ready once its container runs; Deploy waits for
+// the runtime's /healthz on every pod).
 func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstructured.Unstructured, error) {
 	labels := map[string]string{LabelFunction: fn.Name, LabelCreatedBy: "kubeless"}
 	maps.Copy(labels, kube.FunctionLabels(c.RunLabel(), fn))
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: kube.HealthPath, Port: intstr.FromInt32(kube.Port)}},
 		PeriodSeconds: 2}
 	replicas := int32(fn.Replicas)
+	ctr := corev1.Container{
+		Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image), ImagePullPolicy: c.PullPolicy,
+		Env: kube.ContractEnv(fn, true), Resources: kube.Resources(fn), ReadinessProbe: probe, LivenessProbe: probe,
+	}
+	var code []byte
+	if s.RuntimeMode() {
+		var err error
+		if code, err = platform.ReadWorkloadFile(c.WorkloadsDir, s.CodeFile, "settings.code_file"); err != nil {
+			return nil, fmt.Errorf("kubeless function %s: %w", fn.Name, err)
+		}
+		ctr = corev1.Container{Name: fn.Name, Env: kube.ContractEnv(fn, true), Resources: kube.Resources(fn)}
+	}
 	dep := appsv1.Deployment{
 		ObjectMeta: metav1.ObjectMeta{Labels: labels},
 		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Template: corev1.PodTemplateSpec{
 			ObjectMeta: metav1.ObjectMeta{Labels: labels},
-			Spec: corev1.PodSpec{Containers: []corev1.Container{{
-				Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image), ImagePullPolicy: c.PullPolicy,
-				Env: kube.ContractEnv(fn, true), Resources: kube.Resources(fn), ReadinessProbe: probe, LivenessProbe: probe,
-			}}},
+			Spec:       corev1.PodSpec{Containers: []corev1.Container{ctr}},
 		}},
 	}
 	d, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&dep)
@@ -75,6 +95,11 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	}
 	if s.Timeout > 0 {
 		spec["timeout"] = strconv.Itoa(s.Timeout)
+	}
+	if s.RuntimeMode() {
+		sum := sha256.Sum256(code)
+		spec["handler"], spec["runtime"], spec["function"] = s.Handler, s.Runtime, string(code)
+		spec["checksum"] = "sha256:" + hex.EncodeToString(sum[:])
 	}
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "kubeless.io/v1beta1",

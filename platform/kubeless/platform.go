@@ -1,14 +1,17 @@
 // Package kubeless runs functions as Kubeless Function resources
 // (kubeless.io/v1beta1; Kubeless is archived upstream, supported here as a
 // legacy platform for seed 003's comparison) through the dynamic client:
-// the workload's image as a custom runtime image, fixed replicas, invoked
-// at the function Service's NodePort.
+// the function's code on Kubeless's own runtime (settings.runtime and
+// code_file) or the workload's image as a custom runtime image, fixed
+// replicas, invoked at the function Service's NodePort.
 package kubeless
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -27,6 +30,9 @@ const Name = "kubeless"
 type Platform struct {
 	*kube.Session
 	cfg Config
+	mu  sync.Mutex
+	// runtime holds the functions Kubeless's runtime runs (runtime mode).
+	runtime map[string]bool
 }
 
 var (
@@ -43,7 +49,7 @@ func Kinds() []schema.GroupVersionResource { return []schema.GroupVersionResourc
 // New connects and watches the run's functions' Deployments and pods
 // (Kubeless's controller copies a function's labels to them).
 func New(ctx context.Context, pc platform.Config) (*Platform, error) {
-	cfg, err := ParseConfig(pc.RunID, pc.Options)
+	cfg, err := parseConfig(pc.RunID, pc.WorkloadsDir, pc.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -58,14 +64,14 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 			return nil, err
 		}
 		if err := cl.CheckBelow(Requirements()); err != nil {
-			return nil, fmt.Errorf("%w: %w; with a Kubeless controller patched to read its CRD through apiextensions.k8s.io/v1 set platform.options.patched_controller: true", platform.ErrRefused, err)
+			return nil, fmt.Errorf("%w: %w; with a Kubeless controller patched to read its CRD through apiextensions.k8s.io/v1 (deploy/kubeless/up.sh installs one) set platform.options.patched_controller: true", platform.ErrRefused, err)
 		}
 	}
 	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg}, nil
+	return &Platform{Session: s, cfg: cfg, runtime: map[string]bool{}}, nil
 }
 
 // Name implements platform.Platform.
@@ -93,7 +99,47 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err := kube.Apply(ctx, p.functions(), u, "kubeless function"); err != nil {
 		return err
 	}
-	return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+	p.mu.Lock()
+	p.runtime[fn.Name] = s.RuntimeMode()
+	p.mu.Unlock()
+	return p.waitServing(ctx, fn.Name, fn.Replicas)
+}
+
+// waitServing waits for n ready pods of name, then, for a function
+// Kubeless's runtime runs, for the runtime's /healthz on each pod (the
+// controller gives its container no readiness probe: a pod is Ready before
+// kubeless.py listens, and a call then is refused, as a Kubeless user's
+// is), and last for an answer at the function's NodePort (kube-proxy
+// programs it a moment after the controller makes the Service: seen on the
+// real node, a call right after the pods were ready was refused).
+func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
+	if err := p.WaitReplicas(ctx, name, n); err != nil || n == 0 {
+		return err
+	}
+	p.mu.Lock()
+	rt := p.runtime[name]
+	p.mu.Unlock()
+	health := strings.TrimPrefix(kube.HealthPath, "/")
+	if rt {
+		health = "healthz"
+		urls, err := p.PodEndpoints(ctx, name, kube.Port)
+		if err != nil {
+			return err
+		}
+		for _, u := range urls {
+			if err := kube.WaitAnswered(ctx, u+health, p.ReadyTimeout, nil); err != nil {
+				return fmt.Errorf("function %s: Kubeless's runtime: %w", name, err)
+			}
+		}
+	}
+	url, err := p.Endpoint(ctx, name)
+	if err != nil {
+		return err
+	}
+	if err := kube.WaitAnswered(ctx, url+health, p.ReadyTimeout, nil); err != nil {
+		return fmt.Errorf("function %s at its NodePort: %w", name, err)
+	}
+	return nil
 }
 
 // Scale implements platform.Platform: the Deployment template's replicas,
@@ -106,7 +152,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if _, err := p.functions().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
-	return p.WaitReplicas(ctx, name, replicas)
+	return p.waitServing(ctx, name, replicas)
 }
 
 // MakeCold implements platform.ColdStarter: scale to 0, wait until no pod
@@ -160,7 +206,7 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 }
 
 // Requirements are what a run needs of the cluster.
-// Kubeless' last release (af81a12) reads its CRD's annotations through
+// Kubeless's last release (v1.0.8, 579f848) reads its CRD's annotations through
 // apiextensions.k8s.io/v1beta1 when its controller starts and exits when
 // that fails (pkg/controller/function_controller.go NewFunctionController ->
 // pkg/utils/kubelessutil.go getConfigLocation -> pkg/utils/k8sutil.go
@@ -168,6 +214,6 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 func Requirements() kube.Requirements {
 	r := kube.CRDRequirements(Kinds())
 	r.Below = kube.Minor{Major: 1, Minor: 22}
-	r.BelowWhy = "Kubeless' controller reads its CRD through apiextensions.k8s.io/v1beta1, which Kubernetes 1.22 removed, and exits when it cannot (pkg/utils/k8sutil.go GetAnnotationsFromCRD, kubeless af81a12)"
+	r.BelowWhy = "Kubeless' controller reads its CRD through apiextensions.k8s.io/v1beta1, which Kubernetes 1.22 removed, and exits when it cannot (pkg/utils/k8sutil.go GetAnnotationsFromCRD, kubeless v1.0.8)"
 	return r
 }

@@ -1,7 +1,6 @@
 package kubeless
 
-// Validated says how this adapter was checked against the platform: against
-// the real platform ("real@version") or a stand-in that follows its source
-// ("stand-in@version"). The fingerprint carries it into the manifest and the
-// report, so a reader knows how far to trust a figure.
-const Validated = "stand-in@kubeless af81a12 on the real control plane; the archived controller itself cannot run on Kubernetes 1.22 or later"
+// Validated says against what this adapter was last validated: the real Kubeless v1.0.8 function controller
+// (579f848), patched for Kubernetes 1.22+ (deploy/kubeless/kubeless.patch), with its 2019 Python runtime, on
+// the real node (Kubernetes 1.34), in runtime and image mode; the unpatched controller cannot start on 1.22+.
+const Validated = "real@kubeless 579f848 (v1.0.8, patched: deploy/kubeless/kubeless.patch) on Kubernetes 1.34, runtime python3.11 (kubeless-runtimes c30c833) and image mode"

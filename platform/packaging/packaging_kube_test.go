@@ -27,7 +27,7 @@ import (
 func TestPackagesPassTheAPIServer(t *testing.T) {
 	cl := kubetest.Cluster(t)
 	kubetest.Apply(t, cl, filepath.Join(kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0"), "config/core/300-resources/service.yaml"),
-		"../nuclio/testdata/nucliofunction-crd.yaml", "../fission/testdata/fission-crds.yaml", "../kubeless/testdata/kubeless-function-crd.yaml")
+		"../nuclio/testdata/nucliofunction-crd.yaml", "../fission/testdata/fission-crds.yaml", "../../deploy/kubeless/crd.yaml")
 	cat, err := workloads.Load("../../workloads")
 	if err != nil {
 		t.Fatal(err)

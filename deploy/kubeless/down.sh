@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# deploy/kubeless/down.sh DIR: removes what deploy/kubeless/up.sh DIR installed on the real node: every Function (the
+# controller deletes their Deployments, Services and ConfigMaps by owner reference), then the install and the CRD, and
+# waits until the namespace kubeless is gone, so that the next platform has the node's core to itself. The node's own
+# stop (deploy/node/down.sh) removes everything anyway; this is for one platform after another on one node.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
+DIR=$(realpath -m "${1:?usage: deploy/kubeless/down.sh DIR}")
+[ -f "$DIR/kubeless/kubeless.yaml" ] || { echo "kubeless-down: Kubeless is not installed from $DIR" >&2; exit 1; }
+. "$DIR/node.env"
+K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
+s=$(date +%s)
+log="$DIR/logs/kubeless-delete.log"
+K delete functions.kubeless.io --all --all-namespaces --ignore-not-found --timeout 120s > "$log" 2>&1 || true
+K delete --ignore-not-found --timeout 180s -f "$DIR/kubeless/kubeless.yaml" >> "$log" 2>&1 ||
+  { tail -20 "$log" >&2; echo "kubeless-down: the install was not gone in 180 s" >&2; exit 1; }
+K delete --ignore-not-found --timeout 60s -f deploy/kubeless/crd.yaml >> "$log" 2>&1 ||
+  { tail -20 "$log" >&2; echo "kubeless-down: the Function CRD was not gone in 60 s" >&2; exit 1; }
+rm -rf "$DIR/kubeless" "$DIR/kubeless.env"
+echo "kubeless-down: Kubeless removed in $(( $(date +%s) - s )) s"

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# deploy/kubeless/options.sh DIR|--dry: the settings that run a spec on the Kubeless deploy/kubeless/up.sh started on the
+# node in DIR, one per line, each for a --set (deploy/node/seed.sh); with --dry only those that need no install.
+set -euo pipefail
+echo 'platform.name=kubeless'
+[ "${1:?usage: deploy/kubeless/options.sh DIR|--dry}" != --dry ] || exit 0
+. "$1/kubeless.env"
+echo 'platform.generator_cpus="1"'
+echo "platform.options={patched_controller: 'true', kubeless_namespace: $KUBELESS_NAMESPACE, image_tag: local, pull_policy: Never, ready_timeout: 120s}"

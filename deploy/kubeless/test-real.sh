@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# deploy/kubeless/test-real.sh [EVIDENCE_DIR]: the full Kubeless tier (make test-real-kubeless; part of make test-real).
+# Kubeless v1.0.8's function controller built from the pinned source with deploy/kubeless/kubeless.patch, its 2019
+# Python runtime (deploy/kubeless/up.sh), alone on the real node:
+#   - the realnode tests (deploy/kubeless/node-test.sh's: runtime and image mode, scale, cold start, removal)
+#   - hello in Python on Kubeless's runtime (a process forked per call) and in Go as a custom runtime image, closed
+#     loop at 1 and 4 connections, 10 s per cell, three repetitions (kubeless-hello, resized), no failure
+#   - Kubeless's removal (kubeless-down)
+# Evidence in EVIDENCE_DIR (default docs/evidence/kubeless-real-DATE), as deploy/knative/test-real.sh writes it. Keeps
+# going when a step fails and fails at the end if any did.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+EVIDENCE=$(realpath -m "${1:-docs/evidence/kubeless-real-$(date +%F)}")
+. deploy/kube/paths.sh
+. deploy/node/real-lib.sh
+
+scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
+scripts/phase.sh "real node packages" deploy/node/packages.sh
+scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
+. "$DIR/node/node.env"
+step "image hello:go" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:go | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
+scripts/phase.sh "kubeless install" deploy/kubeless/up.sh "$DIR/node" | tee "$EVIDENCE/kubeless-up.txt"
+. "$DIR/node/kubeless.env"
+"${GO:-go}" test -c -race -tags realnode -o "$DIR/kubeless.test" ./platform/kubeless/
+realnode() { FB_KUBECONFIG=$KUBECONFIG FB_KUBELESS_NAMESPACE=$KUBELESS_NAMESPACE deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/kubeless.test" \
+  -test.count=1 -test.v -test.run RealKubeless | tee "$EVIDENCE/realnode-tests.txt"; }
+step "kubeless: the realnode tests" realnode
+hello() { CHECK_ARGS="--failed-max 0" run kubeless-hello examples/realnode/kubeless-hello.yaml --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
+step "kubeless: hello on Kubeless's Python runtime and as a Go image, c=1 and c=4, 3 repetitions" hello
+step "kubeless remove" deploy/kubeless/down.sh "$DIR/node"
+scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
+
+write_readme "Kubeless v1.0.8 (patched function controller, 2019 Python runtime) on the real node: make test-real-kubeless" \
+  "\`make test-real-kubeless\` (deploy/kubeless/test-real.sh)" \
+  "2 cores: the node (control plane, containerd, kubelet, Kubeless's controller, the function pods) on CPU 0, the load
+generator (the release binary) on CPU 1. Each directory holds one run's summary.md, summary.json and manifest.json;
+kubeless-up.txt is the install's log, realnode-tests.txt the realnode tests' output."
+echo "test-real-kubeless: evidence in $EVIDENCE"
+[ "$failed" = 0 ] || { echo "test-real-kubeless: $failed step(s) failed (table in $EVIDENCE/README.md)" >&2; exit 1; }
+echo "test-real-kubeless: passed"

@@ -1,0 +1,139 @@
+//go:build realnode
+
+package kubeless_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube/kubetest"
+	"github.com/faasbench/faasbench/platform/kubeless"
+)
+
+// These tests run on Kubeless v1.0.8's function controller built from its pinned source with
+// deploy/kubeless/kubeless.patch and installed by deploy/kubeless/up.sh on the real node (Kubernetes 1.34), with
+// its 2019 Python runtime (a process forked per call) built by deploy/kubeless/build.sh.
+
+func openKubeless(t *testing.T, run string) (*kubeless.Platform, context.Context) {
+	t.Helper()
+	if os.Getenv("FB_KUBELESS_NAMESPACE") == "" {
+		t.Fatal("FB_KUBELESS_NAMESPACE is not set: run these tests with deploy/kubeless/node-test.sh, which installs Kubeless (deploy/kubeless/up.sh)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	// The binary runs from the repository's root (deploy/kubeless/node-test.sh) or from its package (go test).
+	workloads := "workloads"
+	if _, err := os.Stat(workloads); err != nil {
+		workloads = "../../workloads"
+	}
+	p, err := kubeless.New(ctx, platform.Config{RunID: run, WorkloadsDir: workloads, Options: map[string]any{
+		"kubeconfig": kubetest.Kubeconfig(t), "ready_timeout": "120s", "image_tag": "local", "pull_policy": "Never",
+		"patched_controller": "true", "kubeless_namespace": os.Getenv("FB_KUBELESS_NAMESPACE")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p, ctx
+}
+
+// hello in Python on Kubeless's own runtime: deployed from its code, answered through the function's Service,
+// the pod's first call cold and the next warm, scaled 1 → 2 (both pods answer), made cold (scaled to 0 and
+// back: new pods, whose first calls are cold), and removed with what the controller made for it.
+func TestRealKubelessRuntimeFunction(t *testing.T) {
+	p, ctx := openKubeless(t, "realkubeless:1")
+	c := &http.Client{Timeout: 30 * time.Second}
+	fn := platform.Function{Name: "hello-py", Workload: "hello", Language: "python", Replicas: 1,
+		Settings: map[string]string{"runtime": "python3.11", "code_file": "hello/python/actions/kubeless.py"}}
+	t0 := time.Now()
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deployed from its code and serving in %s", time.Since(t0).Round(time.Millisecond))
+	dep, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).Get(ctx, "hello-py", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctr := dep.Spec.Template.Spec.Containers[0]
+	if !strings.HasPrefix(ctr.Image, "ko.local/kubeless/runtime-python:3.11-") || len(dep.Spec.Template.Spec.InitContainers) != 1 {
+		t.Fatalf("the controller's Deployment runs %s with %d init containers: want Kubeless's Python runtime and its prepare step", ctr.Image, len(dep.Spec.Template.Spec.InitContainers))
+	}
+	url, err := p.Endpoint(ctx, "hello-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := kubetest.Call(t, c, url, ""), kubetest.Call(t, c, url, "")
+	if first.Status != 200 || first.Body != "pong" || first.Cold != "1" || second.Cold != "0" || first.Instance == "" || first.Instance != second.Instance {
+		t.Fatalf("first %+v, second %+v: want pong, cold then warm, from one pod", first, second)
+	}
+	t.Logf("first call %s (cold), second %s", first.Elapsed.Round(time.Microsecond), second.Elapsed.Round(time.Microsecond))
+	if err := p.Scale(ctx, "hello-py", 2); err != nil {
+		t.Fatal(err)
+	}
+	// A connection per call: kube-proxy picks a pod per connection, and a kept-alive one stays on its pod.
+	fresh := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	seen := map[string]bool{}
+	for i := 0; i < 40 && len(seen) < 2; i++ {
+		if a := kubetest.Call(t, fresh, url, ""); a.Status == 200 {
+			seen[a.Instance] = true
+		}
+	}
+	if len(seen) != 2 {
+		t.Errorf("after the scale to 2, 40 calls reached %v", seen)
+	}
+	how, err := p.MakeCold(ctx, "hello-py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cold := kubetest.Call(t, fresh, url, "")
+	started, err := p.StartedSince(ctx, "hello-py", t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isNew := false
+	for _, s := range started {
+		isNew = isNew || s.ID == cold.Instance
+	}
+	if cold.Status != 200 || cold.Cold != "1" || seen[cold.Instance] || !isNew {
+		t.Errorf("after %q: %+v, want a cold answer from a new pod (started: %+v)", how.How, cold, started)
+	}
+	t.Logf("made cold (%s): the next call %s, cold, from the new pod %s", how.How, cold.Elapsed.Round(time.Microsecond), cold.Instance)
+	if err := p.Remove(ctx, "hello-py"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Cluster.Client.CoreV1().ConfigMaps(p.Namespace()).Get(ctx, "hello-py", metav1.GetOptions{}); err == nil {
+		// The controller's ConfigMap of the code goes with the Function (owner reference).
+		deadline := time.Now().Add(30 * time.Second)
+		for err == nil && time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			_, err = p.Cluster.Client.CoreV1().ConfigMaps(p.Namespace()).Get(ctx, "hello-py", metav1.GetOptions{})
+		}
+		if err == nil {
+			t.Error("the function's ConfigMap is left 30 s after its removal")
+		}
+	}
+}
+
+// hello in Go as a custom runtime image (the workload's image is the function): the image mode beside the
+// runtime, on the same controller.
+func TestRealKubelessImageFunction(t *testing.T) {
+	p, ctx := openKubeless(t, "realkubeless:2")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	url, err := p.Endpoint(ctx, "hello-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := kubetest.Call(t, &http.Client{Timeout: 30 * time.Second}, url, "")
+	if a.Status != 200 || strings.TrimSpace(a.Body) != "pong" || a.Instance == "" {
+		t.Fatalf("%+v: want pong from the workload's image", a)
+	}
+}
