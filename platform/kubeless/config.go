@@ -75,6 +75,24 @@ type Settings struct {
 	// Handler is module.function (default: the code file's name without
 	// its suffix, .main).
 	Handler string
+	// MaxReplicas and TargetCPU (percent of the CPU request), with
+	// MinReplicas (default 1), give the Function the HorizontalPodAutoscaler
+	// `kubeless autoscale create --metric cpu` gives it; the patched
+	// controller writes it as autoscaling/v2 (deploy/kubeless/kubeless.patch).
+	MinReplicas, MaxReplicas, TargetCPU int
+}
+
+// Autoscaled is true for a function with an HPA.
+func (s Settings) Autoscaled() bool { return s.MaxReplicas > 0 }
+
+// Replicas is what the function starts with: its replicas, within the HPA's
+// bounds when it has one (the HPA controller moves a count outside them to
+// the bound before it reads any metric).
+func (s Settings) Replicas(fn platform.Function) int {
+	if !s.Autoscaled() {
+		return fn.Replicas
+	}
+	return min(max(fn.Replicas, s.MinReplicas, 1), s.MaxReplicas)
 }
 
 // RuntimeMode is true for a function Kubeless's runtime runs.
@@ -110,9 +128,20 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 			}
 			s.Handler = v
 		case "min_replicas", "max_replicas", "target_cpu":
-			return s, fmt.Errorf("settings.%s: Kubeless autoscales through autoscaling/v2beta1 HorizontalPodAutoscalers, which Kubernetes removed in 1.25: Kubeless functions have fixed replicas here", k)
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || (k == "target_cpu" && n > 100) {
+				return s, fmt.Errorf("settings.%s: %q: want a whole number ≥ 1%s", k, v, map[bool]string{true: " and ≤ 100 (percent of the CPU request)"}[k == "target_cpu"])
+			}
+			switch k {
+			case "min_replicas":
+				s.MinReplicas = n
+			case "max_replicas":
+				s.MaxReplicas = n
+			default:
+				s.TargetCPU = n
+			}
 		default:
-			return s, fmt.Errorf("settings.%s: unknown setting for the kubeless platform (known: code_file, handler, image, runtime, timeout)", k)
+			return s, fmt.Errorf("settings.%s: unknown setting for the kubeless platform (known: code_file, handler, image, max_replicas, min_replicas, runtime, target_cpu, timeout)", k)
 		}
 	}
 	switch {
@@ -120,6 +149,12 @@ func ParseSettings(fn platform.Function) (Settings, error) {
 		return s, fmt.Errorf("settings.code_file: runtime %s needs the function's code", s.Runtime)
 	case s.Runtime == "" && (s.CodeFile != "" || s.Handler != ""):
 		return s, fmt.Errorf("settings.runtime: code_file and handler need the Kubeless runtime (e.g. python3.11)")
+	case (s.MinReplicas > 0 || s.TargetCPU > 0) && s.MaxReplicas == 0, s.MaxReplicas > 0 && s.TargetCPU == 0:
+		return s, fmt.Errorf("settings.max_replicas and target_cpu: Kubeless's autoscaler needs both (kubeless autoscale create --max N --metric cpu --value P)")
+	case s.Autoscaled() && max(s.MinReplicas, 1) > s.MaxReplicas:
+		return s, fmt.Errorf("settings.min_replicas: %d is above max_replicas %d", s.MinReplicas, s.MaxReplicas)
+	case s.Autoscaled() && fn.CPUs <= 0:
+		return s, fmt.Errorf("settings.target_cpu: a percentage of the CPU request, and the function has none (give it cpus)")
 	case s.Runtime != "" && s.Image != "":
 		return s, fmt.Errorf("settings.image: a function Kubeless's runtime %s runs has the runtime's image, not its own", s.Runtime)
 	}

@@ -57,7 +57,10 @@ func TestSettingsAndFunctionObject(t *testing.T) {
 		t.Errorf("service type %q", typ)
 	}
 	for want, fn := range map[string]platform.Function{
-		"autoscaling/v2beta1":                          {Name: "f", Settings: map[string]string{"max_replicas": "4"}},
+		"Kubeless's autoscaler needs both":             {Name: "f", Settings: map[string]string{"max_replicas": "4"}},
+		"settings.target_cpu: \"101\"":                 {Name: "f", Settings: map[string]string{"max_replicas": "4", "target_cpu": "101"}},
+		"settings.min_replicas: 5 is above":            {Name: "f", CPUs: 0.5, Settings: map[string]string{"min_replicas": "5", "max_replicas": "4", "target_cpu": "50"}},
+		"the function has none (give it cpus)":         {Name: "f", Settings: map[string]string{"max_replicas": "4", "target_cpu": "50"}},
 		"mode: \"fork\"":                               {Name: "f", Mode: "fork"},
 		"concurrency: Kubeless has no":                 {Name: "f", Concurrency: 2},
 		"workers: Kubeless runs one server":            {Name: "f", Workers: 2},
@@ -122,5 +125,39 @@ func TestRuntimeModeFunction(t *testing.T) {
 	s, _ = ParseSettings(fn)
 	if _, err := c.Function("ns", fn, s); err == nil || !strings.Contains(err.Error(), "settings.code_file") {
 		t.Errorf("a code file outside the workloads: %v", err)
+	}
+}
+
+// With max_replicas and target_cpu the Function carries the HPA `kubeless
+// autoscale create --metric cpu` makes, and starts within its bounds.
+func TestAutoscaledFunction(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1, CPUs: 0.25,
+		Settings: map[string]string{"min_replicas": "2", "max_replicas": "3", "target_cpu": "60"}}
+	s, err := ParseSettings(fn)
+	if err != nil || !s.Autoscaled() || s.Replicas(fn) != 2 {
+		t.Fatalf("%+v %v: want autoscaled, starting at min_replicas 2", s, err)
+	}
+	u, err := c.Function("ns", fn, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, ok, _ := unstructured.NestedMap(u.Object, "spec", "horizontalPodAutoscaler")
+	if !ok {
+		t.Fatalf("spec %v: no horizontalPodAutoscaler", u.Object["spec"])
+	}
+	want := "map[apiVersion:autoscaling/v2beta1 kind:HorizontalPodAutoscaler metadata:map[labels:map[app.kubernetes.io/managed-by:faasbench created-by:kubeless faasbench.dev/function:hello-go faasbench.dev/language:go faasbench.dev/run-id:r1 faasbench.dev/workload:hello function:hello-go] name:hello-go namespace:ns] spec:map[maxReplicas:3 metrics:[map[resource:map[name:cpu targetAverageUtilization:60] type:Resource]] minReplicas:2 scaleTargetRef:map[apiVersion:apps/v1beta1 kind:Deployment name:hello-go]]]"
+	if got := fmt.Sprint(h); got != want {
+		t.Errorf("hpa\n%s\nwant\n%s", got, want)
+	}
+	if r, _, _ := unstructured.NestedInt64(u.Object, "spec", "deployment", "spec", "replicas"); r != 2 {
+		t.Errorf("replicas %d, want 2 (min_replicas)", r)
+	}
+	fn.Replicas = 9
+	if s.Replicas(fn) != 3 {
+		t.Errorf("9 replicas with max_replicas 3: %d", s.Replicas(fn))
 	}
 }

@@ -137,3 +137,59 @@ func TestRealKubelessImageFunction(t *testing.T) {
 		t.Fatalf("%+v: want pong from the workload's image", a)
 	}
 }
+
+// An autoscaled function (max_replicas, target_cpu): the patched controller writes the Function's HPA as
+// autoscaling/v2 (v2beta1 is gone in Kubernetes 1.25), the HPA controller finds its target (AbleToScale), the
+// function starts at min_replicas; a redeploy with another target replaces it (the controller's
+// update path); the HPA goes with the function.
+func TestRealKubelessAutoscaler(t *testing.T) {
+	p, ctx := openKubeless(t, "realkubeless:3")
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1, CPUs: 0.1,
+		Settings: map[string]string{"min_replicas": "2", "max_replicas": "3", "target_cpu": "50"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	hpas := p.Cluster.Client.AutoscalingV2().HorizontalPodAutoscalers(p.Namespace())
+	able := func(want int32) {
+		t.Helper()
+		deadline := time.Now().Add(90 * time.Second)
+		for {
+			h, err := hpas.Get(ctx, "hello-go", metav1.GetOptions{})
+			if err == nil && len(h.Spec.Metrics) == 1 && h.Spec.Metrics[0].Resource != nil &&
+				h.Spec.Metrics[0].Resource.Target.AverageUtilization != nil && *h.Spec.Metrics[0].Resource.Target.AverageUtilization == want {
+				for _, c := range h.Status.Conditions {
+					if c.Type == "AbleToScale" && c.Status == "True" {
+						t.Logf("HPA: target %d%% CPU, %d-%d replicas, AbleToScale (%s); desired %d", want, *h.Spec.MinReplicas, h.Spec.MaxReplicas, c.Reason, h.Status.DesiredReplicas)
+						return
+					}
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the HPA after 90 s: %+v %v, want target %d%% and AbleToScale", h, err, want)
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	able(50)
+	if c := p.Watch.Counts("hello-go"); c.Desired != 2 || c.Ready != 2 {
+		t.Errorf("counts %+v: want 2 (min_replicas)", c)
+	}
+	fn.Settings["target_cpu"] = "70"
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	able(70)
+	if err := p.Remove(ctx, "hello-go"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := hpas.Get(ctx, "hello-go", metav1.GetOptions{}); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the HPA is left 30 s after the function's removal")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -50,7 +50,7 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	maps.Copy(labels, kube.FunctionLabels(c.RunLabel(), fn))
 	probe := &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: kube.HealthPath, Port: intstr.FromInt32(kube.Port)}},
 		PeriodSeconds: 2}
-	replicas := int32(fn.Replicas)
+	replicas := int32(s.Replicas(fn))
 	ctr := corev1.Container{
 		Name: fn.Name, Image: c.Image(fn.Workload, fn.Language, s.Image), ImagePullPolicy: c.PullPolicy,
 		Env: kube.ContractEnv(fn, true), Resources: kube.Resources(fn), ReadinessProbe: probe, LivenessProbe: probe,
@@ -96,6 +96,9 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	if s.Timeout > 0 {
 		spec["timeout"] = strconv.Itoa(s.Timeout)
 	}
+	if s.Autoscaled() {
+		spec["horizontalPodAutoscaler"] = hpa(ns, fn.Name, labels, s)
+	}
 	if s.RuntimeMode() {
 		sum := sha256.Sum256(code)
 		spec["handler"], spec["runtime"], spec["function"] = s.Handler, s.Runtime, string(code)
@@ -107,4 +110,24 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 		"metadata":   map[string]any{"name": fn.Name, "namespace": ns, "labels": kube.StringMap(labels)},
 		"spec":       spec,
 	}}, nil
+}
+
+// hpa is the autoscaling/v2beta1 HorizontalPodAutoscaler `kubeless autoscale
+// create NAME --min N --max M --metric cpu --value P` puts in the Function
+// (cmd/kubeless/autoscale/autoscale.go, getHorizontalAutoscaleDefinition),
+// its target apps/v1beta1 as there (the HPA controller maps a target by its
+// group and kind only); the patched controller writes it as autoscaling/v2.
+func hpa(ns, name string, labels map[string]string, s Settings) map[string]any {
+	return map[string]any{
+		"apiVersion": "autoscaling/v2beta1",
+		"kind":       "HorizontalPodAutoscaler",
+		"metadata":   map[string]any{"name": name, "namespace": ns, "labels": kube.StringMap(labels)},
+		"spec": map[string]any{
+			"scaleTargetRef": map[string]any{"apiVersion": "apps/v1beta1", "kind": "Deployment", "name": name},
+			"minReplicas":    int64(max(s.MinReplicas, 1)),
+			"maxReplicas":    int64(s.MaxReplicas),
+			"metrics": []any{map[string]any{"type": "Resource",
+				"resource": map[string]any{"name": "cpu", "targetAverageUtilization": int64(s.TargetCPU)}}},
+		},
+	}
 }

@@ -102,7 +102,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	p.mu.Lock()
 	p.runtime[fn.Name] = s.RuntimeMode()
 	p.mu.Unlock()
-	return p.waitServing(ctx, fn.Name, fn.Replicas)
+	return p.waitServing(ctx, fn.Name, s.Replicas(fn))
 }
 
 // waitServing waits for n ready pods of name, then, for a function
