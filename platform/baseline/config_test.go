@@ -27,12 +27,12 @@ func TestParseConfigNamesTheOption(t *testing.T) {
 		t.Errorf("defaults %+v", d)
 	}
 	for opts, want := range map[string]map[string]any{
-		"platform.options.servicetype: unknown option":   {"servicetype": "x"},
-		"platform.options.service_type: \"Ingress\"":     {"service_type": "Ingress"},
-		"platform.options.ready_timeout: \"soon\"":       {"ready_timeout": "soon"},
-		"platform.options.pull_policy: \"Sometimes\"":    {"pull_policy": "Sometimes"},
-		"platform.options.namespace: \"Bench\"":          {"namespace": "Bench"},
-		"platform.options.kubeconfig: 3 is not a string": {"kubeconfig": 3},
+		"platform.options.servicetype: unknown option":                           {"servicetype": "x"},
+		"platform.options.service_type: \"Ingress\"":                             {"service_type": "Ingress"},
+		"platform.options.ready_timeout: \"soon\"":                               {"ready_timeout": "soon"},
+		"platform.options.pull_policy: \"Sometimes\"":                            {"pull_policy": "Sometimes"},
+		"platform.options.namespace: \"Bench\"":                                  {"namespace": "Bench"},
+		"platform.options.kubeconfig: [a] is not a string, number or true/false": {"kubeconfig": []any{"a"}},
 	} {
 		if _, err := ParseConfig("r1", want); err == nil || !strings.Contains(err.Error(), opts) {
 			t.Errorf("%v: error %v, want %q", want, err, opts)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/faasbench/faasbench/platform"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -49,9 +50,9 @@ func ParseCommon(platformName, runID string, opts map[string]any, own []string) 
 		if k == "cpus" || opts[k] == nil {
 			continue
 		}
-		s, ok := opts[k].(string)
-		if !ok {
-			return c, nil, fmt.Errorf("platform.options.%s: %v is not a string", k, opts[k])
+		s, err := platform.OptionString(k, opts[k])
+		if err != nil {
+			return c, nil, err
 		}
 		switch k {
 		case "kubeconfig":

@@ -161,3 +161,11 @@ func TestAutoscaledFunction(t *testing.T) {
 		t.Errorf("9 replicas with max_replicas 3: %d", s.Replicas(fn))
 	}
 }
+
+// A spec's YAML true for patched_controller is taken as "true" (it was refused as "not a string").
+func TestPatchedControllerFromAYAMLBool(t *testing.T) {
+	c, err := ParseConfig("r1", map[string]any{"patched_controller": true, "ready_timeout": "120s"})
+	if err != nil || !c.PatchedController {
+		t.Fatalf("%+v %v", c, err)
+	}
+}

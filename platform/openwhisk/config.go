@@ -72,12 +72,12 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		if k == "cpus" {
 			continue
 		}
-		s, ok := pc.Options[k].(string)
+		s, err := platform.OptionString(k, pc.Options[k])
 		switch {
 		case !slices.Contains(optionKeys, k):
 			return c, fmt.Errorf("platform.options.%s: unknown option for the openwhisk platform (known: %s)", k, strings.Join(optionKeys[:len(optionKeys)-1], ", "))
-		case !ok:
-			return c, fmt.Errorf("platform.options.%s: %v is not a string", k, pc.Options[k])
+		case err != nil:
+			return c, err
 		}
 		switch k {
 		case "api_host":
