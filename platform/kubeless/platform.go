@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,9 +29,9 @@ const Name = "kubeless"
 type Platform struct {
 	*kube.Session
 	cfg Config
-	mu  sync.Mutex
-	// runtime holds the functions Kubeless's runtime runs (runtime mode).
-	runtime map[string]bool
+	// runtime remembers, per function, whether Kubeless's runtime runs it
+	// (runtime mode).
+	runtime kube.Functions[bool]
 }
 
 var (
@@ -71,7 +70,7 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Platform{Session: s, cfg: cfg, runtime: map[string]bool{}}, nil
+	return &Platform{Session: s, cfg: cfg}, nil
 }
 
 // Name implements platform.Platform.
@@ -99,9 +98,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err := kube.Apply(ctx, p.functions(), u, "kubeless function"); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	p.runtime[fn.Name] = s.RuntimeMode()
-	p.mu.Unlock()
+	p.runtime.Put(fn.Name, s.RuntimeMode())
 	return p.waitServing(ctx, fn.Name, s.Replicas(fn))
 }
 
@@ -116,9 +113,7 @@ func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 	if err := p.WaitReplicas(ctx, name, n); err != nil || n == 0 {
 		return err
 	}
-	p.mu.Lock()
-	rt := p.runtime[name]
-	p.mu.Unlock()
+	rt, _ := p.runtime.Get(name)
 	health := strings.TrimPrefix(kube.HealthPath, "/")
 	if rt {
 		health = "healthz"
