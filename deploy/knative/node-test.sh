@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deploy/knative/node-test.sh DIR: Knative's part of make test's real-node tier: Serving installed with
-# faasbench's ingress, the realnode tests, two runs and their checks, load from an Indexed Job of agent pods (and
+# Kourier (its ingress), the realnode tests, two runs and their checks, load from an Indexed Job of agent pods (and
 # its coordinator killed), seed 003's payload row smoke-sized, and two refusals. Knative is the last on the
 # node and stays installed: the node's down removes it with everything else.
 # deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
@@ -11,7 +11,7 @@ GO=${GO:-go}
 DIR=$(realpath -m "${1:?usage: deploy/knative/node-test.sh DIR (the node is in DIR/node)}")
 [ -f "$DIR/node/node.env" ] || { echo "knative node-test: no node in $DIR/node (deploy/node/up.sh $DIR/node)" >&2; exit 2; }
 . "$DIR/node/node.env"
-# Real Knative Serving on the same node, with faasbench's own ingress (deploy/knative/up.sh).
+# Real Knative Serving on the same node, with Kourier as its ingress (deploy/knative/up.sh).
 scripts/phase.sh "knative install" deploy/knative/up.sh "$DIR/node"
 . "$DIR/node/knative.env"
 "$GO" test -c -race -tags realnode -o "$DIR/knative.test" ./platform/knative/

@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# deploy/knative/up.sh DIR: installs real Knative Serving v$KNATIVE_VERSION and faasbench's own ingress on the
-# real node started by deploy/node/up.sh DIR, and waits until it is ready.
+# deploy/knative/up.sh DIR: installs real Knative Serving v$KNATIVE_VERSION with Kourier v$KOURIER_VERSION as its
+# ingress on the real node started by deploy/node/up.sh DIR, and waits until it is ready.
 #   1. builds what is missing (deploy/knative/build.sh) and imports the images into the node's containerd
 #   2. applies Serving's own manifests from the Go module cache (nothing of Knative is in the repository):
 #      serving config/core, knative.dev/networking's CRDs and config-network, knative.dev/caching's
 #      Image CRD, each `ko://knative.dev/serving/cmd/X` replaced by the local image
 #   3. sets what this installation differs in, each recorded in DIR/knative/settings (the run's
 #      fingerprint reads the config maps themselves):
-#      config-network ingress-class: faasbench's ingress (kingress/); config-domain: example.com;
+#      config-network ingress-class: Kourier's (as Kourier's install guide sets it); config-domain: example.com;
 #      config-deployment registries-skipping-tag-resolving: also index.docker.io, where the workload
 #      images' local tags (faasbench/<w>-<l>:local, pull policy Never) would otherwise be looked up
-#   4. applies deploy/knative/ingress.yaml (the controller and Envoy in one pod)
+#   4. applies Kourier's own manifests (net-kourier's config/ at its pin), only the images replaced: its
+#      controller in knative-serving, its gateway (Envoy) in kourier-system; then lowers the CPU each of
+#      the two requests from 200m to $KOURIER_CPU_REQUEST (30m unless set; recorded in settings): the real
+#      node has one CPU, Serving requests 600m of it, and with Kourier's 400m no function pod would fit
 #   5. waits for every Deployment and for the webhook to answer
 # Everything ends with the node (deploy/node/down.sh). Prints each step's time.
 set -euo pipefail
@@ -25,14 +28,14 @@ step() { printf 'knative-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $sta
 K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
 fail() {
   echo "knative-up: $*" >&2
-  K -n knative-serving get pods -o wide >&2 2>/dev/null || true
+  K get pods -A -o wide >&2 2>/dev/null || true
   K -n knative-serving get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
   exit 1
 }
 
 deploy/knative/build.sh
 step "built"
-for t in "$KNATIVE_DIR"/images/*.tar "$KINGRESS_DIR"/images/*.tar; do
+for t in "$KNATIVE_DIR"/images/*.tar "$KOURIER_DIR"/images/*.tar; do
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-knative-$(basename "$t" .tar).log" 2>&1 ||
     fail "containerd could not import $t (logs/import-knative-$(basename "$t" .tar).log)"
 done
@@ -65,14 +68,25 @@ mkdir -p "$M"
   done
 } | sed -E "s#ko://knative.dev/serving/cmd/([a-z]+)#ko.local/knative/\1:v$KNATIVE_VERSION#" > "$M/serving.yaml"
 grep -q 'ko://' "$M/serving.yaml" && fail "an image reference was left unreplaced in $M/serving.yaml"
-sed -e "s#IMAGE_KINGRESS#$(knative_image fb-kingress)#" -e "s#IMAGE_ENVOY#$(knative_image envoy)#" deploy/knative/ingress.yaml > "$M/ingress.yaml"
+kourier=$(deploy/shared/upstream.sh net-kourier)
+for f in "$kourier"/config/*.yaml; do echo "---"; cat "$f"; done |
+  sed -e "s#ko://knative.dev/net-kourier/cmd/kourier#$(knative_image kourier)#" \
+    -e "s#docker.io/envoyproxy/envoy:v[0-9.]*-latest#$(knative_image envoy)#" > "$M/kourier.yaml"
+grep -q 'ko://\|docker.io/' "$M/kourier.yaml" && fail "an image reference was left unreplaced in $M/kourier.yaml"
+# The two CPU requests (limits are "1"), set before anything is scheduled: a rolling update from 200m
+# would never fit beside the pods it replaces.
+kcpu=${KOURIER_CPU_REQUEST:-30m}
+[[ $kcpu =~ ^[0-9]+m?$ ]] || fail "KOURIER_CPU_REQUEST=$kcpu is not a CPU quantity (e.g. 30m)"
+[ "$(grep -c '^ *cpu: 200m$' "$M/kourier.yaml")" = 2 ] || fail "Kourier's manifests no longer request cpu: 200m twice ($M/kourier.yaml): see what changed"
+sed -i "s#^\( *\)cpu: 200m\$#\1cpu: $kcpu#" "$M/kourier.yaml"
 
 K apply --server-side -f "$M/crds.yaml" > "$DIR/logs/knative-apply.log" 2>&1 || { cat "$DIR/logs/knative-apply.log" >&2; fail "the CRDs were refused"; }
 K wait --for condition=established --timeout 60s crd --all >> "$DIR/logs/knative-apply.log" 2>&1 || fail "the CRDs were not established in 60 s"
 K apply -f "$M/serving.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "Serving's manifests were refused"; }
 step "serving applied"
 cat > "$M/settings" <<EOF
-config-network ingress-class=faasbench.ingress.networking.knative.dev
+config-network ingress-class=kourier.ingress.networking.knative.dev
+kourier cpu requests of net-kourier-controller and 3scale-kourier-gateway=$kcpu (Kourier's manifests: 200m each)
 config-domain example.com=""
 config-deployment registries-skipping-tag-resolving=kind.local,ko.local,dev.local,index.docker.io
 EOF
@@ -88,13 +102,14 @@ patch() {
   cat "$DIR/logs/knative-patch.log" >&2
   fail "config map $1 could not be patched in 60 s"
 }
-patch config-network '{"data":{"ingress-class":"faasbench.ingress.networking.knative.dev"}}'
+patch config-network '{"data":{"ingress-class":"kourier.ingress.networking.knative.dev"}}'
 patch config-domain '{"data":{"example.com":""}}'
 patch config-deployment '{"data":{"registries-skipping-tag-resolving":"kind.local,ko.local,dev.local,index.docker.io"}}'
-K apply -f "$M/ingress.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "the ingress manifests were refused"; }
+K apply -f "$M/kourier.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "Kourier's manifests were refused"; }
 step "configured"
-for d in controller webhook autoscaler activator faasbench-ingress; do
-  K -n knative-serving rollout status "deployment/$d" --timeout 180s > /dev/null 2>&1 || fail "deployment $d did not become available in 180 s"
+for d in knative-serving/controller knative-serving/webhook knative-serving/autoscaler knative-serving/activator \
+  knative-serving/net-kourier-controller kourier-system/3scale-kourier-gateway; do
+  K -n "${d%/*}" rollout status "deployment/${d#*/}" --timeout 180s > /dev/null 2>&1 || fail "deployment $d did not become available in 180 s"
 done
 step "deployments available"
 # The webhook answers once its certificate is made: a dry-run create of a Service goes through it.
@@ -116,8 +131,8 @@ done
 [ -n "$ok" ] || { cat "$DIR/logs/knative-webhook.log" >&2; fail "Serving's webhook did not answer in 60 s"; }
 {
   echo "KNATIVE_VERSION=$KNATIVE_VERSION"
-  echo "KNATIVE_GATEWAY=http://faasbench-ingress.knative-serving.svc.cluster.local"
-  echo "KNATIVE_INGRESS='faasbench-kingress, Envoy $ENVOY_VERSION over xDS'"
+  echo "KNATIVE_GATEWAY=http://kourier.kourier-system.svc.cluster.local"
+  echo "KNATIVE_INGRESS='Kourier v$KOURIER_VERSION ($KOURIER_COMMIT), Envoy $ENVOY_VERSION'"
 } > "$DIR/knative.env"
-printf 'knative-up: Knative Serving v%s and faasbench'"'"'s ingress (Envoy %s) ready in %.1f s; gateway in %s/knative.env\n' \
-  "$KNATIVE_VERSION" "$ENVOY_VERSION" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+printf 'knative-up: Knative Serving v%s and Kourier v%s (Envoy %s) ready in %.1f s; gateway in %s/knative.env\n' \
+  "$KNATIVE_VERSION" "$KOURIER_VERSION" "$ENVOY_VERSION" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"

@@ -20,6 +20,11 @@ type Config struct {
 	// ServingNamespace is where Knative Serving runs (its components and
 	// config-autoscaler), for the fingerprint.
 	ServingNamespace string
+	// IngressNamespace is where the ingress's gateway runs when not in
+	// ServingNamespace (Kourier's Envoy: kourier-system; empty: none). Its pods
+	// are sampled with Serving's, restarted with them and fingerprinted: the
+	// gateway is on every request's path through it.
+	IngressNamespace string
 	// ColdTimeout bounds the wait for the autoscaler to scale a function to
 	// zero when a cold start is forced (stable window + grace period).
 	ColdTimeout time.Duration
@@ -31,13 +36,22 @@ type Config struct {
 
 // ParseConfig reads the platform options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"serving_namespace", "cold_timeout", "gateway"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"serving_namespace", "ingress_namespace", "cold_timeout", "gateway"})
 	if err != nil {
 		return Config{}, err
 	}
-	c := Config{Common: common, ServingNamespace: "knative-serving", ColdTimeout: 5 * time.Minute}
+	c := Config{Common: common, ServingNamespace: "knative-serving", IngressNamespace: "kourier-system", ColdTimeout: 5 * time.Minute}
 	if v := own["serving_namespace"]; v != "" {
 		c.ServingNamespace = v
+	}
+	if v, ok := own["ingress_namespace"]; ok {
+		if v != "" && kube.ValidateName(v) != nil {
+			return c, fmt.Errorf("platform.options.ingress_namespace: %q is not a namespace name", v)
+		}
+		c.IngressNamespace = v
+	}
+	if c.IngressNamespace == c.ServingNamespace {
+		c.IngressNamespace = ""
 	}
 	if v := own["gateway"]; v != "" {
 		u, err := url.Parse(v)

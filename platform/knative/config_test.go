@@ -101,3 +101,25 @@ func TestServiceObject(t *testing.T) {
 		}
 	}
 }
+
+func TestIngressNamespace(t *testing.T) {
+	for _, tc := range []struct {
+		opts map[string]any
+		want string
+	}{
+		{map[string]any{}, "kourier-system"},
+		{map[string]any{"ingress_namespace": "istio-system"}, "istio-system"},
+		{map[string]any{"ingress_namespace": ""}, ""},
+		// An ingress whose gateway runs with Serving: nothing more to sample.
+		{map[string]any{"ingress_namespace": "knative-serving"}, ""},
+		{map[string]any{"serving_namespace": "kn", "ingress_namespace": "kn"}, ""},
+	} {
+		c, err := ParseConfig("run:1", tc.opts)
+		if err != nil || c.IngressNamespace != tc.want {
+			t.Errorf("%v: ingress namespace %q (%v), want %q", tc.opts, c.IngressNamespace, err, tc.want)
+		}
+	}
+	if _, err := ParseConfig("run:1", map[string]any{"ingress_namespace": "Not_A_Name"}); err == nil || !strings.Contains(err.Error(), "platform.options.ingress_namespace") {
+		t.Errorf("a bad namespace: %v", err)
+	}
+}

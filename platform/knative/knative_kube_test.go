@@ -29,6 +29,7 @@ const ServingModule = "knative.dev/serving@v0.51.0"
 func installKnative(t *testing.T, cl *kube.Cluster) string {
 	dir := kubetest.ModuleDir(t, ServingModule)
 	kubetest.Apply(t, cl, filepath.Join(dir, "config/core/300-resources/service.yaml"))
+	kubetest.Apply(t, cl, filepath.Join(dir, "config/core/300-resources/podautoscaler.yaml"))
 	return dir
 }
 
@@ -96,7 +97,7 @@ func TestServicesPassKnativesSchema(t *testing.T) {
 	t.Logf("%d services validated by the API server against %s's CRD", n, ServingModule)
 }
 
-// Fixed replicas (min = max), scaling through new revisions, the replica
+// Fixed replicas (min = max), scaling in place (the revision's PodAutoscaler), the replica
 // timeline from the revisions' Deployments and pods, the URL from status,
 // a cold start refused for a function that cannot scale to zero, and
 // cleanup through the garbage collector. (Scale to zero and cold starts
@@ -116,6 +117,12 @@ func TestDeployScaleColdAndCleanUp(t *testing.T) {
 	for _, n := range []int{5, 1} {
 		if err := p.Scale(ctx, "hello-go", n); err != nil {
 			t.Fatal(err)
+		}
+		// The same revision scaled: no new generation of the Service, its PodAutoscaler's bounds set.
+		svc, _ := cl.Dynamic.Resource(knative.ServiceGVR).Namespace(cl.Namespace).Get(ctx, "hello-go", metav1.GetOptions{})
+		pa, err := cl.Dynamic.Resource(knative.PodAutoscalerGVR).Namespace(cl.Namespace).Get(ctx, "hello-go-00001", metav1.GetOptions{})
+		if err != nil || svc.GetGeneration() != 1 || pa.GetAnnotations()[knative.AnnMin] != fmt.Sprint(n) || pa.GetAnnotations()[knative.AnnMax] != fmt.Sprint(n) {
+			t.Errorf("after scaling to %d: service generation %d, podautoscaler %v (%v)", n, svc.GetGeneration(), pa.GetAnnotations(), err)
 		}
 		pods, _ := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: p.Selector("hello-go")})
 		live := 0
@@ -138,9 +145,9 @@ func TestDeployScaleColdAndCleanUp(t *testing.T) {
 	}
 	evs, _ := p.ReplicaEvents(ctx, "hello-go", start)
 	desired := kubetest.DesiredSteps(evs)
-	// Summed over the revisions' Deployments: 3, 3+5 while both exist, 5, 5+1, 1.
-	if s := fmt.Sprint(desired); s != "[3 8 5 6 1]" {
-		t.Errorf("desired steps %v, want [3 8 5 6 1]", desired)
+	// One revision's Deployment throughout: 3, 5, 1.
+	if s := fmt.Sprint(desired); s != "[3 5 1]" {
+		t.Errorf("desired steps %v, want [3 5 1]", desired)
 	}
 	if err := p.Close(ctx); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ import (
 
 // These tests run on real Knative Serving v0.42.2 on the real node (deploy/node/test.sh after
 // deploy/knative/up.sh), inside the node's network namespace: Services become Ready through
-// faasbench's own ingress (kingress/, Envoy over xDS), requests go through it with the function's
+// Kourier (net-kourier v1.15.1 from its pinned source, Envoy as its gateway), requests go through it with the function's
 // host, revisions scale to zero and back through the activator.
 
 func openKnative(t *testing.T, run string) (*knative.Platform, context.Context) {
@@ -191,35 +191,42 @@ func TestRealKnativeScalesOutUnderLoad(t *testing.T) {
 	}
 }
 
-// Scaling a fixed-size function makes a new revision (min-scale and max-scale are template
-// annotations); Scale returns once the new one serves with every replica and the old one is gone.
-func TestRealKnativeScaleLeavesOneRevision(t *testing.T) {
+// Scaling a fixed-size function keeps its revision: the bounds go on the revision's
+// PodAutoscaler, which Knative's revision reconciler leaves alone; Scale returns once the same
+// revision serves with every replica, up and down, and the template (generation) is unchanged.
+func TestRealKnativeScaleKeepsTheRevision(t *testing.T) {
 	p, ctx := openKnative(t, "realknative:4")
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 1}
 	if err := p.Deploy(ctx, fn); err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Now()
-	if err := p.Scale(ctx, "hello-go", 2); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("scale 1 -> 2 (a new revision, the old one pruned, its pod drained): %s", time.Since(t0).Round(time.Millisecond))
-	revs, err := p.Cluster.Dynamic.Resource(knative.RevisionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	live := 0
-	for _, r := range revs.Items {
-		if r.GetDeletionTimestamp() == nil {
-			live++
+	for _, n := range []int{3, 1} {
+		t0 := time.Now()
+		if err := p.Scale(ctx, "hello-go", n); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("scale to %d in place: %s", n, time.Since(t0).Round(time.Millisecond))
+		revs, err := p.Cluster.Dynamic.Resource(knative.RevisionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, r := range revs.Items {
+			names = append(names, r.GetName())
+		}
+		svc, err := p.Cluster.Dynamic.Resource(knative.ServiceGVR).Namespace(p.Namespace()).Get(ctx, "hello-go", metav1.GetOptions{})
+		if err != nil || len(names) != 1 || names[0] != "hello-go-00001" || svc.GetGeneration() != 1 {
+			t.Errorf("after scaling to %d: revisions %v, service generation %d (%v): want hello-go-00001 alone, generation 1", n, names, svc.GetGeneration(), err)
+		}
+		direct, err := p.DirectEndpoints(ctx, "hello-go")
+		if err != nil || len(direct) != n {
+			t.Errorf("direct endpoints after scaling to %d: %v %v", n, direct, err)
 		}
 	}
-	if live != 1 {
-		t.Errorf("%d revisions left, want the latest only", live)
-	}
-	direct, err := p.DirectEndpoints(ctx, "hello-go")
-	if err != nil || len(direct) != 2 {
-		t.Errorf("direct endpoints after scaling to 2: %v %v", direct, err)
+	// Held: the autoscaler keeps the count with no traffic (min-scale on the PodAutoscaler).
+	time.Sleep(10 * time.Second)
+	if c := p.Session.Watch.Counts("hello-go"); c.Desired != 1 || c.Ready != 1 {
+		t.Errorf("10 s after scaling to 1 with no traffic: %+v", c)
 	}
 }
 
@@ -231,18 +238,20 @@ func TestRealKnativeWebhookRefusalsAndFingerprint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f["ingress_class"] != "faasbench.ingress.networking.knative.dev" {
+	if f["ingress_class"] != "kourier.ingress.networking.knative.dev" {
 		t.Errorf("ingress class %v", f["ingress_class"])
 	}
 	comps, _ := f["components"].([]kube.Component)
+	gateway, _ := f["ingress_components"].([]kube.Component)
 	digests := 0
-	for _, c := range comps {
+	for _, c := range append(append([]kube.Component{}, comps...), gateway...) {
 		if strings.HasPrefix(c.ImageID, "sha256:") || strings.Contains(c.ImageID, "@sha256:") {
 			digests++
 		}
 	}
-	if len(comps) < 6 || digests != len(comps) {
-		t.Errorf("components %+v: want Serving's and the ingress's, each with its digest", comps)
+	// Serving's four, Kourier's controller beside them; Kourier's gateway in its own namespace.
+	if len(comps) != 5 || len(gateway) != 1 || gateway[0].Deployment != "3scale-kourier-gateway" || digests != 6 {
+		t.Errorf("components %+v, ingress components %+v: want Serving's and Kourier's, each with its digest", comps, gateway)
 	}
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Settings: map[string]string{"initial_scale": "0"}}
 	err = p.Deploy(ctx, fn)

@@ -7,17 +7,13 @@ package knative
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/faasbench/faasbench/platform"
@@ -170,26 +166,6 @@ func (p *Platform) waitReady(ctx context.Context, name string) error {
 	return err
 }
 
-// patchScale sets min-scale and max-scale on the revision template (a new
-// revision, as on any Knative template change) and waits for Ready.
-func (p *Platform) patchScale(ctx context.Context, name, min, max string) error {
-	anns := map[string]any{AnnMin: min, AnnMax: max}
-	if max == "" {
-		anns[AnnMax] = nil
-	}
-	patch, err := json.Marshal(map[string]any{"spec": map[string]any{"template": map[string]any{"metadata": map[string]any{"annotations": anns}}}})
-	if err != nil {
-		return err
-	}
-	if _, err := p.services().Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("scale knative service %s: %w", name, err)
-	}
-	if err := p.waitReady(ctx, name); err != nil {
-		return err
-	}
-	return p.pruneRevisions(ctx, name)
-}
-
 // revisionConditions lists the conditions of name's revisions that are not True: where Knative
 // says why a revision has no pod (an image it could not resolve, a quota, a bad field).
 func (p *Platform) revisionConditions(ctx context.Context, name string) string {
@@ -214,52 +190,6 @@ func (p *Platform) revisionConditions(ctx context.Context, name string) string {
 
 // RevisionGVR is Knative Serving's Revision.
 var RevisionGVR = schema.GroupVersionResource{Group: "serving.knative.dev", Version: "v1", Resource: "revisions"}
-
-// pruneRevisions deletes the Service's revisions other than its latest ready one, once the Route
-// has moved to it: an old revision is no longer routed, but Knative removes its pods only after
-// the autoscaler's scale-down (60-90 s on the real node, counted among the function's pods
-// meanwhile); deleted, its pods end after their drain (~30 s). Knative's own garbage collector
-// would delete it later (config-gc); nothing routes to it.
-func (p *Platform) pruneRevisions(ctx context.Context, name string) error {
-	st, err := p.serviceStatus(ctx, name)
-	if err != nil {
-		return err
-	}
-	revs := p.Cluster.Dynamic.Resource(RevisionGVR).Namespace(p.Namespace())
-	list, err := revs.List(ctx, metav1.ListOptions{LabelSelector: LabelService + "=" + name})
-	if apierrors.IsNotFound(err) {
-		return nil // no Revision API served: nothing to prune
-	}
-	if err != nil {
-		return fmt.Errorf("revisions of %s: %w", name, err)
-	}
-	bg := metav1.DeletePropagationBackground
-	for _, r := range list.Items {
-		if r.GetName() == st.LatestReady || r.GetDeletionTimestamp() != nil {
-			continue
-		}
-		if err := revs.Delete(ctx, r.GetName(), metav1.DeleteOptions{PropagationPolicy: &bg}); err != nil && !apierrors.IsNotFound(err) {
-			return fmt.Errorf("delete revision %s of %s: %w", r.GetName(), name, err)
-		}
-	}
-	return nil
-}
-
-// Scale implements platform.Platform: min-scale = max-scale = replicas.
-func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
-	if replicas < 0 {
-		return fmt.Errorf("scale %s: replicas %d is negative", name, replicas)
-	}
-	n := strconv.Itoa(replicas)
-	if err := p.patchScale(ctx, name, n, n); err != nil {
-		return err
-	}
-	if fn, ok := p.functions.Get(name); ok {
-		fn.Replicas = replicas
-		p.functions.Put(name, fn)
-	}
-	return p.WaitReplicas(ctx, name, replicas)
-}
 
 // MakeCold implements platform.ColdStarter without touching the Service: any change to the
 // revision template creates a new Revision (whose predecessor's pods linger for a minute or
@@ -328,7 +258,8 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 // Serving's component images and their digests, its autoscaler, network
 // and deployment configuration (config-autoscaler, config-network: the
 // ingress class, config-deployment: the queue-proxy image; keys not set take
-// Knative's documented defaults) and the gateway the load was sent to.
+// Knative's documented defaults), the images of the ingress's own namespace
+// (Kourier's gateway) and the gateway the load was sent to.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.ServingNamespace)
 	f["validated"] = Validated
@@ -344,6 +275,13 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	if cn, _ := f["config_network"].(map[string]string); cn != nil {
 		f["ingress_class"] = cn["ingress-class"]
 	}
+	if ns := p.cfg.IngressNamespace; ns != "" {
+		comps, err := p.Cluster.Components(ctx, ns, "")
+		if err != nil {
+			f["ingress_components_error"] = err.Error()
+		}
+		f["ingress_components"] = comps
+	}
 	f["gateway"] = p.cfg.Gateway
 	return f, nil
 }
@@ -354,8 +292,13 @@ func (p *Platform) Remove(ctx context.Context, name string) error {
 	return p.Session.Remove(ctx, name)
 }
 
-// Requirements are what a run needs of the cluster.
-func Requirements() kube.Requirements { return kube.CRDRequirements(Kinds()) }
+// Requirements are what a run needs of the cluster: Scale patches the PodAutoscaler of the latest ready revision (scale.go).
+func Requirements() kube.Requirements {
+	r := kube.CRDRequirements(Kinds())
+	r.APIs = append(r.APIs, PodAutoscalerGVR)
+	r.Needs = append(r.Needs, kube.ResourceNeeds([]schema.GroupVersionResource{PodAutoscalerGVR}, "patch")...)
+	return r
+}
 
 // EvictImage implements platform.ImageEvicter: the function's image is
 // removed from the node once its pods are gone (MakeCold waits for that),

@@ -30,8 +30,9 @@ import (
 // <service>-<generation, 5 digits> whose Deployment "<revision>-deployment"
 // carries the template's labels plus serving.knative.dev/service and
 // serving.knative.dev/revision, owned by the Service; replicas = min-scale,
-// else initial-scale, else 1 (the autoscaler itself is not simulated); the
-// previous revision's Deployment deleted; and the Service's status:
+// (of the revision's PodAutoscaler), else initial-scale, else 1 (the autoscaler itself is not simulated); the
+// previous revision's Deployment deleted; a PodAutoscaler per revision, made from the template's
+// annotations and then read for min-scale (Scale sets the bounds there); and the Service's status:
 // observedGeneration, Ready once the revision's pods are ready, url,
 // address, latestReadyRevisionName. The real controller manager and KWOK
 // then make the pods.
@@ -49,6 +50,27 @@ func reconcile(ctx context.Context, cl *kube.Cluster, svc *unstructured.Unstruct
 	rev := fmt.Sprintf("%s-%05d", name, gen)
 	anns, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "template", "metadata", "annotations")
 	tlabels, _, _ := unstructured.NestedStringMap(svc.Object, "spec", "template", "metadata", "labels")
+	// The revision's PodAutoscaler, made once from the template's annotations (MakePA copies the
+	// revision's) and not brought back in line with them afterwards (reconcilePA updates only its
+	// spec): the bounds on it are the autoscaler's.
+	pas := cl.Dynamic.Resource(knative.PodAutoscalerGVR).Namespace(cl.Namespace)
+	pa, err := pas.Get(ctx, rev, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		pa = &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": knative.PodAutoscalerGVR.GroupVersion().String(), "kind": "PodAutoscaler",
+			"metadata": map[string]any{"name": rev, "labels": map[string]any{knative.LabelService: name, knative.LabelRevision: rev}},
+			"spec":     map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": rev + "-deployment"}, "protocolType": "http1"},
+		}}
+		pa.SetAnnotations(anns)
+		ctrl := true
+		pa.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "serving.knative.dev/v1", Kind: "Service", Name: name, UID: svc.GetUID(), Controller: &ctrl}})
+		if pa, err = pas.Create(ctx, pa, metav1.CreateOptions{}); err != nil {
+			return fmt.Errorf("podautoscaler %s: %w", rev, err)
+		}
+	} else if err != nil {
+		return err
+	}
+	anns = pa.GetAnnotations()
 	replicas := int32(1)
 	if v, ok := anns[knative.AnnInit]; ok {
 		n, _ := strconv.Atoi(v)
@@ -111,6 +133,10 @@ func reconcile(ctx context.Context, cl *kube.Cluster, svc *unstructured.Unstruct
 		}
 	}
 	ready := d.Status.ObservedGeneration == d.Generation && d.Status.ReadyReplicas >= replicas && d.Status.Replicas == replicas
+	// A revision once ready stays the latest ready while its autoscaler scales it (Knative's
+	// revision stays Ready; only a new revision moves latestReadyRevisionName).
+	cur, _, _ := unstructured.NestedMap(svc.Object, "status")
+	ready = ready || cur["latestReadyRevisionName"] == rev
 	readyStatus, reason := "Unknown", "Deploying"
 	if ready {
 		readyStatus, reason = "True", ""
@@ -128,7 +154,6 @@ func reconcile(ctx context.Context, cl *kube.Cluster, svc *unstructured.Unstruct
 	if ready {
 		st["latestReadyRevisionName"] = rev
 	}
-	cur, _, _ := unstructured.NestedMap(svc.Object, "status")
 	if cur["observedGeneration"] == gen && (cur["latestReadyRevisionName"] == rev) == ready {
 		return nil
 	}

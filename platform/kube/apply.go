@@ -63,6 +63,10 @@ func refusal(err error) error {
 	return err
 }
 
+// Refusal is refusal for an adapter's own calls: an admission webhook's denial or an invalid
+// object comes back marked platform.ErrRefused, anything else as it is.
+func Refusal(err error) error { return refusal(err) }
+
 // StatusOf decodes an object's status into st (a platform's status type);
 // an object without status leaves st as it is.
 func StatusOf(u *unstructured.Unstructured, st any) error {
