@@ -71,6 +71,8 @@ step "knative refuses 003-autoscale-cpu" refused knative-003-autoscale-cpu examp
 # Without scale_interval the spec reaches the cluster, which serves no metrics API: refused too.
 step "knative refuses class hpa without metrics.k8s.io" refused knative-003-autoscale-cpu-hpa examples/003-autoscale-cpu.yaml \
   "metrics.k8s.io" "${kn[@]}" --set 'functions[0].settings={autoscale: cpu, target: "0.5", min: "1", max: "4"}'
+# Knative's own conformance suites whole (ingress, Serving's api/v1 and runtime): each test's verdict in the evidence.
+step "knative conformance (whole)" deploy/knative/conformance.sh "$DIR/node" "$EVIDENCE/knative-conformance"
 scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))
 
 write_readme "Full real-node tier: make test-real" "\`make test-real\` (deploy/knative/test-real.sh)" \

@@ -215,3 +215,51 @@ func TestHPAWithoutMetricsAPIIsRefused(t *testing.T) {
 		t.Error("the refused function's Service was created")
 	}
 }
+
+// MakeCold reads the cluster's config-autoscaler, not Knative's defaults: a cluster-wide min-scale means
+// no revision without its own min-scale reaches zero, and a scale-down delay that with the stable window
+// and grace period outlasts cold_timeout is refused at once, naming each value, rather than waited out.
+func TestMakeColdReadsTheClustersAutoscalerSettings(t *testing.T) {
+	p, ctx := open(t, "kn-coldcfg")
+	defer p.Close(context.Background())
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
+	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+	cms := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving")
+	set := func(data map[string]string) {
+		t.Helper()
+		cm, err := cms.Get(ctx, "config-autoscaler", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range data {
+			if v == "" {
+				delete(cm.Data, k)
+			} else {
+				cm.Data[k] = v
+			}
+		}
+		if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { set(map[string]string{"min-scale": "", "scale-down-delay": "", "stable-window": ""}) })
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Settings: map[string]string{"min_scale": "0", "initial_scale": "1"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	// The function's own min_scale 0 wins over the cluster's default; without it, the default holds.
+	set(map[string]string{"min-scale": "2", "stable-window": "6s"})
+	fn2 := platform.Function{Name: "hello-go-2", Workload: "hello", Language: "go", Settings: map[string]string{"max_scale": "3"}}
+	if err := p.Deploy(ctx, fn2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.MakeCold(ctx, "hello-go-2"); err == nil || !strings.Contains(err.Error(), "config-autoscaler's min-scale is 2") {
+		t.Errorf("cluster min-scale 2: %v", err)
+	}
+	set(map[string]string{"scale-down-delay": "10m"})
+	_, err := p.MakeCold(ctx, "hello-go")
+	if err == nil || !strings.Contains(err.Error(), "scale-down delay 10m") || !strings.Contains(err.Error(), "platform.options.cold_timeout 30s") {
+		t.Errorf("scale-down-delay 10m with cold_timeout 30s: %v", err)
+	}
+}

@@ -226,10 +226,25 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 		}
 		return def
 	}
+	// The cluster's default min-scale holds for a revision without the annotation (config.go: min-scale).
+	if min := cfg["min-scale"]; s.Annotations[AnnMin] == "" && min != "" && min != "0" {
+		return platform.Cold{}, fmt.Errorf("make %s cold: config-autoscaler's min-scale is %s, so Knative never scales it to zero: deploy it with settings.min_scale 0 for cold starts", name, min)
+	}
 	// Defaults: knative.dev/serving pkg/autoscaler/config/config.go.
 	window := pick("window", "stable-window", "60s")
 	grace := pick("", "scale-to-zero-grace-period", "30s")
 	retention := pick("scale-to-zero-pod-retention-period", "scale-to-zero-pod-retention-period", "0s")
+	// The autoscaler keeps the highest recommendation of the last scale-down-delay before it scales down.
+	delay := pick("scale-down-delay", "scale-down-delay", "0s")
+	var least time.Duration
+	for _, v := range []string{window, grace, retention, delay} {
+		if d, err := time.ParseDuration(v); err == nil {
+			least += d
+		}
+	}
+	if least > p.cfg.ColdTimeout {
+		return platform.Cold{}, fmt.Errorf("make %s cold: Knative scales it to zero after %s at the least (stable window %s, scale-down delay %s, grace period %s, retention %s), longer than platform.options.cold_timeout %s", name, least, window, delay, grace, retention, p.cfg.ColdTimeout)
+	}
 	t0 := time.Now()
 	var left int
 	// The API server's list is the authority (the watcher may not have seen a pod of a revision
@@ -245,13 +260,13 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	})
 	switch {
 	case errors.Is(err, kube.ErrTimeout):
-		return platform.Cold{}, fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; Knative waits the stable window %s, then the grace period %s and the retention %s): %w",
-			name, left, p.cfg.ColdTimeout, window, grace, retention, kube.ErrTimeout)
+		return platform.Cold{}, fmt.Errorf("make %s cold: still %d pod(s) after %s (platform.options.cold_timeout; Knative waits the stable window %s and the scale-down delay %s, then the grace period %s and the retention %s): %w",
+			name, left, p.cfg.ColdTimeout, window, delay, grace, retention, kube.ErrTimeout)
 	case err != nil:
 		return platform.Cold{}, err
 	}
-	return platform.Cold{How: fmt.Sprintf("Knative's autoscaler scaled to zero, waited %s (stable window %s, scale-to-zero grace period %s, pod retention %s); the next request starts a pod through the activator",
-		time.Since(t0).Round(time.Millisecond), window, grace, retention), OnPath: true}, nil
+	return platform.Cold{How: fmt.Sprintf("Knative's autoscaler scaled to zero, waited %s (stable window %s, scale-down delay %s, scale-to-zero grace period %s, pod retention %s); the next request starts a pod through the activator",
+		time.Since(t0).Round(time.Millisecond), window, delay, grace, retention), OnPath: true}, nil
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Knative
