@@ -31,12 +31,15 @@ func TestPlatformCheckOnTheTestControlPlane(t *testing.T) {
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !strings.Contains(strings.Join(r.Warnings, " "), "namespace nowhere does not exist") {
 		t.Errorf("missing namespace: %d %q", code, out)
 	}
-	// Knative's preflight needs its CRD (the real one, from the release's module).
+	// Knative's preflight needs its CRDs (the real ones, from the release's module): the Service's, and
+	// the PodAutoscaler's, whose bounds Scale sets.
 	cl := kubetest.Cluster(t)
-	kubetest.Apply(t, cl, filepath.Join(kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0"), "config/core/300-resources/service.yaml"))
+	serving := kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0")
+	kubetest.Apply(t, cl, filepath.Join(serving, "config/core/300-resources/service.yaml"))
+	kubetest.Apply(t, cl, filepath.Join(serving, "config/core/300-resources/podautoscaler.yaml"))
 	code, out, _ = runCLI(t, "platform", "check", "--platform", "knative", "--kubeconfig", kc, "-n", cl.Namespace)
 	if code != 0 || !strings.Contains(out, "ok: nothing stops a run") {
-		t.Errorf("knative check with its CRD installed: %d %q", code, out)
+		t.Errorf("knative check with its CRDs installed: %d %q", code, out)
 	}
 	code, _, errOut = runCLI(t, "platform", "check", "--platform", "openwhisk", "--kubeconfig", kc)
 	if code != ExitUsage || !strings.Contains(errOut, `--platform: "openwhisk" is not a Kubernetes platform`) {

@@ -159,14 +159,20 @@ func TestDeployScaleColdAndCleanUp(t *testing.T) {
 	}
 }
 
+// installAutoscalerConfig applies Knative's own config-autoscaler (the release's file) in knative-serving.
+func installAutoscalerConfig(ctx context.Context, t *testing.T, p *knative.Platform) {
+	t.Helper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
+	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
+	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+}
+
 // The fingerprint reads Knative's config-autoscaler (the real file from
 // the release, installed in knative-serving) and its component images.
 func TestFingerprintReadsTheAutoscalerConfiguration(t *testing.T) {
 	p, ctx := open(t, "kn-fp")
 	defer p.Close(context.Background())
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
-	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+	installAutoscalerConfig(ctx, t, p)
 	cm, _ := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving").Get(ctx, "config-autoscaler", metav1.GetOptions{})
 	cm.Data["stable-window"] = "30s"
 	if _, err := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving").Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
@@ -222,9 +228,7 @@ func TestHPAWithoutMetricsAPIIsRefused(t *testing.T) {
 func TestMakeColdReadsTheClustersAutoscalerSettings(t *testing.T) {
 	p, ctx := open(t, "kn-coldcfg")
 	defer p.Close(context.Background())
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
-	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+	installAutoscalerConfig(ctx, t, p)
 	cms := p.Cluster.Client.CoreV1().ConfigMaps("knative-serving")
 	set := func(data map[string]string) {
 		t.Helper()
