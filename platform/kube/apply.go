@@ -28,7 +28,7 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		return nil
 	}
 	if !apierrors.IsAlreadyExists(err) {
-		return fmt.Errorf("create %s %s: %w", what, u.GetName(), refusal(err))
+		return fmt.Errorf("create %s %s: %w", what, u.GetName(), Refusal(err))
 	}
 	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		old, err := r.Get(ctx, u.GetName(), metav1.GetOptions{})
@@ -48,24 +48,20 @@ func Apply(ctx context.Context, r dynamic.ResourceInterface, u *unstructured.Uns
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("update %s %s: %w", what, u.GetName(), refusal(err))
+		return fmt.Errorf("update %s %s: %w", what, u.GetName(), Refusal(err))
 	}
 	return nil
 }
 
-// refusal marks an admission webhook's denial, or the API server's refusal of an invalid object,
+// Refusal marks an admission webhook's denial, or the API server's refusal of an invalid object,
 // as platform.ErrRefused: what the spec asked is at fault (Knative's webhook refusing an
 // annotation comes back as a BadRequest whose message names the webhook).
-func refusal(err error) error {
+func Refusal(err error) error {
 	if apierrors.IsInvalid(err) || (apierrors.IsBadRequest(err) && strings.Contains(err.Error(), "admission webhook")) {
 		return fmt.Errorf("%w: %w", platform.ErrRefused, err)
 	}
 	return err
 }
-
-// Refusal is refusal for an adapter's own calls: an admission webhook's denial or an invalid
-// object comes back marked platform.ErrRefused, anything else as it is.
-func Refusal(err error) error { return refusal(err) }
 
 // StatusOf decodes an object's status into st (a platform's status type);
 // an object without status leaves st as it is.

@@ -24,12 +24,12 @@ func TestRefusalMarksWhatTheSpecCaused(t *testing.T) {
 	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "serving.knative.dev", Kind: "Service"}, "f",
 		field.ErrorList{field.Invalid(field.NewPath("spec"), 1, "bad")})
 	for _, err := range []error{webhook, invalid} {
-		if got := refusal(err); !errors.Is(got, platform.ErrRefused) || got.Error() == "" {
+		if got := Refusal(err); !errors.Is(got, platform.ErrRefused) || got.Error() == "" {
 			t.Errorf("%v: not marked refused", err)
 		}
 	}
 	for _, err := range []error{apierrors.NewInternalError(errors.New("etcd")), apierrors.NewBadRequest("the server could not decode"), errors.New("dial tcp")} {
-		if errors.Is(refusal(err), platform.ErrRefused) {
+		if errors.Is(Refusal(err), platform.ErrRefused) {
 			t.Errorf("%v: marked refused", err)
 		}
 	}
