@@ -77,6 +77,15 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	if err := p.WaitReplicas(ctx, name, 0); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
+	// The executor decides from the Deployment's status, not its pods, whether a function has a
+	// backend (newdeploy IsValid: status.availableReplicas < 1 is not valid), and the deployment
+	// controller writes that status after the pods are gone: until it does, a cold request is
+	// sent to a Service with no endpoint. Cold is when the status says so too.
+	for _, d := range list.Items {
+		if err := p.Cluster.WaitRolledOut(ctx, p.Namespace(), d.Name, p.ReadyTimeout); err != nil {
+			return platform.Cold{}, fmt.Errorf("make %s cold: the Deployment's status still counts a replica: %w", name, err)
+		}
+	}
 	return platform.Cold{How: "the function's Deployment scaled to 0 (as Fission's idle reaper does); the next request makes the executor start a pod", OnPath: true}, nil
 }
 
