@@ -6,11 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/fission/down.sh DIR}")
-[ -f "$DIR/fission/fission.yaml" ] || { echo "fission-down: Fission is not installed from $DIR" >&2; exit 1; }
-. "$DIR/node.env"
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-s=$(date +%s)
+platform_down fission-down "$DIR" fission/fission.yaml
 log="$DIR/logs/fission-delete.log"
 # Fission's objects first, while the executor runs (it removes the Deployments, Services and pods it made
 # for them; its finalizers are on them).
@@ -24,4 +22,4 @@ K delete --ignore-not-found --timeout 180s -f "$DIR/fission/namespace.yaml" >> "
 K delete --ignore-not-found --timeout 60s -f "$DIR/fission/crds.yaml" >> "$log" 2>&1 ||
   { tail -20 "$log" >&2; echo "fission-down: Fission's CRDs were not gone in 60 s" >&2; exit 1; }
 rm -rf "$DIR/fission" "$DIR/fission.env"
-echo "fission-down: Fission removed in $(( $(date +%s) - s )) s"
+echo "fission-down: Fission removed in $(elapsed) s"

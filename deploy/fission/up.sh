@@ -14,25 +14,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/fission/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "fission-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
-start=$(date +%s.%N)
-step() { printf 'fission-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "fission-up: $*" >&2
-  K -n fission get pods -o wide >&2 2>/dev/null || true
-  K -n fission get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  exit 1
-}
+platform_up fission-up "$DIR" fission
 
 out=$(deploy/fission/build.sh 2>"$DIR/logs/fission-build.log" | tail -1) || { tail -20 "$DIR/logs/fission-build.log" >&2; fail "the Fission build failed"; }
 step "built"
-for t in "$out"/images/*.tar; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-fission-$(basename "$t" .tar).log" 2>&1 ||
-    fail "containerd could not import $t (logs/import-fission-$(basename "$t" .tar).log)"
-done
+import_images fission "$out"/images/*.tar
 step "images imported"
 
 M="$DIR/fission"
@@ -81,4 +69,4 @@ step "router answers, webhook admits"
 echo "FISSION_ROUTER=$router" > "$DIR/fission.env"
 printf 'fission-up: Fission v1.27.0 (%s) ready in %.1f s; router in %s/fission.env\n' \
   "$(awk -F'\t' '$1 == "fission" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
-  "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+  "$(elapsed)" "$DIR"

@@ -20,25 +20,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/knative/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/knative/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "knative-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
-start=$(date +%s.%N)
-step() { printf 'knative-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "knative-up: $*" >&2
-  K get pods -A -o wide >&2 2>/dev/null || true
-  K -n knative-serving get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  exit 1
+platform_up knative-up "$DIR" knative-serving
+fail_more() {
+  K get pods -A -o wide
 }
 
 deploy/knative/build.sh
 step "built"
-for t in "$KNATIVE_DIR"/images/*.tar "$KOURIER_DIR"/images/*.tar; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-knative-$(basename "$t" .tar).log" 2>&1 ||
-    fail "containerd could not import $t (logs/import-knative-$(basename "$t" .tar).log)"
-done
+import_images knative "$KNATIVE_DIR"/images/*.tar "$KOURIER_DIR"/images/*.tar
 step "images imported"
 
 mod=$(go env GOMODCACHE)
@@ -135,4 +126,4 @@ done
   echo "KNATIVE_INGRESS='Kourier v$KOURIER_VERSION ($KOURIER_COMMIT), Envoy $ENVOY_VERSION'"
 } > "$DIR/knative.env"
 printf 'knative-up: Knative Serving v%s and Kourier v%s (Envoy %s) ready in %.1f s; gateway in %s/knative.env\n' \
-  "$KNATIVE_VERSION" "$KOURIER_VERSION" "$ENVOY_VERSION" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+  "$KNATIVE_VERSION" "$KOURIER_VERSION" "$ENVOY_VERSION" "$(elapsed)" "$DIR"

@@ -6,11 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/kubeless/down.sh DIR}")
-[ -f "$DIR/kubeless/kubeless.yaml" ] || { echo "kubeless-down: Kubeless is not installed from $DIR" >&2; exit 1; }
-. "$DIR/node.env"
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-s=$(date +%s)
+platform_down kubeless-down "$DIR" kubeless/kubeless.yaml
 log="$DIR/logs/kubeless-delete.log"
 K delete functions.kubeless.io --all --all-namespaces --ignore-not-found --timeout 120s > "$log" 2>&1 || true
 K delete --ignore-not-found --timeout 180s -f "$DIR/kubeless/kubeless.yaml" >> "$log" 2>&1 ||
@@ -18,4 +16,4 @@ K delete --ignore-not-found --timeout 180s -f "$DIR/kubeless/kubeless.yaml" >> "
 K delete --ignore-not-found --timeout 60s -f deploy/kubeless/crd.yaml >> "$log" 2>&1 ||
   { tail -20 "$log" >&2; echo "kubeless-down: the Function CRD was not gone in 60 s" >&2; exit 1; }
 rm -rf "$DIR/kubeless" "$DIR/kubeless.env"
-echo "kubeless-down: Kubeless removed in $(( $(date +%s) - s )) s"
+echo "kubeless-down: Kubeless removed in $(elapsed) s"

@@ -9,18 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/kubeless/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "kubeless-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
-start=$(date +%s.%N)
-step() { printf 'kubeless-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "kubeless-up: $*" >&2
-  K -n kubeless get pods -o wide >&2 2>/dev/null || true
-  K -n kubeless get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  K -n kubeless logs deployment/kubeless-controller-manager --tail 30 >&2 2>/dev/null || true
-  exit 1
+platform_up kubeless-up "$DIR" kubeless
+fail_more() {
+  K -n kubeless logs deployment/kubeless-controller-manager --tail 30
 }
 mkdir -p "$DIR/logs" "$DIR/kubeless"
 deploy/kubeless/build.sh "$DIR" 2>"$DIR/logs/kubeless-build.log" >/dev/null || { tail -20 "$DIR/logs/kubeless-build.log" >&2; fail "the Kubeless build failed"; }

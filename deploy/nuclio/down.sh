@@ -6,11 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/nuclio/down.sh DIR}")
-[ -f "$DIR/nuclio/nuclio.yaml" ] || { echo "nuclio-down: Nuclio is not installed from $DIR" >&2; exit 1; }
-. "$DIR/node.env"
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-s=$(date +%s)
+platform_down nuclio-down "$DIR" nuclio/nuclio.yaml
 # The APIServices first: one whose adapter is gone makes the API server's discovery fail, which stalls the
 # deletion of any namespace (this one's included).
 [ ! -f "$DIR/nuclio/metrics.yaml" ] || K delete --ignore-not-found --wait=false -f "$DIR/nuclio/metrics.yaml" > "$DIR/logs/nuclio-delete.log" 2>&1 || true
@@ -21,4 +19,4 @@ K -n nuclio delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/nuclio
 K delete --ignore-not-found --timeout 180s -f "$DIR/nuclio/namespace.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 ||
   { tail -20 "$DIR/logs/nuclio-delete.log" >&2; echo "nuclio-down: the namespace nuclio was not gone in 180 s" >&2; exit 1; }
 rm -rf "$DIR/nuclio" "$DIR/nuclio.env"
-echo "nuclio-down: Nuclio removed in $(( $(date +%s) - s )) s"
+echo "nuclio-down: Nuclio removed in $(elapsed) s"

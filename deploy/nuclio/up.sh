@@ -20,27 +20,15 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/shared/prometheus-paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/nuclio/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "nuclio-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
-start=$(date +%s.%N)
-step() { printf 'nuclio-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "nuclio-up: $*" >&2
-  K -n nuclio get pods -o wide >&2 2>/dev/null || true
-  K -n nuclio get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  exit 1
-}
+platform_up nuclio-up "$DIR" nuclio
 
 out=$(deploy/nuclio/build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) || { tail -20 "$DIR/logs/nuclio-build.log" >&2; fail "the Nuclio build failed"; }
 deploy/shared/prometheus-build.sh > /dev/null 2>"$DIR/logs/prometheus-build.log" || { tail -20 "$DIR/logs/prometheus-build.log" >&2; fail "the Prometheus build failed"; }
 adapter=$(deploy/shared/metrics-adapter-build.sh 2>"$DIR/logs/metrics-adapter-build.log" | tail -1) || { tail -20 "$DIR/logs/metrics-adapter-build.log" >&2; fail "the metrics adapter build failed"; }
 step "built"
-for t in "$out"/images/*.tar "$PROM_DIR/images/prometheus.tar" "$adapter/images/adapter.tar"; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-nuclio-$(basename "$t" .tar).log" 2>&1 ||
-    fail "containerd could not import $t (logs/import-nuclio-$(basename "$t" .tar).log)"
-done
+import_images nuclio "$out"/images/*.tar "$PROM_DIR/images/prometheus.tar" "$adapter/images/adapter.tar"
 step "images imported"
 
 M="$DIR/nuclio"
@@ -80,4 +68,4 @@ step "custom.metrics.k8s.io served (Prometheus, metrics adapter)"
 } > "$DIR/nuclio.env"
 printf 'nuclio-up: Nuclio 1.14.1 (%s) ready in %.1f s; dashboard in %s/nuclio.env\n' \
   "$(awk -F'\t' '$1 == "nuclio" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
-  "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+  "$(elapsed)" "$DIR"

@@ -6,11 +6,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openfaas/down.sh DIR}")
-[ -f "$DIR/openfaas/openfaas.yaml" ] || { echo "openfaas-down: OpenFaaS is not installed from $DIR" >&2; exit 1; }
-. "$DIR/node.env"
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-s=$(date +%s)
+platform_down openfaas-down "$DIR" openfaas/openfaas.yaml
 K delete --ignore-not-found --wait=false -f "$DIR/openfaas/openfaas.yaml" > "$DIR/logs/openfaas-delete.log" 2>&1 || true
 # Nothing is measured any more: each pod gets 1 s after its SIGTERM, not its 30 s grace period (the gateway
 # and faas-netes drain for their write_timeout; the namespaces' deletion waited 43 s for them).
@@ -20,4 +18,4 @@ done
 K delete --ignore-not-found --timeout 180s -f "$DIR/openfaas/namespaces.yaml" >> "$DIR/logs/openfaas-delete.log" 2>&1 ||
   { tail -20 "$DIR/logs/openfaas-delete.log" >&2; echo "openfaas-down: the namespaces openfaas and openfaas-fn were not gone in 180 s" >&2; exit 1; }
 rm -rf "$DIR/openfaas" "$DIR/openfaas.env"
-echo "openfaas-down: OpenFaaS removed in $(( $(date +%s) - s )) s"
+echo "openfaas-down: OpenFaaS removed in $(elapsed) s"

@@ -16,26 +16,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/shared/prometheus-paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openfaas/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "openfaas-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
-start=$(date +%s.%N)
-step() { printf 'openfaas-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "openfaas-up: $*" >&2
-  K -n openfaas get pods -o wide >&2 2>/dev/null || true
-  K -n openfaas get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  exit 1
-}
+platform_up openfaas-up "$DIR" openfaas
 
 bin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
 deploy/shared/prometheus-build.sh > /dev/null 2>"$DIR/logs/prometheus-build.log" || { tail -20 "$DIR/logs/prometheus-build.log" >&2; fail "the Prometheus build failed"; }
 step "built"
-for t in "$(dirname "$bin")"/images/*.tar "$PROM_DIR"/images/*.tar; do
-  ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/logs/import-openfaas-$(basename "$t" .tar).log" 2>&1 ||
-    fail "containerd could not import $t (logs/import-openfaas-$(basename "$t" .tar).log)"
-done
+import_images openfaas "$(dirname "$bin")"/images/*.tar "$PROM_DIR"/images/*.tar
 step "images imported"
 
 M="$DIR/openfaas"
@@ -79,4 +67,4 @@ step "gateway answers with basic auth ($(tr -d '\n' < "$M/info.json" | head -c 2
 printf 'openfaas-up: OpenFaaS (gateway %s, faas-netes %s) ready in %.1f s; gateway in %s/openfaas.env\n' \
   "$(awk -F'\t' '$1 == "openfaas-faas-2022" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
   "$(awk -F'\t' '$1 == "openfaas-faas-netes-2022" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
-  "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+  "$(elapsed)" "$DIR"

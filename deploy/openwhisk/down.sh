@@ -7,14 +7,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openwhisk/down.sh DIR}")
-[ -f "$DIR/openwhisk/openwhisk.yaml" ] || { echo "openwhisk-down: OpenWhisk is not installed from $DIR" >&2; exit 1; }
-. "$DIR/node.env"
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-s=$(date +%s)
+platform_down openwhisk-down "$DIR" openwhisk/openwhisk.yaml
 K -n openwhisk delete deployment openwhisk-standalone --ignore-not-found --wait=false > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K -n openwhisk delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K delete --ignore-not-found --timeout 180s -f "$DIR/openwhisk/namespace.yaml" >> "$DIR/logs/openwhisk-delete.log" 2>&1 ||
   { tail -20 "$DIR/logs/openwhisk-delete.log" >&2; echo "openwhisk-down: the namespace openwhisk was not gone in 180 s" >&2; exit 1; }
 rm -rf "$DIR/openwhisk" "$DIR/openwhisk.env"
-echo "openwhisk-down: OpenWhisk removed in $(( $(date +%s) - s )) s"
+echo "openwhisk-down: OpenWhisk removed in $(elapsed) s"

@@ -21,30 +21,22 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
+. deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openwhisk/up.sh DIR}")
-[ -f "$DIR/node.env" ] || { echo "openwhisk-up: no node in $DIR (deploy/node/up.sh DIR)" >&2; exit 1; }
-. "$DIR/node.env"
+platform_up openwhisk-up "$DIR" openwhisk
 for v in OW_INVOKES_PER_MINUTE OW_INVOKES_CONCURRENT OW_CONCURRENCY_MAX; do
   [[ ${!v:-1} =~ ^[1-9][0-9]{0,6}$ ]] || { echo "openwhisk-up: $v must be a whole number from 1 to 9999999, not \"${!v}\"" >&2; exit 2; }
 done
 [[ ${OW_USER_MEMORY:-2048} =~ ^[1-9][0-9]{2,5}$ ]] || { echo "openwhisk-up: OW_USER_MEMORY must be megabytes (100 to 999999), not \"$OW_USER_MEMORY\"" >&2; exit 2; }
 [[ ${OW_HEAP:-1g} =~ ^[1-9][0-9]{0,4}[mg]$ ]] || { echo "openwhisk-up: OW_HEAP must be a JVM size such as 1g or 768m, not \"$OW_HEAP\"" >&2; exit 2; }
-start=$(date +%s.%N)
-step() { printf 'openwhisk-up: %s at %.1f s\n' "$1" "$(echo "$(date +%s.%N) - $start" | bc)"; }
-K() { deploy/node/exec.sh "$KUBE_BIN/kubectl" --kubeconfig "$DIR/kubeconfig" "$@"; }
-fail() {
-  echo "openwhisk-up: $*" >&2
-  K -n openwhisk get pods -o wide >&2 2>/dev/null || true
-  K -n openwhisk get events --sort-by=.lastTimestamp 2>/dev/null | tail -15 >&2 || true
-  K -n openwhisk logs deployment/openwhisk-standalone --tail 30 >&2 2>/dev/null || true
-  exit 1
+fail_more() {
+  K -n openwhisk logs deployment/openwhisk-standalone --tail 30
 }
 
 out=$(deploy/openwhisk/build.sh 2>"$DIR/logs/openwhisk-build.log" | tail -1) || { tail -20 "$DIR/logs/openwhisk-build.log" >&2; fail "the OpenWhisk build failed"; }
 deploy/openwhisk/build-runtimes.sh "$DIR" 2>"$DIR/logs/openwhisk-runtimes.log" >/dev/null || { tail -20 "$DIR/logs/openwhisk-runtimes.log" >&2; fail "the action runtimes failed to build or import"; }
 step "built"
-ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$out/images/standalone.tar" > "$DIR/logs/import-openwhisk-standalone.log" 2>&1 ||
-  fail "containerd could not import $out/images/standalone.tar (logs/import-openwhisk-standalone.log)"
+import_images openwhisk "$out/images/standalone.tar"
 step "images imported"
 
 M="$DIR/openwhisk"
@@ -129,4 +121,4 @@ step "API answers; $cells stem cells ready"
 # load it with set -a): the key, which a spec never holds.
 (umask 077; echo "FB_OPENWHISK_AUTH=$(cat "$M/guest.auth")" > "$M/faasbench.env")
 printf 'openwhisk-up: OpenWhisk standalone (%s, Scala 2.13, Kubernetes container factory) ready in %.1f s; API in %s/openwhisk.env\n' \
-  "${commit:0:12}" "$(echo "$(date +%s.%N) - $start" | bc)" "$DIR"
+  "${commit:0:12}" "$(elapsed)" "$DIR"
