@@ -23,12 +23,8 @@ for d in workloads/*/workload.yaml; do
   for l in workloads/"$w"/*/; do images+=("$w:$(basename "$l")"); done
 done
 
-scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 # The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
-scripts/phase.sh "real node packages" deploy/node/packages.sh
-scripts/phase.sh "knative build (skipped when built)" deploy/knative/build.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
-. "$DIR/node/node.env"
+real_node_up deploy/knative/build.sh
 export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Images one at a time, so one that fails to build is reported and the others still run.
 built=()

@@ -15,10 +15,7 @@ EVIDENCE=$(realpath -m "${1:-docs/evidence/kubeless-real-$(date +%F)}")
 . deploy/kube/paths.sh
 . deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
-scripts/phase.sh "real node packages" deploy/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
-. "$DIR/node/node.env"
+real_node_up
 step "image hello:go" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:go | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
 scripts/phase.sh "kubeless install" deploy/kubeless/up.sh "$DIR/node" | tee "$EVIDENCE/kubeless-up.txt"
 . "$DIR/node/kubeless.env"

@@ -1,5 +1,5 @@
-# deploy/node/real-lib.sh: sourced by the full real-node tiers (deploy/knative/test-real.sh,
-# deploy/openfaas/test-real.sh) after they set EVIDENCE (where results go); they set KUBECONFIG once the
+# deploy/node/real-lib.sh: sourced by the full real-node tiers (every deploy/<platform>/test-real.sh) after
+# they set EVIDENCE (where results go); they set KUBECONFIG once the
 # node is up. Each step runs as a phase, records its status and time in $DIR/steps.tsv and
 # carries on when it fails ($failed counts them), so one bad cell does not cost the hour. It makes EVIDENCE
 # and DIR (scratch, removed with the node at exit).
@@ -27,6 +27,17 @@ step() {
   printf '%s\t%s\t%.1f\n' "$name" "$([ $rc = 0 ] && echo ok || echo "FAILED (exit $rc)")" "$(echo "$e - $s" | bc)" >> "$DIR/steps.tsv"
   [ $rc = 0 ] || failed=$((failed + 1))
   return 0
+}
+# real_node_up [BEFORE_START...]: Kubernetes built (skipped when built), the node's Debian packages, then each
+# BEFORE_START command as a phase (a platform's build that needs those packages), and the real node started in
+# $DIR/node on CPU 0 (the load takes CPU 1), its node.env read.
+real_node_up() {
+  scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
+  scripts/phase.sh "real node packages" deploy/node/packages.sh
+  local c
+  for c in "$@"; do scripts/phase.sh "${c#deploy/} (skipped when built)" "$c"; done
+  scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
+  . "$DIR/node/node.env"
 }
 # keep NAME RUNS_DIR: the run's results into the evidence, and whether it ended complete.
 keep() {

@@ -24,10 +24,7 @@ cd "$(dirname "$0")/../.."
 EVIDENCE=$(realpath -m "${1:-docs/evidence/nuclio-real-$(date +%F)}")
 . deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
-scripts/phase.sh "real node packages" deploy/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
-. "$DIR/node/node.env"
+real_node_up
 for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio reverse:go:nuclio hello:node:nuclio hello:python; do
   step "image $wl" bash -c 'set -o pipefail; deploy/node/images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
 done

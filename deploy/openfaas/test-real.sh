@@ -24,10 +24,7 @@ GO=${GO:-go}
 EVIDENCE=$(realpath -m "${1:-docs/evidence/openfaas-real-$(date +%F)}")
 . deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
-scripts/phase.sh "real node packages" deploy/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
-. "$DIR/node/node.env"
+real_node_up
 export CONTAINER_RUNTIME_ENDPOINT # the node's CRI socket: coldstart.evict_image removes images through it
 # Every workload × language's OpenFaaS image (workloads/W/L/Dockerfile.openfaas), one at a time, so one that
 # fails to build is reported and the others still run.

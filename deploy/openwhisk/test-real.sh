@@ -23,10 +23,7 @@ EVIDENCE=$(realpath -m "${1:-docs/evidence/openwhisk-real-$(date +%F)}")
 . deploy/kube/paths.sh
 . deploy/node/real-lib.sh
 
-scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
-scripts/phase.sh "real node packages" deploy/node/packages.sh
-scripts/phase.sh "real node start" env NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
-. "$DIR/node/node.env"
+real_node_up
 step "image hello:go:openwhisk" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:go:openwhisk | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
 scripts/phase.sh "openwhisk install" env OW_INVOKES_PER_MINUTE=60000 OW_INVOKES_CONCURRENT=500 deploy/openwhisk/up.sh "$DIR/node" | tee "$EVIDENCE/openwhisk-up.txt"
 . "$DIR/node/openwhisk.env"
