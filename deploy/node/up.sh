@@ -58,6 +58,17 @@ if [ -e "$NODE_STATE" ] || [ -e "/run/netns/$NODE_NETNS" ]; then
   deploy/node/down.sh >&2 || die "the node left by an earlier run was stopped, but the host still differs from before it started (above): that is residue of the earlier run, not of this one"
 fi
 [ ! -e "/run/netns/$NODE_NETNS" ] || die "network namespace $NODE_NETNS still exists after cleaning up the previous node"
+# Disk: the node's images and pods live in DIR, and none of its images can be pulled again from outside. A kubelet
+# short of disk deletes unused images whatever its GC settings (its eviction manager reclaims them at the hard
+# thresholds below), the pods' sandbox image among them, and no pod starts after that ("failed to get sandbox
+# image": make test's Knative tests met it on 2026-11-29 with the disk nearly full). So the node needs room first:
+# NODE_MIN_FREE_GIB (default 12; docs/testing.md has what the node tier takes at its peak) free where DIR is.
+min_free=${NODE_MIN_FREE_GIB:-12}
+[[ $min_free =~ ^[0-9]{1,5}$ ]] || die "NODE_MIN_FREE_GIB must be a whole number of GiB, not \"$min_free\""
+mkdir -p "$(dirname "$DIR")"
+free_kib=$(df -Pk "$(dirname "$DIR")" | awk 'NR == 2 {print $4}')
+[ "$free_kib" -ge $((min_free * 1048576)) ] ||
+  die "$((free_kib / 1048576)) GiB free on the filesystem of $DIR ($(df -P "$(dirname "$DIR")" | awk 'NR == 2 {print $6}')), where the node keeps its images and pods; it needs $min_free (NODE_MIN_FREE_GIB). Build caches in $FB_CACHE keep every key they were ever built for: older ones can go."
 before=$(host_snapshot)
 mkdir -p "$NODE_STATE"
 echo "$before" > "$NODE_STATE/host-before"
@@ -199,6 +210,8 @@ cat > "$DIR/cni/net.d/10-faasbench.conflist" <<EOF
   {"type": "portmap", "capabilities": {"portMappings": true}}
 ]}
 EOF
+# Image garbage collection off (imageGCHighThresholdPercent 100: the kubelet's own switch): the node's images are
+# imported, never pulled from outside, so an image the kubelet deleted would be gone for the rest of the run.
 cat > "$DIR/etc/kubelet.yaml" <<EOF
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -223,8 +236,8 @@ podLogsDir: "$DIR/podlogs"
 volumePluginDir: "$DIR/plugins"
 maxPods: 50
 serializeImagePulls: false
-imageGCHighThresholdPercent: 99
-imageGCLowThresholdPercent: 98
+imageGCHighThresholdPercent: 100
+imageGCLowThresholdPercent: 99
 evictionHard: {memory.available: 100Mi, nodefs.available: 1%, imagefs.available: 1%, nodefs.inodesFree: 1%}
 syncFrequency: 10s
 fileCheckFrequency: 10s
