@@ -9,6 +9,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -89,25 +90,56 @@ func rolledOut(d *appsv1.Deployment, gen int64) bool {
 
 // WaitRolledOut waits until the Deployment namespace/name has rolled out the template it has now
 // (an update through a platform's API, e.g. OpenFaaS's PUT /system/functions, returns once the
-// Deployment is written, while its old pods still serve), bounded by timeout; the error says how
-// far it got.
+// Deployment is written, while its old pods still serve), and no old pod of it is left, not even one
+// terminating: `kubectl rollout status` is content once the old pods are marked for deletion, but
+// such a pod still serves through its grace period (of-watchdog drains), and on the real node a
+// call right after the roll-out reached one through OpenFaaS's gateway. Bounded by timeout; the
+// error says how far it got.
 func (c *Cluster) WaitRolledOut(ctx context.Context, namespace, name string, timeout time.Duration) error {
 	d, err := c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
 	}
 	gen := d.Generation
+	old := 0
 	err = Poll(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		if d, err = c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
 		}
-		return rolledOut(d, gen), nil
+		if !rolledOut(d, gen) {
+			return false, nil
+		}
+		old, err = c.oldPods(ctx, d)
+		return old == 0, err
 	})
 	if errors.Is(err, ErrTimeout) {
-		return fmt.Errorf("deployment %s/%s: not rolled out after %v (%d of %d new, %d available, %d in all): %w", namespace, name, timeout,
-			d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas, err)
+		return fmt.Errorf("deployment %s/%s: not rolled out after %v (%d of %d new, %d available, %d in all, %d old pod(s) still terminating): %w", namespace, name, timeout,
+			d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas, old, err)
 	}
 	return err
+}
+
+// oldPods counts d's pods beyond its rolled-out replicas: those terminating, and any past the count
+// (pods that ended, Succeeded or Failed, run nothing and do not count).
+func (c *Cluster) oldPods(ctx context.Context, d *appsv1.Deployment) (int, error) {
+	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
+	if err != nil {
+		return 0, fmt.Errorf("deployment %s/%s: its selector: %w", d.Namespace, d.Name, err)
+	}
+	list, err := c.Client.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
+	if err != nil {
+		return 0, fmt.Errorf("deployment %s/%s: its pods: %w", d.Namespace, d.Name, err)
+	}
+	terminating, live := 0, 0
+	for _, p := range list.Items {
+		switch {
+		case p.DeletionTimestamp != nil:
+			terminating++
+		case p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed:
+			live++
+		}
+	}
+	return terminating + max(0, live-int(want(d))), nil
 }
 
 // RestartComponents is a platform adapter's platform.Restarter: every

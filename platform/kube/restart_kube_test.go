@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/kube/kubetest"
@@ -99,5 +100,53 @@ func TestRestartComponentsWaitsUntilReady(t *testing.T) {
 	})
 	if err != nil || calls != 3 || !strings.Contains(said, "Stand-in restarted: every Deployment of "+cl.Namespace) || !strings.Contains(said, "gateway") {
 		t.Errorf("restart: %q %v after %d readiness calls", said, err, calls)
+	}
+}
+
+// A roll-out is over when no old pod is left, not when the old pods are
+// marked for deletion: one held terminating (a finalizer here, its grace
+// period on a real node, where it still serves) keeps WaitRolledOut
+// waiting, and the error says so; once it is gone, WaitRolledOut returns.
+func TestWaitRolledOutWaitsForTerminatingPods(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	ctx := ctxT(t)
+	const hold = "faasbench.test/hold"
+	deps, pods := cl.Client.AppsV1().Deployments(cl.Namespace), cl.Client.CoreV1().Pods(cl.Namespace)
+	if _, err := deps.Create(ctx, deployment(cl, "run-w", "roll", 1), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.WaitRolledOut(ctx, cl.Namespace, "roll", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	list, err := pods.List(ctx, metav1.ListOptions{LabelSelector: kube.Selector("run-w", "")})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("pods: %d, %v", len(list.Items), err)
+	}
+	old := list.Items[0].Name
+	patch := func(finalizers string) {
+		t.Helper()
+		if _, err := pods.Patch(ctx, old, types.MergePatchType, []byte(`{"metadata":{"finalizers":`+finalizers+`}}`), metav1.PatchOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	patch(`["` + hold + `"]`)
+	t.Cleanup(func() {
+		_, _ = pods.Patch(context.Background(), old, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	})
+	// A new template: the Deployment controller starts a new pod and deletes the old one, which the
+	// finalizer holds, terminating.
+	if _, err := deps.Patch(ctx, "roll", types.MergePatchType, []byte(`{"spec":{"template":{"metadata":{"annotations":{"faasbench.test/v":"2"}}}}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	err = cl.WaitRolledOut(ctx, cl.Namespace, "roll", 5*time.Second)
+	if err == nil || !strings.Contains(err.Error(), "1 old pod(s) still terminating") {
+		t.Fatalf("with the old pod terminating: %v, want an error saying 1 old pod is still terminating", err)
+	}
+	patch(`null`)
+	if err := cl.WaitRolledOut(ctx, cl.Namespace, "roll", time.Minute); err != nil {
+		t.Fatalf("with the old pod gone: %v", err)
+	}
+	if _, err := pods.Get(ctx, old, metav1.GetOptions{}); err == nil {
+		t.Errorf("pod %s still there after WaitRolledOut", old)
 	}
 }
