@@ -62,7 +62,7 @@ fi
 # short of disk deletes unused images whatever its GC settings (its eviction manager reclaims them at the hard
 # thresholds below), the pods' sandbox image among them, and no pod starts after that ("failed to get sandbox
 # image": make test's Knative tests met it on 2026-11-29 with the disk nearly full). So the node needs room first:
-# NODE_MIN_FREE_GIB (default 12; docs/testing.md has what the node tier takes at its peak) free where DIR is.
+# NODE_MIN_FREE_GIB (default 12: make test's node tier took about 9.4 GiB at its peak, docs/testing.md) free where DIR is.
 min_free=${NODE_MIN_FREE_GIB:-12}
 [[ $min_free =~ ^[0-9]{1,5}$ ]] || die "NODE_MIN_FREE_GIB must be a whole number of GiB, not \"$min_free\""
 mkdir -p "$(dirname "$DIR")"
