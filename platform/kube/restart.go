@@ -101,7 +101,7 @@ func (c *Cluster) WaitRolledOut(ctx context.Context, namespace, name string, tim
 		return fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
 	}
 	gen := d.Generation
-	old := 0
+	terminating, extra := 0, 0
 	err = Poll(ctx, timeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		if d, err = c.Client.AppsV1().Deployments(namespace).Get(ctx, name, metav1.GetOptions{}); err != nil {
 			return false, fmt.Errorf("deployment %s/%s: %w", namespace, name, err)
@@ -109,28 +109,28 @@ func (c *Cluster) WaitRolledOut(ctx context.Context, namespace, name string, tim
 		if !rolledOut(d, gen) {
 			return false, nil
 		}
-		old, err = c.oldPods(ctx, d)
-		return old == 0, err
+		terminating, extra, err = c.oldPods(ctx, d)
+		return terminating+extra == 0, err
 	})
 	if errors.Is(err, ErrTimeout) {
-		return fmt.Errorf("deployment %s/%s: not rolled out after %v (%d of %d new, %d available, %d in all, %d old pod(s) still terminating): %w", namespace, name, timeout,
-			d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas, old, err)
+		return fmt.Errorf("deployment %s/%s: not rolled out after %v (%d of %d new, %d available, %d in all, %d old pod(s) still terminating, %d beyond the count): %w", namespace, name, timeout,
+			d.Status.UpdatedReplicas, want(d), d.Status.AvailableReplicas, d.Status.Replicas, terminating, extra, err)
 	}
 	return err
 }
 
-// oldPods counts d's pods beyond its rolled-out replicas: those terminating, and any past the count
-// (pods that ended, Succeeded or Failed, run nothing and do not count).
-func (c *Cluster) oldPods(ctx context.Context, d *appsv1.Deployment) (int, error) {
+// oldPods counts d's pods beyond its rolled-out replicas: those terminating, and the live ones past
+// its count (pods that ended, Succeeded or Failed, run nothing and do not count).
+func (c *Cluster) oldPods(ctx context.Context, d *appsv1.Deployment) (terminating, extra int, err error) {
 	sel, err := metav1.LabelSelectorAsSelector(d.Spec.Selector)
 	if err != nil {
-		return 0, fmt.Errorf("deployment %s/%s: its selector: %w", d.Namespace, d.Name, err)
+		return 0, 0, fmt.Errorf("deployment %s/%s: its selector: %w", d.Namespace, d.Name, err)
 	}
 	list, err := c.Client.CoreV1().Pods(d.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel.String()})
 	if err != nil {
-		return 0, fmt.Errorf("deployment %s/%s: its pods: %w", d.Namespace, d.Name, err)
+		return 0, 0, fmt.Errorf("deployment %s/%s: its pods: %w", d.Namespace, d.Name, err)
 	}
-	terminating, live := 0, 0
+	live := 0
 	for _, p := range list.Items {
 		switch {
 		case p.DeletionTimestamp != nil:
@@ -139,7 +139,7 @@ func (c *Cluster) oldPods(ctx context.Context, d *appsv1.Deployment) (int, error
 			live++
 		}
 	}
-	return terminating + max(0, live-int(want(d))), nil
+	return terminating, max(0, live-int(want(d))), nil
 }
 
 // RestartComponents is a platform adapter's platform.Restarter: every
