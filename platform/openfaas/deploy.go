@@ -43,7 +43,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 			return fmt.Errorf("openfaas function %s/%s exists and was not made by faasbench: choose another function name or namespace", p.Namespace(), fn.Name)
 		}
 		if err = p.PutEnvSecret(ctx, fn); err == nil {
-			err = p.gw.Update(ctx, d)
+			err = p.update(ctx, d)
 		}
 		if err == nil {
 			// The gateway answers the PUT once faas-netes has written the
@@ -146,7 +146,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if st, ok := p.functions.Get(name); ok && !st.s.Autoscaled && replicas > 0 && st.s.Labels[LabelScaleMin] != strconv.Itoa(replicas) {
 		return p.refix(ctx, st, replicas)
 	}
-	if err := p.gw.Scale(ctx, name, p.Namespace(), replicas); err != nil {
+	if err := p.scale(ctx, name, replicas); err != nil {
 		return refusal(err)
 	}
 	if err := p.waitReplicas(ctx, name, replicas); err != nil || replicas == 0 {
@@ -173,7 +173,7 @@ func (p *Platform) refix(ctx context.Context, st fnState, replicas int) error {
 	if err != nil {
 		return fmt.Errorf("scale %s to %d: %w", fn.Name, replicas, err)
 	}
-	if err := p.gw.Update(ctx, p.cfg.Deployment(p.Namespace(), fn, s)); err != nil {
+	if err := p.update(ctx, p.cfg.Deployment(p.Namespace(), fn, s)); err != nil {
 		return fmt.Errorf("scale %s to %d (com.openfaas.scale.min and max): %w", fn.Name, replicas, refusal(err))
 	}
 	p.functions.Put(fn.Name, fnState{fn: fn, s: s})

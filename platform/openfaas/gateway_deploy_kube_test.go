@@ -11,10 +11,10 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/util/retry"
 )
 
 type provDeployment struct {
@@ -140,23 +140,27 @@ func (g *gatewayStandIn) apply(ctx context.Context, d provDeployment, update boo
 		// update.go: the template's labels (with a "uid"), image, env,
 		// resources and secrets; replicas only from a scale.min above 0;
 		// the Deployment's own labels stay as they were.
+		// One read and one write, no retry: a write that fails for anything
+		// but NotFound (a conflict with the Deployment controller's status
+		// write) is logged and the handler returns without a status, so the
+		// gateway answers 200 and nothing changed (errLostUpdate).
 		labels["uid"] = strconv.Itoa(time.Now().Nanosecond())
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			old, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			if n, ok := minReplicas(labels); ok {
-				old.Spec.Replicas = &n
-			}
-			old.Spec.Template.Labels = labels
-			old.Spec.Template.Spec.Containers = []corev1.Container{container}
-			old.Spec.Template.Spec.Volumes = volumes
-			_, err = deps.Update(ctx, old, metav1.UpdateOptions{})
-			return err
-		})
+		old, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
 		if err != nil {
 			return err
+		}
+		if n, ok := minReplicas(labels); ok {
+			old.Spec.Replicas = &n
+		}
+		old.Spec.Template.Labels = labels
+		old.Spec.Template.Spec.Containers = []corev1.Container{container}
+		old.Spec.Template.Spec.Volumes = volumes
+		g.betweenReadAndWrite(ctx, d.Namespace, d.Service)
+		if _, err = deps.Update(ctx, old, metav1.UpdateOptions{}); err != nil {
+			if apierrors.IsNotFound(err) {
+				return err
+			}
+			return fmt.Errorf("%w: %w", errLostUpdate, err)
 		}
 		// update.go updateService: the function's Service is read and updated
 		// after its Deployment; a missing one is a 404 in faas-netes' words.

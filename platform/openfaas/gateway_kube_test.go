@@ -5,6 +5,7 @@ package openfaas_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,7 +21,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/kube/kubetest"
@@ -42,7 +43,9 @@ import (
 //     the pod template; replicas from com.openfaas.scale.min when above 0,
 //     else 1;
 //   - update (update.go): the template's labels are replaced (plus a "uid"
-//     label), the Deployment's own labels are left alone;
+//     label), the Deployment's own labels are left alone; one read and one
+//     write, no retry: a write that fails (a conflict) is logged and the
+//     answer is 200 with nothing changed; a scale's failed write is a 500;
 //   - read (replica_reader.go, k8s/function_status.go): the labels returned
 //     are the pod template's;
 //   - scale (the gateway's scaling/ranges.go clamps to [1, 5], then
@@ -78,6 +81,8 @@ type gatewayStandIn struct {
 	// function's container whatever was asked (pkg/handlers/deploy.go;
 	// "" is the chart's default, Always).
 	pullPolicy corev1.PullPolicy
+	// interleave, when set, runs between faas-netes' read of a Deployment and its write (betweenReadAndWrite).
+	interleave atomic.Pointer[func(ctx context.Context, ns, name string)]
 
 	mu    sync.Mutex
 	calls []string
@@ -157,6 +162,9 @@ func (g *gatewayStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if err := g.apply(ctx, d, r.Method == http.MethodPut); err != nil {
+			if errors.Is(err, errLostUpdate) {
+				return // update.go: logged, no status written: the gateway answers 200
+			}
 			code := http.StatusInternalServerError
 			if apierrors.IsNotFound(err) {
 				code = http.StatusNotFound
@@ -289,15 +297,30 @@ func (g *gatewayStandIn) setReplicas(ctx context.Context, ns, name string, repli
 		return errZeroReplicas
 	}
 	n := int32(min(replicas, ceMaxReplicas))
-	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
-		d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		d.Spec.Replicas = &n
-		_, err = g.cl.Client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{})
-		return err
-	})
+	// One read and one write, no retry: a failed write is its 500 "Unable
+	// to update function deployment <name>".
+	d, err := g.cl.Client.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("Unable to lookup function deployment %s", name)
+	}
+	d.Spec.Replicas = &n
+	g.betweenReadAndWrite(ctx, ns, name)
+	if _, err = g.cl.Client.AppsV1().Deployments(ns).Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("Unable to update function deployment %s", name)
+	}
+	return nil
+}
+
+// errLostUpdate is an update faas-netes did not write and answered 200 for.
+var errLostUpdate = errors.New("faas-netes: error updating deployment")
+
+// betweenReadAndWrite runs the test's interleaving, when it set one, in faas-netes' window between its
+// read of a function's Deployment and its write (update.go, replica_updater.go): another writer there
+// makes the write a conflict.
+func (g *gatewayStandIn) betweenReadAndWrite(ctx context.Context, ns, name string) {
+	if f := g.interleave.Load(); f != nil {
+		(*f)(ctx, ns, name)
+	}
 }
 
 // invoke is the gateway's function route with scale from zero, faas-netes'
@@ -320,7 +343,13 @@ func (g *gatewayStandIn) invoke(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			n = 1
 		}
-		if err := g.setReplicas(ctx, ns, name, uint64(n)); err != nil {
+		// function_scaler.go: SetReplicas tried up to SetScaleRetries (20) times, a poll interval apart.
+		err := g.setReplicas(ctx, ns, name, uint64(n))
+		for try := 1; err != nil && try < 20; try++ {
+			time.Sleep(100 * time.Millisecond)
+			err = g.setReplicas(ctx, ns, name, uint64(n))
+		}
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
