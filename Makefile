@@ -5,6 +5,8 @@ SHELL := /bin/bash
 GO ?= go
 STATICCHECK_VERSION := v0.7.0
 CACHE := $(CURDIR)/.cache
+# The build cache outside the clone (deploy/kube/paths.sh).
+CACHE_DIR := $(or $(FAASBENCH_CACHE),/var/cache/faasbench)
 BIN := $(CURDIR)/bin
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; } || echo unknown)
@@ -14,7 +16,7 @@ SPEC ?= examples/quickstart.yaml
 # platform is a new folder and one word here. Their order is the real-node tier's (one at a time on the node).
 PLATFORMS := openfaas nuclio fission openwhisk kubeless knative
 
-.PHONY: cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
+.PHONY: cache-prune cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -122,6 +124,11 @@ bench: setup
 
 fmt:
 	gofmt -w .
+
+## cache-prune: list the entries of the build cache ($(CACHE_DIR)) of an old key: not the newest of their family
+## and not named by any script for DAYS days (7); YES=1 removes them (deploy/shared/cache_prune.py)
+cache-prune:
+	@deploy/shared/cache_prune.py --cache "$(CACHE_DIR)" --days "$(or $(DAYS),7)" $(if $(YES),--yes)
 
 clean:
 	rm -rf $(BIN) build

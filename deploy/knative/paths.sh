@@ -11,6 +11,7 @@ ENVOY_VERSION=1.40.0
 KNATIVE_COMPONENTS="controller webhook autoscaler activator queue"
 KNATIVE_DIR="$FB_CACHE/knative-$KNATIVE_VERSION-$(_fb_hash "$FB_ROOT/deploy/knative/build.sh")"
 KOURIER_DIR="$FB_CACHE/kourier-$KOURIER_COMMIT-envoy-$ENVOY_VERSION-$(_fb_hash "$FB_ROOT/deploy/knative/build.sh")"
+fb_cache_used "$KNATIVE_DIR" "$KOURIER_DIR"
 # knative_image NAME: the tag a component's image is imported under (ko.local: Knative never
 # resolves it against a registry).
 knative_image() {

@@ -30,7 +30,23 @@ current-context: $2
 KC
   chmod 0600 "$1"
 }
+# fb_cache_used PATH...: notes that the current scripts name these cache entries (PATH: an entry of $FB_CACHE or of
+# $FB_CACHE/images, or a file inside one): a file of the entry's name in .used/ beside it, touched.
+# deploy/shared/cache_prune.py removes only entries of an old key not named for days. Never fails.
+fb_cache_used() {
+  local p rel dir name
+  for p in "$@"; do
+    rel=${p#"$FB_CACHE"/}
+    [ "$rel" != "$p" ] || continue
+    case $rel in
+    images/*) rel=${rel#images/}; dir=$FB_CACHE/images name=${rel%%/*} ;;
+    *) dir=$FB_CACHE name=${rel%%/*} ;;
+    esac
+    { mkdir -p "$dir/.used" && : > "$dir/.used/$name"; } 2>/dev/null || true
+  done
+}
 KUBE_DIR="$FB_CACHE/kube-$K8S_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION-$(_fb_hash "$FB_ROOT/deploy/kube/build.sh" "$FB_ROOT/deploy/kube/kubebuild/main.go")"
 KUBE_BIN="$KUBE_DIR/bin"
 COREDNS_BIN="$FB_CACHE/coredns-$COREDNS_VERSION-$(_fb_hash "$FB_ROOT/deploy/kube/build.sh" "$FB_ROOT/deploy/kube/corednsbuild/main.go")/coredns"
 REGISTRY_BIN="$FB_CACHE/registry-$REGISTRY_VERSION-$(_fb_hash "$FB_ROOT/deploy/shared/registry-build.sh" "$FB_ROOT/deploy/shared/registrybuild/main.go")/registry"
+fb_cache_used "$KUBE_DIR" "$COREDNS_BIN" "$REGISTRY_BIN"

@@ -88,6 +88,7 @@ for wl in "$@"; do
       { tail -20 "$DIR/logs/image-$name.log" >&2; echo "node-images: building $w/$l ${flavor:-} failed (log above)" >&2; exit 1; }
     how="built"
   fi
+  fb_cache_used "$tar"
   m=$(date +%s.%N)
   if [ -n "$build_only" ]; then echo "node-images: $tar $how"; continue; fi
   ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$tar" > "$DIR/logs/import-$name.log" 2>&1 ||

@@ -68,7 +68,7 @@ min_free=${NODE_MIN_FREE_GIB:-12}
 mkdir -p "$(dirname "$DIR")"
 read -r free_kib free_mount < <(df -Pk "$(dirname "$DIR")" | awk 'NR == 2 {print $4, $6}')
 [ "$free_kib" -ge $((min_free * 1048576)) ] ||
-  die "$((free_kib / 1048576)) GiB free on the filesystem of $DIR ($free_mount), where the node keeps its images and pods; it needs $min_free (NODE_MIN_FREE_GIB). Build caches in $FB_CACHE keep every key they were ever built for: older ones can go."
+  die "$((free_kib / 1048576)) GiB free on the filesystem of $DIR ($free_mount), where the node keeps its images and pods; it needs $min_free (NODE_MIN_FREE_GIB). Build caches in $FB_CACHE keep every key they were ever built for: make cache-prune lists those no script names any more (YES=1 removes them)."
 before=$(host_snapshot)
 mkdir -p "$NODE_STATE"
 echo "$before" > "$NODE_STATE/host-before"

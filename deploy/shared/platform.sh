@@ -45,6 +45,7 @@ import_images() {
   local name=$1 t log
   shift
   for t in "$@"; do
+    fb_cache_used "$t"
     log="logs/import-$name-$(basename "$t" .tar).log"
     ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/$log" 2>&1 || fail "containerd could not import $t ($log)"
   done

@@ -10,8 +10,10 @@ PLATFORMS_WITH_DOWN = ["fission", "kubeless", "nuclio", "openfaas", "openwhisk"]
 
 
 def bash(script, tmp_path, path_dir=None):
-    env = {"PATH": f"{path_dir}:/usr/bin:/bin" if path_dir else "/usr/bin:/bin", "HOME": str(tmp_path)}
-    r = subprocess.run(["bash", "-c", "set -euo pipefail\n. deploy/shared/platform.sh\n" + script],
+    env = {"PATH": f"{path_dir}:/usr/bin:/bin" if path_dir else "/usr/bin:/bin", "HOME": str(tmp_path),
+           "FAASBENCH_CACHE": str(tmp_path / "cache")}
+    # As the scripts do: deploy/kube/paths.sh first (FB_CACHE, fb_cache_used), then platform.sh.
+    r = subprocess.run(["bash", "-c", "set -euo pipefail\n. deploy/kube/paths.sh\n. deploy/shared/platform.sh\n" + script],
                        cwd=ROOT, env=env, capture_output=True, text=True, timeout=30)
     return r.returncode, r.stdout, r.stderr
 
@@ -94,3 +96,24 @@ def test_every_platform_script_starts_with_it():
         if re.search(r"^(K|step|fail)\(\) \{", text, re.M):
             bad.append(f"{s}: defines its own K, step or fail")
     assert bad == []
+
+
+def test_import_images_notes_the_cache_entries_it_imports_from(tmp_path):
+    """An image imported from the cache notes its entry as named now (deploy/shared/cache_prune.py keeps it);
+    a tar outside the cache notes nothing."""
+    d = node(tmp_path)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "ctr").write_text("#!/bin/bash\nexit 0\n")
+    (fake / "ctr").chmod(0o755)
+    cache = tmp_path / "cache"
+    (cache / "demo-0123456789ab" / "images").mkdir(parents=True)
+    (cache / "images").mkdir()
+    code, out, err = bash(f'platform_up demo-up "{d}" demo\nK() {{ :; }}\n'
+                          f'import_images demo "$FB_CACHE/demo-0123456789ab/images/a.tar" "$FB_CACHE/images/w-go-ba9876543210.tar" /x/c.tar', tmp_path, fake)
+    assert code == 0, err
+    assert (cache / ".used" / "demo-0123456789ab").is_file()
+    assert (cache / "images" / ".used" / "w-go-ba9876543210.tar").is_file()
+    # besides what deploy/kube/paths.sh names (Kubernetes, CoreDNS, the registry), only the entry imported from
+    notes = {p.name for p in (cache / ".used").iterdir() if not p.name.startswith(("kube-", "coredns-", "registry-"))}
+    assert notes == {"demo-0123456789ab"}
