@@ -83,7 +83,14 @@ func (s *sampler) loop(ctx context.Context) {
 		}
 		if rw, ok := s.p.(platform.ReplicaWatcher); ok {
 			if evs, err := rw.ReplicaEvents(ctx, s.name, s.start.Add(-time.Hour)); err == nil && len(evs) > 0 {
-				smp.Desired = evs[len(evs)-1].Desired
+				last := evs[len(evs)-1]
+				smp.Desired = last.Desired
+				// Ready from the replica timeline: instances ready and not stopping. The resource
+				// sample lists every pod that has a usage, a stopping one too (its CPU and memory
+				// count above): on Knative a pod drains for 30 s after the autoscaler drops it, and
+				// counted as ready it made 11 replicas of a function whose max-scale is 10 and held
+				// the scale-down back (seed 003's steady load through Kourier, 2026-11-29).
+				smp.Ready = last.Ready
 			}
 		}
 		if smp.Desired == 0 {

@@ -108,5 +108,8 @@ func TestFaasNetesLostWrites(t *testing.T) {
 	if err := p.Scale(ctx, auto.Name, 3); err == nil || !strings.Contains(err.Error(), "4 tries") || !strings.Contains(err.Error(), "Unable to update function deployment hello-auto") {
 		t.Errorf("scale with every write lost: %v", err)
 	}
+	if n := seen.Load(); n != 4 {
+		t.Errorf("scale with every write lost: %d writes tried, want 4", n)
+	}
 	g.interleave.Store(nil)
 }
