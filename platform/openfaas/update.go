@@ -14,8 +14,8 @@ import (
 	"github.com/faasbench/faasbench/platform/httpapi"
 )
 
-// updateTries bounds the PUTs one redeploy sends when faas-netes answers
-// without updating (lostUpdate).
+// updateTries bounds the requests one update or scale sends when faas-netes
+// loses its write (lostUpdate; a scale's 500).
 const updateTries = 4
 
 // update sends d as PUT /system/functions and checks that faas-netes wrote
@@ -30,34 +30,28 @@ const updateTries = 4
 // shows the update.
 func (p *Platform) update(ctx context.Context, d FunctionDeployment) error {
 	deps := p.Cluster.Client.AppsV1().Deployments(p.Namespace())
-	for try := 1; ; try++ {
+	tries, err := sendUntilWritten(ctx, "update "+d.Service, func() (bool, error) {
 		before, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("deployment %s/%s before the update: %w", p.Namespace(), d.Service, err)
+			return false, fmt.Errorf("deployment %s/%s before the update: %w", p.Namespace(), d.Service, err)
 		}
 		if err := p.gw.Update(ctx, d); err != nil {
-			return err
+			return false, err
 		}
 		after, err := deps.Get(ctx, d.Service, metav1.GetOptions{})
 		if err != nil {
-			return fmt.Errorf("deployment %s/%s after the update: %w", p.Namespace(), d.Service, err)
+			return false, fmt.Errorf("deployment %s/%s after the update: %w", p.Namespace(), d.Service, err)
 		}
-		if !lostUpdate(before, after, d) {
-			if try > 1 {
-				p.Warn(fmt.Sprintf("function %s: the gateway answered %d PUT(s) of its update without faas-netes writing the Deployment (faas-netes answers 200 when its one write fails, e.g. a conflict with the Deployment controller); sent again, it landed", d.Service, try-1))
-			}
-			return nil
-		}
-		if try == updateTries {
-			return fmt.Errorf("update %s: the gateway answered each of %d PUTs, but faas-netes never wrote the Deployment %s/%s (it answers 200 when its one write fails, e.g. a conflict with the Deployment controller; its log says why)",
-				d.Service, updateTries, p.Namespace(), d.Service)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("update %s: %w", d.Service, ctx.Err())
-		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
-		}
+		return lostUpdate(before, after, d), nil
+	})
+	switch {
+	case errors.Is(err, errNeverWritten):
+		return fmt.Errorf("update %s: the gateway answered each of %d PUTs, but faas-netes never wrote the Deployment %s/%s (it answers 200 when its one write fails, e.g. a conflict with the Deployment controller; its log says why)",
+			d.Service, updateTries, p.Namespace(), d.Service)
+	case err == nil && tries > 1:
+		p.Warn(fmt.Sprintf("function %s: the gateway answered %d PUT(s) of its update without faas-netes writing the Deployment (faas-netes answers 200 when its one write fails, e.g. a conflict with the Deployment controller); sent again, it landed", d.Service, tries-1))
 	}
+	return err
 }
 
 // lostUpdate says whether the PUT of d left the Deployment as it was before
@@ -94,19 +88,40 @@ func lostUpdate(before, after *appsv1.Deployment, d FunctionDeployment) bool {
 // causes: that answer is sent again, a bounded number of times; any other is
 // returned as it is.
 func (p *Platform) scale(ctx context.Context, name string, replicas int) error {
-	for try := 1; ; try++ {
-		err := p.gw.Scale(ctx, name, p.Namespace(), replicas)
+	var last error
+	_, err := sendUntilWritten(ctx, fmt.Sprintf("scale %s to %d", name, replicas), func() (bool, error) {
+		last = p.gw.Scale(ctx, name, p.Namespace(), replicas)
 		var se *httpapi.StatusError
-		if err == nil || !errors.As(err, &se) || se.Code != http.StatusInternalServerError ||
+		if last == nil || !errors.As(last, &se) || se.Code != http.StatusInternalServerError ||
 			!strings.Contains(se.Body, "Unable to update function deployment") {
-			return err
+			return false, last
+		}
+		return true, nil
+	})
+	if errors.Is(err, errNeverWritten) {
+		return fmt.Errorf("scale %s to %d: %d tries: %w (faas-netes writes the Deployment once per request; its log says why)", name, replicas, updateTries, last)
+	}
+	return err
+}
+
+// errNeverWritten: every one of updateTries requests came back with faas-netes' write lost.
+var errNeverWritten = errors.New("faas-netes never wrote the Deployment")
+
+// sendUntilWritten calls send, which makes one request and says whether faas-netes lost its write,
+// until a write lands or send fails: at most updateTries times, 200 ms × try apart. It returns how
+// many requests it sent, and send's error, errNeverWritten, or ctx's error after what ("update f").
+func sendUntilWritten(ctx context.Context, what string, send func() (lost bool, err error)) (int, error) {
+	for try := 1; ; try++ {
+		lost, err := send()
+		if err != nil || !lost {
+			return try, err
 		}
 		if try == updateTries {
-			return fmt.Errorf("scale %s to %d: %d tries: %w (faas-netes writes the Deployment once per request; its log says why)", name, replicas, updateTries, err)
+			return try, errNeverWritten
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("scale %s to %d: %w", name, replicas, ctx.Err())
+			return try, fmt.Errorf("%s: %w", what, ctx.Err())
 		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
 		}
 	}
