@@ -5,8 +5,6 @@ SHELL := /bin/bash
 GO ?= go
 STATICCHECK_VERSION := v0.7.0
 CACHE := $(CURDIR)/.cache
-# The build cache outside the clone (deploy/kube/paths.sh).
-CACHE_DIR := $(or $(FAASBENCH_CACHE),/var/cache/faasbench)
 BIN := $(CURDIR)/bin
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT := $(shell c=$$(git rev-parse HEAD 2>/dev/null) && { git diff --quiet HEAD 2>/dev/null && echo $$c || echo $$c-dirty; } || echo unknown)
@@ -125,10 +123,10 @@ bench: setup
 fmt:
 	gofmt -w .
 
-## cache-prune: list the entries of the build cache ($(CACHE_DIR)) of an old key: not the newest of their family
+## cache-prune: list the entries of the build cache ($$FAASBENCH_CACHE, default /var/cache/faasbench) of an old key: not the newest of their family
 ## and not named by any script for DAYS days (7); YES=1 removes them (deploy/shared/cache_prune.py)
 cache-prune:
-	@deploy/shared/cache_prune.py --cache "$(CACHE_DIR)" --days "$(or $(DAYS),7)" $(if $(YES),--yes)
+	@deploy/shared/cache_prune.py --days "$(or $(DAYS),7)" $(if $(YES),--yes)
 
 clean:
 	rm -rf $(BIN) build

@@ -38,7 +38,6 @@ class Entry:
     path: str
     last: float  # when a script last named it (epoch seconds)
     noted: bool  # last comes from a script's note, not from the entry's own time
-    size: int = 0
 
     @property
     def rel(self):
@@ -136,7 +135,6 @@ def human(n):
         if n < 1024 or unit == "GiB":
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
-    return f"{n} B"
 
 
 def main(argv=None):
@@ -166,10 +164,10 @@ def main(argv=None):
             print(f"cache_prune: keep {e.rel}: its lock is held (a build is making it)")
             skipped += 1
             continue
-        e.size = size_of(e.path)
-        total += e.size
+        size = size_of(e.path)
+        total += size
         how = "named" if e.noted else "changed"
-        print(f"cache_prune: {verb} {e.rel} ({human(e.size)}; last {how} {time.strftime('%Y-%m-%d %H:%M', time.localtime(e.last))}; "
+        print(f"cache_prune: {verb} {e.rel} ({human(size)}; last {how} {time.strftime('%Y-%m-%d %H:%M', time.localtime(e.last))}; "
               f"family {family(e.name)} has a newer entry)")
         if a.yes:
             remove(e)
