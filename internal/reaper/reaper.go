@@ -91,3 +91,37 @@ func Alive(pid int) bool {
 	i := bytes.LastIndexByte(st, ')')
 	return i > 0 && i+2 < len(st) && st[i+2] != 'Z'
 }
+
+// StartTime is pid's start time, in clock ticks since boot (field 22 of
+// /proc/PID/stat). With the pid it names one process: a pid used again by a
+// later process has another start time.
+func StartTime(pid int) (uint64, error) {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("reaper: start time of %d: %w", pid, err)
+	}
+	i := bytes.LastIndexByte(st, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("reaper: start time of %d: no command name in /proc/%d/stat", pid, pid)
+	}
+	// After ") " come fields 3 (state) onwards: the start time is field 22.
+	f := bytes.Fields(st[i+1:])
+	if len(f) < 20 {
+		return 0, fmt.Errorf("reaper: start time of %d: /proc/%d/stat has %d fields after the name", pid, pid, len(f))
+	}
+	t, err := strconv.ParseUint(string(f[19]), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("reaper: start time of %d: %w", pid, err)
+	}
+	return t, nil
+}
+
+// Running reports whether the process pid that started at start (StartTime)
+// still runs: false when the pid is gone, a zombie, or used by another process.
+func Running(pid int, start uint64) bool {
+	if !Alive(pid) {
+		return false
+	}
+	t, err := StartTime(pid)
+	return err == nil && t == start
+}

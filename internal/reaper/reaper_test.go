@@ -57,3 +57,35 @@ func TestAlive(t *testing.T) {
 		t.Error("a reaped or impossible pid counts as alive")
 	}
 }
+
+func TestStartTimeNamesOneProcess(t *testing.T) {
+	self, err := StartTime(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Running(os.Getpid(), self) {
+		t.Fatalf("this process (start %d) is not running by its own start time", self)
+	}
+	if Running(os.Getpid(), self+1) {
+		t.Fatal("another start time counts as this process")
+	}
+	c := exec.Command("sleep", "30")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child, err := StartTime(c.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child < self {
+		t.Fatalf("a child started before its parent: %d < %d", child, self)
+	}
+	_ = c.Process.Kill()
+	_ = c.Wait()
+	if Running(c.Process.Pid, child) {
+		t.Fatalf("pid %d counts as running after it was reaped", c.Process.Pid)
+	}
+	if _, err := StartTime(c.Process.Pid); err == nil && !Alive(c.Process.Pid) {
+		t.Fatalf("start time of a gone pid %d: no error", c.Process.Pid)
+	}
+}

@@ -228,11 +228,13 @@ func (p *Platform) stop(ctx context.Context, d *daemon) error {
 		d.kill()
 	}
 	_ = syscall.Kill(-d.cmd.Process.Pid, syscall.SIGKILL)
+	var reapErr error
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
-		return fmt.Errorf("local: close: %w", err)
+		reapErr = fmt.Errorf("local: close: %w", err)
 	}
-	// What a daemon that was killed could not remove itself.
-	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, d.cmd.Process.Pid)), removeStage(p.wdir))
+	// What a daemon that was killed could not remove itself, whether or not a
+	// process survived: its stage is not used by anything this run starts again.
+	return errors.Join(reapErr, cgroup.Cleanup(daemonCgroupName(p.runID, d.cmd.Process.Pid)), removeStage(p.wdir))
 }
 
 func (d *daemon) kill() {
@@ -249,10 +251,11 @@ func (p *Platform) shutdownConnected(ctx context.Context) error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	_ = syscall.Kill(d.pid, syscall.SIGKILL)
+	var reapErr error
 	if _, err := reaper.Reap(p.runID, 5*time.Second); err != nil {
-		return fmt.Errorf("local: down: %w", err)
+		reapErr = fmt.Errorf("local: down: %w", err)
 	}
-	return errors.Join(cgroup.Cleanup(daemonCgroupName(p.runID, d.pid)), removeStage(p.wdir))
+	return errors.Join(reapErr, cgroup.Cleanup(daemonCgroupName(p.runID, d.pid)), removeStage(p.wdir))
 }
 
 // Restart implements platform.Restarter: the daemon is stopped (its

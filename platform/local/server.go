@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -129,6 +130,14 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 	id, err := instanceIdentity(cfg.InstanceUser)
 	if err != nil {
 		return nil, fmt.Errorf("local: %w", err)
+	}
+	// Stages left by daemons that were killed before anyone removed them.
+	swept, err := sweepStages()
+	if len(swept) > 0 {
+		fmt.Fprintf(os.Stderr, "local: removed %d stage(s) left by daemons that are gone: %s\n", len(swept), strings.Join(swept, " "))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "local: WARNING: %v\n", err)
 	}
 	st, err := newStage(id)
 	if err != nil {

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"github.com/faasbench/faasbench/internal/fileutil"
+	"github.com/faasbench/faasbench/internal/reaper"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 )
 
 // stage is the directory instances read their code from: copies of the
@@ -35,14 +38,81 @@ func removeStage(workDir string) error {
 		return nil
 	}
 	dir := filepath.Clean(string(b))
-	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(dir), "faasbench-fn-") {
+	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(dir), stagePrefix) {
 		return fmt.Errorf("stage record %q is not a stage", dir)
 	}
 	return os.RemoveAll(dir)
 }
 
+// stagePrefix begins the name of every stage in the temporary directory.
+const stagePrefix = "faasbench-fn-"
+
+// stageOwner names the file in a stage that says which daemon made it: its
+// pid and start time (reaper.StartTime), so that a later daemon can tell a
+// stage whose daemon is gone (killed, its work directory removed before its
+// client could clean up) from one in use.
+const stageOwner = ".owner"
+
+// sweepStages removes the stages in the temporary directory whose daemon is
+// gone: each a directory (not a link) of this user's, with an owner record
+// naming a process that no longer runs. A stage without a record (a daemon
+// still making it, or one from before records were kept) is left. It returns
+// the stages removed.
+func sweepStages() ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(os.TempDir(), stagePrefix+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("stage sweep: %w", err)
+	}
+	var gone []string
+	var errs []error
+	for _, dir := range dirs {
+		fi, err := os.Lstat(dir)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if sys, ok := fi.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Geteuid() {
+			continue
+		}
+		pid, start, ok := readOwner(filepath.Join(dir, stageOwner))
+		if !ok || reaper.Running(pid, start) {
+			continue
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			errs = append(errs, fmt.Errorf("stage sweep: %w", err))
+			continue
+		}
+		gone = append(gone, dir)
+	}
+	return gone, errors.Join(errs...)
+}
+
+// readOwner reads a stage's owner record: "PID START".
+func readOwner(path string) (pid int, start uint64, ok bool) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 64 {
+		return 0, 0, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 0, 0, false
+	}
+	pid, err = strconv.Atoi(f[0])
+	if err != nil || pid <= 0 {
+		return 0, 0, false
+	}
+	start, err = strconv.ParseUint(f[1], 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	return pid, start, true
+}
+
 func newStage(id identity) (*stage, error) {
-	dir, err := os.MkdirTemp("", "faasbench-fn-")
+	dir, err := os.MkdirTemp("", stagePrefix)
 	if err != nil {
 		return nil, fmt.Errorf("stage: %w", err)
 	}
@@ -50,6 +120,14 @@ func newStage(id identity) (*stage, error) {
 	if err := st.open(dir, 0o750); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
+	}
+	start, err := reaper.StartTime(os.Getpid())
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, stageOwner), []byte(fmt.Sprintf("%d %d\n", os.Getpid(), start)), 0o600)
+	}
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("stage: owner: %w", err)
 	}
 	for _, d := range []string{"bin", "code"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o755); err != nil {
