@@ -36,7 +36,8 @@ type function struct {
 	limit    limiter // nil: no concurrency limit
 	timeout  time.Duration
 	started  []StartRecord
-	// lastRequest is the monotonic time of the last request's arrival.
+	// lastRequest is the monotonic time of the last request's arrival or
+	// end, whichever came later: the idle time counts from there.
 	lastRequest atomic.Int64
 	idleAfter   time.Duration // scale to zero after this long without requests (0: never)
 	coldTimeout time.Duration
@@ -48,6 +49,21 @@ type function struct {
 	inflight atomic.Int64
 	requests atomic.Int64
 	scaler   *autoscaler
+}
+
+// idle says whether f has had no request for its idle time (monotonic now):
+// none at the gateway (waiting for a cold start or a slot included), none on
+// an instance, and none arrived or ended within idleAfter. f.mu held.
+func (f *function) idle(now int64) bool {
+	if f.idleAfter <= 0 || time.Duration(now-f.lastRequest.Load()) < f.idleAfter || f.inflight.Load() > 0 {
+		return false
+	}
+	for _, in := range f.all {
+		if in.inflight.Load() > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxStartRecords bounds the start history kept per function.

@@ -64,7 +64,10 @@ func (s *Server) serveFunction(w http.ResponseWriter, r *http.Request) {
 	fn.lastRequest.Store(arrive)
 	fn.requests.Add(1)
 	fn.inflight.Add(1)
-	defer fn.inflight.Add(-1)
+	defer func() {
+		fn.lastRequest.Store(monoNs()) // idle from the end of the last request
+		fn.inflight.Add(-1)
+	}()
 	var coldWait int64
 	if p := fn.ready.Load(); p == nil || len(*p) == 0 {
 		if !s.coldStart(r.Context(), fn) {

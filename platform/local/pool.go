@@ -212,17 +212,13 @@ func (s *Server) idleLoop(ctx context.Context) {
 		}
 		now := monoNs()
 		for _, f := range *s.fns.Load() {
-			if f.idleAfter <= 0 || time.Duration(now-f.lastRequest.Load()) < f.idleAfter {
+			if f.idleAfter <= 0 {
 				continue
 			}
 			f.mu.Lock()
-			busy := false
-			for _, in := range f.all {
-				busy = busy || in.inflight.Load() > 0
-			}
-			n := len(f.all)
+			idle := len(f.all) > 0 && f.idle(now)
 			f.mu.Unlock()
-			if n > 0 && !busy {
+			if idle {
 				_ = s.scaleDown(f, 0)
 			}
 		}
