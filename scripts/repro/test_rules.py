@@ -1,10 +1,12 @@
 """The registered rules: quotes are the seeds', runs were made under the rules as they are now, and the
 verdicts in docs/reproductions.md are the ones the rules compute from the committed runs."""
+import datetime
 import json
 import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 import yaml
@@ -82,8 +84,10 @@ def test_bad_rules_are_errors_naming_the_rule(tmp_path):
             rules.evaluate(expr, {"w1": 1.0})
     with pytest.raises(rules.RuleError, match="has no throughput_rps"):
         rules.metric({"key": "k"}, "throughput_rps", "t")
-    with pytest.raises(rules.RuleError, match=r"cell k: scaling.first_scale_up_s has no value \(null in the run\)"):
-        rules.metric({"key": "k", "scaling": {"first_scale_up_s": None}}, "scaling.first_scale_up_s", "t")
+    with pytest.raises(rules.RuleError, match=r"cell k: latency_ms.p99 has no value \(null in the run\)"):
+        rules.metric({"key": "k", "latency_ms": {"p99": None}}, "latency_ms.p99", "t")
+    with pytest.raises(rules.NotHappened, match=r"no scale-up in the run \(scaling.first_scale_up_s null in repetition 2\)"):
+        rules.metric({"key": "k", "repetition": 2, "scaling": {"first_scale_up_s": None}}, "scaling.first_scale_up_s", "t")
 
 
 def test_a_figure_name_yaml_reads_as_a_boolean_or_a_check_of_an_unknown_figure_is_refused(tmp_path):
@@ -102,11 +106,11 @@ def test_a_figure_name_yaml_reads_as_a_boolean_or_a_check_of_an_unknown_figure_i
 def test_a_run_without_a_figures_cell_is_not_judged(tmp_path):
     r = dict(RULE, figure="f", quote={"line": 1, "text": "q"}, claim="c", platforms=["nuclio"])
     part = make_run(tmp_path, "part", {"f/workers=1": [{"throughput_rps": 1}]}, platform="nuclio")
-    rows = rules._rule_rows(r, [part])
-    assert len(rows) == 1 and rows[0].endswith("| not judged |")
+    rows = rules._rule_rows(r, [part], {})
+    assert len(rows) == 1 and rows[0].endswith("| not judged | not judged |")
     assert "cannot be read: t-workers: figure w4: run part has no cell f/workers=4" in rows[0]
     whole = make_run(tmp_path, "whole", {"f/workers=1": [{"throughput_rps": 1}], "f/workers=4": [{"throughput_rps": 3}]}, platform="nuclio")
-    assert rules._rule_rows(r, [whole])[0].endswith("| **reproduces** |")
+    assert rules._rule_rows(r, [whole], {})[0].endswith("| **reproduces** | measured |")
 
 
 def test_a_rule_hash_changes_with_the_rule():
@@ -272,3 +276,131 @@ def test_a_check_reads_only_the_figures_it_names(tmp_path):
     rule["checks"] = [{"median": "gw > srv50"}]
     with pytest.raises(rules.RuleError, match=r"figure gw: its cell f/gw=\{b\} needs \{b\}"):
         rules.judge(rule, {"*": run})
+
+
+# --- verdict classes, amendments, append-only --------------------------------------------------------------
+
+SCALE = {"id": "t-scale", "figure": "f", "quote": {"line": 1, "text": "q"}, "claim": "c", "platforms": ["openfaas"],
+         "figures": {"first": {"cell": "f/autoscale", "metric": "scaling.first_scale_up_s"},
+                     "top": {"cell": "f/autoscale", "metric": "scaling.max_replicas"},
+                     "step": {"cell": "f/autoscale", "metric": "scaling.samples.*.desired|min", "where": "desired > 1"}},
+         "checks": [{"name": "up soon", "every": "first < 15"}, {"name": "several", "every": "top >= 1"},
+                    {"name": "a step", "every": "step >= 2"}]}
+
+
+def test_a_scale_up_that_never_came_is_a_failure_not_a_gap(tmp_path):
+    """A null first scale-up, or no sample above one replica, means the scale-up did not happen: the check
+    fails (it is a result), where before the row said "not judged"."""
+    flat = {"f/autoscale": [{"scaling": {"first_scale_up_s": None, "max_replicas": 1,
+                                         "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 1}]}}] * 3}
+    word, res = rules.judge(SCALE, {"*": make_run(tmp_path, "flat", flat, platform="openfaas")})
+    assert word == "partly" and [h for _, h, _ in res] == [False, True, False]
+    assert res[0][2] == "did not happen: no scale-up in the run (scaling.first_scale_up_s null in repetition 1) ✗"
+    assert res[2][2].startswith("did not happen: no sample where desired > 1")
+    row = rules._rule_rows(SCALE, [make_run(tmp_path, "flat2", flat, platform="openfaas")], {})[0]
+    assert row.endswith("| **partly** | did not happen |")
+    up = {"f/autoscale": [{"scaling": {"first_scale_up_s": 4, "max_replicas": 3,
+                                       "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    assert rules._rule_rows(SCALE, [make_run(tmp_path, "up", up, platform="openfaas")], {})[0].endswith("| **reproduces** | measured |")
+    # No samples at all is not "did not happen": nothing was sampled.
+    with pytest.raises(rules.RuleError, match="has no values") as e:
+        rules.metric({"key": "k", "scaling": {"samples": []}}, "scaling.samples.*.desired|min", "t", "desired > 1")
+    assert not isinstance(e.value, rules.NotHappened)
+
+
+def test_design_notes_class_the_verdicts_of_their_platforms(tmp_path):
+    doc = {"rules": [dict(SCALE, platforms=["local", "openfaas"])]}
+    notes = tmp_path / "designs.yaml"
+    notes.write_text("notes:\n"
+                     "  - {rule: t-scale, platforms: [local], class: by construction, why: 'step_percent: 20'}\n"
+                     "  - {rule: t-scale, class: design differs, why: 'a 6 s window, the study 10 s'}\n")
+    d = rules.load_designs(doc, notes)
+    assert rules.design_class(d, "t-scale", ["local"]) == "by construction: step_percent: 20; design differs: a 6 s window, the study 10 s"
+    assert rules.design_class(d, "t-scale", ["openfaas"]) == "design differs: a 6 s window, the study 10 s"
+    up = {"f/autoscale": [{"scaling": {"first_scale_up_s": 4, "max_replicas": 3,
+                                       "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    rows = rules._rule_rows(doc["rules"][0], [make_run(tmp_path, "l", up), make_run(tmp_path, "o", up, platform="openfaas")], d)
+    assert rows[0].endswith("| **reproduces** | by construction: step_percent: 20; design differs: a 6 s window, the study 10 s |")
+    assert rows[1].endswith("| **reproduces** | design differs: a 6 s window, the study 10 s |")
+    for bad, msg in (("{rule: nope, class: by construction, why: x}", "rule 'nope' is not registered"),
+                     ("{rule: t-scale, class: lucky, why: x}", "class 'lucky' is not one of"),
+                     ("{rule: t-scale, class: design differs, why: ''}", "why is empty"),
+                     ("{rule: t-scale, platforms: [knative], class: design differs, why: x}", "platforms .* are not among")):
+        notes.write_text(f"notes:\n  - {bad}\n")
+        with pytest.raises(rules.RuleError, match=msg):
+            rules.load_designs(doc, notes)
+
+
+def test_the_design_notes_load():
+    d = rules.load_designs(DOC)
+    assert d and all(c in rules.DESIGN_CLASSES for notes in d.values() for _, c, _ in notes)
+
+
+def test_an_amendment_follows_its_rule_labelled_post_hoc(tmp_path):
+    head = "seeds: {'003': {file: x, sha256: y}}\nrules:\n"
+    rule = "  - {{id: {id}, seed: '003', figure: f, quote: q, claim: c, spec: s, platforms: [local],{extra}\n     figures: {{a: {{cell: k, metric: m}}}}, checks: [{{every: 'a > 1'}}]}}\n"
+    f = tmp_path / "rules.yaml"
+    f.write_text(head + rule.format(id="a", extra="") + rule.format(id="b", extra="") + rule.format(id="a2", extra=" amends: a,"))
+    doc = rules.load(f)
+    assert [r["id"] for r in rules.in_table_order(doc["rules"])] == ["a", "a2", "b"]
+    row = rules._rule_rows(dict(doc["rules"][2], quote={"line": 1, "text": "q"}), [], {})[0]
+    assert row.startswith("| `a2` post hoc amendment of `a`: f |")
+    for extra, msg in ((" amends: zz,", "amends 'zz', which is not a rule registered before it"),
+                       (" amends: c,", "amends 'c', which is not a rule registered before it")):
+        f.write_text(head + rule.format(id="a", extra="") + rule.format(id="c", extra=extra))
+        with pytest.raises(rules.RuleError, match=msg):
+            rules.load(f)
+
+
+def _git(*args):
+    return subprocess.run(["git", "-C", str(rules.ROOT), *args], capture_output=True, text=True)
+
+
+def _history_or_skip():
+    if shutil.which("git") is None or not (rules.ROOT / ".git").exists():
+        pytest.skip("no git history here")
+    if _git("rev-parse", "--is-shallow-repository").stdout.strip() == "true":
+        pytest.skip("a shallow clone: the rules file's history is not here")
+
+
+def first_registered(path="docs/reproductions/rules.yaml"):
+    """rule id -> (commit, hash) of the first version of the rules file that holds it and loads (a version
+    that does not load could not have a run made under it: scripts/repro/run.py loads the file first)."""
+    log = _git("log", "--reverse", "--format=%H", "--", path).stdout.split()
+    first = {}
+    for c in log:
+        text = _git("show", f"{c}:{path}").stdout
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as tmp:
+            tmp.write(text)
+            tmp.flush()
+            try:
+                doc = rules.load(tmp.name)
+                hashes = {r["id"]: rules.rule_hash(r) for r in doc["rules"]}
+            except (rules.RuleError, TypeError, yaml.YAMLError):
+                continue
+        for rid, h in hashes.items():
+            first.setdefault(rid, (c, h))
+    return first
+
+
+def test_registered_rules_are_never_edited():
+    """Append-only: every rule is as it was first committed. A change is a new rule with amends:."""
+    _history_or_skip()
+    first = first_registered()
+    changed = [f"{r['id']} (first registered in {first[r['id']][0][:12]})" for r in DOC["rules"]
+               if r["id"] in first and rules.rule_hash(r) != first[r["id"]][1]]
+    assert changed == [], "registered rules edited; restore them and add an amendment (amends: ID) instead: " + ", ".join(changed)
+
+
+def test_each_run_started_after_its_rules_commit():
+    """A run's rules_commit was committed before the run started (not only: the file there holds the rule)."""
+    _history_or_skip()
+    for run in rules.registered_runs():
+        at = run.labels.get("rules_commit", "")
+        shown = _git("show", "-s", "--format=%ct", at)
+        if shown.returncode != 0:
+            pytest.skip(f"commit {at[:12]} is not in this clone's history")
+        start = run.manifest.get("start", "")
+        assert start, f"{run.run_id}: its manifest records no start"
+        started = datetime.datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp()
+        assert int(shown.stdout.strip()) <= started, f"{run.run_id}: started before its rules commit {at[:12]}"
