@@ -14,6 +14,7 @@ import (
 
 func (a *app) compareCmd() *cobra.Command {
 	var margin, alpha float64
+	var failOn string
 	cmd := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
 		Short: "Compare two runs cell by cell: better, worse, equivalent or inconclusive, with intervals (Holm-corrected)",
@@ -24,7 +25,12 @@ million, autoscale cells' under- and over-provisioning, kind capacity's validate
 value per repetition. For each, B relative to A with a 95 % interval (Welch's t on the logarithms), a p-value
 adjusted for the number of tests (Holm), and a verdict: equivalent (the interval lies inside
 ±margin), better or worse (a difference beyond chance), or inconclusive, with the repetitions per
-run that would decide.`,
+run that would decide.
+
+--fail-on makes it a CI gate: exit 4 when a watched metric (every one, or those after "worse:") of
+some cell is worse in B beyond ±margin and by more than chance (the verdict worse: its interval
+excludes no change), with a line per such cell; a difference within the margin, or one the
+repetitions cannot tell from noise, passes (exit 0).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !(margin > 0 && margin < 1) {
@@ -32,6 +38,14 @@ run that would decide.`,
 			}
 			if !(alpha > 0 && alpha < 0.5) {
 				return usageErr("--alpha %v: want (0, 0.5)", alpha)
+			}
+			var gate *report.Gate
+			if cmd.Flags().Changed("fail-on") {
+				g, err := report.ParseFailOn(failOn)
+				if err != nil {
+					return usageErr("%v", err)
+				}
+				gate = &g
 			}
 			ra, err := report.Load(args[0])
 			if err != nil {
@@ -46,10 +60,18 @@ run that would decide.`,
 				return usageErr("the runs have no cell in common (A: %s; B: %s)", strings.Join(onlyA, ", "), strings.Join(onlyB, ", "))
 			}
 			cs := stats.Compare(tests, margin, alpha)
+			var gr *report.GateResult
+			if gate != nil {
+				r := gate.Check(cs, margin)
+				gr = &r
+			}
 			if a.json() {
-				return json.NewEncoder(a.env.Stdout).Encode(map[string]any{"a": args[0], "b": args[1], "margin": margin, "alpha": alpha,
-					"comparisons": cs, "only_a": onlyA, "only_b": onlyB,
-					"idle_footprint": map[string]any{"a": ra.Summary.IdleFootprint, "b": rb.Summary.IdleFootprint}})
+				if err := json.NewEncoder(a.env.Stdout).Encode(map[string]any{"a": args[0], "b": args[1], "margin": margin, "alpha": alpha,
+					"comparisons": cs, "only_a": onlyA, "only_b": onlyB, "gate": gr,
+					"idle_footprint": map[string]any{"a": ra.Summary.IdleFootprint, "b": rb.Summary.IdleFootprint}}); err != nil {
+					return err
+				}
+				return gateErr(gr)
 			}
 			w := a.env.Stdout
 			fmt.Fprintf(w, "A = %s (%s)\nB = %s (%s)\nmargin ±%.0f%%, α = %.2f, %d tests (Holm-corrected)\n\n", ra.Summary.Name, args[0], rb.Summary.Name, args[1], 100*margin, alpha, len(cs))
@@ -77,12 +99,24 @@ run that would decide.`,
 			if len(onlyA)+len(onlyB) > 0 {
 				fmt.Fprintf(w, "only in A: %s\nonly in B: %s\n", strings.Join(onlyA, ", "), strings.Join(onlyB, ", "))
 			}
-			return nil
+			if gr != nil {
+				fmt.Fprintf(w, "\n%s\n", strings.Join(gr.Lines(), "\n"))
+			}
+			return gateErr(gr)
 		},
 	}
 	cmd.Flags().Float64Var(&margin, "margin", 0.05, "equivalence margin, a fraction: differences inside ±margin do not matter")
 	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level (after Holm's correction) and 1 − interval coverage")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "a CI gate: worse or worse:METRIC[,METRIC...]: exit 4 when such a metric is worse beyond the margin and beyond chance")
 	return cmd
+}
+
+// gateErr is the exit of a gate that failed (nil when it passed or there is none).
+func gateErr(r *report.GateResult) error {
+	if r == nil || r.Passed() {
+		return nil
+	}
+	return withCode(ExitGate, fmt.Errorf("gate failed: %d cell metric(s) worse beyond ±%.0f%%", len(r.Failed), 100*r.Margin))
 }
 
 // rankLine says the Mann-Whitney test and the Hodges-Lehmann shift.

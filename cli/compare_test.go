@@ -76,3 +76,36 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("missing run: %d %s", code, e)
 	}
 }
+
+// compare --fail-on: exit 4 with a line per cell when a watched metric is worse beyond the margin; a
+// better run, an unwatched metric or a bad value do not fail it (a bad value is exit 2).
+func TestCompareFailOnIsAGate(t *testing.T) {
+	a := fakeRun(t, "a", []float64{1000, 1010, 990, 1005, 995, 1002})
+	slower := fakeRun(t, "b", []float64{700, 707, 693, 703, 697, 701})
+	code, out, errOut := runCLI(t, "compare", a, slower, "--fail-on", "worse")
+	if code != ExitGate || !strings.Contains(out, "gate: FAILED: f/c=1 throughput worse by -30.0% [") ||
+		!strings.Contains(out, "gate: FAILED: f/c=1 p50 worse by +42.9% [") || !strings.Contains(errOut, "gate failed: 2 cell metric(s) worse beyond ±5%") {
+		t.Errorf("slower: %d\n%s\n%s", code, out, errOut)
+	}
+	if code, out, _ := runCLI(t, "compare", a, slower, "--fail-on", "worse:error_rate"); code != 0 || !strings.Contains(out, "gate: passed: no cell's error_rate is worse") {
+		t.Errorf("error_rate only: %d\n%s", code, out)
+	}
+	if code, out, _ := runCLI(t, "compare", slower, a, "--fail-on", "worse"); code != 0 || !strings.Contains(out, "gate: passed") {
+		t.Errorf("faster: %d\n%s", code, out)
+	}
+	if code, _, _ := runCLI(t, "compare", a, slower); code != 0 {
+		t.Errorf("no --fail-on: exit %d", code)
+	}
+	code, out, _ = runCLI(t, "compare", a, slower, "--fail-on", "worse:p99,throughput", "-o", "json")
+	var got struct {
+		Gate struct {
+			Failed []stats.Comparison
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != ExitGate || err != nil || len(got.Gate.Failed) != 1 || got.Gate.Failed[0].Metric != "throughput" {
+		t.Errorf("json: %d %v %+v", code, err, got.Gate)
+	}
+	if code, _, e := runCLI(t, "compare", a, slower, "--fail-on", "slower"); code != ExitUsage || !strings.Contains(e, `--fail-on "slower": want worse`) {
+		t.Errorf("bad --fail-on: %d %s", code, e)
+	}
+}

@@ -13,6 +13,7 @@ const (
 	ExitFailed      = 1   // the run failed: a function or platform not answering, a fault, a cell that broke its expectation
 	ExitUsage       = 2   // bad input: flags, arguments or spec, or a platform's refusal; found before anything started
 	ExitNothing     = 3   // the run ended, but nothing valid was measured
+	ExitGate        = 4   // a gate failed: compare --fail-on found a metric worse beyond the margin
 	ExitInterrupted = 130 // SIGINT or SIGTERM: what was measured is kept, marked partial
 )
 
