@@ -8,14 +8,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/runner"
 	"github.com/faasbench/faasbench/spec"
+	"github.com/faasbench/faasbench/threshold"
 	"github.com/faasbench/faasbench/workloads"
 )
 
@@ -29,6 +33,9 @@ type runOpts struct {
 	sets       []string
 	generators int
 	cluster    clusterFlags
+	thresholds []string
+	// parsed are the thresholds, read before anything starts.
+	parsed []threshold.Threshold
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -41,9 +48,21 @@ deploy the functions, run every cell of the plan (warm-up discarded), and write
 <results>/<name>-<time>/ with manifest.json, summary.json, summary.md and report.html.
 
 On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
-"partial", tears the platform down and exits 130.`,
+"partial", tears the platform down and exits 130.
+
+--threshold (repeatable) gives pass/fail criteria, held by every cell: p99<100ms, p99[10s]<250ms
+(every 10 s window of a cell), errors<0.1%, rps>=500, max<2s; metrics p50, p90, p95, p99, p99.9,
+max, mean (ms, s or us), errors (a share or %), rps. A run that went to its end with a threshold
+broken exits 4; the outcomes are printed and kept in the run directory's thresholds.json. With
+:abort (p99<100ms:abort) the first cell that breaks it stops the run there: the cells measured
+are kept, the manifest says partial and why, and the exit is 4.`,
 		Args: cobra.RangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			ths, err := threshold.ParseAll(o.thresholds)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			o.parsed = ths
 			switch {
 			case o.resume != "" && len(args) == 1:
 				return usageErr("--resume: give the run directory or a spec, not both")
@@ -71,6 +90,7 @@ On SIGINT or SIGTERM the run stops, keeps what it measured, marks the manifest
 	cmd.Flags().IntVar(&o.generators, "generators", 1, "split every cell's load over N generator processes (load.generators.count) and merge their results exactly")
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
+	cmd.Flags().StringArrayVar(&o.thresholds, "threshold", nil, "a pass/fail criterion every cell must hold, e.g. p99<100ms, p99[10s]<250ms, errors<0.1%, rps>=500, p99<1s:abort (exit 4 when broken)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")
 	return cmd
 }
@@ -110,6 +130,18 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 	if err != nil {
 		return err
 	}
+	if abort := aborting(o.parsed); len(abort) > 0 {
+		ro.AfterCell = func(dir string, c results.Cell) error {
+			outs, err := threshold.CheckCell(dir, c, abort)
+			if err != nil {
+				return err
+			}
+			if threshold.Broken(outs) > 0 {
+				return errors.New(threshold.Lines(outs)[0])
+			}
+			return nil
+		}
+	}
 	var r *runner.Run
 	if o.resume != "" {
 		r, err = runner.Resume(o.resume, ro)
@@ -132,7 +164,43 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 			runErr = errors.Join(runErr, err)
 		}
 	}
-	return exitOf(runErr)
+	return a.checkThresholds(r, o.parsed, exitOf(runErr))
+}
+
+// aborting are the thresholds with :abort.
+func aborting(ths []threshold.Threshold) []threshold.Threshold {
+	var out []threshold.Threshold
+	for _, t := range ths {
+		if t.Abort {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// checkThresholds evaluates the thresholds on every cell the run kept,
+// prints what broke, writes thresholds.json, and gives the run's error (its
+// exit code set): its own when it failed otherwise, ExitGate's when only a
+// threshold broke.
+func (a *app) checkThresholds(r *runner.Run, ths []threshold.Threshold, runErr error) error {
+	if len(ths) == 0 {
+		return runErr
+	}
+	rep, err := threshold.CheckRun(r.Dir(), r.Summary().Cells, ths)
+	if err == nil {
+		err = (&results.Dir{Path: r.Dir()}).WriteJSON(threshold.FileName, rep)
+	}
+	if err != nil {
+		if runErr != nil {
+			return runErr
+		}
+		return withCode(ExitFailed, fmt.Errorf("thresholds: %w", err))
+	}
+	fmt.Fprintf(a.env.Stderr, "%s\n", strings.Join(threshold.Lines(rep.Outcomes), "\n"))
+	if runErr != nil || rep.Broken == 0 {
+		return runErr
+	}
+	return withCode(ExitGate, fmt.Errorf("%d threshold outcome(s) broken (threshold × cell): %s", rep.Broken, filepath.Join(r.Dir(), threshold.FileName)))
 }
 
 // exitOf maps a runner's error to the exit code: 130 interrupted (what was
@@ -145,6 +213,8 @@ func exitOf(err error) error {
 		return nil
 	case errors.Is(err, runner.ErrInterrupted):
 		return withCode(ExitInterrupted, err)
+	case errors.Is(err, runner.ErrAborted):
+		return withCode(ExitGate, err)
 	case errors.Is(err, runner.ErrInput), errors.Is(err, platform.ErrRefused):
 		return withCode(ExitUsage, err)
 	case errors.Is(err, runner.ErrNothingValid):

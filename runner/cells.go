@@ -136,6 +136,11 @@ func (c *cells) run(ctx context.Context) (err error) {
 			}
 			prog.end(out)
 			printRow(c.o.Log, out)
+			if h := c.o.AfterCell; h != nil && !out.Interrupted {
+				if err := h(c.dir.Path, *out); err != nil {
+					return fmt.Errorf("%w after cell %s: %w", ErrAborted, out.ID, err)
+				}
+			}
 		}
 		if ctx.Err() != nil {
 			return ErrInterrupted

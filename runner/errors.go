@@ -25,3 +25,7 @@ func inputErr(err error) error {
 	}
 	return &inputError{err: err}
 }
+
+// ErrAborted is returned when Options.AfterCell stopped the run (a threshold
+// with abort broken): the cells measured are kept and the run is partial.
+var ErrAborted = errors.New("aborted")

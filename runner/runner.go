@@ -58,6 +58,10 @@ type Options struct {
 	Tool observe.Tool
 	// Environ is the environment secrets are taken from (nil: os.Environ()).
 	Environ []string
+	// AfterCell, if set, is called with each cell as it is kept (and the
+	// run directory); an error stops the run there (ErrAborted): the cells
+	// measured are kept, the run is partial, the platform is torn down.
+	AfterCell func(dir string, c results.Cell) error
 }
 
 func (o Options) kinds() *experiment.Registry {
