@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,18 +52,9 @@ repetitions: 1
 			if tc.load != "" {
 				spec = strings.Replace(spec, "load: {concurrency: [2], duration: 300ms, warmup: 0s}", tc.load, 1)
 			}
-			cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, stderr.String())
+			code, stderr := runBinary(t, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t))
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, stderr)
 			}
 			dir := runDirOf(t, res)
 			var m results.Manifest

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,18 +44,9 @@ repetitions: 1
 			for _, th := range tc.thresholds {
 				args = append(args, "--threshold", th)
 			}
-			cmd := exec.Command(binary, args...)
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			err := cmd.Run()
-			code := 0
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if code != tc.code || !strings.Contains(stderr.String(), tc.want) {
-				t.Fatalf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, stderr.String())
+			code, stderr := runBinary(t, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, want %d with %q\n%s", code, tc.code, tc.want, stderr)
 			}
 			if tc.code == 2 {
 				if m, _ := filepath.Glob(filepath.Join(res, "*")); len(m) != 0 {

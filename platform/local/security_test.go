@@ -170,11 +170,7 @@ func TestInstancesAreUnprivilegedAndSeeOnlyTheirEnvironment(t *testing.T) {
 // group and is gone after Close, also when the daemon was killed.
 func TestStageIsPrivateAndRemoved(t *testing.T) {
 	p, _ := startTestPlatform(t)
-	b, err := os.ReadFile(filepath.Join(p.State().WorkDir, stageRecord))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stageDir := string(b)
+	stageDir := stageOf(t, p)
 	st, err := os.Stat(stageDir)
 	if err != nil {
 		t.Fatal(err)
@@ -182,16 +178,32 @@ func TestStageIsPrivateAndRemoved(t *testing.T) {
 	if st.Mode().Perm()&0o007 != 0 {
 		t.Errorf("stage %s mode %v: open to others", stageDir, st.Mode().Perm())
 	}
-	if err := p.d().cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-p.d().exited
+	killDaemon(t, p)
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stageDir); !os.IsNotExist(err) {
 		t.Errorf("stage %s left after the daemon was killed: %v", stageDir, err)
 	}
+}
+
+// stageOf is the stage the daemon of p recorded in its work directory.
+func stageOf(t *testing.T, p *Platform) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(p.State().WorkDir, stageRecord))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// killDaemon kills p's daemon with SIGKILL and waits for it to end.
+func killDaemon(t *testing.T, p *Platform) {
+	t.Helper()
+	if err := p.d().cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-p.d().exited
 }
 
 func TestExposureWarnsOffLoopback(t *testing.T) {

@@ -84,18 +84,11 @@ func TestSweepStagesRemovesOnlyOrphans(t *testing.T) {
 // directory that records it was gone) leaves it; the next daemon removes it.
 func TestNextDaemonRemovesAnOrphanedStage(t *testing.T) {
 	p, _ := startTestPlatform(t)
-	b, err := os.ReadFile(filepath.Join(p.State().WorkDir, stageRecord))
-	if err != nil {
-		t.Fatal(err)
-	}
-	stageDir := string(b)
+	stageDir := stageOf(t, p)
 	if _, _, ok := readOwner(filepath.Join(stageDir, stageOwner)); !ok {
 		t.Fatalf("stage %s has no owner record", stageDir)
 	}
-	if err := p.d().cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	<-p.d().exited
+	killDaemon(t, p)
 	if err := os.Remove(filepath.Join(p.State().WorkDir, stageRecord)); err != nil {
 		t.Fatal(err)
 	}
