@@ -112,6 +112,8 @@ for s in "${specs[@]}"; do
   if [ -n "$r" ] && [ -f "$r/summary.json" ]; then
     mkdir -p "$EVIDENCE/$tag"
     for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$tag/"; done
+    # Each cell's latency histograms and per-second buckets: any percentile can be computed again from the evidence.
+    for d in hlog windows; do [ ! -d "$r/$d" ] || cp -r "$r/$d" "$EVIDENCE/$tag/"; done
     # Judged by what it measured too (every cell served, probes answered, some cell valid), not by exit code alone.
     python3 deploy/node/check-run.py "$r" > "$EVIDENCE/$tag/check-run.txt" 2>&1 ||
       { bad=1; echo "seed-on-node: $tag: the run checker says:" >&2; cat "$EVIDENCE/$tag/check-run.txt" >&2; }

@@ -2,8 +2,10 @@
 
     python3 scripts/repro/keep.py EVIDENCE_DIR RUN_DIR...
 
-Copies manifest.json and summary.md, and summary.json compressed (summary.json.gz), of each run into
-EVIDENCE_DIR/<run directory's name>/ (the per-request logs, report and platform logs stay with the run).
+Copies manifest.json and summary.md, summary.json compressed (summary.json.gz), and each cell's latency
+histograms (hlog/*.hlog: HdrHistogram logs) and per-second buckets (windows/*.json), so that any percentile
+can be computed again from the evidence, of each run into EVIDENCE_DIR/<run directory's name>/ (the per-request
+Parquet records, the report and the platform's logs stay with the run).
 A run that was not made under a registered rule (labels.rule) is refused: its verdict could not be
 computed."""
 import gzip
@@ -25,6 +27,12 @@ def keep(evidence, run):
     src = run / "summary.json"
     with open(src, "rb") as i, gzip.GzipFile(out / "summary.json.gz", "wb", mtime=0) as o:
         shutil.copyfileobj(i, o)
+    for sub, pattern in (("hlog", "*.hlog"), ("windows", "*.json")):
+        files = sorted(p for p in (run / sub).glob(pattern) if p.is_file() and not p.is_symlink())
+        if files:
+            (out / sub).mkdir(exist_ok=True)
+        for f in files:
+            shutil.copyfile(f, out / sub / f.name)
     return out
 
 

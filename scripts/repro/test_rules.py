@@ -256,9 +256,16 @@ def test_keep_takes_what_the_verdicts_read_and_refuses_an_unregistered_run(tmp_p
     import keep
     run = make_run(tmp_path, "r", {"k": [{"throughput_rps": 1}]}, labels={"rule": "x"})
     (run.dir / "summary.md").write_text("s")
-    (run.dir / "hlog.gz").write_text("big")
+    (run.dir / "report.html").write_text("big")
+    (run.dir / "records").mkdir()
+    (run.dir / "records" / "k_r1.parquet").write_text("big")
+    for sub, name in (("hlog", "k_r1.hlog"), ("windows", "k_r1.json")):
+        (run.dir / sub).mkdir()
+        (run.dir / sub / name).write_text(sub)
+    (run.dir / "hlog" / "elsewhere.hlog").symlink_to(tmp_path / "outside")
     out = keep.keep(tmp_path / "ev", run.dir)
-    assert sorted(p.name for p in out.iterdir()) == ["manifest.json", "summary.json.gz", "summary.md"]
+    assert sorted(p.name for p in out.iterdir()) == ["hlog", "manifest.json", "summary.json.gz", "summary.md", "windows"]
+    assert [p.name for p in (out / "hlog").iterdir()] == ["k_r1.hlog"] and (out / "windows" / "k_r1.json").read_text() == "windows"
     assert rules.Run(out).cells()["k"][1]["throughput_rps"] == 1
     bare = make_run(tmp_path, "b", {})
     with pytest.raises(SystemExit, match="not made under a registered rule"):
