@@ -55,72 +55,80 @@ func openKnative(t *testing.T, run string) (*knative.Platform, context.Context) 
 func TestRealKnativeRouteDirectAndColdStart(t *testing.T) {
 	p, ctx := openKnative(t, "realknative:1")
 	c := &http.Client{Timeout: 60 * time.Second}
+	// The two languages side by side: most of each is the wait for Knative to scale to zero.
 	for _, lang := range []string{"go", "python"} {
-		name := "hello-" + lang
-		t0 := time.Now()
-		// replicas 0: autoscaled with min-scale 0; the shortest stable window Knative accepts.
-		fn := platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 0, Settings: map[string]string{"window": "6s"}}
-		if err := p.Deploy(ctx, fn); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: Ready through the Route in %s", name, time.Since(t0).Round(time.Millisecond))
-		url, err := p.Endpoint(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		host, err := p.FunctionHost(ctx, name)
-		if err != nil || host != name+"."+p.Namespace()+".example.com" {
-			t.Fatalf("host %q %v", host, err)
-		}
-		a := kubetest.Call(t, c, url, host)
-		if a.Status != 200 || strings.TrimSpace(a.Body) != "pong" || a.Instance == "" {
-			t.Fatalf("%s through the ingress: %d %q instance %q", name, a.Status, a.Body, a.Instance)
-		}
-		if wrong := kubetest.Call(t, c, url, "nobody."+p.Namespace()+".example.com"); wrong.Status != 404 {
-			t.Errorf("an unknown host got %d, want the ingress's 404", wrong.Status)
-		}
-		direct, err := p.DirectEndpoints(ctx, name)
-		if err != nil || len(direct) == 0 {
-			t.Fatalf("direct endpoints %v %v", direct, err)
-		}
-		if d := kubetest.Call(t, c, direct[0], ""); d.Status != 200 || d.Instance == "" {
-			t.Errorf("%s directly at %s: %d %q", name, direct[0], d.Status, d.Instance)
-		}
-		path, err := p.DataPath(ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: data path %s", name, path)
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel()
+			routeDirectAndCold(ctx, t, p, c, lang)
+		})
+	}
+}
 
-		how, err := p.MakeCold(ctx, name)
-		if err != nil {
-			t.Fatal(err)
+func routeDirectAndCold(ctx context.Context, t *testing.T, p *knative.Platform, c *http.Client, lang string) {
+	name := "hello-" + lang
+	t0 := time.Now()
+	// replicas 0: autoscaled with min-scale 0; the shortest stable window Knative accepts.
+	fn := platform.Function{Name: name, Workload: "hello", Language: lang, Replicas: 0, Settings: map[string]string{"window": "6s"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: Ready through the Route in %s", name, time.Since(t0).Round(time.Millisecond))
+	url, err := p.Endpoint(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, err := p.FunctionHost(ctx, name)
+	if err != nil || host != name+"."+p.Namespace()+".example.com" {
+		t.Fatalf("host %q %v", host, err)
+	}
+	a := kubetest.Call(t, c, url, host)
+	if a.Status != 200 || strings.TrimSpace(a.Body) != "pong" || a.Instance == "" {
+		t.Fatalf("%s through the ingress: %d %q instance %q", name, a.Status, a.Body, a.Instance)
+	}
+	if wrong := kubetest.Call(t, c, url, "nobody."+p.Namespace()+".example.com"); wrong.Status != 404 {
+		t.Errorf("an unknown host got %d, want the ingress's 404", wrong.Status)
+	}
+	direct, err := p.DirectEndpoints(ctx, name)
+	if err != nil || len(direct) == 0 {
+		t.Fatalf("direct endpoints %v %v", direct, err)
+	}
+	if d := kubetest.Call(t, c, direct[0], ""); d.Status != 200 || d.Instance == "" {
+		t.Errorf("%s directly at %s: %d %q", name, direct[0], d.Status, d.Instance)
+	}
+	path, err := p.DataPath(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: data path %s", name, path)
+
+	how, err := p.MakeCold(ctx, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %+v", name, how)
+	if path, err := p.DataPath(ctx, name); err != nil || !strings.HasPrefix(path, "activator") {
+		t.Errorf("scaled to zero, the data path is %q (%v): want the activator", path, err)
+	}
+	cold := kubetest.Call(t, c, url, host)
+	if cold.Status != 200 || cold.Cold != "1" {
+		t.Fatalf("%s cold: %d %q cold=%q", name, cold.Status, cold.Body, cold.Cold)
+	}
+	started, err := p.StartedSince(ctx, name, cold.Sent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, s := range started {
+		if strings.HasPrefix(cold.Instance, s.ID) {
+			seen = true
 		}
-		t.Logf("%s: %+v", name, how)
-		if path, err := p.DataPath(ctx, name); err != nil || !strings.HasPrefix(path, "activator") {
-			t.Errorf("scaled to zero, the data path is %q (%v): want the activator", path, err)
-		}
-		cold := kubetest.Call(t, c, url, host)
-		if cold.Status != 200 || cold.Cold != "1" {
-			t.Fatalf("%s cold: %d %q cold=%q", name, cold.Status, cold.Body, cold.Cold)
-		}
-		started, err := p.StartedSince(ctx, name, cold.Sent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		seen := false
-		for _, s := range started {
-			if strings.HasPrefix(cold.Instance, s.ID) {
-				seen = true
-			}
-		}
-		if !seen {
-			t.Errorf("%s: the cold answer came from %q, not from a pod started after the request was sent (%+v)", name, cold.Instance, started)
-		}
-		t.Logf("%s: cold start through the activator %s (first byte %s)", name, cold.Elapsed.Round(time.Millisecond), cold.FirstByte.Sub(cold.Sent).Round(time.Millisecond))
-		if err := p.Remove(ctx, name); err != nil {
-			t.Fatal(err)
-		}
+	}
+	if !seen {
+		t.Errorf("%s: the cold answer came from %q, not from a pod started after the request was sent (%+v)", name, cold.Instance, started)
+	}
+	t.Logf("%s: cold start through the activator %s (first byte %s)", name, cold.Elapsed.Round(time.Millisecond), cold.FirstByte.Sub(cold.Sent).Round(time.Millisecond))
+	if err := p.Remove(ctx, name); err != nil {
+		t.Fatal(err)
 	}
 }
 
