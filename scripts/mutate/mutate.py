@@ -73,6 +73,7 @@ def main(argv):
     ap.add_argument("--min", type=float, default=0.9, help="the least score (killed / mutants) that passes")
     ap.add_argument("--only", default="", help="comma-separated mutant ids")
     ap.add_argument("--list", default=str(LIST))
+    ap.add_argument("--root", default=str(ROOT), help="the repository whose HEAD is mutated")
     a = ap.parse_args(argv)
     if not 0 <= a.min <= 1:
         raise SystemExit(f"mutate: --min {a.min}: want a fraction in [0, 1]")
@@ -87,7 +88,7 @@ def main(argv):
     try:
         tree = tmp / "tree"
         tree.mkdir()
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True).stdout
+        archive = subprocess.run(["git", "-C", a.root, "archive", "HEAD"], capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
         env = dict(os.environ, GOFLAGS=os.environ.get("GOFLAGS", ""), PYTHONDONTWRITEBYTECODE="1")
         problems = [f"{m['id']}: {why}" for m in ms if (why := stale(tree, m))]
