@@ -105,3 +105,18 @@ func TestEncodeDecodeRoundTrip(t *testing.T) {
 		t.Fatal("decoding garbage should fail")
 	}
 }
+
+// A merge keeps the clamped count of what it merges (values over the range
+// are counted as clamped, never lost from the count a report prints).
+func TestMergeKeepsTheClampedCount(t *testing.T) {
+	a, b := New(), New()
+	a.RecordDuration(time.Millisecond)
+	b.RecordDuration(time.Hour) // over 10 min: clamped
+	b.RecordDuration(2 * time.Hour)
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	if a.Count() != 3 || a.Clamped() != 2 {
+		t.Fatalf("merged count %d clamped %d, want 3 and 2", a.Count(), a.Clamped())
+	}
+}

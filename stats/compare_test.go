@@ -84,3 +84,29 @@ func TestRepsIntervals(t *testing.T) {
 		t.Errorf("1 rep: %+v", one)
 	}
 }
+
+// Equivalent means the whole interval lies inside ±margin: an interval of
+// about ±3 % is equivalent at a margin of 5 % and not at 2 %, and one
+// reaching past the margin on either side is not equivalent.
+func TestEquivalenceIsTheIntervalInsideTheMargin(t *testing.T) {
+	a := []float64{100, 102, 98, 101, 99, 100}
+	b := []float64{103, 97, 101, 99, 102, 98}
+	tight := Compare([]Test{{Key: "k", Metric: "p50", A: a, B: b}}, 0.05, 0.05)[0]
+	if tight.Verdict != Equivalent || *tight.Lo < -0.05 || *tight.Hi > 0.05 {
+		t.Fatalf("margin 5 %%: %s [%v, %v]", tight.Verdict, *tight.Lo, *tight.Hi)
+	}
+	if -*tight.Lo < 0.02 && *tight.Hi < 0.02 {
+		t.Fatalf("the test's premise: the interval [%v, %v] reaches past ±2 %%", *tight.Lo, *tight.Hi)
+	}
+	if c := Compare([]Test{{Key: "k", Metric: "p50", A: a, B: b}}, 0.02, 0.05)[0]; c.Verdict == Equivalent {
+		t.Errorf("margin 2 %%, interval [%v, %v]: equivalent", *c.Lo, *c.Hi)
+	}
+	// +4 % with some noise: its interval crosses +5 %: not equivalent at 5 %, equivalent at 10 %.
+	up := []float64{104, 106, 102, 105, 103, 104}
+	if c := Compare([]Test{{Key: "k", Metric: "p50", A: a, B: up}}, 0.05, 0.05)[0]; c.Verdict == Equivalent || *c.Hi <= 0.05 {
+		t.Errorf("+4 %% at margin 5 %%: %s [%v, %v]", c.Verdict, *c.Lo, *c.Hi)
+	}
+	if c := Compare([]Test{{Key: "k", Metric: "p50", A: a, B: up}}, 0.10, 0.05)[0]; c.Verdict != Equivalent {
+		t.Errorf("+4 %% at margin 10 %%: %s [%v, %v]", c.Verdict, *c.Lo, *c.Hi)
+	}
+}

@@ -52,7 +52,13 @@ def stale(tree, m):
 
 
 def run_tests(tree, m, env):
-    """True when the tests pass (the mutant survives)."""
+    """'survived' when the tests pass, 'killed' when they fail, 'broken' when a Go mutant does not compile (a
+    compile error is no test catching a bug: the mutant must be mended)."""
+    if m.get("go"):
+        r = subprocess.run(["go", "test", "-count=1", "-run", "^$", *m["go"]], cwd=tree, env=env, capture_output=True,
+                           text=True, timeout=TIMEOUT_S)
+        if r.returncode != 0:
+            return "broken"
     cmds = []
     if m.get("go"):
         cmds.append(["go", "test", "-count=1", *m["go"]])
@@ -62,10 +68,10 @@ def run_tests(tree, m, env):
         try:
             r = subprocess.run(c, cwd=tree, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            return False  # a hang is caught too (the tests did not pass)
+            return "killed"  # a hang is caught too (the tests did not pass)
         if r.returncode != 0:
-            return False
-    return True
+            return "killed"
+    return "survived"
 
 
 def main(argv):
@@ -95,27 +101,31 @@ def main(argv):
         if problems:
             print("\n".join(f"mutate: {p}" for p in problems), file=sys.stderr)
             return 1
-        killed, survivors, t0 = 0, [], time.monotonic()
+        killed, survivors, broken, t0 = 0, [], [], time.monotonic()
         for m in ms:
             p = tree / m["file"]
             orig = p.read_text()
             p.write_text(orig.replace(m["find"], m["replace"], 1))
             t = time.monotonic()
             try:
-                survived = run_tests(tree, m, env)
+                fate = run_tests(tree, m, env)
             finally:
                 p.write_text(orig)
-            fate = "SURVIVED" if survived else "killed"
-            print(f"{fate:8} {m['id']:36} {time.monotonic() - t:6.1f} s  ({m['file']})", flush=True)
-            if survived:
+            print(f"{fate if fate == 'killed' else fate.upper():8} {m['id']:36} {time.monotonic() - t:6.1f} s  ({m['file']})", flush=True)
+            if fate == "survived":
                 survivors.append(m)
+            elif fate == "broken":
+                broken.append(m)
             else:
                 killed += 1
-        score = killed / len(ms) if ms else 1.0
-        print(f"\nmutate: {killed} of {len(ms)} killed ({100 * score:.0f} %) in {time.monotonic() - t0:.0f} s; least to pass {100 * a.min:.0f} %")
+        n = len(ms) - len(broken)
+        score = killed / n if n else 1.0
+        print(f"\nmutate: {killed} of {n} killed ({100 * score:.0f} %) in {time.monotonic() - t0:.0f} s; least to pass {100 * a.min:.0f} %")
         for m in survivors:
             print(f"  survivor {m['id']}: {m['file']}: {m['find'].strip()!r} -> {m['replace'].strip()!r}")
-        return 0 if score >= a.min else 1
+        for m in broken:
+            print(f"  broken {m['id']}: {m['file']}: the mutant does not compile: mend it in the list", file=sys.stderr)
+        return 0 if score >= a.min and not broken else 1
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

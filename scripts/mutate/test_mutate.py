@@ -58,3 +58,21 @@ def test_the_project_list_applies():
     """Every mutant of the project's list is in its file exactly once (the list is not stale)."""
     ms = mutate.load(mutate.LIST)
     assert ms and [m["id"] for m in ms if mutate.stale(mutate.ROOT, m)] == []
+
+
+def test_a_go_mutant_that_does_not_compile_is_broken_not_killed(tmp_path, capsys):
+    r = tmp_path / "gorepo"
+    r.mkdir()
+    (r / "go.mod").write_text("module calc\n\ngo 1.21\n")
+    (r / "calc.go").write_text("package calc\n\nfunc Double(x int) int { return 2 * x }\n")
+    (r / "calc_test.go").write_text("package calc\n\nimport \"testing\"\n\nfunc TestDouble(t *testing.T) {\n\tif Double(3) != 6 {\n\t\tt.Fatal(Double(3))\n\t}\n}\n")
+    for c in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
+        subprocess.run(["git", "-C", str(r), *c], check=True)
+    lst = tmp_path / "go.yaml"
+    lst.write_text("mutants:\n"
+                   "  - {id: undefined, file: calc.go, find: 'return 2 * x', replace: 'return 2 * y', go: [./]}\n"
+                   "  - {id: triple, file: calc.go, find: 'return 2 * x', replace: 'return 3 * x', go: [./]}\n")
+    assert mutate.main(["--root", str(r), "--list", str(lst), "--min", "0"]) == 1
+    out, err = capsys.readouterr()
+    assert "BROKEN   undefined" in out and "killed   triple" in out and "mutate: 1 of 1 killed (100 %)" in out
+    assert "broken undefined: calc.go: the mutant does not compile" in err
