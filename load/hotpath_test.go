@@ -126,6 +126,22 @@ func BenchmarkRecord(b *testing.B) {
 	}
 }
 
+// BenchmarkRecordLive is BenchmarkRecord with a Live watching (the progress
+// line or the Prometheus exporter): its added cost per request.
+func BenchmarkRecordLive(b *testing.B) {
+	r := NewRecorder(time.Minute)
+	var live Live
+	r.live = live.shard(0)
+	s := Sample{Status: 200, Class: ClassOK, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1}
+	b.ReportAllocs()
+	for i := range b.N {
+		off := time.Duration(i%60_000) * time.Millisecond
+		s.Intended, s.Sent = off, off+time.Duration(i%50)*time.Microsecond
+		s.Done = s.Sent + 100*time.Microsecond + time.Duration(i%9900)*time.Microsecond
+		r.Record(&s)
+	}
+}
+
 // BenchmarkScheduleOffset is the pacer's per-request cost of computing an
 // intended send time, for each kind of schedule.
 func BenchmarkScheduleOffset(b *testing.B) {

@@ -2,21 +2,47 @@ package load
 
 import "sync/atomic"
 
-// liveShards is how many counter pairs a Live has; worker i counts in
+// liveShards is how many counter sets a Live has; worker i counts in
 // shard i mod liveShards, so workers rarely share a cache line.
 const liveShards = 64
 
 type liveShard struct {
-	done, failed atomic.Int64
-	_            [48]byte // a cache line per shard
+	// byClass counts completed requests by outcome class; ok counts the
+	// successful ones' latencies (from their intended time) in the
+	// per-second windows' buckets; cold counts cold starts.
+	byClass [NumClasses]atomic.Int64
+	cold    atomic.Int64
+	ok      [windowBuckets]atomic.Uint64
+	_       [48]byte // the next shard on another cache line
 }
 
-// Live lets another goroutine watch a run while it goes (a progress line):
-// per-worker counters of completed and failed requests, one atomic add on
-// the worker's own cache line per request. The zero value is ready; a nil
-// *Live counts nothing.
+// Live lets other goroutines watch a run while it goes (a progress line,
+// the Prometheus exporter): per-worker counters of completed requests by
+// class, cold starts, and the successful requests' latency in coarse
+// buckets; one or two atomic adds on the worker's own shard per request.
+// The zero value is ready; a nil *Live counts nothing.
 type Live struct {
 	shards [liveShards]liveShard
+}
+
+// LiveView is a Live read at one moment: cumulative since the Live began.
+type LiveView struct {
+	Counts [NumClasses]int64
+	Cold   int64
+	// OK are the successful requests' latencies in the windows' buckets
+	// (WindowLowestNs, WindowPerOctave; the last counts everything above).
+	OK [windowBuckets]uint64
+}
+
+// Done is every completed request of the view; Failed those not ok.
+func (v *LiveView) Done() (done, failed int64) {
+	for c, n := range v.Counts {
+		done += n
+		if Class(c) != ClassOK {
+			failed += n
+		}
+	}
+	return done, failed
 }
 
 // Snapshot returns the requests completed and failed so far.
@@ -25,10 +51,33 @@ func (l *Live) Snapshot() (done, failed int64) {
 		return 0, 0
 	}
 	for i := range l.shards {
-		done += l.shards[i].done.Load()
-		failed += l.shards[i].failed.Load()
+		for c := range l.shards[i].byClass {
+			n := l.shards[i].byClass[c].Load()
+			done += n
+			if Class(c) != ClassOK {
+				failed += n
+			}
+		}
 	}
 	return done, failed
+}
+
+// Read fills v with the counts so far (v is zeroed first; nil l: zeros).
+func (l *Live) Read(v *LiveView) {
+	*v = LiveView{}
+	if l == nil {
+		return
+	}
+	for i := range l.shards {
+		s := &l.shards[i]
+		for c := range s.byClass {
+			v.Counts[c] += s.byClass[c].Load()
+		}
+		v.Cold += s.cold.Load()
+		for b := range s.ok {
+			v.OK[b] += s.ok[b].Load()
+		}
+	}
 }
 
 func (l *Live) shard(i int) *liveShard {
@@ -37,3 +86,20 @@ func (l *Live) shard(i int) *liveShard {
 	}
 	return &l.shards[i%liveShards]
 }
+
+// count adds one completed request of class c, latency latNs.
+func (s *liveShard) count(c Class, latNs int64, cold bool) {
+	s.byClass[c].Add(1)
+	if c == ClassOK {
+		s.ok[windowBucket(latNs)].Add(1)
+	}
+	if cold {
+		s.cold.Add(1)
+	}
+}
+
+// WindowBucketUpperNs is the upper edge of window bucket b in ns.
+func WindowBucketUpperNs(b int) int64 { return bucketUpperNs(b) }
+
+// WindowBuckets is how many buckets a window (and a LiveView) has.
+const WindowBuckets = windowBuckets

@@ -152,10 +152,7 @@ func (r *Recorder) Record(s *Sample) {
 		r.records.add(s)
 	}
 	if r.live != nil {
-		r.live.done.Add(1)
-		if s.Class != ClassOK {
-			r.live.failed.Add(1)
-		}
+		r.live.count(s.Class, int64(s.Done-s.Intended), s.Cold)
 	}
 	c := s.Class
 	lat := int64(s.Done - s.Intended)

@@ -85,10 +85,7 @@ func (w *worker) record(s *Sample) {
 		w.rec.records.add(s)
 	}
 	if l := w.rec.live; l != nil {
-		l.done.Add(1)
-		if s.Class != ClassOK {
-			l.failed.Add(1)
-		}
+		l.count(s.Class, int64(s.Done-s.Intended), s.Cold)
 	}
 	w.batch.add(s)
 }
