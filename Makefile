@@ -14,7 +14,7 @@ SPEC ?= examples/quickstart.yaml
 # platform is a new folder and one word here. Their order is the real-node tier's (one at a time on the node).
 PLATFORMS := openfaas nuclio fission openwhisk kubeless knative
 
-.PHONY: cache-prune mutate cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
+.PHONY: cache-prune mutate metrics-test cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -29,7 +29,7 @@ run: setup build
 ## kube-proxy, CoreDNS, real pods, then each platform in turn; deploy/node/test.sh). docs/testing.md says what each
 ## phase covers and what it costs.
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup components-start build lint unit python-test integration cgroup2-test components-wait platform-tests kube-test node-test
+test: phases-begin setup components-start build lint unit python-test integration cgroup2-test components-wait metrics-test platform-tests kube-test node-test
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -77,6 +77,11 @@ integration:
 ## tests (deploy/cgroup2/guest.sh; capped at 5 minutes, the guest's phase times printed)
 cgroup2-test:
 	@GO=$(GO) scripts/phase.sh "cgroup v2 guest (Debian's kernel under qemu: cgroup and local limit tests)" deploy/cgroup2/guest.sh
+
+## metrics-test: run --metrics-listen's exporter scraped by a real Prometheus (built from the module proxy by the
+## background builds), its HTTP API giving the series back (deploy/shared/metrics-test.sh)
+metrics-test:
+	@GO=$(GO) scripts/phase.sh "live metrics scraped by a real Prometheus" deploy/shared/metrics-test.sh
 
 ## platform-tests: each platform's tests off the node, where it has them (deploy/<platform>/test.sh): OpenFaaS's real
 ## watchdogs, its 2022 chart rendered by Helm and its real 2022 gateway on KWOK; Nuclio's real processor

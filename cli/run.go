@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/livemetrics"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/results"
@@ -34,6 +35,8 @@ type runOpts struct {
 	generators int
 	cluster    clusterFlags
 	thresholds []string
+	// metricsListen is --metrics-listen: where the live exporter listens ("" off).
+	metricsListen string
 	// parsed are the thresholds, read before anything starts.
 	parsed []threshold.Threshold
 }
@@ -90,6 +93,7 @@ are kept, the manifest says partial and why, and the exit is 4.`,
 	cmd.Flags().IntVar(&o.generators, "generators", 1, "split every cell's load over N generator processes (load.generators.count) and merge their results exactly")
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
+	cmd.Flags().StringVar(&o.metricsListen, "metrics-listen", "", "serve the run's live figures on http://ADDR/metrics in Prometheus' format while it goes (HOST:PORT, or PORT alone on loopback, e.g. 9464)")
 	cmd.Flags().StringArrayVar(&o.thresholds, "threshold", nil, "a pass/fail criterion every cell must hold, e.g. p99<100ms, p99[10s]<250ms, errors<0.1%, rps>=500, p99<1s:abort (exit 4 when broken)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")
 	return cmd
@@ -141,6 +145,18 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 			}
 			return nil
 		}
+	}
+	if o.metricsListen != "" && !o.dryRun {
+		e := livemetrics.New()
+		if err := e.Listen(o.metricsListen); err != nil {
+			return usageErr("%v", err)
+		}
+		defer func() { _ = e.Close() }()
+		fmt.Fprintf(a.env.Stderr, "live metrics: http://%s/metrics\n", e.Addr())
+		if e.Exposed() {
+			fmt.Fprintf(a.env.Stderr, "live metrics: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", e.Addr())
+		}
+		ro.Watch = e
 	}
 	var r *runner.Run
 	if o.resume != "" {

@@ -184,6 +184,23 @@ func (r *TimelineRecorder) Window(function string, from, to int64) ([]TimelineSa
 	return out, time.Duration(r.tl.IntervalMs) * time.Millisecond
 }
 
+// Latest is each function's most recent sample (none before the first).
+func (r *TimelineRecorder) Latest() []TimelineSample {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	seen := map[string]bool{}
+	var out []TimelineSample
+	for i := len(r.tl.Samples) - 1; i >= 0 && len(seen) < len(r.functions); i-- {
+		s := r.tl.Samples[i]
+		if !seen[s.Function] {
+			seen[s.Function] = true
+			s.Instances = nil // the exporter reads the function's totals
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Started is when sampling began (TMs counts from it).
 func (r *TimelineRecorder) Started() time.Time { return r.tl.Start }
 

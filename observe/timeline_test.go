@@ -84,3 +84,32 @@ func TestTimelineSamplesHosts(t *testing.T) {
 		}
 	}
 }
+
+// Latest is each function's last sample, without its instances.
+func TestTimelineLatestIsEachFunctionsLastSample(t *testing.T) {
+	m := &meter{start: time.Now()}
+	r := StartTimeline(m, []string{"f", "g"}, 50*time.Millisecond)
+	if got := r.Latest(); len(got) != 0 && len(got) != 2 {
+		t.Fatalf("latest before or at the first sample: %+v", got)
+	}
+	time.Sleep(300 * time.Millisecond)
+	got := r.Latest()
+	tl := r.Stop()
+	if len(got) != 2 || got[0].Function == got[1].Function {
+		t.Fatalf("latest %+v", got)
+	}
+	for _, s := range got {
+		if s.MemoryMiB != 64 || s.Ready != 1 || s.Instances != nil {
+			t.Errorf("latest %+v", s)
+		}
+		last := TimelineSample{}
+		for _, x := range tl.Samples {
+			if x.Function == s.Function && x.TMs <= s.TMs {
+				last = x
+			}
+		}
+		if last.TMs != s.TMs {
+			t.Errorf("%s: latest at %d ms, the last sample taken by then at %d ms", s.Function, s.TMs, last.TMs)
+		}
+	}
+}

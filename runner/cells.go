@@ -67,6 +67,10 @@ func (c *cells) run(ctx context.Context) (err error) {
 	fmt.Fprintf(c.o.Log, "\n%-28s %10s %9s %9s %9s %9s  %s\n", "cell", "req/s", "p50 ms", "p90 ms", "p99 ms", "max ms", "errors")
 	prog := newProgress(c.o.Progress, len(c.cells), time.Now())
 	defer prog.stop()
+	if w := c.o.Watch; w != nil {
+		prog.watch = w
+		w.RunStarted(c.m.RunID, c.sp.Name, c.p.Name(), len(c.cells), tl.Latest)
+	}
 	adaptive, _ := c.kind.(experiment.Adaptive)
 	// The plan grows while it runs (an adaptive kind adds cells after the one that decided).
 	for i := 0; i < len(c.cells); i++ {

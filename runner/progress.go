@@ -7,9 +7,19 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 )
+
+// Watcher follows a run as it goes (the Prometheus exporter, livemetrics):
+// the run, each cell's live counters as its load begins, each cell kept.
+type Watcher interface {
+	RunStarted(runID, name, platform string, cells int, timeline func() []observe.TimelineSample)
+	CellStarted(pc plan.Cell, live *load.Live)
+	CellEnded(c *results.Cell, done, total int)
+	Progress(done, total int)
+}
 
 // progress draws a status line (cell i/N, elapsed, ETA, req/s over the
 // last half second, errors, the last cell's p99) on a terminal, redrawn
@@ -26,6 +36,9 @@ type progress struct {
 	counter *load.Live
 	stopc   chan struct{}
 	wg      sync.WaitGroup
+	// watch, if set, follows the cells too (Options.Watch).
+	watch Watcher
+	pc    plan.Cell
 }
 
 func newProgress(w io.Writer, total int, start time.Time) *progress {
@@ -72,19 +85,23 @@ func (p *progress) loop() {
 
 // live returns a counter for the cell starting now (nil without a writer).
 func (p *progress) live() *load.Live {
-	if p == nil || p.w == nil {
+	if p == nil || (p.w == nil && p.watch == nil) {
 		return nil
 	}
 	l := &load.Live{}
 	p.mu.Lock()
 	p.counter = l
+	pc := p.pc
 	p.mu.Unlock()
+	if p.watch != nil {
+		p.watch.CellStarted(pc, l)
+	}
 	return l
 }
 
 func (p *progress) begin(pc plan.Cell) {
 	p.mu.Lock()
-	p.i, p.cell = p.done+1, pc.ID
+	p.i, p.cell, p.pc = p.done+1, pc.ID, pc
 	p.mu.Unlock()
 }
 
@@ -92,20 +109,32 @@ func (p *progress) begin(pc plan.Cell) {
 func (p *progress) grow(total int) {
 	p.mu.Lock()
 	p.total = total
+	done := p.done
 	p.mu.Unlock()
+	if p.watch != nil {
+		p.watch.Progress(done, total)
+	}
 }
 
 func (p *progress) skip(plan.Cell) {
 	p.mu.Lock()
 	p.done++
+	done, total := p.done, p.total
 	p.mu.Unlock()
+	if p.watch != nil {
+		p.watch.Progress(done, total)
+	}
 }
 
 func (p *progress) end(c *results.Cell) {
 	p.mu.Lock()
 	p.done++
 	p.lastP99 = fmtMs(c.SuccessLatencyMs.P99)
+	done, total := p.done, p.total
 	p.mu.Unlock()
+	if p.watch != nil {
+		p.watch.CellEnded(c, done, total)
+	}
 }
 
 func (p *progress) stop() {

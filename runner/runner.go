@@ -62,6 +62,8 @@ type Options struct {
 	// run directory); an error stops the run there (ErrAborted): the cells
 	// measured are kept, the run is partial, the platform is torn down.
 	AfterCell func(dir string, c results.Cell) error
+	// Watch, if set, follows the run live (run --metrics-listen).
+	Watch Watcher
 }
 
 func (o Options) kinds() *experiment.Registry {

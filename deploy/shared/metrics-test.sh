@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# deploy/shared/metrics-test.sh: the live exporter (livemetrics, run --metrics-listen) scraped by a real Prometheus,
+# the one deploy/shared/prometheus-build.sh builds from the module proxy (make test's background builds made it),
+# on loopback: its HTTP API must give the series back (TestRealPrometheusScrapesTheExporter).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+GO=${GO:-go}
+. deploy/kube/paths.sh
+. deploy/shared/prometheus-paths.sh
+deploy/shared/prometheus-build.sh >/dev/null
+FB_PROMETHEUS="$PROM_DIR/bin/prometheus" deploy/shared/gotest.sh "$GO" test -race -count=1 ./livemetrics/ -test.v -test.run RealPrometheus
