@@ -165,3 +165,18 @@ func TestCellFiguresSayWhatTheHistogramClamped(t *testing.T) {
 		t.Fatalf("no warning of the clamped latencies: %q", c.Warnings)
 	}
 }
+
+// A second's failed requests are those not ok, by class: succeeded +
+// failed is what completed, and the errors name the classes.
+func TestWindowsCountFailuresByClass(t *testing.T) {
+	res := &load.Result{Recorder: load.NewRecorder(0)}
+	var w load.Window
+	w.Counts[load.ClassOK], w.Counts[load.Class503], w.Counts[load.ClassTimeout] = 7, 2, 1
+	w.Sent = 10
+	res.Windows = []load.Window{w}
+	ws := windows(res, nil)
+	if len(ws) != 1 || ws[0].Completed != 10 || ws[0].Succeeded != 7 || ws[0].Failed != 3 ||
+		ws[0].Errors["http-503"] != 2 || ws[0].Errors["timeout"] != 1 || ws[0].InFlight != 0 {
+		t.Fatalf("window %+v", ws)
+	}
+}

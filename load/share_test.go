@@ -265,3 +265,23 @@ func TestMergedSharesAreTheWholeAndSurviveTheWire(t *testing.T) {
 		t.Error("a merge of nothing succeeded")
 	}
 }
+
+// A merged result starts at its earliest share's start, whatever their
+// order, and adds up their offered windows.
+func TestMergeTakesTheEarliestStart(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 3, 0, 0, 0, time.UTC)
+	part := func(start time.Time, offered ...int64) *Result {
+		return &Result{Recorder: NewRecorder(0), Start: start, OfferedWindows: offered}
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {1, 0, 2}} {
+		ps := []*Result{part(t0.Add(time.Millisecond), 1, 2), part(t0, 3), part(t0.Add(2*time.Millisecond), 0, 0, 5)}
+		in := []*Result{ps[order[0]], ps[order[1]], ps[order[2]]}
+		m, err := MergeResults(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !m.Start.Equal(t0) || len(m.OfferedWindows) != 3 || m.OfferedWindows[0] != 4 || m.OfferedWindows[1] != 2 || m.OfferedWindows[2] != 5 {
+			t.Errorf("order %v: start %v offered %v", order, m.Start.Sub(t0), m.OfferedWindows)
+		}
+	}
+}

@@ -86,6 +86,9 @@ def cells(f):
 
 @pytest.mark.parametrize("name,change,kwargs,want", [
     ("failures over the share", cells(lambda c: c["requests"].update(failed=c["requests"]["total"] // 2)), {"failed_max": 0.01}, "failed, over 1 %"),
+    # Just over the share (1.5 % against 1 %): the share is the limit, not a multiple of it.
+    ("failures just over the share", cells(lambda c: c["requests"].update(failed=max(1, round(0.015 * c["requests"]["total"])))),
+     {"failed_max": 0.01}, "failed, over 1 %"),
     ("no success", cells(lambda c: c["requests"].update(succeeded=0)), {}, "no successful request"),
     ("expectation broken", cells(lambda c: c["expect"].update(held=False)), {}, "expectation"),
     ("no cell valid", cells(lambda c: c.update(valid=False)), {}, "no cell of 1 is valid"),
