@@ -70,7 +70,8 @@ func (t Threshold) whole(c results.Cell) (float64, string) {
 }
 
 // checkWindows evaluates t on every window of t.WindowS seconds of the cell
-// (from its first second; the last may be shorter), and keeps the worst.
+// (from its first second; the last may be shorter, and is left out of a
+// rate), and keeps the worst.
 func (t Threshold) checkWindows(c results.Cell, b *stats.Buckets, o *Outcome) {
 	if len(c.Windows) == 0 {
 		o.Note = "the cell has no per-second windows"
@@ -101,6 +102,10 @@ func (t Threshold) checkWindows(c results.Cell, b *stats.Buckets, o *Outcome) {
 	for start := 0; start <= last; start += t.WindowS {
 		end := min(start+t.WindowS, last+1) // exclusive
 		v, ok := t.window(c.Windows, perSecond, b, start, end)
+		// A rate needs the whole window: the cell's last seconds are cut short by its end (its elapsed time).
+		if t.Metric == "rps" && (end-start < t.WindowS || (c.ElapsedS > 0 && float64(end) > c.ElapsedS)) {
+			ok = false
+		}
 		if !ok {
 			skipped++
 			continue
@@ -119,7 +124,7 @@ func (t Threshold) checkWindows(c results.Cell, b *stats.Buckets, o *Outcome) {
 	case seen == 0:
 		o.Note = fmt.Sprintf("no window of %d s had enough requests for %s", t.WindowS, t.Metric)
 	case skipped > 0:
-		o.Note = fmt.Sprintf("%d of %d windows had too few requests for %s and were left out", skipped, skipped+seen, t.Metric)
+		o.Note = fmt.Sprintf("%d of %d windows were left out (too few requests for %s, or a rate's window cut short by the cell's end)", skipped, skipped+seen, t.Metric)
 	}
 }
 

@@ -69,7 +69,7 @@ func TestWindows(t *testing.T) {
 		t.Fatalf("p99[2s]: %+v (observed %v)", o, deref(o.Observed))
 	}
 	// The short last window (500 requests) is too small for a p99 and is left out, with a note.
-	if !strings.Contains(o.Note, "1 of 3 windows had too few requests for p99") {
+	if !strings.Contains(o.Note, "1 of 3 windows were left out (too few requests for p99") {
 		t.Errorf("note %q", o.Note)
 	}
 	if o := mustParse(t, "p99[2s]<300ms").Check(c, b); !o.Held {
@@ -78,7 +78,7 @@ func TestWindows(t *testing.T) {
 	// Per second: second 3's median is the 200 ms bucket's upper edge (211 ms) capped by its max (210 ms);
 	// the empty second 2 is left out.
 	if o := mustParse(t, "p50[1s]<12ms").Check(c, b); o.Held || *o.Observed != 210 || *o.WindowStartS != 3 ||
-		o.Note != "1 of 5 windows had too few requests for p50 and were left out" {
+		o.Note != "1 of 5 windows were left out (too few requests for p50, or a rate's window cut short by the cell's end)" {
 		t.Errorf("p50[1s]: %+v (observed %v)", o, deref(o.Observed))
 	}
 	if o := mustParse(t, "errors[2s]<5%").Check(c, b); o.Held || *o.Observed != 0.1 || *o.WindowStartS != 2 {
@@ -87,9 +87,17 @@ func TestWindows(t *testing.T) {
 	if o := mustParse(t, "rps[2s]>=500").Check(c, b); o.Held || *o.Observed != 450 || *o.WindowStartS != 2 {
 		t.Errorf("rps[2s]: %+v", o)
 	}
-	if o := mustParse(t, "rps[2s]>=450").Check(c, b); !o.Held {
-		t.Errorf("rps[2s]>=450: %+v: the last window is 500 req over its one second", o)
+	// The last window, one second of two, is left out of a rate (its 500 requests over 1 s would pass and
+	// over 2 s would not: neither is the rate of a whole window).
+	if o := mustParse(t, "rps[2s]>=450").Check(c, b); !o.Held || !strings.Contains(o.Note, "1 of 3 windows were left out") {
+		t.Errorf("rps[2s]>=450: %+v", o)
 	}
+	// A cell that ended 4.2 s in: the window [4, 5) is cut short too, even at 1 s.
+	c.ElapsedS = 4.2
+	if o := mustParse(t, "rps[1s]>=450").Check(c, b); o.Held || *o.Observed != 0 || *o.WindowStartS != 2 {
+		t.Errorf("rps[1s] with a cell of 4.2 s: %+v (the empty second 2 is the worst; second 4 is left out)", o)
+	}
+	c.ElapsedS = 0
 	if o := mustParse(t, "max[5s]<200ms").Check(c, b); o.Held || *o.Observed != 210 {
 		t.Errorf("max[5s]: %+v", o)
 	}
