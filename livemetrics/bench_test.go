@@ -1,0 +1,33 @@
+package livemetrics
+
+import (
+	"io"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/observe"
+	"github.com/faasbench/faasbench/plan"
+)
+
+// BenchmarkScrape is one /metrics scrape during a cell: every live shard
+// read, the histogram built, the text written (what a Prometheus scraping
+// every second costs the process that drives the load).
+func BenchmarkScrape(b *testing.B) {
+	e := New()
+	e.RunStarted("run", "bench", "local", 10, func() []observe.TimelineSample {
+		return []observe.TimelineSample{{Function: "f", Ready: 2, Desired: 2, CPUCores: 0.5, MemoryMiB: 30}}
+	})
+	var live load.Live
+	e.CellStarted(plan.Cell{ID: "f/c=8/r=1", Function: "f", Concurrency: 8}, &live)
+	h := e.Handler()
+	b.ReportAllocs()
+	for range b.N {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+		if w.Code != 200 {
+			b.Fatal(w.Code)
+		}
+		_, _ = io.Copy(io.Discard, w.Body)
+	}
+}
