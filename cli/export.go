@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -35,21 +36,13 @@ windows.csv (one row per cell and second). Per-request records are Parquet alrea
 				return err
 			}
 			written := []string{}
-			for name, write := range map[string]func(*os.File) error{
-				"cells.csv":   func(f *os.File) error { return results.WriteCellsCSV(f, s) },
-				"windows.csv": func(f *os.File) error { return results.WriteWindowsCSV(f, s) },
+			for name, write := range map[string]func(io.Writer) error{
+				"cells.csv":   func(w io.Writer) error { return results.WriteCellsCSV(w, s) },
+				"windows.csv": func(w io.Writer) error { return results.WriteWindowsCSV(w, s) },
 			} {
 				path := filepath.Join(out, name)
-				f, err := os.Create(path)
-				if err != nil {
-					return err
-				}
-				werr := write(f)
-				if cerr := f.Close(); werr == nil {
-					werr = cerr
-				}
-				if werr != nil {
-					return fmt.Errorf("export %s: %w", path, werr)
+				if err := writeFile(path, write); err != nil {
+					return fmt.Errorf("export: %w", err)
 				}
 				written = append(written, path)
 			}

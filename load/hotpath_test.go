@@ -113,18 +113,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 
 // BenchmarkRecord is the per-request bookkeeping alone: three histograms
 // (corrected, uncorrected, lag) and the per-second window.
-func BenchmarkRecord(b *testing.B) {
-	r := NewRecorder(time.Minute)
-	s := Sample{Status: 200, Class: ClassOK, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1}
-	b.ReportAllocs()
-	for i := range b.N {
-		// latencies spread over 100 µs..10 ms, offsets over the first minute
-		off := time.Duration(i%60_000) * time.Millisecond
-		s.Intended, s.Sent = off, off+time.Duration(i%50)*time.Microsecond
-		s.Done = s.Sent + 100*time.Microsecond + time.Duration(i%9900)*time.Microsecond
-		r.Record(&s)
-	}
-}
+func BenchmarkRecord(b *testing.B) { benchRecord(b, NewRecorder(time.Minute)) }
 
 // BenchmarkRecordLive is BenchmarkRecord with a Live watching (the progress
 // line or the Prometheus exporter): its added cost per request.
@@ -132,9 +121,14 @@ func BenchmarkRecordLive(b *testing.B) {
 	r := NewRecorder(time.Minute)
 	var live Live
 	r.live = live.shard(0)
+	benchRecord(b, r)
+}
+
+func benchRecord(b *testing.B, r *Recorder) {
 	s := Sample{Status: 200, Class: ClassOK, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1}
 	b.ReportAllocs()
 	for i := range b.N {
+		// latencies spread over 100 µs..10 ms, offsets over the first minute
 		off := time.Duration(i%60_000) * time.Millisecond
 		s.Intended, s.Sent = off, off+time.Duration(i%50)*time.Microsecond
 		s.Done = s.Sent + 100*time.Microsecond + time.Duration(i%9900)*time.Microsecond
