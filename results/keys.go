@@ -106,17 +106,28 @@ func cellWindows(dir string, cs []Cell) ([]stats.Buckets, bool) {
 		if c.Cold != nil {
 			return nil, false
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "windows", WindowsName(c.ID)))
+		w, err := CellBuckets(dir, c.ID)
 		if err != nil {
-			return nil, false
-		}
-		var w stats.Buckets
-		if err := json.Unmarshal(b, &w); err != nil {
 			return nil, false
 		}
 		out = append(out, w)
 	}
 	return out, true
+}
+
+// CellBuckets reads a cell's per-second latency buckets from run directory
+// dir (windows/<cell>.json); the error wraps os.ErrNotExist when the cell
+// has none.
+func CellBuckets(dir, cellID string) (stats.Buckets, error) {
+	var w stats.Buckets
+	b, err := os.ReadFile(filepath.Join(dir, "windows", WindowsName(cellID)))
+	if err != nil {
+		return w, err
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return w, fmt.Errorf("%s: %w", WindowsName(cellID), err)
+	}
+	return w, nil
 }
 
 // seedOf seeds a key's bootstrap, so that a summary rewritten from the same

@@ -26,8 +26,8 @@ type Buckets struct {
 	Seconds   [][]uint32 `json:"seconds"`
 }
 
-// upper is bucket b's upper edge in ns.
-func (b Buckets) upper(i int) float64 {
+// UpperNs is bucket i's upper edge in ns.
+func (b Buckets) UpperNs(i int) float64 {
 	return b.LowestNs * math.Exp2(float64(i+1)/float64(b.PerOctave))
 }
 
@@ -256,9 +256,9 @@ func (b Buckets) quantiles(counts []float64) [len(quantiles)]float64 {
 			frac := (quantiles[j]*total - cum) / c
 			lo := b.LowestNs
 			if i > 0 {
-				lo = b.upper(i - 1)
+				lo = b.UpperNs(i - 1)
 			}
-			out[j] = lo * math.Pow(b.upper(i)/lo, frac)
+			out[j] = lo * math.Pow(b.UpperNs(i)/lo, frac)
 			j++
 		}
 		cum += c

@@ -172,7 +172,7 @@ func (t Threshold) window(ws []results.Window, perSecond map[int][]uint32, b *st
 		cum += n
 		if cum >= max(rank, 1) {
 			// The bucket's upper edge: within one bucket (2^(1/PerOctave)) of the true value.
-			upper := b.LowestNs * math.Exp2(float64(i+1)/float64(b.PerOctave)) / 1e6
+			upper := b.UpperNs(i) / 1e6
 			if math.IsInf(maxMs, -1) {
 				return upper, true
 			}

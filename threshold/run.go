@@ -1,11 +1,9 @@
 package threshold
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/stats"
@@ -24,16 +22,12 @@ type Report struct {
 // Buckets reads a cell's per-second latency buckets from run directory dir
 // (nil when the cell has none: a cold-start cell, an older run).
 func Buckets(dir, cellID string) (*stats.Buckets, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "windows", results.WindowsName(cellID)))
+	w, err := results.CellBuckets(dir, cellID)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("threshold: %w", err)
-	}
-	var w stats.Buckets
-	if err := json.Unmarshal(b, &w); err != nil {
-		return nil, fmt.Errorf("threshold: %s: %w", results.WindowsName(cellID), err)
 	}
 	return &w, nil
 }
