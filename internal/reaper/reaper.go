@@ -79,33 +79,55 @@ func alive(pids []int) []int {
 
 // Alive reports whether pid exists and is not a zombie.
 func Alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// The state follows the ")" that closes the command name (which may
-	// itself contain parentheses and spaces).
-	i := bytes.LastIndexByte(st, ')')
-	return i > 0 && i+2 < len(st) && st[i+2] != 'Z'
+	f, err := statFields(pid)
+	return err == nil && f[0][0] != 'Z'
 }
 
 // StartTime is pid's start time, in clock ticks since boot (field 22 of
 // /proc/PID/stat). With the pid it names one process: a pid used again by a
 // later process has another start time.
 func StartTime(pid int) (uint64, error) {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	f, err := statFields(pid)
 	if err != nil {
 		return 0, fmt.Errorf("reaper: start time of %d: %w", pid, err)
 	}
+	return startOf(pid, f)
+}
+
+// Running reports whether the process pid that started at start (StartTime)
+// still runs: false when the pid is gone, a zombie, or used by another process.
+func Running(pid int, start uint64) bool {
+	f, err := statFields(pid)
+	if err != nil || f[0][0] == 'Z' {
+		return false
+	}
+	t, err := startOf(pid, f)
+	return err == nil && t == start
+}
+
+// statFields are the fields of /proc/PID/stat after the command name (which
+// may itself contain parentheses and spaces): fields 3 (the state) onwards.
+func statFields(pid int) ([][]byte, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("pid %d", pid)
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
 	i := bytes.LastIndexByte(st, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("reaper: start time of %d: no command name in /proc/%d/stat", pid, pid)
+		return nil, fmt.Errorf("no command name in /proc/%d/stat", pid)
 	}
-	// After ") " come fields 3 (state) onwards: the start time is field 22.
 	f := bytes.Fields(st[i+1:])
+	if len(f) == 0 {
+		return nil, fmt.Errorf("no state in /proc/%d/stat", pid)
+	}
+	return f, nil
+}
+
+// startOf is the start time (field 22) among fields from statFields.
+func startOf(pid int, f [][]byte) (uint64, error) {
 	if len(f) < 20 {
 		return 0, fmt.Errorf("reaper: start time of %d: /proc/%d/stat has %d fields after the name", pid, pid, len(f))
 	}
@@ -114,14 +136,4 @@ func StartTime(pid int) (uint64, error) {
 		return 0, fmt.Errorf("reaper: start time of %d: %w", pid, err)
 	}
 	return t, nil
-}
-
-// Running reports whether the process pid that started at start (StartTime)
-// still runs: false when the pid is gone, a zombie, or used by another process.
-func Running(pid int, start uint64) bool {
-	if !Alive(pid) {
-		return false
-	}
-	t, err := StartTime(pid)
-	return err == nil && t == start
 }
