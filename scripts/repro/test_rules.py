@@ -150,23 +150,26 @@ def test_every_run_under_a_rule_was_made_under_it_as_it_is():
 
 
 def test_each_rule_was_committed_before_its_runs():
-    """The rules file at the commit a run recorded holds the rule as it is now: the rule was registered
-    (committed) before the run, not written after it."""
+    """The rules file at the commit a run recorded holds the rule as it is now, and that commit is older than
+    the run's start: the rule was registered (committed) before the run, not written after it."""
     if shutil.which("git") is None or not (rules.ROOT / ".git").exists():
         pytest.skip("no git history here")
     for run in rules.registered_runs():
         at = run.labels.get("rules_commit", "")
         assert re.fullmatch(r"[0-9a-f]{40}", at), f"{run.run_id}: no rules_commit label"
-        known = subprocess.run(["git", "-C", str(rules.ROOT), "cat-file", "-e", f"{at}^{{commit}}"], capture_output=True)
-        if known.returncode != 0:
+        if _git("cat-file", "-e", f"{at}^{{commit}}").returncode != 0:
             pytest.skip(f"commit {at[:12]} is not in this clone's history")
-        shown = subprocess.run(["git", "-C", str(rules.ROOT), "show", f"{at}:docs/reproductions/rules.yaml"],
-                               capture_output=True, text=True)
+        shown = _git("show", f"{at}:docs/reproductions/rules.yaml")
         assert shown.returncode == 0, f"{run.run_id}: no rules file at commit {at[:12]}: the rule was not registered before the run"
         then = {r["id"]: r for r in yaml.safe_load(shown.stdout)["rules"]}
         for rid, sha in run.rules:
             assert rid in then, f"{run.run_id}: rule {rid} was not in the rules file at {at[:12]}"
             assert rules.rule_hash(then[rid]) == sha, run.run_id
+        start = run.manifest.get("start", "")
+        assert start, f"{run.run_id}: its manifest records no start"
+        started = datetime.datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp()
+        assert int(_git("show", "-s", "--format=%ct", at).stdout.strip()) <= started, \
+            f"{run.run_id}: started before its rules commit {at[:12]}"
 
 
 def test_the_verdicts_in_the_doc_are_the_computed_ones():
@@ -398,16 +401,3 @@ def test_registered_rules_are_never_edited():
                if r["id"] in first and rules.rule_hash(r) != first[r["id"]][1]]
     assert changed == [], "registered rules edited; restore them and add an amendment (amends: ID) instead: " + ", ".join(changed)
 
-
-def test_each_run_started_after_its_rules_commit():
-    """A run's rules_commit was committed before the run started (not only: the file there holds the rule)."""
-    _history_or_skip()
-    for run in rules.registered_runs():
-        at = run.labels.get("rules_commit", "")
-        shown = _git("show", "-s", "--format=%ct", at)
-        if shown.returncode != 0:
-            pytest.skip(f"commit {at[:12]} is not in this clone's history")
-        start = run.manifest.get("start", "")
-        assert start, f"{run.run_id}: its manifest records no start"
-        started = datetime.datetime.fromisoformat(start.replace("Z", "+00:00")).timestamp()
-        assert int(shown.stdout.strip()) <= started, f"{run.run_id}: started before its rules commit {at[:12]}"
