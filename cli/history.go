@@ -28,7 +28,7 @@ table goes to stdout (or as JSON with -o json), and with --csv or --parquet to a
 pandas or a spreadsheet); --svg DIR draws a chart per metric, a line per key across the runs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			metrics, err := pickMetrics(metricNames)
+			metrics, err := report.MetricsNamed(metricNames)
 			if err != nil {
 				return usageErr("%v", err)
 			}
@@ -73,28 +73,11 @@ pandas or a spreadsheet); --svg DIR draws a chart per metric, a line per key acr
 			return historyText(a.env.Stdout, rows)
 		},
 	}
-	cmd.Flags().StringSliceVar(&metricNames, "metric", []string{"throughput", "p50", "p99", "error_rate"}, "metrics to put in the table: "+strings.Join(report.MetricNames()[:len(report.Metrics)], ", "))
+	cmd.Flags().StringSliceVar(&metricNames, "metric", []string{"throughput", "p50", "p99", "error_rate"}, "metrics to put in the table: "+strings.Join(report.CellMetricNames(), ", "))
 	cmd.Flags().StringVar(&csvOut, "csv", "", "also write the table as CSV to this file")
 	cmd.Flags().StringVar(&parquetOut, "parquet", "", "also write the table as Parquet to this file")
 	cmd.Flags().StringVar(&svgDir, "svg", "", "draw a chart per metric (history-METRIC.svg) into this directory")
 	return cmd
-}
-
-// pickMetrics are compare's metrics by name.
-func pickMetrics(names []string) ([]report.Metric, error) {
-	var out []report.Metric
-	for _, n := range names {
-		found := false
-		for _, m := range report.Metrics {
-			if m.Name == strings.TrimSpace(n) {
-				out, found = append(out, m), true
-			}
-		}
-		if !found {
-			return nil, fmt.Errorf("--metric %q: not one of %s", n, strings.Join(report.MetricNames()[:len(report.Metrics)], ", "))
-		}
-	}
-	return out, nil
 }
 
 // writeFile writes a file whole through write, or says which file failed.

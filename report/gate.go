@@ -22,13 +22,18 @@ type Gate struct {
 	Metrics []string
 }
 
-// MetricNames are the metrics compare can test, in its order.
-func MetricNames() []string {
+// MetricNames are the metrics compare can test, in its order: each cell's
+// (CellMetricNames), then kind capacity's outcome.
+func MetricNames() []string { return append(CellMetricNames(), CapacityMetric) }
+
+// CellMetricNames are the names of Metrics, the figures each cell's
+// repetitions give.
+func CellMetricNames() []string {
 	out := make([]string, 0, len(Metrics)+1)
 	for _, m := range Metrics {
 		out = append(out, m.Name)
 	}
-	return append(out, CapacityMetric)
+	return out
 }
 
 // ParseFailOn reads --fail-on: "worse" (every metric) or

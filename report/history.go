@@ -3,7 +3,9 @@ package report
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/stats"
@@ -27,6 +29,19 @@ type HistoryRow struct {
 	// previous run's do not overlap (as Horreum flags a change), "" when
 	// they overlap or either has no interval, "first" for the key's first run.
 	Change string `json:"change" parquet:"change"`
+}
+
+// MetricsNamed are the Metrics of these names, in their order (--metric).
+func MetricsNamed(names []string) ([]Metric, error) {
+	out := make([]Metric, 0, len(names))
+	for _, n := range names {
+		i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Name == strings.TrimSpace(n) })
+		if i < 0 {
+			return nil, fmt.Errorf("--metric %q: not one of %s", n, strings.Join(CellMetricNames(), ", "))
+		}
+		out = append(out, Metrics[i])
+	}
+	return out, nil
 }
 
 // History is many runs' figures in one table, the runs in order of their
