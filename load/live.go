@@ -34,17 +34,6 @@ type LiveView struct {
 	OK [windowBuckets]uint64
 }
 
-// Done is every completed request of the view; Failed those not ok.
-func (v *LiveView) Done() (done, failed int64) {
-	for c, n := range v.Counts {
-		done += n
-		if Class(c) != ClassOK {
-			failed += n
-		}
-	}
-	return done, failed
-}
-
 // Snapshot returns the requests completed and failed so far.
 func (l *Live) Snapshot() (done, failed int64) {
 	if l == nil {
