@@ -608,11 +608,11 @@ def _check_or_write(what):
     doc = load()
     runs = registered_runs()
     problems = hash_problems(doc, runs)
-    load_designs(doc)  # a bad note is an error before anything is written
+    designs = load_designs(doc)  # a bad note is an error before anything is written
     if seeds_dir().is_dir():
         problems += quote_problems(doc)
     text = DOC.read_text()
-    new = doc_with_section(text, section(doc, runs))
+    new = doc_with_section(text, section(doc, runs, designs))
     if what == "write":
         DOC.write_text(new)
     elif new != text:
