@@ -366,3 +366,30 @@ func TestJobCarriesNotReadyStatus(t *testing.T) {
 		t.Errorf("the generator's not-ready status %d, want 202 (%s)", got, raw)
 	}
 }
+
+// A job carries load.abort_when_behind to its generator: each share checks
+// itself against its own part of the schedule.
+func TestJobCarriesTheBehindRule(t *testing.T) {
+	rule := &load.Behind{Share: 0.2, Window: 3 * time.Second}
+	o := load.Open{Schedule: load.Limit{S: load.Constant{Rate: 100}, Duration: time.Second}, MaxInFlight: 4, Deadline: time.Second, Behind: rule}
+	jobs, err := NewJobs(o, 2, load.Target{URL: "http://127.0.0.1:1/"}, load.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(jobs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Job
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	ex, err := back.executor(time.Now(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := ex.(load.Open)
+	if !ok || got.Behind == nil || *got.Behind != *rule {
+		t.Fatalf("the generator's open loop has rule %+v, want %+v (%s)", got.Behind, rule, raw)
+	}
+}

@@ -36,6 +36,8 @@ type OpenJob struct {
 	ExpectedNs   int64              `json:"expected_ns,omitempty"`
 	ResolutionNs int64              `json:"resolution_ns,omitempty"`
 	DeadlineNs   int64              `json:"deadline_ns,omitempty"`
+	// Behind is the share's own check on its schedule (load.abort_when_behind).
+	Behind *load.Behind `json:"behind,omitempty"`
 }
 
 // ClosedJob is a load.Closed.
@@ -98,7 +100,7 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 				return nil, fmt.Errorf("generators: %w", err)
 			}
 			jobs = append(jobs, Job{Model: "open", Open: &OpenJob{Schedule: ws, MaxInFlight: s.MaxInFlight, MaxLagNs: int64(s.MaxLag),
-				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline)}})
+				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline), Behind: s.Behind}})
 		}
 	case load.Closed:
 		records = e.Records != nil
@@ -187,7 +189,8 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, e
 			return nil, fmt.Errorf("job: %w", err)
 		}
 		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs),
-			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start, Records: sink}
+			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start, Records: sink,
+			Behind: j.Open.Behind}
 		return o, o.Validate()
 	case "closed":
 		if j.Closed == nil {

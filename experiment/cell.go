@@ -39,6 +39,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		BytesIn:          res.BytesIn,
 		BytesOut:         res.BytesOut,
 		Interrupted:      res.Interrupted,
+		Behind:           res.Behind,
 		Warnings:         []string{},
 	}
 	for cl := load.Class(0); cl < load.NumClasses; cl++ {
@@ -90,7 +91,11 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 	if res.Unsolicited > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("protocol error: the server sent %d response(s) nobody asked for; each connection was dropped, and no such response was taken as a request's reply", res.Unsolicited))
 	}
-	if res.Interrupted {
+	switch {
+	case res.Behind != "":
+		c.Valid = false
+		c.Warnings = append(c.Warnings, "invalid: stopped itself, "+res.Behind+": figures cover what was measured up to there")
+	case res.Interrupted:
 		c.Valid = false
 		c.Warnings = append(c.Warnings, "interrupted before its stop condition: figures cover what was measured")
 	}

@@ -125,10 +125,11 @@ type autoscale struct {
 	cfg         spec.AutoscaleSpec
 	maxInFlight int
 	seed        int64
+	behind      *load.Behind // load.abort_when_behind, for the open model
 }
 
 func newAutoscale(sp spec.Spec) (Kind, error) {
-	return autoscale{cfg: sp.Autoscale, maxInFlight: sp.Load.MaxInFlight, seed: sp.Seed}, nil
+	return autoscale{cfg: sp.Autoscale, maxInFlight: sp.Load.MaxInFlight, seed: sp.Seed, behind: BehindRule(sp.Load)}, nil
 }
 
 func (autoscale) Levels() []plan.Level { return []plan.Level{{Suffix: "/autoscale"}} }
@@ -171,7 +172,7 @@ func (k autoscale) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if expected == 0 {
 			expected = time.Minute
 		}
-		ex = load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: c.live(), Deadline: k.cfg.Duration.D()}
+		ex = load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: expected, Live: c.live(), Deadline: k.cfg.Duration.D(), Behind: k.behind}
 	}
 	ses := c.Driver.Session(fn.Options)
 	defer ses.Close()

@@ -44,7 +44,8 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	}
 	ses := c.Driver.Session(fn.Options)
 	defer ses.Close()
-	run := func(d time.Duration, n int64, records *load.RecordSink) (Driven, error) {
+	// The warm-up runs without the behind rule: a platform still warming up may lag.
+	run := func(d time.Duration, n int64, records *load.RecordSink, behind *load.Behind) (Driven, error) {
 		if k.load.Model != "open" {
 			return ses.Drive(ctx, load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records, Live: c.live()}, fn.Target)
 		}
@@ -56,10 +57,10 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return Driven{}, err
 		}
-		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d}, fn.Target)
+		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d, Behind: behind}, fn.Target)
 	}
 	warm, err := warmUp(ctx, k.load, func(d time.Duration) (*load.Result, error) {
-		dr, err := run(d, 0, nil)
+		dr, err := run(d, 0, nil, nil)
 		return dr.Result, err
 	})
 	if err != nil {
@@ -68,7 +69,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	if ctx.Err() != nil {
 		return nil, nil
 	}
-	dr, err := run(k.load.Duration.D(), k.load.Requests, sink)
+	dr, err := run(k.load.Duration.D(), k.load.Requests, sink, BehindRule(k.load))
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			return nil, err
 		}
 	}
-	if res.Interrupted && res.Total() == 0 {
+	if res.Interrupted && res.Total() == 0 && res.Behind == "" {
 		return nil, nil
 	}
 	out := CellFigures(pc, c.Platform.Name(), k.load.Model, res, dr.Generator, dr.Cores)

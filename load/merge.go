@@ -36,6 +36,9 @@ func MergeResults(parts []*Result) (*Result, error) {
 		out.Aborted += p.Aborted
 		out.Unsolicited += p.Unsolicited
 		out.Interrupted = out.Interrupted || p.Interrupted
+		if p.Behind != "" && out.Behind == "" {
+			out.Behind = fmt.Sprintf("generator %d of %d: %s", i+1, len(parts), p.Behind)
+		}
 		out.Workers += p.Workers
 		for w, n := range p.OfferedWindows {
 			for len(out.OfferedWindows) <= w {

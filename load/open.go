@@ -41,6 +41,10 @@ type Open struct {
 	// offsets count from it even when Run begins late (a late generator's
 	// requests then show as lag, never shifted).
 	StartAt time.Time
+	// Behind, when set, stops the load when it falls behind its schedule
+	// for a window (behind.go): the result is interrupted and says why in
+	// Result.Behind.
+	Behind *Behind
 }
 
 // DefaultMaxInFlight bounds an open loop's concurrency when not set.
@@ -60,6 +64,9 @@ func (o Open) Validate() error {
 	case o.MaxLag < 0:
 		return errors.New("open loop: max lag must not be negative")
 	}
+	if o.Behind != nil {
+		return o.Behind.Validate()
+	}
 	return nil
 }
 
@@ -76,6 +83,13 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	start, err := begin(ctx, o.StartAt)
 	if err != nil {
 		return nil, err
+	}
+	bw := newBehindWatch(o.Behind, o.Schedule, o.Deadline, n, start)
+	if bw != nil {
+		var cut context.CancelFunc
+		ctx, cut = context.WithCancel(ctx)
+		defer cut()
+		bw.watch(cut)
 	}
 	// Workers are started as the load needs them, up to n, and record
 	// through a few shared recorders (shard.go): memory follows neither the
@@ -104,6 +118,9 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		for ok := true; ok; tk, ok = <-tickets {
 			if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
 				w.dropLate(tk.off)
+				if bw != nil {
+					bw.dropped.Add(1)
+				}
 				continue
 			}
 			w.hit(tk.off, 1)
@@ -133,7 +150,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	wg.Add(2) // the pacer and the first worker
 	go func() {
 		defer wg.Done()
-		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn)
+		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn, bw)
 		close(tickets)
 	}()
 	go func() {
@@ -144,6 +161,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		}
 	}()
 	wg.Wait()
+	behind := bw.stop()
 	if cut {
 		// What the schedule still had up to the deadline: not sent. A pure
 		// function of the index, so nothing was kept while running.
@@ -174,6 +192,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		return nil, err
 	}
 	res.OfferedWindows = offered
+	res.Behind = behind
 	if scheduled > 0 {
 		// The span of n arrivals is n mean gaps: (last - first) × n/(n-1).
 		span := last
@@ -192,7 +211,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // handed out (the schedule's count, unless interrupted or cut), the offset
 // of the last one, how many it offered in each second, and whether the
 // deadline cut it short.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool) (n int64, last time.Duration, offered []int64, cut bool) {
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool, bw *behindWatch) (n int64, last time.Duration, offered []int64, cut bool) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
@@ -222,6 +241,9 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 		case tickets <- tk: // a worker was free
 		default:
 			if !spawn(tk) { // no worker free and no more to start: wait for one
+				if bw != nil {
+					bw.full.Add(1)
+				}
 				select {
 				case tickets <- tk:
 				case <-deadline:
@@ -230,6 +252,9 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 					return i, last, offered, false
 				}
 			}
+		}
+		if bw != nil {
+			bw.handed.Store(i + 1)
 		}
 		last = off
 		w := windowIndex(off)

@@ -33,6 +33,9 @@ type Result struct {
 	// OfferedWindows counts the requests the schedule offered in each second
 	// (open loop only).
 	OfferedWindows []int64
+	// Behind says why an open loop stopped itself (Open.Behind): it fell
+	// behind its schedule ("" when it did not).
+	Behind string
 	// Batch is a batch's item figures (what Batch.Run also returns), nil
 	// for other loads.
 	Batch *BatchFigures

@@ -47,6 +47,7 @@ type WireResult struct {
 	SpanNs      int64                  `json:"schedule_span_ns"`
 	Offered     []int64                `json:"offered_windows,omitempty"`
 	Batch       *BatchFigures          `json:"batch,omitempty"`
+	Behind      string                 `json:"behind,omitempty"`
 }
 
 // WireWindow is one second of a result.
@@ -63,7 +64,7 @@ func (r *Result) ToWire() (*WireResult, error) {
 		ColdStarts: r.ColdStarts, ColdKinds: r.ColdKinds, Instances: r.Instances, Statuses: r.Statuses,
 		FirstSentNs: int64(r.FirstSent), LastDoneNs: int64(r.LastDone), StartUnixNs: r.Start.UnixNano(),
 		ElapsedNs: int64(r.Elapsed), Aborted: r.Aborted, Unsolicited: r.Unsolicited, Interrupted: r.Interrupted,
-		Workers: r.Workers, OfferedRate: r.OfferedRate, SpanNs: int64(r.ScheduleSpan), Offered: r.OfferedWindows, Batch: r.Batch}
+		Workers: r.Workers, OfferedRate: r.OfferedRate, SpanNs: int64(r.ScheduleSpan), Offered: r.OfferedWindows, Batch: r.Batch, Behind: r.Behind}
 	var err error
 	enc := func(h *hist.Histogram) *hist.Wire {
 		if err != nil {
@@ -111,7 +112,7 @@ func (w *WireResult) FromWire() (*Result, error) {
 	}
 	r := &Result{Recorder: NewRecorder(0), Start: time.Unix(0, w.StartUnixNs), Elapsed: time.Duration(w.ElapsedNs),
 		Aborted: w.Aborted, Unsolicited: w.Unsolicited, Interrupted: w.Interrupted, Workers: w.Workers,
-		OfferedRate: w.OfferedRate, ScheduleSpan: time.Duration(w.SpanNs), OfferedWindows: w.Offered, Batch: w.Batch}
+		OfferedRate: w.OfferedRate, ScheduleSpan: time.Duration(w.SpanNs), OfferedWindows: w.Offered, Batch: w.Batch, Behind: w.Behind}
 	r.Closed, r.Counts, r.BytesOut, r.BytesIn, r.ColdStarts = w.Closed, w.Counts, w.BytesOut, w.BytesIn, w.ColdStarts
 	r.FirstSent, r.LastDone = time.Duration(w.FirstSentNs), time.Duration(w.LastDoneNs)
 	for _, n := range w.Counts {

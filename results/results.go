@@ -193,7 +193,10 @@ type Cell struct {
 	BytesOut    int64            `json:"bytes_out"`
 	Windows     []Window         `json:"windows"`
 	Interrupted bool             `json:"interrupted"`
-	Valid       bool             `json:"valid"`
+	// Behind says why the open loop stopped itself, behind its schedule
+	// (load.abort_when_behind); the cell is then interrupted too.
+	Behind string `json:"behind,omitempty"`
+	Valid  bool   `json:"valid"`
 	// Stolen: in some second the hypervisor stole more CPU time than the
 	// threshold (load.Thresholds.MaxSteal); an invalid cell so marked is
 	// measured again (spec steal_retries).

@@ -140,6 +140,9 @@ func (c *cells) run(ctx context.Context) (err error) {
 			}
 			prog.end(out)
 			printRow(c.o.Log, out)
+			if out.Behind != "" {
+				return fmt.Errorf("%w: cell %s stopped the run: %s", ErrBehind, out.ID, out.Behind)
+			}
 			if h := c.o.AfterCell; h != nil && !out.Interrupted {
 				if err := h(c.dir.Path, *out); err != nil {
 					return fmt.Errorf("%w after cell %s: %w", ErrAborted, out.ID, err)

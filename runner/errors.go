@@ -29,3 +29,8 @@ func inputErr(err error) error {
 // ErrAborted is returned when Options.AfterCell stopped the run (a threshold
 // with abort broken): the cells measured are kept and the run is partial.
 var ErrAborted = errors.New("aborted")
+
+// ErrBehind is returned when an open loop fell behind its schedule for the
+// window load.abort_when_behind sets: the run stops after that cell (kept,
+// interrupted), the run is partial, and the error says which cell and why.
+var ErrBehind = errors.New("the load fell behind its schedule")

@@ -215,9 +215,22 @@ type LoadSpec struct {
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
 	// Records writes every request of every cell to records/<cell>.parquet.
 	Records bool `yaml:"records" json:"records,omitempty"`
+	// AbortWhenBehind stops the run when an open loop falls behind its
+	// schedule (nil: it never does; the cell is then judged afterwards, by
+	// its sent share and generator lag).
+	AbortWhenBehind *BehindSpec `yaml:"abort_when_behind" json:"abort_when_behind,omitempty"`
 	// Generators splits every cell's load over several generator processes
 	// and merges their results exactly (nil: one, this process).
 	Generators *GeneratorsSpec `yaml:"generators" json:"generators,omitempty"`
+}
+
+// BehindSpec is load.abort_when_behind: an open loop that, over Window,
+// sent less than 1 - Share of what its schedule offered stops the run (the
+// In-Vitro loader aborts at 20 % behind). The cell is kept, marked
+// interrupted, and the manifest says why.
+type BehindSpec struct {
+	Share  float64  `yaml:"share" json:"share"`
+	Window Duration `yaml:"window" json:"window"`
 }
 
 // UntilSpec is adaptive stopping: repetitions are added until the 95 %

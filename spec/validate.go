@@ -295,6 +295,9 @@ func (p *Parsed) Validate(k Known) error {
 	if g := l.Generators; g != nil {
 		p.validateGenerators(g, add)
 	}
+	if b := l.AbortWhenBehind; b != nil {
+		validateBehind(s, b, add)
+	}
 	nonNeg("load.duration", l.Duration)
 	nonNeg("load.warmup", l.Warmup)
 	if wm := l.WarmupMax.D(); wm != 0 {
@@ -386,3 +389,24 @@ func repeatAt[T comparable](list []T) int {
 }
 
 var functionNameRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+
+// validateBehind checks load.abort_when_behind: a share of the offered
+// requests and a window, where an open loop runs.
+func validateBehind(s *Spec, b *BehindSpec, add func(string, string, ...any)) {
+	if !(b.Share > 0 && b.Share < 1) {
+		add("load.abort_when_behind.share", "%v: want a share above 0 and below 1 (0.2: stop when under 80 %% of the offered requests went out)", b.Share)
+	}
+	if w := b.Window.D(); w < 100*time.Millisecond || w > time.Hour {
+		add("load.abort_when_behind.window", "%v: want 100ms to 1h", b.Window)
+	}
+	open := (s.Kind == KindSweep || s.Kind == KindBaseline) && s.Load.Model == "open"
+	if s.Kind == KindAutoscale && s.Autoscale.Model != "closed" {
+		open = true
+	}
+	switch {
+	case s.Kind == KindCapacity:
+		add("load.abort_when_behind", "kind capacity goes past what the platform can take on purpose, and judges each rate itself")
+	case !open:
+		add("load.abort_when_behind", "applies to an open loop (kinds sweep and baseline with load.model open, or autoscale with its open model)")
+	}
+}
