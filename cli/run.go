@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/livedash"
 	"github.com/faasbench/faasbench/livemetrics"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/platform"
@@ -37,6 +38,8 @@ type runOpts struct {
 	thresholds []string
 	// metricsListen is --metrics-listen: where the live exporter listens ("" off).
 	metricsListen string
+	// dashboardListen is --dashboard-listen: where the live dashboard listens ("" off).
+	dashboardListen string
 	// parsed are the thresholds, read before anything starts.
 	parsed []threshold.Threshold
 }
@@ -94,6 +97,7 @@ are kept, the manifest says partial and why, and the exit is 4.`,
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
 	cmd.Flags().StringVar(&o.metricsListen, "metrics-listen", "", "serve the run's live figures on http://ADDR/metrics in Prometheus' format while it goes (HOST:PORT, or PORT alone on loopback, e.g. 9464)")
+	cmd.Flags().StringVar(&o.dashboardListen, "dashboard-listen", "", "serve a live web dashboard of the run on http://ADDR/ while it goes: progress, the current cell's rate and latency, replicas, cold starts, then the final summary (HOST:PORT, or PORT alone on loopback, e.g. 9465)")
 	cmd.Flags().StringArrayVar(&o.thresholds, "threshold", nil, "a pass/fail criterion every cell must hold, e.g. p99<100ms, p99[10s]<250ms, errors<0.1%, rps>=500, p99<1s:abort (exit 4 when broken)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")
 	return cmd
@@ -146,6 +150,7 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 			return nil
 		}
 	}
+	var exporter, dashboard runner.Watcher
 	if o.metricsListen != "" && !o.dryRun {
 		e := livemetrics.New()
 		if err := e.Listen(o.metricsListen); err != nil {
@@ -156,8 +161,22 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 		if e.Exposed() {
 			fmt.Fprintf(a.env.Stderr, "live metrics: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", e.Addr())
 		}
-		ro.Watch = e
+		exporter = e
 	}
+	var dash *livedash.Dashboard
+	if o.dashboardListen != "" && !o.dryRun {
+		dash = livedash.New()
+		if err := dash.Listen(o.dashboardListen); err != nil {
+			return usageErr("%v", err)
+		}
+		defer func() { _ = dash.Close() }()
+		fmt.Fprintf(a.env.Stderr, "live dashboard: http://%s/\n", dash.Addr())
+		if dash.Exposed() {
+			fmt.Fprintf(a.env.Stderr, "live dashboard: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", dash.Addr())
+		}
+		dashboard = dash
+	}
+	ro.Watch = runner.Watchers(exporter, dashboard)
 	var r *runner.Run
 	if o.resume != "" {
 		r, err = runner.Resume(o.resume, ro)
@@ -175,6 +194,10 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 		return exitOf(err)
 	}
 	runErr := r.Execute(ctx)
+	if dash != nil {
+		sum := r.Summary()
+		dash.Finish(sum.Status, runErr, sum.Cells)
+	}
 	if a.json() {
 		if err := json.NewEncoder(r.Redacted(a.env.Stdout)).Encode(r.Summary()); err != nil {
 			runErr = errors.Join(runErr, err)

@@ -10,7 +10,6 @@ package livemetrics
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/http"
 	"sync"
@@ -19,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/faasbench/faasbench/internal/listen"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
@@ -53,13 +53,9 @@ func New() *Exporter { return &Exporter{now: time.Now, finished: map[string]int6
 // Listen serves e on addr (host:port; ":port" or "port" alone listen on
 // loopback). The error names the address when it cannot be taken.
 func (e *Exporter) Listen(addr string) error {
-	a, err := Address(addr)
+	ln, err := listen.On("--metrics-listen", addr, DefaultAddr)
 	if err != nil {
 		return err
-	}
-	ln, err := net.Listen("tcp", a)
-	if err != nil {
-		return fmt.Errorf("--metrics-listen %s: %w", addr, err)
 	}
 	e.ln = ln
 	mux := http.NewServeMux()
@@ -72,31 +68,12 @@ func (e *Exporter) Listen(addr string) error {
 
 // Address is addr with loopback for an empty host.
 func Address(addr string) (string, error) {
-	if addr == "" {
-		return DefaultAddr, nil
-	}
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		host, port = "", addr // a port alone
-	}
-	if p, err := net.LookupPort("tcp", port); err != nil || p > 65535 {
-		return "", fmt.Errorf("--metrics-listen %q: want HOST:PORT or PORT (e.g. %s)", addr, DefaultAddr)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.JoinHostPort(host, port), nil
+	return listen.Address("--metrics-listen", addr, DefaultAddr)
 }
 
 // Exposed says whether the address the exporter took is off loopback (the
 // caller warns: the figures name the run's functions and cells).
-func (e *Exporter) Exposed() bool {
-	if e.ln == nil {
-		return false
-	}
-	a, ok := e.ln.Addr().(*net.TCPAddr)
-	return ok && !a.IP.IsLoopback()
-}
+func (e *Exporter) Exposed() bool { return listen.Exposed(e.ln) }
 
 // Addr is the address the exporter listens on ("" before Listen).
 func (e *Exporter) Addr() string {

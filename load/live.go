@@ -69,6 +69,30 @@ func (l *Live) Read(v *LiveView) {
 	}
 }
 
+// Since is what was counted after prev (an earlier view of the same Live).
+func (v LiveView) Since(prev LiveView) LiveView {
+	out := v
+	for c := range out.Counts {
+		out.Counts[c] -= prev.Counts[c]
+	}
+	out.Cold -= prev.Cold
+	for b := range out.OK {
+		out.OK[b] -= prev.OK[b]
+	}
+	return out
+}
+
+// QuantileNs is the q-quantile of the view's successful latencies: the
+// upper edge of the bucket that holds it (within a bucket, about 19 %,
+// above the exact value); 0 with no success.
+func (v LiveView) QuantileNs(q float64) int64 {
+	b, ok := bucketRank(v.OK[:], q)
+	if !ok {
+		return 0
+	}
+	return bucketUpperNs(b)
+}
+
 func (l *Live) shard(i int) *liveShard {
 	if l == nil {
 		return nil

@@ -83,3 +83,40 @@ func TestLiveViewIsTheRunsCountsAndBuckets(t *testing.T) {
 		t.Error("nil Live read counts")
 	}
 }
+
+// A view since an earlier one holds what came between; its quantile is the
+// upper edge of the bucket that holds it.
+func TestLiveViewSinceAndQuantile(t *testing.T) {
+	var l Live
+	var before, after LiveView
+	for i := 0; i < 100; i++ {
+		l.shard(i).count(ClassOK, 1_000_000, false) // 1 ms
+	}
+	l.Read(&before)
+	for i := 0; i < 90; i++ {
+		l.shard(i).count(ClassOK, 2_000_000, i == 0) // 2 ms
+	}
+	for i := 0; i < 10; i++ {
+		l.shard(i).count(ClassOK, 50_000_000, false) // 50 ms
+		l.shard(i).count(Class5xx, 0, false)
+	}
+	l.Read(&after)
+	d := after.Since(before)
+	if d.Counts[ClassOK] != 100 || d.Counts[Class5xx] != 10 || d.Cold != 1 {
+		t.Fatalf("since: %d ok, %d 5xx, %d cold; want 100, 10, 1", d.Counts[ClassOK], d.Counts[Class5xx], d.Cold)
+	}
+	for _, c := range []struct {
+		q    float64
+		want int64
+	}{{0.5, bucketUpperNs(windowBucket(2_000_000))}, {0.9, bucketUpperNs(windowBucket(2_000_000))}, {0.91, bucketUpperNs(windowBucket(50_000_000))}} {
+		if got := d.QuantileNs(c.q); got != c.want {
+			t.Errorf("q %v: %d ns, want %d", c.q, got, c.want)
+		}
+	}
+	if got := before.QuantileNs(0.99); got != bucketUpperNs(windowBucket(1_000_000)) {
+		t.Errorf("before: p99 %d", got)
+	}
+	if got := (LiveView{}).QuantileNs(0.5); got != 0 {
+		t.Errorf("empty: %d", got)
+	}
+}

@@ -90,25 +90,32 @@ func (w *Window) Completed() int64 {
 // QuantileNs returns an approximate latency quantile (the upper edge of the
 // bucket holding it, never above the window's max); 0 when empty.
 func (w *Window) QuantileNs(q float64) int64 {
+	b, ok := bucketRank(w.buckets[:], q)
+	if !ok {
+		return 0
+	}
+	return min(bucketUpperNs(b), w.LatMaxNs)
+}
+
+// bucketRank is the bucket that holds the q-quantile of counts (the
+// ceil(q×total)-th value, at least the first); false when all are empty.
+func bucketRank[T uint32 | uint64](counts []T, q float64) (int, bool) {
 	var total uint64
-	for _, c := range w.buckets {
+	for _, c := range counts {
 		total += uint64(c)
 	}
 	if total == 0 {
-		return 0
+		return 0, false
 	}
-	rank := uint64(math.Ceil(q * float64(total)))
-	if rank == 0 {
-		rank = 1
-	}
+	rank := max(uint64(math.Ceil(q*float64(total))), 1)
 	var seen uint64
-	for b, c := range w.buckets {
+	for b, c := range counts {
 		seen += uint64(c)
 		if seen >= rank {
-			return min(bucketUpperNs(b), w.LatMaxNs)
+			return b, true
 		}
 	}
-	return w.LatMaxNs
+	return len(counts) - 1, true
 }
 
 // windowIndex is the second of the run an offset falls in.

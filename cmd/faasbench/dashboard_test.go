@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+)
+
+// faasbench run --dashboard-listen: while a local-platform run goes, its
+// event stream carries frames with the cell's requests, then the end with
+// the summary's status and cells; the server is gone after the run; a taken
+// port is exit 2 naming the flag.
+func TestRunServesALiveDashboard(t *testing.T) {
+	const spec = `version: 1
+name: dash
+platform: {name: local}
+functions: [{workload: hello, language: go}]
+load: {concurrency: [2], duration: 3s, warmup: 0s}
+repetitions: 1
+`
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", addr)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var resp *http.Response
+	for i := 0; i < 300; i++ { // at most 30 s for the server to come up
+		if resp, err = http.Get("http://" + addr + "/events"); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		t.Fatalf("no dashboard at %s: %v\n%s", addr, err, stderr.String())
+	}
+	var maxOK int64
+	var final struct {
+		Status string `json:"status"`
+		Cells  []struct {
+			ID       string `json:"id"`
+			Requests int64  `json:"requests"`
+		} `json:"cells"`
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	kind := ""
+	for sc.Scan() { // ends when the run's dashboard closes the stream
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, "event: "):
+			kind = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: ") && kind == "frame":
+			var f struct {
+				Cell *struct {
+					OK int64 `json:"ok"`
+				} `json:"cell"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &f); err != nil {
+				t.Fatal(err)
+			}
+			if f.Cell != nil {
+				maxOK = max(maxOK, f.Cell.OK)
+			}
+		case strings.HasPrefix(line, "data: ") && kind == "done":
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &final); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	resp.Body.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	if maxOK == 0 {
+		t.Errorf("no frame showed the cell's requests\n%s", stderr.String())
+	}
+	if final.Status != "complete" || len(final.Cells) != 1 || final.Cells[0].ID != "hello-go/c=2/r=1" || final.Cells[0].Requests < maxOK {
+		t.Errorf("the end: %+v (frames saw up to %d ok)", final, maxOK)
+	}
+	if !strings.Contains(stderr.String(), "live dashboard: http://"+addr+"/") {
+		t.Errorf("stderr does not say where: %s", stderr.String())
+	}
+	if _, err := http.Get("http://" + addr + "/"); err == nil {
+		t.Error("still listening after the run")
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	code, errOut := runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", taken.Addr().String())
+	if code != 2 || !strings.Contains(errOut, "--dashboard-listen "+taken.Addr().String()) {
+		t.Errorf("taken port: exit %d\n%s", code, errOut)
+	}
+}
