@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,9 @@ type runOpts struct {
 	thresholds []string
 	// metricsListen is --metrics-listen: where the live exporter listens ("" off).
 	metricsListen string
+	// remoteWrite is --remote-write: a remote-write endpoint ("" off), every remoteEvery.
+	remoteWrite string
+	remoteEvery time.Duration
 	// dashboardListen is --dashboard-listen: where the live dashboard listens ("" off).
 	dashboardListen string
 	// parsed are the thresholds, read before anything starts.
@@ -97,6 +101,8 @@ are kept, the manifest says partial and why, and the exit is 4.`,
 	o.cluster.add(cmd)
 	cmd.Flags().StringVar(&o.resume, "resume", "", "resume an interrupted run: the run directory; cells it completed are not run again")
 	cmd.Flags().StringVar(&o.metricsListen, "metrics-listen", "", "serve the run's live figures on http://ADDR/metrics in Prometheus' format while it goes (HOST:PORT, or PORT alone on loopback, e.g. 9464)")
+	cmd.Flags().StringVar(&o.remoteWrite, "remote-write", "", "send the run's live figures to a Prometheus remote-write endpoint (Remote Write 2.0; the latency as a native histogram), e.g. http://127.0.0.1:9090/api/v1/write")
+	cmd.Flags().DurationVar(&o.remoteEvery, "remote-write-every", livemetrics.DefaultRemoteEvery, "how often --remote-write sends")
 	cmd.Flags().StringVar(&o.dashboardListen, "dashboard-listen", "", "serve a live web dashboard of the run on http://ADDR/ while it goes: progress, the current cell's rate and latency, replicas, cold starts, then the final summary (HOST:PORT, or PORT alone on loopback, e.g. 9465)")
 	cmd.Flags().StringArrayVar(&o.thresholds, "threshold", nil, "a pass/fail criterion every cell must hold, e.g. p99<100ms, p99[10s]<250ms, errors<0.1%, rps>=500, p99<1s:abort (exit 4 when broken)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "validate the spec and print the plan as JSON (every cell in run order, with the files it will write); start nothing, write nothing")
@@ -162,6 +168,30 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 			fmt.Fprintf(a.env.Stderr, "live metrics: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", e.Addr())
 		}
 		exporter = e
+	}
+	if o.remoteWrite != "" && !o.dryRun {
+		if o.remoteEvery < 100*time.Millisecond || o.remoteEvery > time.Hour {
+			return usageErr("--remote-write-every %v: want 100ms to 1h", o.remoteEvery)
+		}
+		e, _ := exporter.(*livemetrics.Exporter)
+		if e == nil {
+			e = livemetrics.New() // figures to write, served nowhere
+			exporter = e
+		}
+		w, err := e.RemoteWrite(o.remoteWrite, o.remoteEvery, a.env.Stderr)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		defer func() {
+			writes, failed, last := w.Stop()
+			if failed > 0 {
+				fmt.Fprintf(a.env.Stderr, "remote write: %d of %d writes failed (last: %v)\n", failed, writes, last)
+			} else {
+				fmt.Fprintf(a.env.Stderr, "remote write: %d writes\n", writes)
+			}
+		}()
+		shown, _ := livemetrics.RemoteURL(o.remoteWrite)
+		fmt.Fprintf(a.env.Stderr, "remote write: %s every %v\n", shown, o.remoteEvery)
 	}
 	var dash *livedash.Dashboard
 	if o.dashboardListen != "" && !o.dryRun {

@@ -4,6 +4,9 @@ import (
 	"io"
 	"net/http/httptest"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/observe"
@@ -29,5 +32,28 @@ func BenchmarkScrape(b *testing.B) {
 			b.Fatal(w.Code)
 		}
 		_, _ = io.Copy(io.Discard, w.Body)
+	}
+}
+
+// BenchmarkRemoteWriteRequest is one remote write's work on faasbench's
+// side: the series gathered, made a Remote Write 2.0 request, marshalled
+// (the HTTP round trip and the compression are the library's).
+func BenchmarkRemoteWriteRequest(b *testing.B) {
+	e := New()
+	e.RunStarted("run", "bench", "local", 10, func() []observe.TimelineSample {
+		return []observe.TimelineSample{{Function: "f", Ready: 2, Desired: 2, CPUCores: 0.5, MemoryMiB: 30}}
+	})
+	var live load.Live
+	e.CellStarted(plan.Cell{ID: "f/c=8/r=1", Function: "f", Concurrency: 8}, &live)
+	w := &RemoteWriter{gather: registryOf(e), now: time.Now}
+	b.ReportAllocs()
+	for range b.N {
+		req, err := w.request()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := proto.Marshal(req); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

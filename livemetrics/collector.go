@@ -1,8 +1,6 @@
 package livemetrics
 
 import (
-	"math"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/faasbench/faasbench/load"
@@ -28,16 +26,6 @@ var (
 	descMemory    = prometheus.NewDesc("faasbench_function_memory_bytes", "A function's instances' memory at the last timeline sample.", fnLabels, nil)
 	descQueued    = prometheus.NewDesc("faasbench_function_queued_requests", "Requests waiting for a free instance at the last timeline sample (where the platform says).", fnLabels, nil)
 )
-
-// octaves are the histogram's upper bounds in seconds: every 2^k µs of the
-// windows' buckets (exact edges of theirs: WindowPerOctave buckets each).
-var octaves = func() []int {
-	var out []int
-	for b := load.WindowPerOctave - 1; b < load.WindowBuckets-1; b += load.WindowPerOctave {
-		out = append(out, b)
-	}
-	return out
-}()
 
 type collector struct{ e *Exporter }
 
@@ -82,7 +70,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(descCellCold, prometheus.CounterValue, float64(v.Cold), lv...)
-		ch <- histogram(v, lv)
+		ch <- newLatencyMetric(v, lv)
 		ch <- prometheus.MustNewConstMetric(descCellAge, prometheus.GaugeValue, e.now().Sub(start).Seconds(), lv...)
 		ch <- prometheus.MustNewConstMetric(descCellConc, prometheus.GaugeValue, float64(cell.Concurrency), lv...)
 		ch <- prometheus.MustNewConstMetric(descCellRate, prometheus.GaugeValue, cell.Rate, lv...)
@@ -98,25 +86,4 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemory, prometheus.GaugeValue, s.MemoryMiB*(1<<20), lf...)
 		ch <- prometheus.MustNewConstMetric(descQueued, prometheus.GaugeValue, float64(s.Queued), lf...)
 	}
-}
-
-// histogram is the view's successful latencies as a cumulative histogram at
-// the octave edges (the last bucket, everything above, is +Inf's).
-func histogram(v load.LiveView, lv []string) prometheus.Metric {
-	buckets := make(map[float64]uint64, len(octaves))
-	var cum, count uint64
-	var sum float64
-	next := 0
-	for b, n := range v.OK {
-		cum += n
-		count += n
-		// The sum is estimated at each bucket's midpoint (geometric): Prometheus' _sum.
-		lo := float64(load.WindowLowestNs) * math.Exp2(float64(b)/load.WindowPerOctave)
-		sum += float64(n) * lo * math.Exp2(0.5/load.WindowPerOctave) / 1e9
-		if next < len(octaves) && b == octaves[next] {
-			buckets[float64(load.WindowBucketUpperNs(b))/1e9] = cum
-			next++
-		}
-	}
-	return prometheus.MustNewConstHistogram(descCellLat, count, sum, buckets, lv...)
 }

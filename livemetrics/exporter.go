@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/faasbench/faasbench/internal/listen"
@@ -100,9 +99,7 @@ func (e *Exporter) Close() error {
 // Handler is /metrics for e (a registry of its own: no process metrics of
 // faasbench's, which would say nothing of the run).
 func (e *Exporter) Handler() http.Handler {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collector{e})
-	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
+	return promhttp.HandlerFor(registryOf(e), promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 
 // RunStarted says which run this is, its cells, and where its timeline is.
