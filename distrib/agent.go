@@ -147,7 +147,16 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			}
 			jctx, jcancel := context.WithCancel(ctx)
 			stop.Store(&jcancel)
-			rep, records := a.run(jctx, m.Job)
+			var live *load.Live
+			var liveDone func()
+			if every := time.Duration(m.Job.LiveEveryNs); every > 0 {
+				live = &load.Live{}
+				liveDone = sendLive(w, live, max(every, 100*time.Millisecond))
+			}
+			rep, records := a.run(jctx, m.Job, live)
+			if liveDone != nil {
+				liveDone() // before the report: one writer on w at a time
+			}
 			stop.Store(nil)
 			jcancel()
 			err := writeMsg(w, &Msg{Type: "report", Report: rep})
@@ -166,6 +175,33 @@ func (a *Agent) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 			return fmt.Errorf("agent: unexpected %q message", m.Type)
 		}
 	}
+}
+
+// sendLive sends live's counts on w every every, and once more when the
+// returned func is called (it waits for that last send). A failed send
+// ends the sending, never the job: the report says the rest.
+func sendLive(w io.Writer, live *load.Live, every time.Duration) func() {
+	stopc := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		var v load.LiveView
+		for {
+			var last bool
+			select {
+			case <-stopc:
+				last = true // the job's end: its final counts, then the report
+			case <-t.C:
+			}
+			live.Read(&v)
+			if writeMsg(w, &Msg{Type: "live", Live: &v}) != nil || last {
+				return
+			}
+		}
+	}()
+	return func() { close(stopc); <-done }
 }
 
 // sendRecords sends the records file in chunks, then its end.
@@ -195,7 +231,7 @@ func sendRecords(w io.Writer, path string) error {
 // run does one job and reports it (an error in the report, never a panic),
 // with the path of its records file when it kept them ("": none; the
 // caller removes it).
-func (a *Agent) run(ctx context.Context, j *Job) (*Report, string) {
+func (a *Agent) run(ctx context.Context, j *Job, live *load.Live) (*Report, string) {
 	rep := &Report{Index: a.Index, Cores: runtime.GOMAXPROCS(0)}
 	var records string
 	fail := func(err error) (*Report, string) {
@@ -226,7 +262,7 @@ func (a *Agent) run(ctx context.Context, j *Job) (*Report, string) {
 		defer file.Close()
 		sink = load.NewRecordSink(file, 2*j.workers()+4, load.Meta(j.Cell, j.StartAtNs)).ForGenerator(a.Index)
 	}
-	ex, err := j.executor(start, sink)
+	ex, err := j.executor(start, sink, live)
 	if err != nil {
 		if sink != nil {
 			_, _, _ = sink.Close()

@@ -234,6 +234,12 @@ type Outcome struct {
 // instant, waits for every report, and merges them. When ctx ends first,
 // the agents are told to stop and their reports are awaited for Grace.
 func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
+	return co.RunLive(ctx, jobs, nil)
+}
+
+// RunLive is Run, with each agent's live counts (when its job asks for
+// them: Job.LiveEveryNs) added to live as they come (load.Live.SetRemote).
+func (co *Coordinator) RunLive(ctx context.Context, jobs []Job, live *load.Live) (*Outcome, error) {
 	if len(jobs) != len(co.conns) {
 		return nil, fmt.Errorf("generators: %d jobs for %d generators", len(jobs), len(co.conns))
 	}
@@ -263,7 +269,16 @@ func (co *Coordinator) Run(ctx context.Context, jobs []Job) (*Outcome, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			m, err := readMsg(c.R, MaxReport, "report")
+			m, err := readMsg(c.R, MaxReport, "")
+			for err == nil && m.Type == "live" {
+				if m.Live != nil {
+					live.SetRemote(i, *m.Live)
+				}
+				m, err = readMsg(c.R, MaxReport, "")
+			}
+			if err == nil && m.Type != "report" {
+				err = fmt.Errorf("receive: a %q message, want \"report\"", m.Type)
+			}
 			if err != nil {
 				errs[i] = fmt.Errorf("generator %d: %w", i, c.explain(err))
 				c.failed = errs[i] // its stream is broken: no more jobs

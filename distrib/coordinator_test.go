@@ -384,7 +384,7 @@ func TestJobCarriesTheBehindRule(t *testing.T) {
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	ex, err := back.executor(time.Now(), nil)
+	ex, err := back.executor(time.Now(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func (s *session) Drive(ctx context.Context, ex load.Executor, t load.Target) (e
 	if err != nil {
 		return experiment.Driven{}, err
 	}
-	out, err := s.co.Run(ctx, jobs)
+	out, err := s.co.RunLive(ctx, jobs, LiveOf(ex))
 	if out != nil {
 		defer removeAll(out.Records)
 	}

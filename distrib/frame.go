@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/faasbench/faasbench/load"
 )
 
 // Protocol is the version of the messages: coordinator and agent must agree.
@@ -22,7 +24,7 @@ const (
 
 // Msg is one message; Type says which field is set.
 type Msg struct {
-	Type   string  `json:"type"` // hello, ping, pong, job, report, records, error, bye
+	Type   string  `json:"type"` // hello, ping, pong, job, live, report, records, error, bye
 	Hello  *Hello  `json:"hello,omitempty"`
 	Ping   *Ping   `json:"ping,omitempty"`
 	Job    *Job    `json:"job,omitempty"`
@@ -30,7 +32,10 @@ type Msg struct {
 	// Records is a piece of a generator's per-request records file, sent
 	// after its report when the load keeps records.
 	Records *RecordsChunk `json:"records,omitempty"`
-	Error   string        `json:"error,omitempty"`
+	// Live is an agent's counts so far while its job runs (a "live"
+	// message, when the job asks: Job.LiveEveryNs).
+	Live  *load.LiveView `json:"live,omitempty"`
+	Error string         `json:"error,omitempty"`
 }
 
 // RecordsChunk is up to RecordsChunkBytes of a records file; Done ends it.

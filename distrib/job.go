@@ -26,7 +26,15 @@ type Job struct {
 	Client    ClientJob  `json:"client"`
 	// Records: keep every request, and send the file after the report.
 	Records bool `json:"records,omitempty"`
+	// LiveEveryNs, when set, asks the agent for its live counts ("live"
+	// messages) this often while the job runs: the coordinator's watchers
+	// then see every generator's share as it goes.
+	LiveEveryNs int64 `json:"live_every_ns,omitempty"`
 }
+
+// LiveEvery is how often an agent sends its live counts when its
+// coordinator's load is watched.
+const LiveEvery = 500 * time.Millisecond
 
 // OpenJob is a load.Open.
 type OpenJob struct {
@@ -127,14 +135,31 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 	default:
 		return nil, fmt.Errorf("generators: a %T load cannot be split over generators", ex)
 	}
+	live := LiveOf(ex) != nil
 	for i := range jobs {
 		jobs[i].Share = load.Share{Index: i, Of: n}
 		jobs[i].Records = records
+		if live {
+			jobs[i].LiveEveryNs = int64(LiveEvery)
+		}
 		jobs[i].Target = TargetJob{Method: t.Method, URL: t.URL, Header: t.Header, Body: t.Body}
 		jobs[i].Client = ClientJob{TimeoutNs: int64(opts.Timeout), NewConnPerRequest: opts.NewConnPerRequest, MaxConns: opts.MaxConns,
 			NetHTTP: opts.NetHTTP, NotReadyStatus: opts.NotReadyStatus, Checks: opts.Checks}
 	}
 	return jobs, nil
+}
+
+// LiveOf is the live counters of an executor NewJobs splits (nil: none).
+func LiveOf(ex load.Executor) *load.Live {
+	switch e := ex.(type) {
+	case load.Open:
+		return e.Live
+	case load.Closed:
+		return e.Live
+	case Batcher:
+		return e.LoadBatch().Live
+	}
+	return nil
 }
 
 // RecordsOf is the record sink of an executor NewJobs splits (nil: none).
@@ -177,8 +202,8 @@ func (j *Job) Empty() bool {
 }
 
 // executor makes the job's executor, starting at start, its records (if
-// any) going to sink.
-func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, error) {
+// any) going to sink, its counts to live (nil: none).
+func (j *Job) executor(start time.Time, sink *load.RecordSink, live *load.Live) (load.Executor, error) {
 	switch j.Model {
 	case "open":
 		if j.Open == nil {
@@ -190,13 +215,13 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, e
 		}
 		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs),
 			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start, Records: sink,
-			Behind: j.Open.Behind}
+			Behind: j.Open.Behind, Live: live}
 		return o, o.Validate()
 	case "closed":
 		if j.Closed == nil {
 			return nil, errors.New("job: closed without its parameters")
 		}
-		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start, Records: sink}
+		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start, Records: sink, Live: live}
 		if j.Closed.Workers != nil {
 			w, err := j.Closed.Workers.Build()
 			if err != nil {
@@ -209,7 +234,7 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink) (load.Executor, e
 		if j.Batch == nil {
 			return nil, errors.New("job: batch without its parameters")
 		}
-		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start, Records: sink}
+		b := load.Batch{Items: j.Batch.Items, MaxInFlight: j.Batch.MaxInFlight, MaxAttempts: j.Batch.MaxAttempts, Backoff: time.Duration(j.Batch.BackoffNs), StartAt: start, Records: sink, Live: live}
 		return &load.BatchExecutor{B: b}, b.Validate()
 	}
 	return nil, fmt.Errorf("job: unknown model %q", j.Model)

@@ -119,7 +119,7 @@ func (e *Exporter) CellStarted(pc plan.Cell, live *load.Live) {
 }
 
 // CellEnded says a cell was kept (done of total cells): its summary's counts
-// join the run's (with distributed generators, the only counts there are).
+// join the run's.
 func (e *Exporter) CellEnded(c *results.Cell, done, total int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -1,6 +1,9 @@
 package load
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // liveShards is how many counter sets a Live has; worker i counts in
 // shard i mod liveShards, so workers rarely share a cache line.
@@ -23,29 +26,60 @@ type liveShard struct {
 // The zero value is ready; a nil *Live counts nothing.
 type Live struct {
 	shards [liveShards]liveShard
+	// remote are other generators' counts so far, by generator (a
+	// coordinator's view of its agents' shares: SetRemote); read with the
+	// local ones, never touched on the hot path.
+	mu     sync.Mutex
+	remote map[int]LiveView
+}
+
+// SetRemote records generator i's counts so far (each call replaces its
+// previous view): the live figures then cover every generator's share.
+func (l *Live) SetRemote(i int, v LiveView) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.remote == nil {
+		l.remote = map[int]LiveView{}
+	}
+	l.remote[i] = v
+}
+
+// addRemote adds the other generators' views to v.
+func (l *Live) addRemote(v *LiveView) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, r := range l.remote {
+		for c := range v.Counts {
+			v.Counts[c] += r.Counts[c]
+		}
+		v.Cold += r.Cold
+		for b := range v.OK {
+			v.OK[b] += r.OK[b]
+		}
+	}
 }
 
 // LiveView is a Live read at one moment: cumulative since the Live began.
 type LiveView struct {
-	Counts [NumClasses]int64
-	Cold   int64
+	Counts [NumClasses]int64 `json:"counts"`
+	Cold   int64             `json:"cold"`
 	// OK are the successful requests' latencies in the windows' buckets
 	// (WindowLowestNs, WindowPerOctave; the last counts everything above).
-	OK [windowBuckets]uint64
+	OK [windowBuckets]uint64 `json:"ok"`
 }
 
-// Snapshot returns the requests completed and failed so far.
+// Snapshot returns the requests completed and failed so far (every
+// generator's, with SetRemote).
 func (l *Live) Snapshot() (done, failed int64) {
-	if l == nil {
-		return 0, 0
-	}
-	for i := range l.shards {
-		for c := range l.shards[i].byClass {
-			n := l.shards[i].byClass[c].Load()
-			done += n
-			if Class(c) != ClassOK {
-				failed += n
-			}
+	var v LiveView
+	l.Read(&v)
+	for c, n := range v.Counts {
+		done += n
+		if Class(c) != ClassOK {
+			failed += n
 		}
 	}
 	return done, failed
@@ -67,6 +101,7 @@ func (l *Live) Read(v *LiveView) {
 			v.OK[b] += s.ok[b].Load()
 		}
 	}
+	l.addRemote(v)
 }
 
 // Since is what was counted after prev (an earlier view of the same Live).

@@ -11,25 +11,36 @@ import (
 	"time"
 )
 
-// faasbench run --dashboard-listen: while a local-platform run goes, its
-// event stream carries frames with the cell's requests, then the end with
-// the summary's status and cells; the server is gone after the run; a taken
-// port is exit 2 naming the flag.
-func TestRunServesALiveDashboard(t *testing.T) {
-	const spec = `version: 1
+const dashSpec = `version: 1
 name: dash
 platform: {name: local}
 functions: [{workload: hello, language: go}]
 load: {concurrency: [2], duration: 3s, warmup: 0s}
 repetitions: 1
 `
+
+// dashEnd is the end event's part the tests read.
+type dashEnd struct {
+	Status string `json:"status"`
+	Cells  []struct {
+		ID       string `json:"id"`
+		Requests int64  `json:"requests"`
+	} `json:"cells"`
+}
+
+// dashboardRun runs spec with --dashboard-listen (and extra flags) and
+// reads its event stream to the end: the most ok requests a frame showed,
+// the end event, and the run's stderr.
+func dashboardRun(t *testing.T, spec string, extra ...string) (int64, dashEnd, string) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(binary, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", addr)
+	args := append([]string{"run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", addr}, extra...)
+	cmd := exec.Command(binary, args...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
@@ -44,16 +55,11 @@ repetitions: 1
 	}
 	if err != nil {
 		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
 		t.Fatalf("no dashboard at %s: %v\n%s", addr, err, stderr.String())
 	}
 	var maxOK int64
-	var final struct {
-		Status string `json:"status"`
-		Cells  []struct {
-			ID       string `json:"id"`
-			Requests int64  `json:"requests"`
-		} `json:"cells"`
-	}
+	var end dashEnd
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	kind := ""
@@ -75,7 +81,7 @@ repetitions: 1
 				maxOK = max(maxOK, f.Cell.OK)
 			}
 		case strings.HasPrefix(line, "data: ") && kind == "done":
-			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &final); err != nil {
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &end); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -84,24 +90,36 @@ repetitions: 1
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())
 	}
-	if maxOK == 0 {
-		t.Errorf("no frame showed the cell's requests\n%s", stderr.String())
-	}
-	if final.Status != "complete" || len(final.Cells) != 1 || final.Cells[0].ID != "hello-go/c=2/r=1" || final.Cells[0].Requests < maxOK {
-		t.Errorf("the end: %+v (frames saw up to %d ok)", final, maxOK)
-	}
 	if !strings.Contains(stderr.String(), "live dashboard: http://"+addr+"/") {
 		t.Errorf("stderr does not say where: %s", stderr.String())
 	}
 	if _, err := http.Get("http://" + addr + "/"); err == nil {
 		t.Error("still listening after the run")
 	}
+	return maxOK, end, stderr.String()
+}
+
+// faasbench run --dashboard-listen: while a local-platform run goes, its
+// event stream carries frames with the cell's requests, then the end with
+// the summary's status and cells; the server is gone after the run; a taken
+// port is exit 2 naming the flag. With two generator processes the frames
+// count their shares too (their live messages, merged by the coordinator).
+func TestRunServesALiveDashboard(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--generators", "2"}} {
+		maxOK, end, stderr := dashboardRun(t, dashSpec, extra...)
+		if maxOK == 0 {
+			t.Errorf("%v: no frame showed the cell's requests\n%s", extra, stderr)
+		}
+		if end.Status != "complete" || len(end.Cells) != 1 || end.Cells[0].ID != "hello-go/c=2/r=1" || end.Cells[0].Requests < maxOK {
+			t.Errorf("%v: the end: %+v (frames saw up to %d ok)", extra, end, maxOK)
+		}
+	}
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer taken.Close()
-	code, errOut := runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", taken.Addr().String())
+	code, errOut := runBinary(t, "run", writeSpec(t, dashSpec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--dashboard-listen", taken.Addr().String())
 	if code != 2 || !strings.Contains(errOut, "--dashboard-listen "+taken.Addr().String()) {
 		t.Errorf("taken port: exit %d\n%s", code, errOut)
 	}
