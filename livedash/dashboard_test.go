@@ -263,7 +263,11 @@ func TestFrameFiguresAreOfTheLastTick(t *testing.T) {
 	v.Counts[load.ClassOK] = 300
 	v.Counts[load.Class503] = 4
 	v.OK[10] = 200
+	v.Sent, v.Behind, v.LagNs = 310, 7, 250e6
 	n := now(fakeCell(), v, prev, 3*time.Second, 2*time.Second)
+	if n.InFlight != 6 || n.Behind != 7 || n.LagMs != 250 {
+		t.Errorf("now %+v: want 6 in flight (310 sent, 304 answered), 7 behind, 250 ms late", n)
+	}
 	if n.OK != 300 || n.Failed != 4 || n.Errors["http-503"] != 4 || n.RPS != 102 {
 		t.Errorf("now %+v: want 300 ok, 4 failed (http-503), 102 req/s over the last 2 s", n)
 	}

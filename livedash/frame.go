@@ -37,6 +37,12 @@ type Now struct {
 	// Errors are the failed requests by class (the load engine's classes).
 	Errors map[string]int64 `json:"errors,omitempty"`
 	Cold   int64            `json:"cold_starts"`
+	// InFlight are the requests sent and not answered yet; Behind and LagMs
+	// how many an open loop's schedule had due and not sent, and how late
+	// the next is.
+	InFlight int64   `json:"in_flight"`
+	Behind   int64   `json:"behind"`
+	LagMs    float64 `json:"lag_ms"`
 	// RPS, P50Ms and P99Ms are of the requests completed since the previous
 	// frame: completed per second, and the successes' latency from their
 	// intended send time (a bucket's upper edge, within about 19 %).
@@ -89,7 +95,7 @@ func cellDone(c *results.Cell) CellDone {
 // previous frame's view, over dt), its last tick's rate and latency.
 func now(pc plan.Cell, v, prev load.LiveView, elapsed, dt time.Duration) *Now {
 	n := &Now{ID: pc.ID, Function: pc.Function, Concurrency: pc.Concurrency, OfferedRPS: pc.Rate, ElapsedS: elapsed.Seconds(), Cold: v.Cold,
-		CellP99Ms: ms(v.QuantileNs(0.99))}
+		CellP99Ms: ms(v.QuantileNs(0.99)), InFlight: v.InFlight(), Behind: v.Behind, LagMs: ms(v.LagNs)}
 	for c, k := range v.Counts {
 		if load.Class(c) == load.ClassOK {
 			n.OK = k

@@ -1,6 +1,9 @@
 package livemetrics
 
 import (
+	"syscall"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/faasbench/faasbench/load"
@@ -21,6 +24,10 @@ var (
 	descCellAge   = prometheus.NewDesc("faasbench_cell_elapsed_seconds", "Seconds since the current cell's load began.", cellLabels, nil)
 	descCellConc  = prometheus.NewDesc("faasbench_cell_concurrency", "The current cell's connections in a closed loop (0 in an open loop).", cellLabels, nil)
 	descCellRate  = prometheus.NewDesc("faasbench_cell_offered_rps", "The current cell's offered rate in an open loop (0 in a closed loop).", cellLabels, nil)
+	descInFlight  = prometheus.NewDesc("faasbench_cell_in_flight", "The current cell's requests sent and not answered yet (every generator's).", cellLabels, nil)
+	descBehind    = prometheus.NewDesc("faasbench_cell_behind_requests", "Requests the current cell's open-loop schedule had due that were not sent yet (0 on time, and in a closed loop).", cellLabels, nil)
+	descLag       = prometheus.NewDesc("faasbench_cell_generator_lag_seconds", "How late the next request due of the current cell's open loop is (0 on time; with several generators the largest).", cellLabels, nil)
+	descGenCPU    = prometheus.NewDesc("faasbench_generator_cpu_seconds_total", "CPU time of this faasbench process (the load generator, or the coordinator of load.generators).", runLabels, nil)
 	descReplicas  = prometheus.NewDesc("faasbench_function_replicas", "A function's replicas at the last timeline sample, by state (ready, desired).", append(fnLabels, "state"), nil)
 	descCPU       = prometheus.NewDesc("faasbench_function_cpu_cores", "A function's instances' CPU since the previous timeline sample, in cores.", fnLabels, nil)
 	descMemory    = prometheus.NewDesc("faasbench_function_memory_bytes", "A function's instances' memory at the last timeline sample.", fnLabels, nil)
@@ -31,7 +38,7 @@ type collector struct{ e *Exporter }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunInfo, descCells, descCellsDone, descRunReqs, descCellReqs, descCellCold, descCellLat,
-		descCellAge, descCellConc, descCellRate, descReplicas, descCPU, descMemory, descQueued} {
+		descCellAge, descCellConc, descCellRate, descInFlight, descBehind, descLag, descGenCPU, descReplicas, descCPU, descMemory, descQueued} {
 		ch <- d
 	}
 }
@@ -52,6 +59,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descRunInfo, prometheus.GaugeValue, 1, run, name, plat)
 	ch <- prometheus.MustNewConstMetric(descCells, prometheus.GaugeValue, float64(total), run)
 	ch <- prometheus.MustNewConstMetric(descCellsDone, prometheus.GaugeValue, float64(done), run)
+	if cpu, ok := processCPU(); ok {
+		ch <- prometheus.MustNewConstMetric(descGenCPU, prometheus.CounterValue, cpu.Seconds(), run)
+	}
 	var v load.LiveView
 	live.Read(&v) // a nil live reads zeros
 	for cl, n := range v.Counts {
@@ -74,6 +84,9 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descCellAge, prometheus.GaugeValue, e.now().Sub(start).Seconds(), lv...)
 		ch <- prometheus.MustNewConstMetric(descCellConc, prometheus.GaugeValue, float64(cell.Concurrency), lv...)
 		ch <- prometheus.MustNewConstMetric(descCellRate, prometheus.GaugeValue, cell.Rate, lv...)
+		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(v.InFlight()), lv...)
+		ch <- prometheus.MustNewConstMetric(descBehind, prometheus.GaugeValue, float64(v.Behind), lv...)
+		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(v.LagNs)/1e9, lv...)
 	}
 	if timeline == nil {
 		return
@@ -86,4 +99,13 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descMemory, prometheus.GaugeValue, s.MemoryMiB*(1<<20), lf...)
 		ch <- prometheus.MustNewConstMetric(descQueued, prometheus.GaugeValue, float64(s.Queued), lf...)
 	}
+}
+
+// processCPU is this process's CPU time, user and system.
+func processCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }

@@ -114,6 +114,15 @@ func TestExporterServesTheLiveFigures(t *testing.T) {
 	if g := mf["faasbench_cell_elapsed_seconds"].GetMetric(); len(g) != 1 || g[0].GetGauge().GetValue() != 1.5 {
 		t.Errorf("elapsed %v", g)
 	}
+	// After the cell's load: nothing in flight; a closed loop is never behind.
+	for _, name := range []string{"faasbench_cell_in_flight", "faasbench_cell_behind_requests", "faasbench_cell_generator_lag_seconds"} {
+		if g := mf[name].GetMetric(); len(g) != 1 || g[0].GetGauge().GetValue() != 0 {
+			t.Errorf("%s %v", name, g)
+		}
+	}
+	if c := mf["faasbench_generator_cpu_seconds_total"].GetMetric(); len(c) != 1 || c[0].GetCounter().GetValue() <= 0 {
+		t.Errorf("generator CPU %v", c)
+	}
 	reps := map[string]float64{}
 	for _, m := range mf["faasbench_function_replicas"].GetMetric() {
 		reps[label(m, "state")] = m.GetGauge().GetValue()
@@ -174,5 +183,23 @@ func TestAddressAndListen(t *testing.T) {
 	}
 	if _, err := http.Get("http://" + e.Addr() + "/metrics"); err == nil {
 		t.Error("still serving after Close")
+	}
+}
+
+// The in-flight, behind and lag gauges are the live view's (here a
+// generator's share, as the coordinator holds it).
+func TestExporterServesInFlightAndLag(t *testing.T) {
+	e := New()
+	metrics := httptest.NewServer(e.Handler())
+	defer metrics.Close()
+	e.RunStarted("run-lag", "lag", "local", 1, nil)
+	var live load.Live
+	live.SetRemote(0, load.LiveView{Sent: 5, Behind: 2, LagNs: 3e9})
+	e.CellStarted(plan.Cell{ID: "hello-go/rate=100/r=1", Function: "hello-go", Rate: 100}, &live)
+	mf := scrape(t, metrics.URL)
+	for name, want := range map[string]float64{"faasbench_cell_in_flight": 5, "faasbench_cell_behind_requests": 2, "faasbench_cell_generator_lag_seconds": 3} {
+		if g := mf[name].GetMetric(); len(g) != 1 || g[0].GetGauge().GetValue() != want {
+			t.Errorf("%s %v, want %v", name, g, want)
+		}
 	}
 }

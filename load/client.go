@@ -179,6 +179,9 @@ func (w *worker) hit(intended time.Duration, attempt int) bool {
 // request is then counted as aborted, not as an outcome of the server).
 func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, bool) {
 	s := Sample{Intended: intended, Attempt: attempt, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1, BytesOut: int64(len(body))}
+	if l := w.rec.live; l != nil {
+		l.sent.Add(1) // on the worker's own shard
+	}
 	if w.fast != nil {
 		return w.sendFast(&s, body)
 	}

@@ -3,6 +3,7 @@ package load
 import (
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // liveShards is how many counter sets a Live has; worker i counts in
@@ -12,11 +13,13 @@ const liveShards = 64
 type liveShard struct {
 	// byClass counts completed requests by outcome class; ok counts the
 	// successful ones' latencies (from their intended time) in the
-	// per-second windows' buckets; cold counts cold starts.
+	// per-second windows' buckets; cold counts cold starts; sent counts
+	// requests as they go out (in flight: sent less completed).
 	byClass [NumClasses]atomic.Int64
+	sent    atomic.Int64
 	cold    atomic.Int64
 	ok      [windowBuckets]atomic.Uint64
-	_       [48]byte // the next shard on another cache line
+	_       [40]byte // the next shard on another cache line
 }
 
 // Live lets other goroutines watch a run while it goes (a progress line,
@@ -31,6 +34,32 @@ type Live struct {
 	// local ones, never touched on the hot path.
 	mu     sync.Mutex
 	remote map[int]LiveView
+	// pace follows an open loop's pacer (Open.Run sets it): how far the
+	// sends are behind the schedule, read with the counts.
+	pace *livePace
+}
+
+// livePace is an open loop's progress against its schedule: the pacer
+// stores how many requests it handed out; a read compares that with how
+// many the schedule had due.
+type livePace struct {
+	start    time.Time
+	sched    Schedule
+	deadline time.Duration
+	handed   atomic.Int64
+	due      int64 // guarded by Live.mu: the search's start next time
+}
+
+// follow makes l follow an open loop's pacer (nil l: nothing).
+func (l *Live) follow(start time.Time, sched Schedule, deadline time.Duration) *livePace {
+	if l == nil {
+		return nil
+	}
+	p := &livePace{start: start, sched: sched, deadline: deadline}
+	l.mu.Lock()
+	l.pace = p
+	l.mu.Unlock()
+	return p
 }
 
 // SetRemote records generator i's counts so far (each call replaces its
@@ -47,11 +76,42 @@ func (l *Live) SetRemote(i int, v LiveView) {
 	l.remote[i] = v
 }
 
-// addRemote adds the other generators' views to v.
-func (l *Live) addRemote(v *LiveView) {
+// InFlight is the requests sent and not completed yet (a request dropped
+// for lag was never sent).
+func (v LiveView) InFlight() int64 {
+	n := v.Sent
+	for c, k := range v.Counts {
+		if Class(c) != ClassGeneratorLag {
+			n -= k
+		}
+	}
+	return max(n, 0)
+}
+
+// addShared adds the pacer's progress and the other generators' views to v.
+func (l *Live) addShared(v *LiveView) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if p := l.pace; p != nil {
+		now := time.Since(p.start)
+		by := now
+		if p.deadline > 0 && by > p.deadline {
+			by = p.deadline
+		}
+		if by >= 0 {
+			p.due = dueBy(p.sched, by, p.due)
+		}
+		if h := p.handed.Load(); p.due > h {
+			v.Behind = p.due - h
+			if off, ok := p.sched.Offset(h); ok {
+				v.LagNs = int64(now - off)
+			}
+		}
+	}
 	for _, r := range l.remote {
+		v.Sent += r.Sent
+		v.Behind += r.Behind
+		v.LagNs = max(v.LagNs, r.LagNs)
 		for c := range v.Counts {
 			v.Counts[c] += r.Counts[c]
 		}
@@ -66,6 +126,14 @@ func (l *Live) addRemote(v *LiveView) {
 type LiveView struct {
 	Counts [NumClasses]int64 `json:"counts"`
 	Cold   int64             `json:"cold"`
+	// Sent counts requests sent (InFlight: those not completed yet).
+	Sent int64 `json:"sent"`
+	// Behind is how many requests an open loop's schedule had due that
+	// were not sent yet; LagNs how late the next of them is (0 on time; a
+	// closed loop has neither). With several generators: their sum, and the
+	// largest lag.
+	Behind int64 `json:"behind"`
+	LagNs  int64 `json:"lag_ns"`
 	// OK are the successful requests' latencies in the windows' buckets
 	// (WindowLowestNs, WindowPerOctave; the last counts everything above).
 	OK [windowBuckets]uint64 `json:"ok"`
@@ -97,11 +165,12 @@ func (l *Live) Read(v *LiveView) {
 			v.Counts[c] += s.byClass[c].Load()
 		}
 		v.Cold += s.cold.Load()
+		v.Sent += s.sent.Load()
 		for b := range s.ok {
 			v.OK[b] += s.ok[b].Load()
 		}
 	}
-	l.addRemote(v)
+	l.addShared(v)
 }
 
 // Since is what was counted after prev (an earlier view of the same Live).
@@ -111,6 +180,7 @@ func (v LiveView) Since(prev LiveView) LiveView {
 		out.Counts[c] -= prev.Counts[c]
 	}
 	out.Cold -= prev.Cold
+	out.Sent -= prev.Sent
 	for b := range out.OK {
 		out.OK[b] -= prev.OK[b]
 	}

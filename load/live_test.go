@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 )
 
 func TestLiveCountsWhatTheRunCounts(t *testing.T) {
@@ -118,5 +119,55 @@ func TestLiveViewSinceAndQuantile(t *testing.T) {
 	}
 	if got := (LiveView{}).QuantileNs(0.5); got != 0 {
 		t.Errorf("empty: %d", got)
+	}
+}
+
+// While an open loop goes, its live view says how many requests are in
+// flight (never more than its bound) and, when the platform is slower than
+// the rate, how many the schedule had due that are not sent yet, and how
+// late the next is.
+func TestLiveViewShowsInFlightAndTheScheduleBehind(t *testing.T) {
+	s := helloServer(t, func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		w.Write([]byte("ok"))
+	})
+	cl := NewClient(Options{})
+	defer cl.Close()
+	var live Live
+	done := make(chan error, 1)
+	go func() {
+		_, err := Open{Schedule: Limit{S: Constant{Rate: 200}, Duration: time.Second}, MaxInFlight: 2, Deadline: time.Second, Live: &live}.Run(context.Background(), cl, Target{URL: s.URL})
+		done <- err
+	}()
+	time.Sleep(600 * time.Millisecond)
+	var v LiveView
+	live.Read(&v)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// 2 in flight at 20 ms: about 100 a second sent of 200 offered.
+	if v.InFlight() < 0 || v.InFlight() > 2 || v.Sent == 0 {
+		t.Errorf("in flight %d of %d sent: want at most the bound, 2", v.InFlight(), v.Sent)
+	}
+	if v.Behind < 30 || v.LagNs < int64(100*time.Millisecond) {
+		t.Errorf("at 0.6 s: %d behind, next %v late; want about 60 and 300 ms", v.Behind, time.Duration(v.LagNs))
+	}
+	// Sent and behind make up what the schedule had due: about 120 at 0.6 s.
+	if due := v.Sent + v.Behind; due < 100 || due > 145 {
+		t.Errorf("at 0.6 s: %d sent and %d behind, %d in all; the schedule had about 120 due", v.Sent, v.Behind, due)
+	}
+	var end LiveView
+	live.Read(&end)
+	if end.InFlight() != 0 {
+		t.Errorf("after the run: %d in flight", end.InFlight())
+	}
+	// A generator's view adds up with the others' (the largest lag).
+	var sum Live
+	sum.SetRemote(0, LiveView{Sent: 5, Behind: 2, LagNs: 7})
+	sum.SetRemote(1, LiveView{Sent: 3, Behind: 1, LagNs: 9})
+	var both LiveView
+	sum.Read(&both)
+	if both.Sent != 8 || both.Behind != 3 || both.LagNs != 9 || both.InFlight() != 8 {
+		t.Errorf("merged %+v", both)
 	}
 }

@@ -85,6 +85,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		return nil, err
 	}
 	bw := newBehindWatch(o.Behind, o.Schedule, o.Deadline, n, start)
+	lp := o.Live.follow(start, o.Schedule, o.Deadline)
 	if bw != nil {
 		var cut context.CancelFunc
 		ctx, cut = context.WithCancel(ctx)
@@ -150,7 +151,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	wg.Add(2) // the pacer and the first worker
 	go func() {
 		defer wg.Done()
-		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn, bw)
+		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn, bw, lp)
 		close(tickets)
 	}()
 	go func() {
@@ -211,7 +212,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // handed out (the schedule's count, unless interrupted or cut), the offset
 // of the last one, how many it offered in each second, and whether the
 // deadline cut it short.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool, bw *behindWatch) (n int64, last time.Duration, offered []int64, cut bool) {
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool, bw *behindWatch, lp *livePace) (n int64, last time.Duration, offered []int64, cut bool) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
@@ -255,6 +256,9 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 		}
 		if bw != nil {
 			bw.handed.Store(i + 1)
+		}
+		if lp != nil {
+			lp.handed.Store(i + 1)
 		}
 		last = off
 		w := windowIndex(off)

@@ -65,6 +65,8 @@ function onFrame(f) {
     $("failed").textContent = c.failed;
     $("cold").textContent = c.cold_starts;
     $("elapsed").textContent = fmt(c.elapsed_s, 1);
+    $("inflight").textContent = c.in_flight;
+    $("behind").textContent = c.behind ? c.behind + " (" + fmt(c.lag_ms, 0) + ")" : "0";
     $("errors").textContent = c.errors ? "errors: " + Object.entries(c.errors).map(([k, n]) => k + " " + n).join(", ") : "";
     series.rate.push([t, c.rps]);
     if (c.p50_ms) { series.p50.push([t, c.p50_ms]); series.p99.push([t, c.p99_ms]); }
