@@ -83,11 +83,13 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		Ready  int    `json:"ready"`
 		Status string `json:"status"`
 		Cold   int    `json:"cold"`
+		Notes  string `json:"notes"`
 	}
 	const live = `({ok: Number(document.getElementById("ok").textContent), cell: document.getElementById("cell").textContent,
 		rate: (document.querySelector("#chart-rate polyline")?.points.length) || 0,
 		ready: (document.querySelector("#chart-replicas polyline")?.points.length) || 0,
-		status: document.getElementById("status").textContent, cold: Number(document.getElementById("cold").textContent)})`
+		status: document.getElementById("status").textContent, cold: Number(document.getElementById("cold").textContent),
+		notes: document.getElementById("errors").textContent})`
 	if err := chromedp.Run(ctx, chromedp.Poll(`(() => { const s = `+live+`; return s.ok > 0 && s.rate >= 3 && s.ready >= 3; })()`, nil, chromedp.WithPollingInterval(100*time.Millisecond)),
 		chromedp.Evaluate(live, &during)); err != nil {
 		t.Fatalf("the page did not update during the run: %v", err)
@@ -96,7 +98,7 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
-	if during.Cell != "hello-go/c=2/r=1" || during.Status != "running" || during.Cold != 1 || int64(during.OK) >= r.cell.Requests.Succeeded {
+	if during.Cell != "hello-go/c=2/r=1" || during.Status != "running" || during.Cold != 1 || !strings.Contains(during.Notes, "cold starts: process 1 (mean ") || int64(during.OK) >= r.cell.Requests.Succeeded {
 		t.Errorf("during the run the page showed %+v (the cell ended with %d ok)", during, r.cell.Requests.Succeeded)
 	}
 	// The end: the final summary, kept after the server stops.

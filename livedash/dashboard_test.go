@@ -264,7 +264,11 @@ func TestFrameFiguresAreOfTheLastTick(t *testing.T) {
 	v.Counts[load.Class503] = 4
 	v.OK[10] = 200
 	v.Sent, v.Behind, v.LagNs = 310, 7, 250e6
+	v.ColdByKind = map[string]load.ColdTimes{"pod": {N: 2, LatencyNs: 900e6, Waited: 2, WaitNs: 800e6}}
 	n := now(fakeCell(), v, prev, 3*time.Second, 2*time.Second)
+	if c := n.ColdByKind["pod"]; c != (ColdNow{N: 2, MeanMs: 450, GatewayWaitMs: 400}) {
+		t.Errorf("cold starts %+v: want 2 pod cold starts, mean 450 ms, 400 ms at the gateway", n.ColdByKind)
+	}
 	if n.InFlight != 6 || n.Behind != 7 || n.LagMs != 250 {
 		t.Errorf("now %+v: want 6 in flight (310 sent, 304 answered), 7 behind, 250 ms late", n)
 	}

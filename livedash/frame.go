@@ -40,9 +40,11 @@ type Now struct {
 	// InFlight are the requests sent and not answered yet; Behind and LagMs
 	// how many an open loop's schedule had due and not sent, and how late
 	// the next is.
-	InFlight int64   `json:"in_flight"`
-	Behind   int64   `json:"behind"`
-	LagMs    float64 `json:"lag_ms"`
+	// ColdByKind are the cold starts by kind with their mean phases.
+	ColdByKind map[string]ColdNow `json:"cold_by_kind,omitempty"`
+	InFlight   int64              `json:"in_flight"`
+	Behind     int64              `json:"behind"`
+	LagMs      float64            `json:"lag_ms"`
 	// RPS, P50Ms and P99Ms are of the requests completed since the previous
 	// frame: completed per second, and the successes' latency from their
 	// intended send time (a bucket's upper edge, within about 19 %).
@@ -51,6 +53,15 @@ type Now struct {
 	P99Ms float64 `json:"p99_ms"`
 	// CellP99Ms is the p99 of the cell's successes so far.
 	CellP99Ms float64 `json:"cell_p99_ms"`
+}
+
+// ColdNow is a kind of cold start so far: how many, and the mean of each
+// phase (0 where the gateway stamped none).
+type ColdNow struct {
+	N             int64   `json:"n"`
+	MeanMs        float64 `json:"mean_ms"`
+	GatewayWaitMs float64 `json:"gateway_wait_ms"`
+	SetupMs       float64 `json:"setup_ms"`
 }
 
 // FnNow is a function at the timeline's last sample.
@@ -109,6 +120,12 @@ func now(pc plan.Cell, v, prev load.LiveView, elapsed, dt time.Duration) *Now {
 			n.Failed += k
 		}
 	}
+	for kind, c := range v.ColdByKind {
+		if n.ColdByKind == nil {
+			n.ColdByKind = map[string]ColdNow{}
+		}
+		n.ColdByKind[kind] = ColdNow{N: c.N, MeanMs: mean(c.LatencyNs, c.N), GatewayWaitMs: mean(c.WaitNs, c.Waited), SetupMs: mean(c.SetupNs, c.SetUp)}
+	}
 	d := v.Since(prev)
 	var done int64
 	for _, k := range d.Counts {
@@ -132,3 +149,11 @@ func functions(samples []observe.TimelineSample) []FnNow {
 }
 
 func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+// mean is sumNs over n in ms (0 with none).
+func mean(sumNs, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(sumNs) / float64(n) / 1e6
+}

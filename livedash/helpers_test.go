@@ -23,6 +23,7 @@ func fakeRun(d *Dashboard, dur time.Duration) (results.Cell, error) {
 	fn := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if first.CompareAndSwap(false, true) {
 			w.Header().Set(load.HeaderCold, "1")
+			w.Header().Set(load.HeaderColdKind, "process")
 		}
 		time.Sleep(time.Millisecond)
 		_, _ = w.Write([]byte("pong"))

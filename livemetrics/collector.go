@@ -27,6 +27,7 @@ var (
 	descInFlight  = prometheus.NewDesc("faasbench_cell_in_flight", "The current cell's requests sent and not answered yet (every generator's).", cellLabels, nil)
 	descBehind    = prometheus.NewDesc("faasbench_cell_behind_requests", "Requests the current cell's open-loop schedule had due that were not sent yet (0 on time, and in a closed loop).", cellLabels, nil)
 	descLag       = prometheus.NewDesc("faasbench_cell_generator_lag_seconds", "How late the next request due of the current cell's open loop is (0 on time; with several generators the largest).", cellLabels, nil)
+	descColdTime  = prometheus.NewDesc("faasbench_cell_cold_start_seconds", "The current cell's cold starts by kind (the reply's X-Fb-Cold-Kind) and phase: total is the latency from the intended send, gateway_wait the wait at the platform's gateway for an instance, setup from the instance assigned to the handler's start (where the gateway stamps them); _count and _sum.", append(cellLabels, "kind", "phase"), nil)
 	descGenCPU    = prometheus.NewDesc("faasbench_generator_cpu_seconds_total", "CPU time of this faasbench process (the load generator, or the coordinator of load.generators).", runLabels, nil)
 	descReplicas  = prometheus.NewDesc("faasbench_function_replicas", "A function's replicas at the last timeline sample, by state (ready, desired).", append(fnLabels, "state"), nil)
 	descCPU       = prometheus.NewDesc("faasbench_function_cpu_cores", "A function's instances' CPU since the previous timeline sample, in cores.", fnLabels, nil)
@@ -38,7 +39,7 @@ type collector struct{ e *Exporter }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descRunInfo, descCells, descCellsDone, descRunReqs, descCellReqs, descCellCold, descCellLat,
-		descCellAge, descCellConc, descCellRate, descInFlight, descBehind, descLag, descGenCPU, descReplicas, descCPU, descMemory, descQueued} {
+		descCellAge, descCellConc, descCellRate, descInFlight, descBehind, descLag, descColdTime, descGenCPU, descReplicas, descCPU, descMemory, descQueued} {
 		ch <- d
 	}
 }
@@ -87,6 +88,17 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descInFlight, prometheus.GaugeValue, float64(v.InFlight()), lv...)
 		ch <- prometheus.MustNewConstMetric(descBehind, prometheus.GaugeValue, float64(v.Behind), lv...)
 		ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, float64(v.LagNs)/1e9, lv...)
+		for kind, c := range v.ColdByKind {
+			for _, ph := range []struct {
+				name string
+				n    int64
+				ns   int64
+			}{{"total", c.N, c.LatencyNs}, {"gateway_wait", c.Waited, c.WaitNs}, {"setup", c.SetUp, c.SetupNs}} {
+				if ph.n > 0 {
+					ch <- prometheus.MustNewConstSummary(descColdTime, uint64(ph.n), float64(ph.ns)/1e9, nil, append(lv, kind, ph.name)...)
+				}
+			}
+		}
 	}
 	if timeline == nil {
 		return

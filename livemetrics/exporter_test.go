@@ -194,12 +194,21 @@ func TestExporterServesInFlightAndLag(t *testing.T) {
 	defer metrics.Close()
 	e.RunStarted("run-lag", "lag", "local", 1, nil)
 	var live load.Live
-	live.SetRemote(0, load.LiveView{Sent: 5, Behind: 2, LagNs: 3e9})
+	live.SetRemote(0, load.LiveView{Sent: 5, Behind: 2, LagNs: 3e9, ColdByKind: map[string]load.ColdTimes{"process": {N: 2, LatencyNs: 3e8, Waited: 1, WaitNs: 1e8}}})
 	e.CellStarted(plan.Cell{ID: "hello-go/rate=100/r=1", Function: "hello-go", Rate: 100}, &live)
 	mf := scrape(t, metrics.URL)
 	for name, want := range map[string]float64{"faasbench_cell_in_flight": 5, "faasbench_cell_behind_requests": 2, "faasbench_cell_generator_lag_seconds": 3} {
 		if g := mf[name].GetMetric(); len(g) != 1 || g[0].GetGauge().GetValue() != want {
 			t.Errorf("%s %v, want %v", name, g, want)
 		}
+	}
+	phases := map[string][2]float64{}
+	for _, m := range mf["faasbench_cell_cold_start_seconds"].GetMetric() {
+		if label(m, "kind") == "process" {
+			phases[label(m, "phase")] = [2]float64{float64(m.GetSummary().GetSampleCount()), m.GetSummary().GetSampleSum()}
+		}
+	}
+	if phases["total"] != [2]float64{2, 0.3} || phases["gateway_wait"] != [2]float64{1, 0.1} || len(phases) != 2 {
+		t.Errorf("cold start phases %v: want total 2 in 0.3 s, gateway_wait 1 in 0.1 s, no setup", phases)
 	}
 }

@@ -19,7 +19,8 @@ type liveShard struct {
 	sent    atomic.Int64
 	cold    atomic.Int64
 	ok      [windowBuckets]atomic.Uint64
-	_       [40]byte // the next shard on another cache line
+	owner   *Live    // set once (Live.shard), for the rare cold start
+	_       [32]byte // the next shard on another cache line
 }
 
 // Live lets other goroutines watch a run while it goes (a progress line,
@@ -37,6 +38,54 @@ type Live struct {
 	// pace follows an open loop's pacer (Open.Run sets it): how far the
 	// sends are behind the schedule, read with the counts.
 	pace *livePace
+	// colds are the cold starts by kind with their phases (under mu: a
+	// cold start is rare, so its lock costs the hot path nothing).
+	colds map[string]ColdTimes
+	owned sync.Once
+}
+
+// ColdTimes are a kind of cold start's count and summed phases: the whole
+// latency from the intended send, the wait at the platform's gateway for
+// an instance, and the setup from the instance assigned to the handler's
+// start (where the gateway stamps them: Waited and SetUp count those).
+type ColdTimes struct {
+	N         int64 `json:"n"`
+	LatencyNs int64 `json:"latency_ns"`
+	Waited    int64 `json:"waited"`
+	WaitNs    int64 `json:"wait_ns"`
+	SetUp     int64 `json:"set_up"`
+	SetupNs   int64 `json:"setup_ns"`
+}
+
+func (c *ColdTimes) add(o ColdTimes, sign int64) {
+	c.N += sign * o.N
+	c.LatencyNs += sign * o.LatencyNs
+	c.Waited += sign * o.Waited
+	c.WaitNs += sign * o.WaitNs
+	c.SetUp += sign * o.SetUp
+	c.SetupNs += sign * o.SetupNs
+}
+
+// coldStart notes a cold start of kind ("" when the reply named none).
+func (l *Live) coldStart(kind string, latNs, waitNs, setupNs int64) {
+	ct := ColdTimes{N: 1, LatencyNs: latNs}
+	if waitNs >= 0 {
+		ct.Waited, ct.WaitNs = 1, waitNs
+	}
+	if setupNs >= 0 {
+		ct.SetUp, ct.SetupNs = 1, setupNs
+	}
+	if kind == "" {
+		kind = "unnamed"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.colds == nil {
+		l.colds = map[string]ColdTimes{}
+	}
+	c := l.colds[kind]
+	c.add(ct, 1)
+	l.colds[kind] = c
 }
 
 // livePace is an open loop's progress against its schedule: the pacer
@@ -108,7 +157,19 @@ func (l *Live) addShared(v *LiveView) {
 			}
 		}
 	}
+	addColds := func(m map[string]ColdTimes) {
+		for k, c := range m {
+			if v.ColdByKind == nil {
+				v.ColdByKind = map[string]ColdTimes{}
+			}
+			t := v.ColdByKind[k]
+			t.add(c, 1)
+			v.ColdByKind[k] = t
+		}
+	}
+	addColds(l.colds)
 	for _, r := range l.remote {
+		addColds(r.ColdByKind)
 		v.Sent += r.Sent
 		v.Behind += r.Behind
 		v.LagNs = max(v.LagNs, r.LagNs)
@@ -134,6 +195,8 @@ type LiveView struct {
 	// largest lag.
 	Behind int64 `json:"behind"`
 	LagNs  int64 `json:"lag_ns"`
+	// ColdByKind are the cold starts by kind with their phases (nil: none).
+	ColdByKind map[string]ColdTimes `json:"cold_by_kind,omitempty"`
 	// OK are the successful requests' latencies in the windows' buckets
 	// (WindowLowestNs, WindowPerOctave; the last counts everything above).
 	OK [windowBuckets]uint64 `json:"ok"`
@@ -181,6 +244,16 @@ func (v LiveView) Since(prev LiveView) LiveView {
 	}
 	out.Cold -= prev.Cold
 	out.Sent -= prev.Sent
+	out.ColdByKind = nil
+	for k, c := range v.ColdByKind {
+		c.add(prev.ColdByKind[k], -1)
+		if c.N > 0 {
+			if out.ColdByKind == nil {
+				out.ColdByKind = map[string]ColdTimes{}
+			}
+			out.ColdByKind[k] = c
+		}
+	}
 	for b := range out.OK {
 		out.OK[b] -= prev.OK[b]
 	}
@@ -202,17 +275,27 @@ func (l *Live) shard(i int) *liveShard {
 	if l == nil {
 		return nil
 	}
+	l.owned.Do(func() {
+		for j := range l.shards {
+			l.shards[j].owner = l
+		}
+	})
 	return &l.shards[i%liveShards]
 }
 
-// count adds one completed request of class c, latency latNs.
-func (s *liveShard) count(c Class, latNs int64, cold bool) {
-	s.byClass[c].Add(1)
-	if c == ClassOK {
+// count adds one completed request: its class, its latency from the
+// intended send, and a cold start with its kind and phases.
+func (s *liveShard) count(smp *Sample) {
+	latNs := int64(smp.Done - smp.Intended)
+	s.byClass[smp.Class].Add(1)
+	if smp.Class == ClassOK {
 		s.ok[windowBucket(latNs)].Add(1)
 	}
-	if cold {
+	if smp.Cold {
 		s.cold.Add(1)
+		if s.owner != nil {
+			s.owner.coldStart(smp.ColdKind, latNs, smp.GwQueueNs, smp.GwSetupNs)
+		}
 	}
 }
 

@@ -91,20 +91,27 @@ func TestLiveViewSinceAndQuantile(t *testing.T) {
 	var l Live
 	var before, after LiveView
 	for i := 0; i < 100; i++ {
-		l.shard(i).count(ClassOK, 1_000_000, false) // 1 ms
+		l.shard(i).count(&Sample{Class: ClassOK, Done: time.Millisecond}) // 1 ms
 	}
 	l.Read(&before)
 	for i := 0; i < 90; i++ {
-		l.shard(i).count(ClassOK, 2_000_000, i == 0) // 2 ms
+		l.shard(i).count(&Sample{Class: ClassOK, Done: 2 * time.Millisecond, Cold: i == 0, ColdKind: "process", GwQueueNs: 1500_000, GwSetupNs: -1}) // 2 ms
 	}
 	for i := 0; i < 10; i++ {
-		l.shard(i).count(ClassOK, 50_000_000, false) // 50 ms
-		l.shard(i).count(Class5xx, 0, false)
+		l.shard(i).count(&Sample{Class: ClassOK, Done: 50 * time.Millisecond}) // 50 ms
+		l.shard(i).count(&Sample{Class: Class5xx})
 	}
 	l.Read(&after)
 	d := after.Since(before)
 	if d.Counts[ClassOK] != 100 || d.Counts[Class5xx] != 10 || d.Cold != 1 {
 		t.Fatalf("since: %d ok, %d 5xx, %d cold; want 100, 10, 1", d.Counts[ClassOK], d.Counts[Class5xx], d.Cold)
+	}
+	// The cold start with its phases: its latency, the wait at the gateway, no setup stamped.
+	if c := d.ColdByKind["process"]; c != (ColdTimes{N: 1, LatencyNs: 2e6, Waited: 1, WaitNs: 1.5e6}) || len(d.ColdByKind) != 1 {
+		t.Errorf("cold starts since: %+v", d.ColdByKind)
+	}
+	if len(before.ColdByKind) != 0 || len(after.Since(after).ColdByKind) != 0 {
+		t.Errorf("cold starts before %v, none since itself %v", before.ColdByKind, after.Since(after).ColdByKind)
 	}
 	for _, c := range []struct {
 		q    float64

@@ -152,7 +152,7 @@ func (r *Recorder) Record(s *Sample) {
 		r.records.add(s)
 	}
 	if r.live != nil {
-		r.live.count(s.Class, int64(s.Done-s.Intended), s.Cold)
+		r.live.count(s)
 	}
 	c := s.Class
 	lat := int64(s.Done - s.Intended)

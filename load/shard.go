@@ -85,7 +85,7 @@ func (w *worker) record(s *Sample) {
 		w.rec.records.add(s)
 	}
 	if l := w.rec.live; l != nil {
-		l.count(s.Class, int64(s.Done-s.Intended), s.Cold)
+		l.count(s)
 	}
 	w.batch.add(s)
 }

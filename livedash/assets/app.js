@@ -67,7 +67,12 @@ function onFrame(f) {
     $("elapsed").textContent = fmt(c.elapsed_s, 1);
     $("inflight").textContent = c.in_flight;
     $("behind").textContent = c.behind ? c.behind + " (" + fmt(c.lag_ms, 0) + ")" : "0";
-    $("errors").textContent = c.errors ? "errors: " + Object.entries(c.errors).map(([k, n]) => k + " " + n).join(", ") : "";
+    const parts = [];
+    if (c.errors) parts.push("errors: " + Object.entries(c.errors).map(([k, n]) => k + " " + n).join(", "));
+    if (c.cold_by_kind) parts.push("cold starts: " + Object.entries(c.cold_by_kind).map(([k, x]) =>
+      k + " " + x.n + " (mean " + fmt(x.mean_ms, 1) + " ms" + (x.gateway_wait_ms ? ", gateway wait " + fmt(x.gateway_wait_ms, 1) + " ms" : "") +
+      (x.setup_ms ? ", setup " + fmt(x.setup_ms, 1) + " ms" : "") + ")").join(", "));
+    $("errors").textContent = parts.join("; ");
     series.rate.push([t, c.rps]);
     if (c.p50_ms) { series.p50.push([t, c.p50_ms]); series.p99.push([t, c.p99_ms]); }
     series.cold.push([t, c.cold_starts]);
