@@ -156,57 +156,14 @@ func (a *app) run(parent context.Context, specPath string, o runOpts) error {
 			return nil
 		}
 	}
-	var exporter, dashboard runner.Watcher
-	if o.metricsListen != "" && !o.dryRun {
-		e := livemetrics.New()
-		if err := e.Listen(o.metricsListen); err != nil {
-			return usageErr("%v", err)
-		}
-		defer func() { _ = e.Close() }()
-		fmt.Fprintf(a.env.Stderr, "live metrics: http://%s/metrics\n", e.Addr())
-		if e.Exposed() {
-			fmt.Fprintf(a.env.Stderr, "live metrics: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", e.Addr())
-		}
-		exporter = e
-	}
-	if o.remoteWrite != "" && !o.dryRun {
-		if o.remoteEvery < 100*time.Millisecond || o.remoteEvery > time.Hour {
-			return usageErr("--remote-write-every %v: want 100ms to 1h", o.remoteEvery)
-		}
-		e, _ := exporter.(*livemetrics.Exporter)
-		if e == nil {
-			e = livemetrics.New() // figures to write, served nowhere
-			exporter = e
-		}
-		w, err := e.RemoteWrite(o.remoteWrite, o.remoteEvery, a.env.Stderr)
-		if err != nil {
-			return usageErr("%v", err)
-		}
-		defer func() {
-			writes, failed, last := w.Stop()
-			if failed > 0 {
-				fmt.Fprintf(a.env.Stderr, "remote write: %d of %d writes failed (last: %v)\n", failed, writes, last)
-			} else {
-				fmt.Fprintf(a.env.Stderr, "remote write: %d writes\n", writes)
-			}
-		}()
-		shown, _ := livemetrics.RemoteURL(o.remoteWrite)
-		fmt.Fprintf(a.env.Stderr, "remote write: %s every %v\n", shown, o.remoteEvery)
-	}
 	var dash *livedash.Dashboard
-	if o.dashboardListen != "" && !o.dryRun {
-		dash = livedash.New()
-		if err := dash.Listen(o.dashboardListen); err != nil {
-			return usageErr("%v", err)
+	if !o.dryRun {
+		var done func()
+		if ro.Watch, dash, done, err = a.watchers(o); err != nil {
+			return err
 		}
-		defer func() { _ = dash.Close() }()
-		fmt.Fprintf(a.env.Stderr, "live dashboard: http://%s/\n", dash.Addr())
-		if dash.Exposed() {
-			fmt.Fprintf(a.env.Stderr, "live dashboard: WARNING: %s is not loopback: anyone who reaches it reads the run's functions, cells and figures\n", dash.Addr())
-		}
-		dashboard = dash
+		defer done()
 	}
-	ro.Watch = runner.Watchers(exporter, dashboard)
 	var r *runner.Run
 	if o.resume != "" {
 		r, err = runner.Resume(o.resume, ro)
