@@ -354,14 +354,7 @@ func TestJobCarriesNotReadyStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(jobs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Job
-	if err := json.Unmarshal(raw, &back); err != nil {
-		t.Fatal(err)
-	}
+	back, raw := overTheWire(t, jobs[1])
 	if got := back.options().NotReadyStatus; got != 202 {
 		t.Errorf("the generator's not-ready status %d, want 202 (%s)", got, raw)
 	}
@@ -376,14 +369,7 @@ func TestJobCarriesTheBehindRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := json.Marshal(jobs[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Job
-	if err := json.Unmarshal(raw, &back); err != nil {
-		t.Fatal(err)
-	}
+	back, raw := overTheWire(t, jobs[1])
 	ex, err := back.executor(time.Now(), nil, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -392,4 +378,18 @@ func TestJobCarriesTheBehindRule(t *testing.T) {
 	if !ok || got.Behind == nil || *got.Behind != *rule {
 		t.Fatalf("the generator's open loop has rule %+v, want %+v (%s)", got.Behind, rule, raw)
 	}
+}
+
+// overTheWire is j as its agent decodes it, and the JSON it travelled as.
+func overTheWire(t *testing.T, j Job) (Job, []byte) {
+	t.Helper()
+	raw, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Job
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	return back, raw
 }

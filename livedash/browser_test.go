@@ -1,21 +1,15 @@
 package livedash
 
 import (
-	"context"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/faasbench/faasbench/internal/browsertest"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -25,13 +19,8 @@ import (
 // request but to its own server and logs no error. A screenshot of the
 // end is saved ($FAASBENCH_SCREENSHOT, or the test's directory).
 func TestDashboardInHeadlessChromium(t *testing.T) {
-	exe, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed (scripts/setup.sh installs it)")
-		}
-		t.Skip("chromium is not installed: scripts/setup.sh installs it")
-	}
+	b := browsertest.Open(t, 1280, 1100, 90*time.Second)
+	ctx := b.Ctx
 	d := New()
 	d.Period = 200 * time.Millisecond
 	srv := httptest.NewServer(d.Handler())
@@ -39,31 +28,7 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 	d.Start()
 	defer d.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 1100))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	var mu sync.Mutex
-	var requests, problems []string
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, e.Request.URL)
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
-				problems = append(problems, "console "+string(e.Type))
-			}
-		}
-	})
-	if err := chromedp.Run(ctx, network.Enable(), runtime.Enable(), chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible("#status")); err != nil {
+	if err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible("#status")); err != nil {
 		t.Fatal(err)
 	}
 	type ran struct {
@@ -112,7 +77,7 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		Rows   [][]string `json:"rows"`
 	}
 	var shot []byte
-	err = chromedp.Run(ctx,
+	err := chromedp.Run(ctx,
 		chromedp.Poll(`document.body.dataset.done === "complete"`, nil, chromedp.WithPollingInterval(100*time.Millisecond)),
 		chromedp.Evaluate(`({status: document.getElementById("status").textContent, title: document.getElementById("cells-title").textContent,
 			rows: [...document.querySelectorAll("#cells-table tbody tr")].map(tr => [...tr.cells].map(td => td.textContent))})`, &final),
@@ -124,22 +89,15 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		final.Rows[0][0] != "hello-go/c=2/r=1" || final.Rows[0][4] != strconv.FormatInt(r.cell.Requests.Total, 10) || final.Rows[0][7] != "yes" {
 		t.Errorf("final page %+v (the cell: %d requests)", final, r.cell.Requests.Total)
 	}
-	mu.Lock()
+	requests := b.Requests()
 	for _, u := range requests {
 		if !strings.HasPrefix(u, srv.URL+"/") {
 			t.Errorf("the page made a request elsewhere: %s", u)
 		}
 	}
-	if len(problems) > 0 {
-		t.Errorf("console: %v", problems)
+	if p := b.Problems(); len(p) > 0 {
+		t.Errorf("console: %v", p)
 	}
-	mu.Unlock()
-	out := os.Getenv("FAASBENCH_SCREENSHOT")
-	if out == "" {
-		out = filepath.Join(t.TempDir(), "dashboard.jpg")
-	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	out := browsertest.SaveShot(t, shot, "dashboard.jpg")
 	t.Logf("screenshot: %s (%d bytes); during the run: %+v; %d requests, all to its own server", out, len(shot), during, len(requests))
 }

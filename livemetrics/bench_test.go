@@ -17,12 +17,7 @@ import (
 // read, the histogram built, the text written (what a Prometheus scraping
 // every second costs the process that drives the load).
 func BenchmarkScrape(b *testing.B) {
-	e := New()
-	e.RunStarted("run", "bench", "local", 10, func() []observe.TimelineSample {
-		return []observe.TimelineSample{{Function: "f", Ready: 2, Desired: 2, CPUCores: 0.5, MemoryMiB: 30}}
-	})
-	var live load.Live
-	e.CellStarted(plan.Cell{ID: "f/c=8/r=1", Function: "f", Concurrency: 8}, &live)
+	e := benchExporter()
 	h := e.Handler()
 	b.ReportAllocs()
 	for range b.N {
@@ -39,12 +34,7 @@ func BenchmarkScrape(b *testing.B) {
 // side: the series gathered, made a Remote Write 2.0 request, marshalled
 // (the HTTP round trip and the compression are the library's).
 func BenchmarkRemoteWriteRequest(b *testing.B) {
-	e := New()
-	e.RunStarted("run", "bench", "local", 10, func() []observe.TimelineSample {
-		return []observe.TimelineSample{{Function: "f", Ready: 2, Desired: 2, CPUCores: 0.5, MemoryMiB: 30}}
-	})
-	var live load.Live
-	e.CellStarted(plan.Cell{ID: "f/c=8/r=1", Function: "f", Concurrency: 8}, &live)
+	e := benchExporter()
 	w := &RemoteWriter{gather: registryOf(e), now: time.Now}
 	b.ReportAllocs()
 	for range b.N {
@@ -56,4 +46,14 @@ func BenchmarkRemoteWriteRequest(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchExporter follows a run in its first cell, a function at 2 replicas.
+func benchExporter() *Exporter {
+	e := New()
+	e.RunStarted("run", "bench", "local", 10, func() []observe.TimelineSample {
+		return []observe.TimelineSample{{Function: "f", Ready: 2, Desired: 2, CPUCores: 0.5, MemoryMiB: 30}}
+	})
+	e.CellStarted(plan.Cell{ID: "f/c=8/r=1", Function: "f", Concurrency: 8}, &load.Live{})
+	return e
 }

@@ -1,21 +1,17 @@
 package report
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/internal/browsertest"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
@@ -69,13 +65,7 @@ func browserRun(t *testing.T) Run {
 // something in it; a screenshot is saved ($FAASBENCH_SCREENSHOT, or the
 // test's directory).
 func TestReportInHeadlessChromium(t *testing.T) {
-	exe, err := exec.LookPath("chromium")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chromium is not installed (scripts/setup.sh installs it)")
-		}
-		t.Skip("chromium is not installed: scripts/setup.sh installs it")
-	}
+	b := browsertest.Open(t, 1280, 2400, 60*time.Second)
 	run := browserRun(t)
 	page := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(page)
@@ -87,31 +77,6 @@ func TestReportInHeadlessChromium(t *testing.T) {
 	}
 	f.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox,
-		chromedp.Flag("headless", "new"), chromedp.WindowSize(1280, 2400))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-
-	var mu sync.Mutex
-	var requests, problems []string
-	chromedp.ListenTarget(ctx, func(ev any) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch e := ev.(type) {
-		case *network.EventRequestWillBeSent:
-			requests = append(requests, e.Request.URL)
-		case *runtime.EventExceptionThrown:
-			problems = append(problems, "exception: "+e.ExceptionDetails.Text)
-		case *runtime.EventConsoleAPICalled:
-			if e.Type == runtime.APITypeError || e.Type == runtime.APITypeWarning {
-				problems = append(problems, "console "+string(e.Type))
-			}
-		}
-	})
 	var charts []struct {
 		Title  string  `json:"title"`
 		Width  float64 `json:"width"`
@@ -119,8 +84,7 @@ func TestReportInHeadlessChromium(t *testing.T) {
 		Points int     `json:"points"`
 	}
 	var shot []byte
-	err = chromedp.Run(ctx,
-		network.Enable(), runtime.Enable(),
+	err = chromedp.Run(b.Ctx,
 		chromedp.Navigate("file://"+page),
 		chromedp.WaitVisible("h1"),
 		chromedp.Evaluate(`[...document.querySelectorAll("svg.chart")].map(s => ({
@@ -133,15 +97,13 @@ func TestReportInHeadlessChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, u := range requests {
+	for _, u := range b.Requests() {
 		if !strings.HasPrefix(u, "file://") {
 			t.Errorf("the report made a network request: %s", u)
 		}
 	}
-	if len(problems) > 0 {
-		t.Errorf("console: %v", problems)
+	if p := b.Problems(); len(p) > 0 {
+		t.Errorf("console: %v", p)
 	}
 	titles := map[string]bool{}
 	for _, c := range charts {
@@ -156,12 +118,6 @@ func TestReportInHeadlessChromium(t *testing.T) {
 			t.Errorf("no chart %q among %v", want, titles)
 		}
 	}
-	out := os.Getenv("FAASBENCH_SCREENSHOT")
-	if out == "" {
-		out = filepath.Join(t.TempDir(), "report.jpg")
-	}
-	if err := os.WriteFile(out, shot, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	out := browsertest.SaveShot(t, shot, "report.jpg")
 	t.Logf("screenshot: %s (%d bytes), %d charts", out, len(shot), len(charts))
 }
