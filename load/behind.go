@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -34,20 +33,13 @@ func (b Behind) Validate() error {
 	return nil
 }
 
-// behindWatch follows an open loop's progress against its schedule: the
-// pacer stores how many tickets it handed out, the workers add the ones
-// they dropped for lag, and a goroutine compares them with the schedule
-// every tenth of the window. The hot path pays one atomic store per ticket.
+// behindWatch compares an open loop's pacing with its schedule every
+// tenth of the window, on a goroutine of its own.
 type behindWatch struct {
 	rule     Behind
-	sched    Schedule
-	deadline time.Duration
+	p        *pacing
 	inFlight int
-	start    time.Time
-	handed   atomic.Int64 // tickets handed to a worker (the pacer alone writes)
-	dropped  atomic.Int64 // of them, dropped for lag by a worker
-	full     atomic.Int64 // times the pacer found every in-flight slot taken
-	why      string       // set once the rule broke (read after stop)
+	why      string // set once the rule broke (read after stop)
 	stopc    chan struct{}
 	wg       sync.WaitGroup
 }
@@ -60,11 +52,11 @@ type behindMark struct {
 	fullSeen int64
 }
 
-func newBehindWatch(b *Behind, s Schedule, deadline time.Duration, inFlight int, start time.Time) *behindWatch {
+func newBehindWatch(b *Behind, p *pacing, inFlight int) *behindWatch {
 	if b == nil {
 		return nil
 	}
-	return &behindWatch{rule: *b, sched: s, deadline: deadline, inFlight: inFlight, start: start, stopc: make(chan struct{})}
+	return &behindWatch{rule: *b, p: p, inFlight: inFlight, stopc: make(chan struct{})}
 }
 
 // watch checks the rule until stop; when it breaks, it says why and calls
@@ -112,13 +104,9 @@ func (w *behindWatch) watch(cut context.CancelFunc) {
 
 // mark reads the watch now; due carries the schedule's count between calls.
 func (w *behindWatch) mark(due *int64) behindMark {
-	at := time.Since(w.start)
-	by := at
-	if w.deadline > 0 && by > w.deadline {
-		by = w.deadline
-	}
-	*due = dueBy(w.sched, by, *due)
-	return behindMark{at: at, offered: *due, sent: w.handed.Load() - w.dropped.Load(), fullSeen: w.full.Load()}
+	at := time.Since(w.p.start)
+	*due = w.p.dueBy(at, *due)
+	return behindMark{at: at, offered: *due, sent: w.p.handed.Load() - w.p.dropped.Load(), fullSeen: w.p.full.Load()}
 }
 
 // judge says why the window from a to b broke the rule ("" when it held).
@@ -143,29 +131,4 @@ func (w *behindWatch) stop() string {
 	close(w.stopc)
 	w.wg.Wait()
 	return w.why
-}
-
-// dueBy is how many of s's requests are due by t: the first index whose
-// offset is past t (or past the schedule's end), searched up from from,
-// which must be due. Offsets never decrease, so it doubles, then bisects.
-func dueBy(s Schedule, t time.Duration, from int64) int64 {
-	isDue := func(i int64) bool {
-		off, ok := s.Offset(i)
-		return ok && off <= t
-	}
-	if !isDue(from) {
-		return from
-	}
-	lo, hi := from, from+1 // lo is due; hi is to be tried
-	for step := int64(1); isDue(hi); step *= 2 {
-		lo, hi = hi, hi+step
-	}
-	for hi-lo > 1 {
-		if mid := lo + (hi-lo)/2; isDue(mid) {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	return hi
 }

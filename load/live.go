@@ -35,9 +35,11 @@ type Live struct {
 	// local ones, never touched on the hot path.
 	mu     sync.Mutex
 	remote map[int]LiveView
-	// pace follows an open loop's pacer (Open.Run sets it): how far the
-	// sends are behind the schedule, read with the counts.
-	pace *livePace
+	// pace is an open loop's pacing (Open.Run sets it): how far the sends
+	// are behind the schedule, read with the counts; paceDue is where the
+	// next read's search starts.
+	pace    *pacing
+	paceDue int64
 	// colds are the cold starts by kind with their phases (under mu: a
 	// cold start is rare, so its lock costs the hot path nothing).
 	colds map[string]ColdTimes
@@ -88,27 +90,14 @@ func (l *Live) coldStart(kind string, latNs, waitNs, setupNs int64) {
 	l.colds[kind] = c
 }
 
-// livePace is an open loop's progress against its schedule: the pacer
-// stores how many requests it handed out; a read compares that with how
-// many the schedule had due.
-type livePace struct {
-	start    time.Time
-	sched    Schedule
-	deadline time.Duration
-	handed   atomic.Int64
-	due      int64 // guarded by Live.mu: the search's start next time
-}
-
-// follow makes l follow an open loop's pacer (nil l: nothing).
-func (l *Live) follow(start time.Time, sched Schedule, deadline time.Duration) *livePace {
-	if l == nil {
-		return nil
+// follow makes l follow an open loop's pacing (nil l or p: nothing).
+func (l *Live) follow(p *pacing) {
+	if l == nil || p == nil {
+		return
 	}
-	p := &livePace{start: start, sched: sched, deadline: deadline}
 	l.mu.Lock()
-	l.pace = p
+	l.pace, l.paceDue = p, 0
 	l.mu.Unlock()
-	return p
 }
 
 // SetRemote records generator i's counts so far (each call replaces its
@@ -143,15 +132,9 @@ func (l *Live) addShared(v *LiveView) {
 	defer l.mu.Unlock()
 	if p := l.pace; p != nil {
 		now := time.Since(p.start)
-		by := now
-		if p.deadline > 0 && by > p.deadline {
-			by = p.deadline
-		}
-		if by >= 0 {
-			p.due = dueBy(p.sched, by, p.due)
-		}
-		if h := p.handed.Load(); p.due > h {
-			v.Behind = p.due - h
+		l.paceDue = p.dueBy(now, l.paceDue)
+		if h := p.handed.Load(); l.paceDue > h {
+			v.Behind = l.paceDue - h
 			if off, ok := p.sched.Offset(h); ok {
 				v.LagNs = int64(now - off)
 			}

@@ -84,8 +84,9 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	bw := newBehindWatch(o.Behind, o.Schedule, o.Deadline, n, start)
-	lp := o.Live.follow(start, o.Schedule, o.Deadline)
+	pg := newPacing(o.Behind != nil || o.Live != nil, start, o.Schedule, o.Deadline)
+	bw := newBehindWatch(o.Behind, pg, n)
+	o.Live.follow(pg)
 	if bw != nil {
 		var cut context.CancelFunc
 		ctx, cut = context.WithCancel(ctx)
@@ -119,8 +120,8 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		for ok := true; ok; tk, ok = <-tickets {
 			if o.MaxLag > 0 && time.Since(start)-tk.off > o.MaxLag {
 				w.dropLate(tk.off)
-				if bw != nil {
-					bw.dropped.Add(1)
+				if pg != nil {
+					pg.dropped.Add(1)
 				}
 				continue
 			}
@@ -151,7 +152,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	wg.Add(2) // the pacer and the first worker
 	go func() {
 		defer wg.Done()
-		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn, bw, lp)
+		scheduled, last, offered, cut = o.pace(ctx, start, tickets, spawn, pg)
 		close(tickets)
 	}()
 	go func() {
@@ -212,7 +213,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // handed out (the schedule's count, unless interrupted or cut), the offset
 // of the last one, how many it offered in each second, and whether the
 // deadline cut it short.
-func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool, bw *behindWatch, lp *livePace) (n int64, last time.Duration, offered []int64, cut bool) {
+func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, spawn func(ticket) bool, pg *pacing) (n int64, last time.Duration, offered []int64, cut bool) {
 	pc := newPacer(ctx, start)
 	defer pc.close()
 	done := ctx.Done()
@@ -242,8 +243,8 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 		case tickets <- tk: // a worker was free
 		default:
 			if !spawn(tk) { // no worker free and no more to start: wait for one
-				if bw != nil {
-					bw.full.Add(1)
+				if pg != nil {
+					pg.full.Add(1)
 				}
 				select {
 				case tickets <- tk:
@@ -254,11 +255,8 @@ func (o Open) pace(ctx context.Context, start time.Time, tickets chan<- ticket, 
 				}
 			}
 		}
-		if bw != nil {
-			bw.handed.Store(i + 1)
-		}
-		if lp != nil {
-			lp.handed.Store(i + 1)
+		if pg != nil {
+			pg.handed.Store(i + 1)
 		}
 		last = off
 		w := windowIndex(off)
