@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Handler serves the page, its assets and the event stream (/events).
@@ -59,6 +60,9 @@ func hostAllowed(r *http.Request) bool {
 	return false
 }
 
+// writeWait bounds one write to a browser.
+const writeWait = 10 * time.Second
+
 // events streams the run: the history first, then each event as it comes,
 // until the browser leaves or the run's dashboard closes.
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
@@ -73,12 +77,20 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer d.hub.leave(c)
+	// A browser that stops reading is let go after writeWait, never waited
+	// for longer (the hub has dropped it by then: its buffer is full).
+	rc := http.NewResponseController(w)
+	write := func(ev []byte) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		_, err := w.Write(ev)
+		return err == nil
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 	for _, ev := range history {
-		if _, err := w.Write(ev); err != nil {
+		if !write(ev) {
 			return
 		}
 	}
@@ -91,7 +103,7 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 			if !ok {
 				return
 			}
-			if _, err := w.Write(ev); err != nil {
+			if !write(ev) {
 				return
 			}
 			fl.Flush()
