@@ -33,6 +33,8 @@ var assets embed.FS
 type Dashboard struct {
 	// Period is the time between frames (default one second).
 	Period time.Duration
+	// WriteWait bounds one write to a browser (default 10 s).
+	WriteWait time.Duration
 
 	mu         sync.Mutex
 	started    time.Time
@@ -59,7 +61,7 @@ type Dashboard struct {
 
 // New is a dashboard that serves nothing yet (Listen, or Handler in tests).
 func New() *Dashboard {
-	return &Dashboard{Period: time.Second, hub: newHub(), stopc: make(chan struct{})}
+	return &Dashboard{Period: time.Second, WriteWait: 10 * time.Second, hub: newHub(), stopc: make(chan struct{})}
 }
 
 // Listen serves d on addr (host:port; ":port" or "port" alone listen on

@@ -3,9 +3,11 @@ package livedash
 import (
 	"bufio"
 	"encoding/json"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,5 +279,42 @@ func TestFrameFiguresAreOfTheLastTick(t *testing.T) {
 	}
 	if want := float64(load.WindowBucketUpperNs(10)) / 1e6; n.P99Ms != want || n.CellP99Ms != want {
 		t.Errorf("p99 %v, cell p99 %v: want %v", n.P99Ms, n.CellP99Ms, want)
+	}
+}
+
+// A browser that stops reading holds its stream's handler no longer than
+// WriteWait: the writes fill the connection, the deadline ends them.
+func TestABrowserThatStopsReadingIsLetGo(t *testing.T) {
+	d := New()
+	d.WriteWait = 200 * time.Millisecond
+	h := d.Handler()
+	var active atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		active.Add(1)
+		defer active.Add(-1)
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /events HTTP/1.1\r\nHost: " + srv.Listener.Addr().String() + "\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && active.Load() == 0; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	big := []byte("event: frame\ndata: \"" + strings.Repeat("x", 64<<10) + "\"\n\n")
+	for i := 0; i < clientBuffer; i++ { // 16 MiB: more than the connection's buffers hold
+		d.hub.publish("frame", big)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for active.Load() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := active.Load(); n != 0 {
+		t.Fatalf("%d stream handler(s) still writing to a browser that reads nothing", n)
 	}
 }

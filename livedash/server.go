@@ -60,9 +60,6 @@ func hostAllowed(r *http.Request) bool {
 	return false
 }
 
-// writeWait bounds one write to a browser.
-const writeWait = 10 * time.Second
-
 // events streams the run: the history first, then each event as it comes,
 // until the browser leaves or the run's dashboard closes.
 func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
@@ -77,11 +74,11 @@ func (d *Dashboard) events(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer d.hub.leave(c)
-	// A browser that stops reading is let go after writeWait, never waited
+	// A browser that stops reading is let go after WriteWait, never waited
 	// for longer (the hub has dropped it by then: its buffer is full).
 	rc := http.NewResponseController(w)
 	write := func(ev []byte) bool {
-		_ = rc.SetWriteDeadline(time.Now().Add(writeWait))
+		_ = rc.SetWriteDeadline(time.Now().Add(d.WriteWait))
 		_, err := w.Write(ev)
 		return err == nil
 	}
