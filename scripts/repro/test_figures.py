@@ -17,7 +17,7 @@ MARK = "<!-- figures: settings -->"
 
 def docs():
     return [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "docs/platforms").glob("*.md")),
-            *sorted((ROOT / "bench").glob("*.md"))]
+            *sorted((ROOT / "docs/reproductions").glob("*.md")), *sorted((ROOT / "bench").glob("*.md"))]
 
 
 def blocks(text):
