@@ -68,9 +68,10 @@ lint:
 unit:
 	@scripts/phase.sh "go unit tests (-race)" bash -c '$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /cmd/faasbench)'
 
-## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL)
+## integration: the real binary end to end (run, bad specs, Ctrl-C, SIGKILL); about 10 minutes on 2 cores, past go
+## test's default 10-minute timeout, so it gets 25
 integration:
-	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 ./cmd/faasbench/
+	@scripts/phase.sh "integration tests" $(GO) test -race -count=1 -timeout 25m ./cmd/faasbench/
 
 ## cgroup2-test: the cgroup v2 backend on a real cgroup v2 kernel: Debian's kernel under qemu (software emulation,
 ## cgroup_no_v1=all) runs the cgroup package's tests (root and rootless) and the local platform's limit and OOM

@@ -15,7 +15,7 @@ const dashSpec = `version: 1
 name: dash
 platform: {name: local}
 functions: [{workload: hello, language: go}]
-load: {concurrency: [2], duration: 3s, warmup: 0s}
+load: {concurrency: [2], duration: 2s, warmup: 0s}
 repetitions: 1
 `
 

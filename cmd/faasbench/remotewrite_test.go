@@ -96,7 +96,8 @@ repetitions: 1
 	}
 	nowhere := ln.Addr().String()
 	ln.Close()
-	code, errOut = runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--remote-write", "http://"+nowhere+"/api/v1/write")
+	code, errOut = runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--set", "load.duration=500ms",
+		"--remote-write", "http://"+nowhere+"/api/v1/write")
 	if code != 0 || !strings.Contains(errOut, "remote write: WARNING: http://"+nowhere) || !strings.Contains(errOut, "writes failed") {
 		t.Errorf("nobody listening: exit %d\n%s", code, errOut)
 	}
