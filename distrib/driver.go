@@ -58,7 +58,8 @@ func (s *session) Drive(ctx context.Context, ex load.Executor, t load.Target) (e
 	if err != nil {
 		return experiment.Driven{}, err
 	}
-	out, err := s.co.RunLive(ctx, jobs, LiveOf(ex))
+	sink, live := coordinatorParts(ex)
+	out, err := s.co.RunLive(ctx, jobs, live)
 	if out != nil {
 		defer removeAll(out.Records)
 	}
@@ -66,7 +67,7 @@ func (s *session) Drive(ctx context.Context, ex load.Executor, t load.Target) (e
 		return experiment.Driven{}, err
 	}
 	var warnings []string
-	if sink := RecordsOf(ex); sink != nil {
+	if sink != nil {
 		// The generators' rows join the load's own records file: one data
 		// set, its generator column saying whose share each row was.
 		for i, path := range out.Records {

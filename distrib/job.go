@@ -97,10 +97,8 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 		return nil, fmt.Errorf("generators: %d: want at least 1", n)
 	}
 	var jobs []Job
-	var records bool
 	switch e := ex.(type) {
 	case load.Open:
-		records = e.Records != nil
 		for i := range n {
 			s := e.Split(load.Share{Index: i, Of: n})
 			ws, err := load.ToWire(s.Schedule)
@@ -111,7 +109,6 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline), Behind: s.Behind}})
 		}
 	case load.Closed:
-		records = e.Records != nil
 		for i := range n {
 			s := e.Split(load.Share{Index: i, Of: n})
 			j := &ClosedJob{Concurrency: s.Concurrency, DurationNs: int64(s.Duration), Requests: s.Requests}
@@ -126,7 +123,6 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 		if b.Retry != nil {
 			return nil, errors.New("generators: a batch with its own retry rule cannot be split over generators")
 		}
-		records = b.Records != nil
 		for i := range n {
 			s := b.Split(load.Share{Index: i, Of: n})
 			jobs = append(jobs, Job{Model: "batch", Batch: &BatchJob{Items: s.Items, MaxInFlight: s.MaxInFlight,
@@ -135,11 +131,11 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 	default:
 		return nil, fmt.Errorf("generators: a %T load cannot be split over generators", ex)
 	}
-	live := LiveOf(ex) != nil
+	sink, live := coordinatorParts(ex)
 	for i := range jobs {
 		jobs[i].Share = load.Share{Index: i, Of: n}
-		jobs[i].Records = records
-		if live {
+		jobs[i].Records = sink != nil
+		if live != nil {
 			jobs[i].LiveEveryNs = int64(LiveEvery)
 		}
 		jobs[i].Target = TargetJob{Method: t.Method, URL: t.URL, Header: t.Header, Body: t.Body}
@@ -149,30 +145,20 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 	return jobs, nil
 }
 
-// LiveOf is the live counters of an executor NewJobs splits (nil: none).
-func LiveOf(ex load.Executor) *load.Live {
+// coordinatorParts are what of an executor NewJobs splits stays with the
+// coordinator: its record sink (the generators' rows join it) and its live
+// counters (the generators' live messages add to them); nil: none.
+func coordinatorParts(ex load.Executor) (*load.RecordSink, *load.Live) {
 	switch e := ex.(type) {
 	case load.Open:
-		return e.Live
+		return e.Records, e.Live
 	case load.Closed:
-		return e.Live
+		return e.Records, e.Live
 	case Batcher:
-		return e.LoadBatch().Live
+		b := e.LoadBatch()
+		return b.Records, b.Live
 	}
-	return nil
-}
-
-// RecordsOf is the record sink of an executor NewJobs splits (nil: none).
-func RecordsOf(ex load.Executor) *load.RecordSink {
-	switch e := ex.(type) {
-	case load.Open:
-		return e.Records
-	case load.Closed:
-		return e.Records
-	case Batcher:
-		return e.LoadBatch().Records
-	}
-	return nil
+	return nil, nil
 }
 
 // workers is how many workers the job runs at most (a records sink wants
