@@ -140,29 +140,11 @@ func (l *Live) addShared(v *LiveView) {
 			}
 		}
 	}
-	addColds := func(m map[string]ColdTimes) {
-		for k, c := range m {
-			if v.ColdByKind == nil {
-				v.ColdByKind = map[string]ColdTimes{}
-			}
-			t := v.ColdByKind[k]
-			t.add(c, 1)
-			v.ColdByKind[k] = t
-		}
-	}
-	addColds(l.colds)
+	v.addCounts(LiveView{ColdByKind: l.colds}, 1)
 	for _, r := range l.remote {
-		addColds(r.ColdByKind)
-		v.Sent += r.Sent
+		v.addCounts(r, 1)
 		v.Behind += r.Behind
 		v.LagNs = max(v.LagNs, r.LagNs)
-		for c := range v.Counts {
-			v.Counts[c] += r.Counts[c]
-		}
-		v.Cold += r.Cold
-		for b := range v.OK {
-			v.OK[b] += r.OK[b]
-		}
 	}
 }
 
@@ -219,28 +201,51 @@ func (l *Live) Read(v *LiveView) {
 	l.addShared(v)
 }
 
-// Since is what was counted after prev (an earlier view of the same Live).
+// Since is what was counted after prev (an earlier view of the same Live);
+// the gauges (Behind, LagNs) are v's.
 func (v LiveView) Since(prev LiveView) LiveView {
 	out := v
-	for c := range out.Counts {
-		out.Counts[c] -= prev.Counts[c]
+	out.addCounts(prev, -1)
+	return out
+}
+
+// addCounts adds sign (1 or -1) times o's counters to v: the requests by
+// class, cold starts, sends, the latency buckets, and the cold starts by
+// kind (into a map of v's own; a kind left with none is dropped). The
+// gauges (Behind, LagNs) are left to the caller.
+func (v *LiveView) addCounts(o LiveView, sign int64) {
+	for c := range v.Counts {
+		v.Counts[c] += sign * o.Counts[c]
 	}
-	out.Cold -= prev.Cold
-	out.Sent -= prev.Sent
-	out.ColdByKind = nil
-	for k, c := range v.ColdByKind {
-		c.add(prev.ColdByKind[k], -1)
-		if c.N > 0 {
-			if out.ColdByKind == nil {
-				out.ColdByKind = map[string]ColdTimes{}
-			}
-			out.ColdByKind[k] = c
+	v.Cold += sign * o.Cold
+	v.Sent += sign * o.Sent
+	for b := range v.OK {
+		if sign < 0 {
+			v.OK[b] -= o.OK[b]
+		} else {
+			v.OK[b] += o.OK[b]
 		}
 	}
-	for b := range out.OK {
-		out.OK[b] -= prev.OK[b]
+	if len(o.ColdByKind) == 0 {
+		return
 	}
-	return out
+	kinds := make(map[string]ColdTimes, len(v.ColdByKind)+len(o.ColdByKind))
+	for k, c := range v.ColdByKind {
+		kinds[k] = c
+	}
+	for k, c := range o.ColdByKind {
+		t := kinds[k]
+		t.add(c, sign)
+		if t.N > 0 {
+			kinds[k] = t
+		} else {
+			delete(kinds, k)
+		}
+	}
+	v.ColdByKind = nil
+	if len(kinds) > 0 {
+		v.ColdByKind = kinds
+	}
 }
 
 // QuantileNs is the q-quantile of the view's successful latencies: the
