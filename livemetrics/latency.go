@@ -34,12 +34,17 @@ var octaves = func() []int {
 var nativeIndex = func() [load.WindowBuckets]int {
 	var out [load.WindowBuckets]int
 	for b := range out {
-		mid := float64(load.WindowLowestNs) * math.Exp2((float64(b)+0.5)/load.WindowPerOctave) / 1e9
+		mid := bucketMiddle(b)
 		// Native bucket i holds (2^((i-1)/4), 2^(i/4)].
 		out[b] = int(math.Ceil(math.Log2(mid) * (1 << nativeSchema)))
 	}
 	return out
 }()
+
+// bucketMiddle is the geometric middle of the engine's bucket b, in seconds.
+func bucketMiddle(b int) float64 {
+	return float64(load.WindowLowestNs) * math.Exp2((float64(b)+0.5)/load.WindowPerOctave) / 1e9
+}
 
 // latencyMetric is the current cell's successful latencies as one
 // histogram with both layouts: classic buckets at the octave edges (what a
@@ -68,7 +73,7 @@ func (m latencyMetric) Write(out *dto.Metric) error {
 	for b, n := range m.ok {
 		cum += n
 		count += n
-		sum += float64(n) * float64(load.WindowLowestNs) * math.Exp2((float64(b)+0.5)/load.WindowPerOctave) / 1e9
+		sum += float64(n) * bucketMiddle(b)
 		if next < len(octaves) && b == octaves[next] {
 			h.Bucket = append(h.Bucket, &dto.Bucket{UpperBound: proto.Float64(float64(load.WindowBucketUpperNs(b)) / 1e9), CumulativeCount: proto.Uint64(cum)})
 			next++

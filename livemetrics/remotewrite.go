@@ -116,7 +116,7 @@ func (w *RemoteWriter) write() {
 		w.failed++
 		w.lastErr = errors.New(scrub(err, w.shown))
 		if !w.failing {
-			fmt.Fprintf(w.log, "remote write: WARNING: %s: %v (the run goes on; it tries again every %v, and the run directory keeps every figure)\n", w.shown, scrub(err, w.shown), w.every)
+			fmt.Fprintf(w.log, "remote write: WARNING: %s: %v (the run goes on; it tries again every %v, and the run directory keeps every figure)\n", w.shown, w.lastErr, w.every)
 		}
 		w.failing = true
 	case w.failing:
