@@ -107,17 +107,14 @@ func cellDone(c *results.Cell) CellDone {
 func now(pc plan.Cell, v, prev load.LiveView, elapsed, dt time.Duration) *Now {
 	n := &Now{ID: pc.ID, Function: pc.Function, Concurrency: pc.Concurrency, OfferedRPS: pc.Rate, ElapsedS: elapsed.Seconds(), Cold: v.Cold,
 		CellP99Ms: ms(v.QuantileNs(0.99)), InFlight: v.InFlight(), Behind: v.Behind, LagMs: ms(v.LagNs)}
+	n.OK = v.Counts[load.ClassOK]
+	_, n.Failed = v.Totals()
 	for c, k := range v.Counts {
-		if load.Class(c) == load.ClassOK {
-			n.OK = k
-			continue
-		}
-		if k > 0 {
+		if load.Class(c) != load.ClassOK && k > 0 {
 			if n.Errors == nil {
 				n.Errors = map[string]int64{}
 			}
 			n.Errors[load.Class(c).String()] = k
-			n.Failed += k
 		}
 	}
 	for kind, c := range v.ColdByKind {
@@ -127,10 +124,7 @@ func now(pc plan.Cell, v, prev load.LiveView, elapsed, dt time.Duration) *Now {
 		n.ColdByKind[kind] = ColdNow{N: c.N, MeanMs: mean(c.LatencyNs, c.N), GatewayWaitMs: mean(c.WaitNs, c.Waited), SetupMs: mean(c.SetupNs, c.SetUp)}
 	}
 	d := v.Since(prev)
-	var done int64
-	for _, k := range d.Counts {
-		done += k
-	}
+	done, _ := d.Totals()
 	if dt > 0 {
 		n.RPS = float64(done) / dt.Seconds()
 	}

@@ -172,6 +172,11 @@ type LiveView struct {
 func (l *Live) Snapshot() (done, failed int64) {
 	var v LiveView
 	l.Read(&v)
+	return v.Totals()
+}
+
+// Totals are the view's completed requests, and of them those not ok.
+func (v LiveView) Totals() (done, failed int64) {
 	for c, n := range v.Counts {
 		done += n
 		if Class(c) != ClassOK {
