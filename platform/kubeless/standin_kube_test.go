@@ -26,8 +26,12 @@ import (
 // function from spec.deployment, its labels merged with the function's and
 // created-by=kubeless, selector {created-by, function}, FUNC_PORT added,
 // the given probe kept; and a Service of the same name from spec.service.
-// Updates copy the template's replicas. The real controllers and KWOK make
-// the pods.
+// The Service comes first, as in the controller's ensureK8sResources
+// (function_controller.go: config map, Service, then Deployment): the
+// stand-in once made them the other way round, and a Deploy that returned
+// as soon as the pods were ready then found no Service (a CI failure the
+// real order cannot give). Updates copy the template's replicas. The real
+// controllers and KWOK make the pods.
 func kubelessStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 	kubetest.EveryObject(ctx, t, "kubeless stand-in", cl, kubeless.FunctionGVR, func(ctx context.Context, o *unstructured.Unstructured) error {
 		return reconcile(ctx, cl, o)
@@ -65,20 +69,14 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 	c.Name = fn.GetName()
 	c.Env = append(c.Env, corev1.EnvVar{Name: "FUNC_PORT", Value: "8080"})
 	c.Ports = append(c.Ports, corev1.ContainerPort{ContainerPort: 8080})
+	if err := ensureService(ctx, cl, fn, labels, owner); err != nil {
+		return err
+	}
 	deps := cl.Client.AppsV1().Deployments(cl.Namespace)
 	cur, err := deps.Get(ctx, d.Name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		if _, err := deps.Create(ctx, &d, metav1.CreateOptions{}); err != nil {
-			return err
-		}
-		var spec corev1.ServiceSpec
-		rawSvc, _, _ := unstructured.NestedMap(fn.Object, "spec", "service")
-		if err := runtime.DefaultUnstructuredConverter.FromUnstructured(rawSvc, &spec); err != nil {
-			return err
-		}
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fn.GetName(), Labels: labels, OwnerReferences: owner}, Spec: spec}
-		_, err = cl.Client.CoreV1().Services(cl.Namespace).Create(ctx, svc, metav1.CreateOptions{})
+		_, err := deps.Create(ctx, &d, metav1.CreateOptions{})
 		return err
 	case err != nil:
 		return err
@@ -94,4 +92,21 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 		})
 	}
 	return nil
+}
+
+// ensureService makes the function's Service from spec.service unless it is
+// there (EnsureFuncService creates it, or updates one that exists).
+func ensureService(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured, labels map[string]string, owner []metav1.OwnerReference) error {
+	svcs := cl.Client.CoreV1().Services(cl.Namespace)
+	if _, err := svcs.Get(ctx, fn.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return err
+	}
+	var spec corev1.ServiceSpec
+	rawSvc, _, _ := unstructured.NestedMap(fn.Object, "spec", "service")
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(rawSvc, &spec); err != nil {
+		return err
+	}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: fn.GetName(), Labels: labels, OwnerReferences: owner}, Spec: spec}
+	_, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
+	return err
 }
