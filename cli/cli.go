@@ -164,7 +164,7 @@ measured is kept and marked partial).`,
 	root.SetErr(env.Stderr)
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", "text", "result format on stdout: text (tables for people) or json (machine-readable)")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a CPU profile of faasbench itself to this file (go tool pprof reads it)")
-	root.AddCommand(a.runCmd(), a.reportCmd(), a.exportCmd(), a.loadCmd(), a.platformCmd(), a.workloadCmd(), a.dataCmd(), a.upstreamCmd(), a.compareCmd(), a.historyCmd(), a.imageCmd(), a.versionCmd(), a.agentCmd())
+	root.AddCommand(a.runCmd(), a.reportCmd(), a.exportCmd(), a.loadCmd(), a.platformCmd(), a.workloadCmd(), a.dataCmd(), a.upstreamCmd(), a.compareCmd(), a.historyCmd(), a.imageCmd(), a.versionCmd(), a.agentCmd(), a.traceCmd())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageErr("%s: %v", c.CommandPath(), err) })
 	return root
 }

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// faasbench trace: synth writes the 2019 files, show reads them back, sample
+// picks a near subset and writes it in the same format, schedule writes the
+// merged arrivals; the 2021 format goes the same way; bad input is exit 2
+// with the file, its line and the function, and nothing is written.
+func TestTraceCommands(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	code, out, errOut := runCLI(t, "trace", "synth", "--functions", "300", "--minutes", "60", "--seed", "3", "--out", full)
+	if code != 0 || !strings.Contains(out, "300 functions, 60 minutes") {
+		t.Fatalf("synth: %d %s %s", code, out, errOut)
+	}
+	for _, f := range []string{"invocations_per_function_md.anon.d01.csv", "function_durations_percentiles.anon.d01.csv", "app_memory_percentiles.anon.d01.csv"} {
+		if _, err := os.Stat(filepath.Join(full, f)); err != nil {
+			t.Errorf("synth wrote no %s", f)
+		}
+	}
+	code, js, _ := runCLI(t, "trace", "show", full, "-o", "json")
+	var s TraceSummary
+	if code != 0 || json.Unmarshal([]byte(js), &s) != nil || s.Format != "azure2019" || s.Functions != 300 || s.Minutes != 60 || len(s.DurationMs) != 5 || len(s.MemoryMB) != 5 {
+		t.Fatalf("show: %d %s", code, js)
+	}
+	sampled := filepath.Join(dir, "sample")
+	code, out, errOut = runCLI(t, "trace", "sample", full, "--n", "30", "--out", sampled)
+	if code != 0 || !strings.Contains(out, "30 of 300 functions; Wasserstein distance to the trace (decades): rate 0.") {
+		t.Fatalf("sample: %d %s %s", code, out, errOut)
+	}
+	if code, js, _ = runCLI(t, "trace", "show", sampled, "-o", "json"); code != 0 || json.Unmarshal([]byte(js), &s) != nil || s.Functions != 30 {
+		t.Errorf("the sample read back: %d %s", code, js)
+	}
+	sched := filepath.Join(dir, "arrivals.csv")
+	code, out, _ = runCLI(t, "trace", "schedule", sampled, "--compress", "60", "--minutes", "2", "--max-rate", "50", "--out", sched)
+	b, err := os.ReadFile(sched)
+	if code != 0 || err != nil || !strings.HasPrefix(string(b), "offset_ns,function,app,func\n") || !strings.Contains(out, "over 2s from 30 functions") {
+		t.Errorf("schedule: %d %s %v", code, out, err)
+	}
+	// The 2021 format: a file of invocations, the sample written the same way.
+	f2021 := filepath.Join(dir, "2021")
+	if code, _, errOut = runCLI(t, "trace", "synth", "--functions", "40", "--minutes", "10", "--format", "azure2021", "--out", f2021); code != 0 {
+		t.Fatalf("synth 2021: %s", errOut)
+	}
+	file := filepath.Join(f2021, "AzureFunctionsInvocationTraceForTwoWeeksJan2021.txt")
+	if code, js, _ = runCLI(t, "trace", "show", file, "-o", "json"); code != 0 || json.Unmarshal([]byte(js), &s) != nil || s.Format != "azure2021" || s.MemoryMB != nil {
+		t.Errorf("show 2021: %d %s", code, js)
+	}
+	if code, out, errOut = runCLI(t, "trace", "schedule", file, "--process", "timestamps", "--out", filepath.Join(dir, "ts.csv")); code != 0 {
+		t.Errorf("schedule by timestamps: %d %s %s", code, out, errOut)
+	}
+}
+
+func TestTraceBadInput(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad")
+	_ = os.MkdirAll(bad, 0o755)
+	_ = os.WriteFile(filepath.Join(bad, "invocations_per_function_md.anon.d01.csv"), []byte("HashOwner,HashApp,HashFunction,Trigger,1,2\no,app,fn,http,3,-1\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "show", bad}, "invocations_per_function_md.anon.d01.csv: row 2: function app/fn minute 2: -1 invocations is negative"},
+		{[]string{"trace", "show", bad, "--day", "15"}, "--day 15"},
+		{[]string{"trace", "show", filepath.Join(dir, "none")}, "trace " + filepath.Join(dir, "none")},
+		{[]string{"trace", "synth", "--functions", "0", "--out", filepath.Join(dir, "x")}, "functions: 0 is not in 1.."},
+		{[]string{"trace", "synth", "--functions", "5"}, "--out"},
+		{[]string{"trace", "synth", "--functions", "5", "--format", "csv", "--out", filepath.Join(dir, "y")}, `--format "csv"`},
+	}
+	for _, c := range cases {
+		code, _, errOut := runCLI(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: %d %s, want %q", c.args, code, errOut, c.want)
+		}
+	}
+	full := filepath.Join(dir, "full")
+	runCLI(t, "trace", "synth", "--functions", "10", "--minutes", "5", "--out", full)
+	out := filepath.Join(dir, "sample")
+	if code, _, errOut := runCLI(t, "trace", "sample", full, "--n", "11", "--out", out); code != ExitUsage || !strings.Contains(errOut, "--n: sample: 11 functions asked, the trace has 10") {
+		t.Errorf("oversized sample: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused sample wrote %s", out)
+	}
+}
