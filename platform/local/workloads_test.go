@@ -53,6 +53,8 @@ func TestCatalogueWorkloadsThroughTheGateway(t *testing.T) {
 		{"matrix", "node", "?n=7&ram=1000", "", "6686 1000"},
 		{"matrix", "java", "?n=7&ram=1000", "", "6686 1000"},
 		{"matrix", "java", "?n=50", "", "2531250 0"},
+		{"spin", "go", "?ms=20&mb=8", "", "spun 20 ms, touched 8 MB"},
+		{"spin", "python", "?ms=20&mb=8", "", "spun 20 ms, touched 8 MB"},
 	} {
 		name := tc.workload + "-" + tc.lang
 		if err := p.Deploy(ctx, platform.Function{Name: name, Workload: tc.workload, Language: tc.lang, Replicas: 1}); err != nil && !strings.Contains(err.Error(), "already deployed") {

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// resident is the process's resident memory in bytes (/proc/self/statm).
+func resident(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		t.Skip("no /proc/self/statm")
+	}
+	pages, _ := strconv.ParseInt(strings.Fields(string(b))[1], 10, 64)
+	return pages * int64(os.Getpagesize())
+}
+
+// spin spins for at least the time asked, and the memory it is asked to
+// touch becomes resident (a fresh allocation alone is not: Go maps it
+// zeroed and untouched); bad parameters are function errors.
+func TestSpinsAndTouchesMemory(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // the touched memory stays until it is measured
+	before := resident(t)
+	resp, err := handle(httptest.NewRequest("GET", "/?ms=0&mb=64", nil), nil)
+	grew := resident(t) - before
+	if err != nil || string(resp.Body) != "spun 0 ms, touched 64 MB" || grew < 60<<20 {
+		t.Errorf("%q %v; resident grew %d MiB", resp.Body, err, grew>>20)
+	}
+	start := time.Now()
+	resp, err = handle(httptest.NewRequest("GET", "/?ms=300", nil), nil)
+	if took := time.Since(start); err != nil || string(resp.Body) != "spun 300 ms, touched 0 MB" || took < 300*time.Millisecond {
+		t.Errorf("%q %v after %v", resp.Body, err, took)
+	}
+	for _, q := range []string{"ms=-1", "ms=x", "mb=4097", "ms=600001"} {
+		if _, err := handle(httptest.NewRequest("GET", "/?"+q, nil), nil); err == nil {
+			t.Errorf("%s accepted", q)
+		}
+	}
+}
