@@ -35,6 +35,7 @@ var probes = map[string]probe{
 	"reverse": {method: "POST", body: []byte("faasbench"), want: "hcnebsaaf"},
 	"payload": {method: "POST", body: bytes.Repeat([]byte("x"), 10240), want: "received 10240 bytes"},
 	"sleep":   {method: "GET", path: "?ms=10", want: "slept 10 ms"},
+	"spin":    {method: "GET", path: "?ms=10&mb=1", want: "spun 10 ms, touched 1 MB"},
 	"query": {method: "GET", path: "?delay=0.01", want: "slept 0.01",
 		needs: []string{"FB_DB_HOST", "FB_DB_PORT", "FB_DB_USER", "FB_DB_PASSWORD", "FB_DB_NAME"}},
 	// wordcount reads a data set from shared storage in experiments: without one, the function
