@@ -66,7 +66,7 @@ func TestTraceBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"trace", "show", bad}, "invocations_per_function_md.anon.d01.csv: row 2: function app/fn minute 2: -1 invocations is negative"},
+		{[]string{"trace", "show", bad}, "invocations_per_function_md.anon.d01.csv: line 2: function app/fn minute 2: -1 invocations is negative"},
 		{[]string{"trace", "show", bad, "--day", "15"}, "--day 15"},
 		{[]string{"trace", "show", filepath.Join(dir, "none")}, "trace " + filepath.Join(dir, "none")},
 		{[]string{"trace", "synth", "--functions", "0", "--out", filepath.Join(dir, "x")}, "functions: 0 is not in 1.."},

@@ -105,12 +105,15 @@ func openTable(r io.Reader, name string, need []string) (*table, error) {
 	return t, nil
 }
 
-// next reads a row; io.EOF at the end.
+// next reads a row; io.EOF at the end. t.line is the row's line in the
+// file (blank lines skipped by the reader still count).
 func (t *table) next() ([]string, error) {
 	rec, err := t.r.Read()
-	t.line++
 	if err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: line %d: %w", t.name, t.line, err)
+		return nil, fmt.Errorf("%s: %w", t.name, err) // csv.ParseError names the line
+	}
+	if err == nil {
+		t.line, _ = t.r.FieldPos(0)
 	}
 	return rec, err
 }
@@ -153,6 +156,7 @@ func readInvocations(r io.Reader, name string) (*Trace, map[key]int, error) {
 	}
 	t := &Trace{Minutes: len(minutes)}
 	index := map[key]int{}
+	var lines []int
 	for {
 		rec, err := tb.next()
 		if errors.Is(err, io.EOF) {
@@ -166,7 +170,7 @@ func readInvocations(r io.Reader, name string) (*Trace, map[key]int, error) {
 			return nil, nil, rowError(name, tb.line, "no HashApp or HashFunction")
 		}
 		if prev, dup := index[k]; dup {
-			return nil, nil, rowError(name, tb.line, "function %s is on line %d too", (&Function{App: k.app, Name: k.name}).ID(), prev+2)
+			return nil, nil, rowError(name, tb.line, "function %s is on line %d too", (&Function{App: k.app, Name: k.name}).ID(), lines[prev])
 		}
 		if len(t.Functions) >= MaxFunctions {
 			return nil, nil, rowError(name, tb.line, "more than %d functions", MaxFunctions)
@@ -186,6 +190,7 @@ func readInvocations(r io.Reader, name string) (*Trace, map[key]int, error) {
 			fn.PerMinute[m] = int32(n)
 		}
 		index[k] = len(t.Functions)
+		lines = append(lines, tb.line)
 		t.Functions = append(t.Functions, fn)
 	}
 	if len(t.Functions) == 0 {

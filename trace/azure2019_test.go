@@ -10,7 +10,7 @@ import (
 
 const inv2019 = "HashOwner,HashApp,HashFunction,Trigger,1,2,3\n" +
 	"o1,a1,f1,http,1,0,2\n" +
-	"o1,a1,f2,timer,0,0,1\n" +
+	"o1,a1,f2,timer,0,0,1\n\n" + // a blank line: the lines after it still say where they are
 	"o2,a2,f3,queue,5,5,5\n"
 
 const dur2019 = "HashOwner,HashApp,HashFunction,Average,Count,Minimum,Maximum,percentile_Average_0,percentile_Average_1,percentile_Average_25,percentile_Average_50,percentile_Average_75,percentile_Average_99,percentile_Average_100\n" +
@@ -62,13 +62,13 @@ func TestReadAzure2019RefusesBadInput(t *testing.T) {
 	cases := []struct{ name, inv, dur, mem, want string }{
 		{"missing column", strings.Replace(inv2019, "Trigger", "Trig", 1), "", "", `inv.csv: no column "Trigger"`},
 		{"no minutes", "HashOwner,HashApp,HashFunction,Trigger\no,a,f,http\n", "", "", "no minute columns"},
-		{"negative count", strings.Replace(inv2019, "o1,a1,f2,timer,0,0,1", "o1,a1,f2,timer,0,-4,1", 1), "", "", "inv.csv: row 3: function a1/f2 minute 2: -4 invocations is negative"},
-		{"not a count", strings.Replace(inv2019, "5,5,5", "5,x,5", 1), "", "", `row 4: function a2/f3 minute 2: "x" is not a count`},
-		{"short row", strings.Replace(inv2019, "5,5,5", "5,5", 1), "", "", "row 4: function a2/f3 has no minute 3"},
-		{"duplicate", inv2019 + "o1,a1,f1,http,0,0,0\n", "", "", "row 5: function a1/f1 is on line 2 too"},
-		{"longer than a minute", inv2019, long, "", "dur.csv: row 4: function a2/f3 runs 61000 ms on average, longer than 60000 ms"},
-		{"percentiles out of order", inv2019, strings.Replace(dur2019, "50,55,80,100", "50,55,80,70", 1), "", "dur.csv: row 2: percentile_Average_50 70 is below percentile_Average_25 80"},
-		{"negative memory", inv2019, "", strings.Replace(mem2019, "o1,a1,36,150", "o1,a1,36,-150", 1), "mem.csv: row 2: AverageAllocatedMb -150 is negative"},
+		{"negative count", strings.Replace(inv2019, "o1,a1,f2,timer,0,0,1", "o1,a1,f2,timer,0,-4,1", 1), "", "", "inv.csv: line 3: function a1/f2 minute 2: -4 invocations is negative"},
+		{"not a count", strings.Replace(inv2019, "5,5,5", "5,x,5", 1), "", "", `line 5: function a2/f3 minute 2: "x" is not a count`},
+		{"short row", strings.Replace(inv2019, "5,5,5", "5,5", 1), "", "", "line 5: function a2/f3 has no minute 3"},
+		{"duplicate", inv2019 + "o1,a1,f1,http,0,0,0\n", "", "", "line 6: function a1/f1 is on line 2 too"},
+		{"longer than a minute", inv2019, long, "", "dur.csv: line 4: function a2/f3 runs 61000 ms on average, longer than 60000 ms"},
+		{"percentiles out of order", inv2019, strings.Replace(dur2019, "50,55,80,100", "50,55,80,70", 1), "", "dur.csv: line 2: percentile_Average_50 70 is below percentile_Average_25 80"},
+		{"negative memory", inv2019, "", strings.Replace(mem2019, "o1,a1,36,150", "o1,a1,36,-150", 1), "mem.csv: line 2: AverageAllocatedMb -150 is negative"},
 		{"no functions", "HashOwner,HashApp,HashFunction,Trigger,1\n", "", "", "inv.csv: no functions"},
 	}
 	for _, c := range cases {

@@ -51,10 +51,10 @@ func TestReadAzure2021(t *testing.T) {
 func TestReadAzure2021RefusesBadInput(t *testing.T) {
 	cases := []struct{ name, in, want string }{
 		{"missing column", strings.Replace(inv2021, "duration", "dur", 1), `2021.csv: no column "duration"`},
-		{"negative duration", strings.Replace(inv2021, "0.013", "-0.013", 1), "2021.csv: row 3: duration -0.013 is negative"},
-		{"not a number", strings.Replace(inv2021, "5100.5", "soon", 1), `2021.csv: row 4: end_timestamp "soon" is not a number`},
-		{"no app", inv2021 + ",f,1,1\n", "row 6: no app or func"},
-		{"longer than a minute", inv2021 + "a4,f4,100,75\n", "2021.csv: row 6: function a4/f4 (first here) runs 75000 ms on average, longer than 60000 ms"},
+		{"negative duration", strings.Replace(inv2021, "0.013", "-0.013", 1), "2021.csv: line 3: duration -0.013 is negative"},
+		{"not a number", strings.Replace(inv2021, "5100.5", "soon", 1), `2021.csv: line 4: end_timestamp "soon" is not a number`},
+		{"no app", inv2021 + ",f,1,1\n", "line 6: no app or func"},
+		{"longer than a minute", inv2021 + "a4,f4,100,75\n", "2021.csv: line 6: function a4/f4 (first here) runs 75000 ms on average, longer than 60000 ms"},
 		{"empty", "app,func,end_timestamp,duration\n", "2021.csv: no invocations"},
 	}
 	for _, c := range cases {

@@ -148,7 +148,7 @@ func quantile(s []float64, q float64) float64 {
 	return s[i] + (s[i+1]-s[i])*(x-float64(i))
 }
 
-// rowError is bad input at a row of a named file.
+// rowError is bad input at a line of a named file.
 func rowError(file string, row int, format string, args ...any) error {
-	return fmt.Errorf("%s: row %d: %s", file, row, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s: line %d: %s", file, row, fmt.Sprintf(format, args...))
 }
