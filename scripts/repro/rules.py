@@ -500,11 +500,47 @@ def in_table_order(rules_):
     return out
 
 
+VERDICTS = ["reproduces", "partly", "does not reproduce", "not judged", "not yet judged"]
+CLASSES = ["measured", "by construction", "design differs", DID_NOT_HAPPEN]
+ACROSS = "across platforms"
+
+
+def counts(doc, runs, designs):
+    """Verdicts counted per platform (rules comparing platforms under ACROSS): each rule's latest run on each
+    platform, the verdict's words and its classes (a verdict may have two: by construction and design differs)."""
+    by_rule = runs_by_rule(runs)
+    out = {}
+    for r in doc["rules"]:
+        rows = _rows(r, sorted(by_rule.get(r["id"], []), key=lambda x: x.run_id), designs)
+        across = any("platform" in f for f in r["figures"].values())
+        latest = {}
+        for row in rows:
+            latest[ACROSS if across else row[0]] = row  # the runs' order: the last is the latest
+        for group, (_, _, _, word, cls) in latest.items():
+            c = out.setdefault(group, dict.fromkeys(VERDICTS + CLASSES, 0))
+            c[word.strip("*")] += 1
+            if word.strip("*") in ("reproduces", "partly", "does not reproduce"):
+                for k in CLASSES:
+                    c[k] += (cls == "measured") if k == "measured" else (k in cls)
+    return out
+
+
+def counts_table(c):
+    groups = sorted(g for g in c if g != ACROSS) + ([ACROSS] if ACROSS in c else [])
+    lines = ["Counted by the same code (each rule's latest run on each platform; a rule that compares platforms under "
+             f"\"{ACROSS}\"; the classes of the judged verdicts, a verdict having one or two):", "",
+             "| platform | rules | " + " | ".join(VERDICTS) + " | " + " | ".join(CLASSES) + " |",
+             "|---|" + "---|" * (1 + len(VERDICTS) + len(CLASSES))]
+    for g in groups:
+        lines.append(f"| {g} | {sum(c[g][v] for v in VERDICTS)} | " + " | ".join(str(c[g][v]) for v in VERDICTS + CLASSES) + " |")
+    return lines
+
+
 def section(doc, runs, designs=None):
-    """The generated verdict section: one table per seed; every registered run of every rule."""
+    """The generated verdict section: the counts, then one table per seed; every registered run of every rule."""
     designs = load_designs(doc) if designs is None else designs
     by_rule = runs_by_rule(runs)
-    lines = [BEGIN, ""]
+    lines = [BEGIN, ""] + counts_table(counts(doc, runs, designs)) + [""]
     for sid, seed in doc["seeds"].items():
         rules = [r for r in doc["rules"] if str(r["seed"]) == sid]
         if not rules:
@@ -532,16 +568,10 @@ def _judged(r, runs, designs, platforms):
     return "; ".join(f"{n}: {d}" for n, _, d in res), f"**{word}**", cls or "measured"
 
 
-def _rule_rows(r, cited, designs):
-    """A rule's rows: one per platform and run under it (a rule comparing platforms: one row, its
-    platforms' latest runs); the study, claim and checks in the first row only."""
-    qs = r["quote"] if isinstance(r["quote"], list) else [r["quote"]]
-    study = " ".join(f"\"{q['text']}\" (l. {q['line']})" for q in qs)
-    checks = "; ".join(f"{c.get('name', '')}: `{c.get('every') or c.get('median') or c.get('ranges')}`"
-                       f"{' (every repetition)' if 'every' in c else ' (medians)' if 'median' in c else ' (ranges)'}"
-                       f"{' for ' + ', '.join(f'{k} in {v}' for k, v in c['for'].items()) if c.get('for') else ''}"
-                       for c in r["checks"])
-    rows = []  # (platform, run cell, what the checks read, verdict)
+def _rows(r, cited, designs):
+    """A rule's verdicts: (platform, run cell, what the checks read, verdict, class), one per platform and run
+    under it in the runs' order (a rule comparing platforms: one, its platforms' latest runs)."""
+    rows = []
     if any("platform" in f for f in r["figures"].values()):
         latest = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
                   for f in r["figures"].values()}
@@ -559,9 +589,20 @@ def _rule_rows(r, cited, designs):
             for x in mine:
                 rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
                              *_judged(r, {"*": x}, designs, [p])))
+    return rows
+
+
+def _rule_rows(r, cited, designs):
+    """A rule's rows of the table (_rows); the study, claim and checks in the first row only."""
+    qs = r["quote"] if isinstance(r["quote"], list) else [r["quote"]]
+    study = " ".join(f"\"{q['text']}\" (l. {q['line']})" for q in qs)
+    checks = "; ".join(f"{c.get('name', '')}: `{c.get('every') or c.get('median') or c.get('ranges')}`"
+                       f"{' (every repetition)' if 'every' in c else ' (medians)' if 'median' in c else ' (ranges)'}"
+                       f"{' for ' + ', '.join(f'{k} in {v}' for k, v in c['for'].items()) if c.get('for') else ''}"
+                       for c in r["checks"])
     name = f"`{r['id']}`" + (f" post hoc amendment of `{r['amends']}`:" if "amends" in r else "")
     out = []
-    for i, (p, run, read, word, cls) in enumerate(rows):
+    for i, (p, run, read, word, cls) in enumerate(_rows(r, cited, designs)):
         left = (f"{name} {r['figure']} | {_cell(study)} | {_cell(r['claim'])}; {_cell(checks)}" if i == 0
                 else f"`{r['id']}` (as above) | | ")
         out.append(f"| {left} | {p} | {_cell(run)} | {_cell(read)} | {word} | {_cell(cls)} |")

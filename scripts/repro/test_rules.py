@@ -401,3 +401,26 @@ def test_registered_rules_are_never_edited():
                if r["id"] in first and rules.rule_hash(r) != first[r["id"]][1]]
     assert changed == [], "registered rules edited; restore them and add an amendment (amends: ID) instead: " + ", ".join(changed)
 
+
+
+def test_the_counts_take_each_rules_latest_run_per_platform(tmp_path):
+    """The counts table: a rule's latest run on each platform counts once (an earlier failing run does not), a
+    platform with no run counts as not yet judged, and a judged verdict counts under each of its classes."""
+    rule = dict(SCALE, id="t-count", platforms=["local", "openfaas", "nuclio"])
+    doc = {"rules": [rule]}
+    up = {"f/autoscale": [{"scaling": {"first_scale_up_s": 4, "max_replicas": 3,
+                                       "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    slow = {"f/autoscale": [{"scaling": {"first_scale_up_s": 40, "max_replicas": 3,
+                                         "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    labels = {"faasbench.dev/rule": "t-count"}
+    runs = [make_run(tmp_path, "a-local", up, labels), make_run(tmp_path, "b-openfaas-old", slow, labels, platform="openfaas"),
+            make_run(tmp_path, "c-openfaas-new", up, labels, platform="openfaas")]
+    for run in runs:
+        run.rules = [("t-count", rules.rule_hash(rule))]
+    designs = {"t-count": [(["local"], "by construction", "x"), (None, "design differs", "y")]}
+    c = rules.counts(doc, runs, designs)
+    assert c["local"]["reproduces"] == 1 and c["local"]["by construction"] == 1 and c["local"]["design differs"] == 1
+    assert c["openfaas"]["reproduces"] == 1 and c["openfaas"]["partly"] == 0 and c["openfaas"]["design differs"] == 1
+    assert c["openfaas"]["measured"] == 0 and c["nuclio"]["not yet judged"] == 1 and c["nuclio"]["design differs"] == 0
+    table = rules.counts_table(c)
+    assert "| local | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 |" in table
