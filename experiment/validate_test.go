@@ -26,6 +26,7 @@ func TestValidatorsRejectWrongReplies(t *testing.T) {
 		"query":     {nil, []byte("slept 0.01"), []byte("")},
 		"wordcount": {nil, []byte(`{"words": 3}`), []byte(`{"words": 3`)},
 		"mapreduce": {nil, []byte(`{"tasks": 3}`), []byte("Traceback")},
+		"spin":      {nil, []byte("spun 10 ms, touched 0 MB"), []byte("spun 10 ms, touched 1 MB")},
 	}
 	checked := 0
 	for _, name := range cat.Names() {
@@ -53,8 +54,8 @@ func TestValidatorsRejectWrongReplies(t *testing.T) {
 		}
 		checked++
 	}
-	if checked < 9 {
-		t.Errorf("%d workloads checked, want the 9 with expectations", checked)
+	if checked < 10 {
+		t.Errorf("%d workloads checked, want the 10 with expectations", checked)
 	}
 	prime, _ := cat.Get("prime")
 	// An overridden request path drops the workload's expected body ...
