@@ -10,7 +10,10 @@ cd "$(dirname "$0")/../.."
 . deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openwhisk/down.sh DIR}")
 platform_down openwhisk-down "$DIR" openwhisk/openwhisk.yaml
-K -n openwhisk delete deployment openwhisk-standalone --ignore-not-found --wait=false > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
+# The server's Deployment and ReplicaSet first, its pod orphaned, so that no ReplicaSet makes a server pod again (one
+# made after the pods' deletion got its full grace period from the namespace's deletion); then every pod, the
+# server's and its action pods, with 1 s after its SIGTERM: nothing is measured any more.
+K -n openwhisk delete deployments,replicasets --all --cascade=orphan --wait=false > "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K -n openwhisk delete pods --all --grace-period=1 --wait=false >> "$DIR/logs/openwhisk-delete.log" 2>&1 || true
 K delete --ignore-not-found --timeout 180s -f "$DIR/openwhisk/namespace.yaml" >> "$DIR/logs/openwhisk-delete.log" 2>&1 ||
   { tail -20 "$DIR/logs/openwhisk-delete.log" >&2; echo "openwhisk-down: the namespace openwhisk was not gone in 180 s" >&2; exit 1; }
