@@ -187,6 +187,15 @@ func (f *traceReadFlags) add(cmd *cobra.Command) {
 	cmd.Flags().DurationVar(&f.maxDuration, "max-duration", time.Minute, "refuse a function whose average execution time is longer")
 }
 
+// readFor reads path for a command that writes to out, which must be given
+// (what says what it is, for the error).
+func (f *traceReadFlags) readFor(path, out, what string) (*trace.Trace, string, error) {
+	if out == "" {
+		return nil, "", usageErr("--out: %s is required", what)
+	}
+	return f.read(path)
+}
+
 func (f *traceReadFlags) read(path string) (*trace.Trace, string, error) {
 	if f.day < 1 || f.day > 14 {
 		return nil, "", usageErr("--day %d: the 2019 trace has days 1..14", f.day)
@@ -208,10 +217,7 @@ In-Vitro's sampler does. The distances are printed in decades (between log10 val
 factor of 1.26 on average). The sample is written in the trace's own format.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErr("--out: the directory to write the sample to is required")
-			}
-			t, format, err := rf.read(args[0])
+			t, format, err := rf.readFor(args[0], out, "the directory to write the sample to")
 			if err != nil {
 				return err
 			}
@@ -351,10 +357,7 @@ trace's own timestamps), time compressed by --compress (60: a minute in a second
 rate capped by --max-rate (what a cap leaves out is counted and printed, never hidden).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if out == "" {
-				return usageErr("--out: the file to write the arrivals to is required")
-			}
-			t, _, err := rf.read(args[0])
+			t, _, err := rf.readFor(args[0], out, "the file to write the arrivals to")
 			if err != nil {
 				return err
 			}
