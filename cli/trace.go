@@ -28,14 +28,14 @@ func trace2019Names(day int) (inv, dur, mem string) {
 func (a *app) traceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
-		Short: "Function traces in the Azure Functions formats: synthesize, sample, show, schedule",
+		Short: "Function traces in the Azure Functions formats: synthesize, sample, show, schedule, replay",
 		Long: `Traces of many functions in the formats of the public Azure Functions datasets: the 2019 trace (a
 directory of invocations per function and minute, execution-time percentiles per function, memory
 percentiles per application, one day per file) and the 2021 trace (one CSV row per invocation: app,
 func, end_timestamp, duration). A TRACE argument is such a directory (2019; --day picks the day) or a
 2021 CSV file.`,
 	}
-	cmd.AddCommand(a.traceSynthCmd(), a.traceSampleCmd(), a.traceShowCmd(), a.traceScheduleCmd())
+	cmd.AddCommand(a.traceSynthCmd(), a.traceSampleCmd(), a.traceShowCmd(), a.traceScheduleCmd(), a.traceReplayCmd())
 	return cmd
 }
 

@@ -2,10 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/faasbench/faasbench/replay"
 )
 
 // faasbench trace: synth writes the 2019 files, show reads them back, sample
@@ -87,5 +92,59 @@ func TestTraceBadInput(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
 		t.Errorf("a refused sample wrote %s", out)
+	}
+}
+
+// trace replay: every function of a sample on its own schedule against a
+// server of many paths; the JSON's figures add up to the schedule and to what
+// the server saw; bad flags are exit 2 naming the flag.
+func TestTraceReplay(t *testing.T) {
+	var mu sync.Mutex
+	calls := map[string]int{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		calls[r.URL.Path+"?"+r.URL.RawQuery]++
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	defer s.Close()
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	runCLI(t, "trace", "synth", "--functions", "200", "--minutes", "2", "--seed", "5", "--out", full)
+	code, js, errOut := runCLI(t, "trace", "replay", full, "--url", s.URL+"/function/{name}?ms={ms}", "--sample", "10",
+		"--minutes", "2", "--compress", "60", "--max-rate", "50", "-o", "json")
+	var sum replay.Summary
+	if code != 0 || json.Unmarshal([]byte(js), &sum) != nil || len(sum.Functions) != 10 {
+		t.Fatalf("replay: %d %s %s", code, js, errOut)
+	}
+	var sent int64
+	for _, f := range sum.Functions {
+		sent += f.Sent
+		if f.Sent+f.Dropped != f.Intended || !strings.HasPrefix(f.Name, "fn-000") {
+			t.Errorf("%+v", f)
+		}
+	}
+	var seen int64
+	for path, n := range calls {
+		if !strings.HasPrefix(path, "/function/fn-000") || !strings.Contains(path, "?ms=") {
+			t.Errorf("a call to %s", path)
+		}
+		seen += int64(n)
+	}
+	if sent != sum.Sent || seen != sent || sum.Intended == 0 {
+		t.Errorf("intended %d, sent %d (functions %d), the server saw %d", sum.Intended, sum.Sent, sent, seen)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"trace", "replay", full}, "--url"},
+		{[]string{"trace", "replay", full, "--url", s.URL + "/f"}, "names no function"},
+		{[]string{"trace", "replay", full, "--url", s.URL + "/{name}", "--compress", "0.5"}, "compress 0.5"},
+		{[]string{"trace", "replay", full, "--url", s.URL + "/{name}", "--sample", "201"}, "--sample: sample: 201 functions asked, the trace has 200"},
+	} {
+		if code, _, e := runCLI(t, c.args...); code != ExitUsage || !strings.Contains(e, c.want) {
+			t.Errorf("%v: %d %s, want %q", c.args, code, e, c.want)
+		}
 	}
 }

@@ -1,0 +1,151 @@
+package replay
+
+import (
+	"math"
+	"sort"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+)
+
+// FunctionFigures are one function's figures of a replay.
+type FunctionFigures struct {
+	Name     string `json:"name"`
+	Intended int64  `json:"intended"` // requests its schedule had
+	Sent     int64  `json:"sent"`     // went on the wire
+	OK       int64  `json:"ok"`
+	// Failed are requests sent that did not succeed; Dropped were never sent
+	// (the generator was too late: class generator-lag).
+	Failed  int64 `json:"failed"`
+	Dropped int64 `json:"dropped"`
+	// Gap is the share of the intended requests not sent (In-Vitro warns at
+	// 10 % and aborts at 20 %: here it is reported, never hidden).
+	Gap        float64 `json:"gap"`
+	ColdStarts int64   `json:"cold_starts"`
+	// Latencies of successes from the intended send time, in ms.
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	// ExecMs is the function's own execution time (the trace's); Slowdown
+	// is P50Ms / ExecMs (0 when either is unknown).
+	ExecMs   float64 `json:"exec_ms"`
+	Slowdown float64 `json:"slowdown"`
+}
+
+// MinuteGap is the replay's intended and sent requests in one minute of
+// replayed time, over every function.
+type MinuteGap struct {
+	Minute   int   `json:"minute"`
+	Intended int64 `json:"intended"`
+	Sent     int64 `json:"sent"`
+}
+
+// Summary is a replay's figures.
+type Summary struct {
+	Functions []FunctionFigures `json:"functions"`
+	Intended  int64             `json:"intended"`
+	Sent      int64             `json:"sent"`
+	OK        int64             `json:"ok"`
+	Gap       float64           `json:"gap"`
+	// WorstGap is the largest gap of a function with at least one
+	// intended request.
+	WorstGap float64 `json:"worst_gap"`
+	// Slowdown over the functions that have one: its 50th, 90th and 99th
+	// percentiles (nearest rank).
+	SlowdownP50 float64     `json:"slowdown_p50"`
+	SlowdownP90 float64     `json:"slowdown_p90"`
+	SlowdownP99 float64     `json:"slowdown_p99"`
+	ColdStarts  int64       `json:"cold_starts"`
+	Minutes     []MinuteGap `json:"minutes"`
+}
+
+// Summarize computes a replay's figures; minute is the length of a replayed
+// minute (time.Minute / the compression).
+func Summarize(out []Outcome, minute time.Duration) Summary {
+	var s Summary
+	var slow []float64
+	for _, o := range out {
+		f := figures(o)
+		s.Functions = append(s.Functions, f)
+		s.Intended += f.Intended
+		s.Sent += f.Sent
+		s.OK += f.OK
+		s.ColdStarts += f.ColdStarts
+		if f.Intended > 0 {
+			s.WorstGap = math.Max(s.WorstGap, f.Gap)
+		}
+		if f.Slowdown > 0 {
+			slow = append(slow, f.Slowdown)
+		}
+		s.addMinutes(o, minute)
+	}
+	if s.Intended > 0 {
+		s.Gap = 1 - float64(s.Sent)/float64(s.Intended)
+	}
+	sort.Float64s(slow)
+	s.SlowdownP50, s.SlowdownP90, s.SlowdownP99 = rank(slow, 0.5), rank(slow, 0.9), rank(slow, 0.99)
+	return s
+}
+
+func figures(o Outcome) FunctionFigures {
+	f := FunctionFigures{Name: o.Function.Name, Intended: int64(len(o.Function.Offsets)), ExecMs: o.Function.ExecMs}
+	r := o.Result
+	if r == nil || r.Recorder == nil {
+		f.Gap = gap(f.Intended, 0)
+		return f
+	}
+	f.OK = r.Counts[load.ClassOK]
+	f.Dropped = r.Counts[load.ClassGeneratorLag]
+	f.Sent = r.Total() - f.Dropped
+	f.Failed = f.Sent - f.OK
+	f.Gap = gap(f.Intended, f.Sent)
+	f.ColdStarts = r.ColdStarts
+	if h := r.Latency[load.ClassOK]; h != nil && h.Count() > 0 {
+		f.P50Ms = float64(h.Quantile(0.5)) / 1e6
+		f.P99Ms = float64(h.Quantile(0.99)) / 1e6
+		if f.ExecMs > 0 {
+			f.Slowdown = f.P50Ms / f.ExecMs
+		}
+	}
+	return f
+}
+
+func gap(intended, sent int64) float64 {
+	if intended == 0 {
+		return 0
+	}
+	return 1 - float64(sent)/float64(intended)
+}
+
+// addMinutes adds o's intended requests (from its offsets) and its sent
+// ones (from its per-second windows) to the minutes they fall in.
+func (s *Summary) addMinutes(o Outcome, minute time.Duration) {
+	if minute <= 0 {
+		return
+	}
+	at := func(m int) *MinuteGap {
+		for len(s.Minutes) <= m {
+			s.Minutes = append(s.Minutes, MinuteGap{Minute: len(s.Minutes)})
+		}
+		return &s.Minutes[m]
+	}
+	for _, off := range o.Function.Offsets {
+		at(int(off/minute)).Intended++
+	}
+	if o.Result == nil {
+		return
+	}
+	for sec, w := range o.Result.Windows {
+		if w.Sent > 0 {
+			at(int(time.Duration(sec) * time.Second / minute)).Sent += w.Sent
+		}
+	}
+}
+
+// rank is sorted v's nearest-rank q quantile (0 when empty).
+func rank(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(v)))) - 1
+	return v[max(0, min(i, len(v)-1))]
+}
