@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -77,6 +78,20 @@ func Schedule(t *Trace, o ArrivalOptions) (*Replay, error) {
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6172726976)) //nolint:gosec // reproducible arrivals, not a secret
 	r := &Replay{Dropped: make([]int64, len(t.Functions)), Length: time.Duration(end-o.StartMinute) * minute}
+	var total int64
+	for fi := range t.Functions {
+		for _, n := range t.Functions[fi].PerMinute[o.StartMinute:end] {
+			keep := int64(n)
+			if capPerMinute >= 0 {
+				keep = min(keep, capPerMinute)
+			}
+			total += keep
+		}
+	}
+	if total > MaxReplayArrivals {
+		return nil, fmt.Errorf("the replay has more than %d invocations: replay fewer minutes or functions, or cap the rate", MaxReplayArrivals)
+	}
+	r.Arrivals = make([]Arrival, 0, total)
 	for fi := range t.Functions {
 		f := &t.Functions[fi]
 		if o.Process == Timestamps && f.Starts == nil {
@@ -119,7 +134,7 @@ func Schedule(t *Trace, o ArrivalOptions) (*Replay, error) {
 			}
 		}
 	}
-	sort.SliceStable(r.Arrivals, func(i, j int) bool { return r.Arrivals[i].At < r.Arrivals[j].At })
+	slices.SortStableFunc(r.Arrivals, func(a, b Arrival) int { return cmp.Compare(a.At, b.At) })
 	return r, nil
 }
 
