@@ -125,6 +125,8 @@ func TestTraceReplay(t *testing.T) {
 		}
 	}
 	var seen int64
+	mu.Lock()
+	defer mu.Unlock()
 	for path, n := range calls {
 		if !strings.HasPrefix(path, "/function/fn-000") || !strings.Contains(path, "?ms=") {
 			t.Errorf("a call to %s", path)

@@ -68,7 +68,10 @@ func TestReplayDrivesEachFunctionOnItsOwnSchedule(t *testing.T) {
 		if f.Intended != int64(len(fns[i].Offsets)) || f.Sent+f.Dropped != f.Intended || f.OK+f.Failed != f.Sent {
 			t.Errorf("%s: %+v", f.Name, f)
 		}
-		if got := srv.calls["/function/"+f.Name]; int64(got) != f.Sent {
+		srv.mu.Lock()
+		got := srv.calls["/function/"+f.Name]
+		srv.mu.Unlock()
+		if int64(got) != f.Sent {
 			t.Errorf("%s: the server saw %d calls, the replay sent %d", f.Name, got, f.Sent)
 		}
 		if f.OK > 0 && (f.P50Ms < 1 || (f.ExecMs > 0 && f.Slowdown != f.P50Ms/f.ExecMs)) {
