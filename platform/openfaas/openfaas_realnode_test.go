@@ -109,14 +109,28 @@ func TestRealOpenFaaSDeployScaleColdStartRedeploy(t *testing.T) {
 		}
 		t.Logf("%s: each pod's share of 60 calls through the gateway: %v", name, share)
 
-		how, err := p.MakeCold(ctx, name)
-		if err != nil {
-			t.Fatal(err)
+		// OpenFaaS's own race, read in the pinned source: faas-netes (2022) makes a pod ready by the
+		// of-watchdog's /_/health, which is healthy once the watchdog listens and its lock file is written
+		// (pkg/watchdog.go, makeHealthHandler), not once the function's server behind it does; a request
+		// the gateway sends then gets the watchdog's own 500 (executor/http_runner.go, X-OpenFaaS-Internal:
+		// of-watchdog). A run counts it as a failed request; here a cold start that met it is made again,
+		// at most three in all, and any other answer fails at once.
+		var cold kubetest.Answer
+		for attempt := 1; ; attempt++ {
+			how, err := p.MakeCold(ctx, name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: %+v", name, how)
+			cold = kubetest.Call(t, c, url, "")
+			if cold.Status == 500 && cold.Internal == "of-watchdog" && cold.Instance == "" && attempt < 3 {
+				t.Logf("%s from zero, attempt %d: the watchdog's own 500 (its function's server was not listening yet): again", name, attempt)
+				continue
+			}
+			break
 		}
-		t.Logf("%s: %+v", name, how)
-		cold := kubetest.Call(t, c, url, "")
 		if cold.Status != 200 || cold.Cold != "1" {
-			t.Fatalf("%s from zero: %d %q cold=%q", name, cold.Status, cold.Body, cold.Cold)
+			t.Fatalf("%s from zero: %d %q cold=%q (X-OpenFaaS-Internal %q)", name, cold.Status, cold.Body, cold.Cold, cold.Internal)
 		}
 		started, err := p.StartedSince(ctx, name, cold.Sent)
 		if err != nil {

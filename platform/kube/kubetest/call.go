@@ -10,9 +10,12 @@ import (
 // Answer is one call's reply as the real-node tests read it: the status, the body, the function's
 // instance and cold flag, and when it was sent, its first byte came and it ended.
 type Answer struct {
-	Status          int
-	Body            string
-	Instance, Cold  string
+	Status         int
+	Body           string
+	Instance, Cold string
+	// Internal is the X-OpenFaaS-Internal header: "of-watchdog" when
+	// OpenFaaS's watchdog answered itself, not the function behind it.
+	Internal        string
 	Sent, FirstByte time.Time
 	Elapsed         time.Duration
 }
@@ -39,5 +42,6 @@ func Call(t testing.TB, c *http.Client, url, host string) Answer {
 	a.Elapsed = time.Since(a.Sent)
 	a.Status, a.Body = resp.StatusCode, string(b)
 	a.Instance, a.Cold = resp.Header.Get("X-Fb-Instance"), resp.Header.Get("X-Fb-Cold")
+	a.Internal = resp.Header.Get("X-OpenFaaS-Internal")
 	return a
 }
