@@ -62,9 +62,9 @@ func Schedule(t *Trace, o ArrivalOptions) (*Replay, error) {
 		return nil, fmt.Errorf("start minute %d: the trace has minutes 0..%d", o.StartMinute, t.Minutes-1)
 	case o.Minutes < 0:
 		return nil, fmt.Errorf("minutes %d is negative", o.Minutes)
-	case o.Compress < 1:
+	case !(o.Compress >= 1): // NaN too
 		return nil, fmt.Errorf("compress %v: want at least 1 (time runs that many times faster)", o.Compress)
-	case o.MaxRate < 0:
+	case !(o.MaxRate >= 0):
 		return nil, fmt.Errorf("max rate %v is negative", o.MaxRate)
 	}
 	end := t.Minutes

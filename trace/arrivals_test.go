@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,7 @@ func TestScheduleTimestamps(t *testing.T) {
 }
 
 func TestScheduleRefusesBadOptions(t *testing.T) {
-	for _, o := range []ArrivalOptions{{Process: "uniform"}, {Process: Even, StartMinute: 3}, {Process: Even, Compress: 0.5}, {Process: Even, MaxRate: -1}, {Process: Even, Minutes: -1}} {
+	for _, o := range []ArrivalOptions{{Process: "uniform"}, {Process: Even, StartMinute: 3}, {Process: Even, Compress: 0.5}, {Process: Even, MaxRate: -1}, {Process: Even, Minutes: -1}, {Process: Even, Compress: math.NaN()}} {
 		if _, err := Schedule(twoFunctions(), o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
