@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/stats"
 	"github.com/faasbench/faasbench/trace"
 )
 
@@ -300,7 +301,7 @@ func at(v []float64) []float64 {
 	sort.Float64s(v)
 	out := make([]float64, len(summaryQuantiles))
 	for i, q := range summaryQuantiles {
-		out[i] = v[min(len(v)-1, int(math.Ceil(q/100*float64(len(v))))-1)]
+		out[i] = stats.NearestRank(v, q/100)
 	}
 	return out
 }

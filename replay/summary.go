@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/stats"
 )
 
 // FunctionFigures are one function's figures of a replay.
@@ -82,7 +83,7 @@ func Summarize(out []Outcome, minute time.Duration) Summary {
 		s.Gap = 1 - float64(s.Sent)/float64(s.Intended)
 	}
 	sort.Float64s(slow)
-	s.SlowdownP50, s.SlowdownP90, s.SlowdownP99 = rank(slow, 0.5), rank(slow, 0.9), rank(slow, 0.99)
+	s.SlowdownP50, s.SlowdownP90, s.SlowdownP99 = stats.NearestRank(slow, 0.5), stats.NearestRank(slow, 0.9), stats.NearestRank(slow, 0.99)
 	return s
 }
 
@@ -139,13 +140,4 @@ func (s *Summary) addMinutes(o Outcome, minute time.Duration) {
 			at(int(time.Duration(sec) * time.Second / minute)).Sent += w.Sent
 		}
 	}
-}
-
-// rank is sorted v's nearest-rank q quantile (0 when empty).
-func rank(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	i := int(math.Ceil(q*float64(len(v)))) - 1
-	return v[max(0, min(i, len(v)-1))]
 }

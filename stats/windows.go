@@ -114,8 +114,8 @@ func AcrossRepsAndWindows(hs []*hist.Histogram, ws []Buckets, seed uint64) *Inte
 			continue
 		}
 		sort.Float64s(dist[j])
-		lo := sortedQuantile(dist[j], (1-Confidence)/2)
-		hi := sortedQuantile(dist[j], 1-(1-Confidence)/2)
+		lo := SortedQuantile(dist[j], (1-Confidence)/2)
+		hi := SortedQuantile(dist[j], 1-(1-Confidence)/2)
 		*iv.at(j) = &Interval{Lo: ms(int64(lo)), Hi: ms(int64(math.Ceil(hi))), Method: MethodBootstrapRepsWindows}
 	}
 	if iv.empty() {
@@ -266,12 +266,23 @@ func (b Buckets) quantiles(counts []float64) [len(quantiles)]float64 {
 	return out
 }
 
-// sortedQuantile is the q-quantile of sorted xs (linear between ranks).
-func sortedQuantile(xs []float64, q float64) float64 {
+// SortedQuantile is the q-quantile (0..1) of sorted xs, not empty (linear
+// between ranks).
+func SortedQuantile(xs []float64, q float64) float64 {
 	pos := q * float64(len(xs)-1)
 	i := int(pos)
 	if i >= len(xs)-1 {
 		return xs[len(xs)-1]
 	}
 	return xs[i] + (pos-float64(i))*(xs[i+1]-xs[i])
+}
+
+// NearestRank is the q-quantile (0..1) of sorted xs by nearest rank: the
+// smallest value with at least a share q of xs at or below it (0 when empty).
+func NearestRank(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(xs)))) - 1
+	return xs[max(0, min(i, len(xs)-1))]
 }

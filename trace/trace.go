@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"sort"
 	"time"
+
+	"github.com/faasbench/faasbench/stats"
 )
 
 // MinuteColumns is the number of minute columns of a 2019 invocations file
@@ -130,22 +132,9 @@ func summarize(vals []float64) *Percentiles {
 	}
 	p := &Percentiles{Average: sum / float64(len(s)), Count: int64(len(s)), Min: s[0], Max: s[len(s)-1]}
 	for _, q := range durationQuantiles {
-		p.Points = append(p.Points, Point{Q: q, V: quantile(s, q/100)})
+		p.Points = append(p.Points, Point{Q: q, V: stats.SortedQuantile(s, q/100)})
 	}
 	return p
-}
-
-// quantile of sorted s, q in 0..1, linear between order statistics.
-func quantile(s []float64, q float64) float64 {
-	if len(s) == 1 {
-		return s[0]
-	}
-	x := q * float64(len(s)-1)
-	i := int(x)
-	if i >= len(s)-1 {
-		return s[len(s)-1]
-	}
-	return s[i] + (s[i+1]-s[i])*(x-float64(i))
 }
 
 // rowError is bad input at a line of a named file.
