@@ -107,9 +107,6 @@ func Schedule(t *Trace, o ArrivalOptions) (*Replay, error) {
 			if keep == 0 {
 				continue
 			}
-			if int64(len(r.Arrivals))+keep > MaxReplayArrivals {
-				return nil, fmt.Errorf("the replay has more than %d invocations: replay fewer minutes or functions, or cap the rate", MaxReplayArrivals)
-			}
 			base := time.Duration(m-o.StartMinute) * minute
 			switch o.Process {
 			case Even:
