@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -56,12 +57,17 @@ func TestLoadCommandJSON(t *testing.T) {
 }
 
 // okOrLagging accepts exit 0, or exit 3 when every reason is the
+// hypervisor's steal (var stole) or the
 // generator's lag: a loaded CI machine (parallel -race packages) can send
 // late, which the cell rightly calls invalid, and an open loop's generator
 // that lags also drops what it is too late to send (class generator-lag),
 // so it sends fewer than scheduled and counts them failed. The caller
 // checks that the failures are all generator-lag drops and that the counts
 // hold; the JSON is written either way.
+// stole matches load.Judge's reason for a second in which the hypervisor
+// stole CPU time: a fault of the (shared, virtual) machine, as CI met it.
+var stole = regexp.MustCompile(`invalid: second \d+: the hypervisor stole `)
+
 func okOrLagging(t *testing.T, code int, errs string) {
 	t.Helper()
 	if code == 0 {
@@ -70,14 +76,14 @@ func okOrLagging(t *testing.T, code int, errs string) {
 	_, why, _ := strings.Cut(errs, "nothing valid was measured:")
 	for _, r := range strings.Split(why, ";") {
 		r = strings.TrimSpace(r)
-		if !strings.HasPrefix(r, "invalid: generator lag p99") && !strings.HasPrefix(r, "invalid: the generator sent") && !strings.Contains(r, "requests failed") {
+		if !strings.HasPrefix(r, "invalid: generator lag p99") && !strings.HasPrefix(r, "invalid: the generator sent") && !strings.Contains(r, "requests failed") && !stole.MatchString(r) {
 			t.Fatalf("exit %d: %s", code, errs)
 		}
 	}
-	if code != ExitNothing || !strings.Contains(errs, "invalid: generator lag p99") {
+	if code != ExitNothing || !strings.Contains(errs, "invalid: generator lag p99") && !stole.MatchString(errs) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
-	t.Logf("the generator lagged on this machine (exit 3, the counts are checked all the same): %s", errs)
+	t.Logf("the generator lagged or the hypervisor stole CPU time on this machine (exit 3, the counts are checked all the same): %s", errs)
 }
 
 func TestLoadOpenLoopAndDryRun(t *testing.T) {

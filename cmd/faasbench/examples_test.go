@@ -6,13 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/internal/testdb"
+	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -42,14 +43,8 @@ func TestExamplesRunInSmokeSize(t *testing.T) {
 			out, err := cmd.CombinedOutput()
 			took := time.Since(start)
 			total += took
-			if err != nil && !lateOnly(err, out) {
+			if err != nil && exitCode(err) != 3 {
 				t.Fatalf("%v\n%s", err, out)
-			}
-			if err != nil {
-				// On a busy machine the generator may send late; the run says so (exit 3, its only cell
-				// invalid for generator lag) and its files are checked all the same (CI met it once,
-				// while a build ran beside the tests).
-				t.Logf("%s: the generator lagged on this machine (exit 3; the summary is checked all the same)", name)
 			}
 			if took > 30*time.Second {
 				t.Logf("%s took %v in smoke size (the budget is 30 s)", name, took)
@@ -70,6 +65,17 @@ func TestExamplesRunInSmokeSize(t *testing.T) {
 			mb, _ := os.ReadFile(filepath.Join(dirs[0], "manifest.json"))
 			if json.Unmarshal(b, &sum) != nil || json.Unmarshal(mb, &m) != nil {
 				t.Fatal("unreadable summary or manifest")
+			}
+			if err != nil {
+				// Exit 3: nothing valid. On a busy or shared machine the generator may send late, or the
+				// hypervisor steal CPU time (CI met both: a build beside the tests; a VM stealing 8-11%
+				// in its first second, three measurements running). The run says so, and that is
+				// forgiven only when every reason of every invalid cell is such a fault of the machine;
+				// the files are checked all the same.
+				if why := notMachineFault(sum.Cells); why != "" {
+					t.Fatalf("%v: %s\n%s", err, why, out)
+				}
+				t.Logf("%s: this machine lagged or stole CPU time (exit 3; the summary is checked all the same)", name)
 			}
 			if sum.Status != "complete" || len(sum.Cells) != len(m.Plan) || len(sum.Cells) == 0 || m.Profile != "smoke" {
 				t.Fatalf("status %s, %d of %d cells, profile %q", sum.Status, len(sum.Cells), len(m.Plan), m.Profile)
@@ -125,34 +131,65 @@ func checkExample(t *testing.T, name string, cells []results.Cell) {
 	}
 }
 
-// lateOnly says whether a run failed only because its generator lagged:
-// exit 3 (nothing valid) and every invalid cell invalid for generator lag.
-func lateOnly(err error, out []byte) bool {
+// exitCode is the exit status of a command that ran and failed, else -1.
+func exitCode(err error) int {
 	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
-		return false
+	if !errors.As(err, &ee) {
+		return -1
 	}
-	text := string(out)
-	n := strings.Count(text, "invalid: ")
-	return n > 0 && strings.Count(text, "invalid: generator lag p99") == n
+	return ee.ExitCode()
 }
 
-// lateOnly forgives only a run whose every invalid cell lagged, and only exit 3.
-func TestLateOnly(t *testing.T) {
-	exit := func(code int) error { return exec.Command("sh", "-c", "exit "+strconv.Itoa(code)).Run() }
-	lag := "no cell of 1 is valid: f/r=1: invalid: generator lag p99 19.481ms exceeds 10ms: requests were sent late; 2 instances on 1 platform core(s)"
-	for _, c := range []struct {
-		err  error
-		out  string
-		want bool
+// machineFault matches the reasons that blame the machine, not the code
+// under test: the generator's lag and the hypervisor's steal (load.Judge).
+var machineFault = regexp.MustCompile(`^invalid: (generator lag p99 |second \d+: the hypervisor stole )`)
+
+// notMachineFault says why a run with no valid cell is not forgiven: some
+// cell is invalid for a reason other than a fault of the machine, or no
+// cell says why. Empty when every invalid cell blames only the machine.
+func notMachineFault(cells []results.Cell) string {
+	blamed := 0
+	for _, c := range cells {
+		if c.Valid {
+			continue
+		}
+		for _, w := range c.Warnings {
+			if !strings.HasPrefix(w, "invalid: ") {
+				continue
+			}
+			if !machineFault.MatchString(w) {
+				return c.ID + ": " + w
+			}
+			blamed++
+		}
+	}
+	if blamed == 0 {
+		return "no invalid cell blames the machine"
+	}
+	return ""
+}
+
+// notMachineFault forgives lag and steal only, and only when some cell says so.
+func TestNotMachineFault(t *testing.T) {
+	lag := "invalid: generator lag p99 19.481ms exceeds 10ms: requests were sent late (in-flight bound reached or generator too slow)"
+	steal := "invalid: second 0: the hypervisor stole 7.9% of CPU time (threshold 5.0%)"
+	cell := func(valid bool, w ...string) results.Cell {
+		return results.Cell{Cell: plan.Cell{ID: "f/r=1"}, Valid: valid, Warnings: w}
+	}
+	for i, c := range []struct {
+		cells   []results.Cell
+		forgive bool
 	}{
-		{exit(3), lag, true},
-		{exit(1), lag, false},
-		{exit(3), lag + "\ng/r=1: invalid: no successful request", false},
-		{exit(3), "nothing valid", false},
+		{[]results.Cell{cell(false, lag)}, true},
+		{[]results.Cell{cell(false, steal, "measured 3 times: the hypervisor stole CPU time in the 2 before this one (discarded)")}, true},
+		{[]results.Cell{cell(false, steal), cell(false, lag)}, true},
+		{[]results.Cell{cell(false, steal, "invalid: no successful request")}, false},
+		{[]results.Cell{cell(false, lag), cell(false, "invalid: the generator sent 10 of 200 requests")}, false},
+		{[]results.Cell{cell(false, "nothing valid")}, false},
+		{[]results.Cell{cell(true)}, false},
 	} {
-		if got := lateOnly(c.err, []byte(c.out)); got != c.want {
-			t.Errorf("lateOnly(%v, %q) = %v", c.err, c.out, got)
+		if got := notMachineFault(c.cells) == ""; got != c.forgive {
+			t.Errorf("case %d: forgives = %v, want %v", i, got, c.forgive)
 		}
 	}
 }
