@@ -23,6 +23,7 @@ type launcher struct {
 	id        identity
 	mu        sync.Mutex
 	python    string // resolved interpreter (not a pyenv shim: it would add to every cold start)
+	goBuilt   map[string]goBuild
 }
 
 var workloadNameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
@@ -177,24 +178,6 @@ func (l *launcher) pythonPath(ctx context.Context) (string, error) {
 		return exe, nil
 	}
 	return "", fmt.Errorf("no python3 the instance user can run: %s", strings.Join(tried, "; "))
-}
-
-// buildGo builds the Go implementation inside the module that holds the
-// catalogue (Go's build cache makes a rebuild of unchanged code quick).
-func (l *launcher) buildGo(ctx context.Context, workload, dir string) (string, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	mod, err := moduleRoot(dir)
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(l.stage.bin(), workload+"-go")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s (module %s): %w\n%s", dir, mod, err, out)
-	}
-	return bin, nil
 }
 
 func moduleRoot(dir string) (string, error) {

@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func workloadsRoot(t *testing.T) string {
+func workloadsRoot(t testing.TB) string {
 	t.Helper()
 	root, err := filepath.Abs("../../workloads")
 	if err != nil {
@@ -55,7 +55,7 @@ func sharedDir(t *testing.T) string {
 	return dir
 }
 
-func startTestPlatform(t *testing.T) (*Platform, string) {
+func startTestPlatform(t testing.TB) (*Platform, string) {
 	t.Helper()
 	t.Setenv("FB_TEST_LOCAL_SERVE", "1")
 	runID := "t" + strings.ReplaceAll(t.Name(), "/", "-") + time.Now().Format("150405.000000")
