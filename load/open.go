@@ -3,6 +3,7 @@ package load
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -45,6 +46,15 @@ type Open struct {
 	// for a window (behind.go): the result is interrupted and says why in
 	// Result.Behind.
 	Behind *Behind
+	// Shards is how many recorders the workers share (0: recShards). Each
+	// holds its own histograms, ~0.2 MB apiece once used: a replay of
+	// thousands of functions, each an open loop at a low rate, takes 1.
+	Shards int
+	// Lean keeps only the latency per class, the lag, the counts and the
+	// windows: no service, handler, overhead, gateway or phase histograms
+	// (each ~0.2 MB once used). A replay of thousands of functions reads
+	// nothing else of each.
+	Lean bool
 }
 
 // DefaultMaxInFlight bounds an open loop's concurrency when not set.
@@ -63,6 +73,8 @@ func (o Open) Validate() error {
 		return errors.New("open loop: max in flight must not be negative")
 	case o.MaxLag < 0:
 		return errors.New("open loop: max lag must not be negative")
+	case o.Shards < 0 || o.Shards > recShards:
+		return fmt.Errorf("open loop: shards %d: want 0 (the default, %d) to %d", o.Shards, recShards, recShards)
 	}
 	if o.Behind != nil {
 		return o.Behind.Validate()
@@ -102,11 +114,17 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		return nil, err
 	}
 	w0 := first[0]
+	w0.rec.lean = o.Lean
 	ws := append(make([]*worker, 0, n), w0)
 	store := w0.rec.store
-	var shards [recShards]sharedRecorder
+	nShards := o.Shards
+	if nShards == 0 {
+		nShards = recShards
+	}
+	shards := make([]sharedRecorder, nShards)
 	for i := range shards {
 		shards[i].rec = NewRecorder(o.Expected)
+		shards[i].rec.lean = o.Lean
 		shards[i].rec.store = store
 	}
 	w0.batch = &batch{to: &shards[0]}
@@ -138,8 +156,8 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		if err != nil {
 			return false // as the first worker was made, it cannot fail now
 		}
-		w.rec.store, w.rec.live = store, o.Live.shard(len(ws))
-		w.batch = &batch{to: &shards[len(ws)%recShards]}
+		w.rec.store, w.rec.live, w.rec.lean = store, o.Live.shard(len(ws)), o.Lean
+		w.batch = &batch{to: &shards[len(ws)%nShards]}
 		ws = append(ws, w)
 		wg.Add(1)
 		go body(w, tk)
@@ -185,7 +203,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		}
 		w0.batch.flush()
 	}
-	extra := make([]*Recorder, recShards)
+	extra := make([]*Recorder, nShards)
 	for i := range shards {
 		extra[i] = shards[i].rec
 	}

@@ -89,6 +89,9 @@ type Recorder struct {
 	late    map[int]*Window
 	// live, when set, counts requests for a watcher (Live).
 	live *liveShard
+	// lean keeps no service, handler, overhead, gateway or phase
+	// histograms (Open.Lean).
+	lean bool
 }
 
 // NewRecorder returns an empty recorder; expected sizes the window slice's
@@ -159,7 +162,9 @@ func (r *Recorder) Record(s *Sample) {
 	svc := int64(s.Done - s.Sent)
 	orNew(&r.Latency[c]).Record(lat)
 	if !r.Closed {
-		orNew(&r.Service[c]).Record(svc)
+		if !r.lean {
+			orNew(&r.Service[c]).Record(svc)
+		}
 		orNew(&r.Lag).Record(int64(s.Sent - s.Intended))
 	}
 	r.Counts[c]++
@@ -190,6 +195,9 @@ func (r *Recorder) Record(s *Sample) {
 	if c == ClassOK {
 		if s.Instance != "" {
 			r.Instances[s.Instance]++
+		}
+		if r.lean {
+			return
 		}
 		if s.HandlerNs >= 0 {
 			orNew(&r.Handler).Record(s.HandlerNs)

@@ -90,7 +90,11 @@ func Run(ctx context.Context, cl *load.Client, fns []Function, o Options) ([]Out
 			out[i].Result = &load.Result{Recorder: load.NewRecorder(o.Length)}
 			continue
 		}
-		open := load.Open{Schedule: fns[i].Offsets, MaxInFlight: o.MaxInFlight, MaxLag: o.MaxLag, Expected: o.Length,
+		// One shared recorder per function (not the open loop's 4), lean
+		// (latency and lag histograms only, what Summarize reads): the
+		// histograms are most of a function's memory, and a trace's
+		// function rarely needs more than one worker.
+		open := load.Open{Schedule: fns[i].Offsets, MaxInFlight: o.MaxInFlight, MaxLag: o.MaxLag, Expected: o.Length, Shards: 1, Lean: true,
 			StartAt: start, Deadline: o.Length + o.Grace}
 		wg.Add(1)
 		go func(i int) {
