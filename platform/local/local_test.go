@@ -57,10 +57,17 @@ func sharedDir(t *testing.T) string {
 
 func startTestPlatform(t testing.TB) (*Platform, string) {
 	t.Helper()
+	return startTestPlatformOn(t, nil)
+}
+
+// startTestPlatformOn starts a daemon whose instances are pinned to cpus
+// (none: unpinned).
+func startTestPlatformOn(t testing.TB, cpus []int) (*Platform, string) {
+	t.Helper()
 	t.Setenv("FB_TEST_LOCAL_SERVE", "1")
 	runID := "t" + strings.ReplaceAll(t.Name(), "/", "-") + time.Now().Format("150405.000000")
 	p, err := Start(context.Background(), StartConfig{Command: []string{os.Args[0]}, RunID: runID,
-		Workloads: workloadsRoot(t), WorkDir: t.TempDir()})
+		Workloads: workloadsRoot(t), WorkDir: t.TempDir(), CPUs: cpus})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/platform"
@@ -221,7 +222,19 @@ func BenchmarkManyFunctions(b *testing.B) {
 	if v, err := strconv.ParseFloat(os.Getenv("FB_MANY_COMPRESS"), 64); err == nil && v >= 1 {
 		compress = v
 	}
-	p, runID := startTestPlatform(b)
+	var p *Platform
+	var runID string
+	if cpus := os.Getenv("FB_MANY_PLATFORM_CPUS"); cpus != "" {
+		// The platform and its instances on these CPUs (run the benchmark
+		// itself on the others: taskset), generator and platform apart.
+		set, err := affinity.Parse(cpus)
+		if err != nil {
+			b.Fatalf("FB_MANY_PLATFORM_CPUS: %v", err)
+		}
+		p, runID = startTestPlatformOn(b, set)
+	} else {
+		p, runID = startTestPlatform(b)
+	}
 	for i := range b.N {
 		fig := replayMany(b, p, runID, manyPlan{n: n, minutes: 1, compress: compress, keepAlive: 5 * time.Second, spinMs: 1, seed: uint64(i + 1)})
 		s := fig.sum
