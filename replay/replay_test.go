@@ -2,11 +2,13 @@ package replay
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,5 +151,102 @@ func TestSummarizeFigures(t *testing.T) {
 	}
 	if b.Sent != 0 || b.Gap != 1 || s.Intended != 15 || s.Sent != 7 || s.WorstGap != 1 || s.Minutes[0].Intended != 15 {
 		t.Errorf("b: %+v, over all %+v", b, s)
+	}
+	if math.Abs(s.Gap-8.0/15) > 1e-12 {
+		t.Errorf("gap over all %v, want 8/15 not sent", s.Gap)
+	}
+}
+
+// Latencies in ms, the slowdown against the function's own time, and
+// over the functions the slowdown of those that have one only (a function
+// without an execution time, or without a success, has none).
+func TestSummarizeLatencyAndSlowdown(t *testing.T) {
+	ok := func(ms ...int) *load.Result {
+		rec := load.NewRecorder(time.Minute)
+		for _, v := range ms {
+			d := time.Duration(v) * time.Millisecond
+			rec.Record(&load.Sample{Sent: 0, Done: d, FirstByte: d, Class: load.ClassOK, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1})
+		}
+		return &load.Result{Recorder: rec}
+	}
+	out := []Outcome{
+		{Function: Function{Name: "a", Offsets: make(load.Offsets, 3), ExecMs: 5}, Result: ok(10, 10, 40)},
+		{Function: Function{Name: "b", Offsets: make(load.Offsets, 1), ExecMs: 0}, Result: ok(30)},
+		{Function: Function{Name: "c", Offsets: make(load.Offsets, 1), ExecMs: 4}, Result: ok()},
+	}
+	s := Summarize(out, time.Minute)
+	a, b, c := s.Functions[0], s.Functions[1], s.Functions[2]
+	near := func(got, want float64) bool { return math.Abs(got/want-1) < 0.01 }
+	if !near(a.P50Ms, 10) || !near(a.P99Ms, 40) || !near(a.Slowdown, 2) {
+		t.Errorf("a: p50 %v p99 %v slowdown %v; want 10, 40, 2", a.P50Ms, a.P99Ms, a.Slowdown)
+	}
+	if !near(b.P50Ms, 30) || b.Slowdown != 0 || c.Slowdown != 0 || c.P50Ms != 0 {
+		t.Errorf("b: p50 %v slowdown %v; c: p50 %v slowdown %v", b.P50Ms, b.Slowdown, c.P50Ms, c.Slowdown)
+	}
+	if !near(s.SlowdownP50, 2) || !near(s.SlowdownP99, 2) {
+		t.Errorf("slowdown over functions p50 %v p99 %v: want 2 (a's alone)", s.SlowdownP50, s.SlowdownP99)
+	}
+}
+
+// FromTrace gives each function its trace's average execution time (0
+// without one) and its arrivals' offsets.
+func TestFromTrace(t *testing.T) {
+	tr := &trace.Trace{Minutes: 1, Functions: []trace.Function{
+		{App: "a", Name: "f", PerMinute: []int32{2}, Duration: &trace.Percentiles{Average: 7}},
+		{App: "b", Name: "g", PerMinute: []int32{1}},
+	}}
+	r, err := trace.Schedule(tr, trace.ArrivalOptions{Process: trace.Even})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := FromTrace(tr, r, func(i int) string { return fmt.Sprint("fn-", i) }, func(i int, _ *trace.Function) load.Target {
+		return load.Target{URL: fmt.Sprint("http://127.0.0.1:1/", i)}
+	})
+	if len(fns) != 2 || fns[0].ExecMs != 7 || fns[1].ExecMs != 0 || len(fns[0].Offsets) != 2 || len(fns[1].Offsets) != 1 || fns[1].Name != "fn-1" {
+		t.Errorf("functions %+v", fns)
+	}
+	if fns[0].Offsets[0] != 15*time.Second || fns[1].Offsets[0] != 30*time.Second {
+		t.Errorf("offsets %v %v", fns[0].Offsets, fns[1].Offsets)
+	}
+}
+
+// The options a caller sets are kept, not replaced by the defaults: at most
+// MaxInFlight requests of a function at once, nothing sent before the
+// StartDelay, and a Grace that lets a late request still go out.
+func TestReplayHonoursItsOptions(t *testing.T) {
+	var inFlight, most atomic.Int64
+	var first atomic.Int64
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first.CompareAndSwap(0, time.Now().UnixNano())
+		n := inFlight.Add(1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		time.Sleep(400 * time.Millisecond)
+		inFlight.Add(-1)
+	}))
+	defer s.Close()
+	cl := load.NewClient(load.Options{Timeout: 5 * time.Second})
+	defer cl.Close()
+	fns := []Function{{Name: "f", Target: load.Target{Method: "GET", URL: s.URL}, Offsets: load.Offsets{0, 0, 0, 0}}}
+	called := time.Now()
+	// Four requests due at once, one at a time: the last goes out ~1.2 s
+	// late, past a length of 10 ms and the default grace of 1 s; a grace of
+	// 2 s still lets it out.
+	out, err := Run(context.Background(), cl, fns, Options{MaxInFlight: 1, StartDelay: 300 * time.Millisecond, Length: 10 * time.Millisecond, Grace: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := Summarize(out, time.Minute); got.OK != 4 {
+		t.Errorf("%d of 4 answered within the grace: %+v", got.OK, got.Functions)
+	}
+	if most.Load() != 1 {
+		t.Errorf("%d requests at once with MaxInFlight 1", most.Load())
+	}
+	if d := time.Duration(first.Load() - called.UnixNano()); d < 300*time.Millisecond {
+		t.Errorf("first request %v after the call, before the 300 ms start delay", d)
 	}
 }

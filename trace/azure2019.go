@@ -239,6 +239,11 @@ func readDurations(r io.Reader, name string, t *Trace, index map[key]int, maxMs 
 			return err
 		}
 		k := key{tb.get(rec, "HashOwner"), tb.get(rec, "HashApp"), tb.get(rec, "HashFunction")}
+		if k.app == "" || k.name == "" {
+			// A short or blank-keyed row names no function: refused, not
+			// taken for one that was not invoked.
+			return rowError(name, tb.line, "no HashApp or HashFunction")
+		}
 		i, ok := index[k]
 		if !ok {
 			continue // a function with no invocations that day
