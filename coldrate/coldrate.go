@@ -1,0 +1,237 @@
+// Package coldrate measures a platform's cold-start throughput: how many
+// cold starts a second it completes, and at what latency, as the rate of
+// new cold starts rises (Dirigent, SOSP'24, measures this as sandboxes a
+// second: 2,500 for itself, about 2 for Knative). Each step deploys fresh
+// functions at zero instances and calls each exactly once, the calls spread
+// evenly at the step's rate, so every call meets a function with no
+// instance: a cold start per call. The knee is the highest rate whose cold
+// starts all succeeded, cold, with their p99 within a bound (default 5 s,
+// Kubernetes' pod-start SLO).
+package coldrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/faasbench/faasbench/hist"
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/replay"
+)
+
+// DefaultBound is the p99 cold-start latency a sustained rate keeps within
+// (Kubernetes' pod start-up SLO).
+const DefaultBound = 5 * time.Second
+
+// MaxPerStep bounds the functions one step deploys.
+const MaxPerStep = 5000
+
+// Options say what a curve measures.
+type Options struct {
+	// Function is deployed afresh for each call, named Function.Name
+	// followed by -<step>-<index>; its Replicas must be 0 (an instance
+	// started before the call would not be a cold start on it).
+	Function platform.Function
+	// Query is appended to each function's endpoint (e.g. "?ms=1").
+	Query string
+	// Rates are the cold starts a second of the steps, rising.
+	Rates []float64
+	// Step is how long each rate is held (its calls are Rate × Step).
+	Step time.Duration
+	// Bound is the p99 a rate keeps within to count as sustained
+	// (default DefaultBound).
+	Bound time.Duration
+	// KeepGoing measures every rate; by default the curve stops at the
+	// first rate past the knee.
+	KeepGoing bool
+}
+
+// Validate names the first bad option.
+func (o Options) Validate() error {
+	switch {
+	case o.Function.Name == "":
+		return errors.New("coldrate: function: no name")
+	case o.Function.Replicas != 0:
+		return fmt.Errorf("coldrate: function replicas %d: want 0 (each call must meet no instance)", o.Function.Replicas)
+	case len(o.Rates) == 0:
+		return errors.New("coldrate: rates: none")
+	case !(o.Step > 0):
+		return fmt.Errorf("coldrate: step %v: want a positive duration", o.Step)
+	case o.Bound < 0:
+		return fmt.Errorf("coldrate: bound %v is negative", o.Bound)
+	}
+	prev := 0.0
+	for i, r := range o.Rates {
+		if !(r > prev) || math.IsInf(r, 0) {
+			return fmt.Errorf("coldrate: rates[%d] %v: want positive, finite and rising", i, r)
+		}
+		if n := calls(r, o.Step); n > MaxPerStep {
+			return fmt.Errorf("coldrate: rates[%d] %v over %v is %d functions, at most %d a step", i, r, o.Step, n, MaxPerStep)
+		}
+		prev = r
+	}
+	return nil
+}
+
+// calls is how many functions a step of rate r over d calls (at least one).
+func calls(r float64, d time.Duration) int {
+	return max(1, int(math.Round(r*d.Seconds())))
+}
+
+// Step is one rate's figures.
+type Step struct {
+	Rate     float64 `json:"rate"`     // cold starts a second offered
+	Calls    int     `json:"calls"`    // functions deployed and called once each
+	OK       int64   `json:"ok"`       // calls that succeeded
+	Cold     int64   `json:"cold"`     // successes the function said were cold starts
+	NotSent  int64   `json:"not_sent"` // calls the generator was too late to send
+	Failed   int64   `json:"failed"`   // sent and not successful
+	Deployed float64 `json:"deploy_s"` // seconds the step's deploys took (before its calls)
+	// Completed is cold starts completed a second: Cold over the step's
+	// length (Calls / Rate) or, when the platform fell behind, the time to
+	// the last reply.
+	Completed float64 `json:"completed_per_s"`
+	// Latency of the successful calls from their intended send, ms.
+	P50Ms float64 `json:"p50_ms"`
+	P99Ms float64 `json:"p99_ms"`
+	MaxMs float64 `json:"max_ms"`
+	// Sustained: every call sent, succeeded and cold, p99 within the bound.
+	Sustained bool   `json:"sustained"`
+	Why       string `json:"why,omitempty"` // why not sustained
+}
+
+// Curve is the steps measured and the knee.
+type Curve struct {
+	Steps []Step `json:"steps"`
+	// Knee is the highest rate sustained with every lower rate sustained
+	// too (0: not even the first).
+	Knee  float64 `json:"knee"`
+	Bound float64 `json:"bound_ms"`
+	// Interrupted: the context ended before the last step.
+	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Run measures the curve on p through cl. Each step's functions are removed
+// before the next step starts, and on any error; the steps measured are
+// returned with an error.
+func Run(ctx context.Context, p platform.Platform, cl *load.Client, o Options) (Curve, error) {
+	if err := o.Validate(); err != nil {
+		return Curve{}, err
+	}
+	if o.Bound == 0 {
+		o.Bound = DefaultBound
+	}
+	c := Curve{Bound: float64(o.Bound) / 1e6}
+	knee := true
+	for i, rate := range o.Rates {
+		if ctx.Err() != nil {
+			c.Interrupted = true
+			break
+		}
+		st, err := step(ctx, p, cl, o, i, rate)
+		if err != nil {
+			return c, fmt.Errorf("coldrate: rate %v: %w", rate, err)
+		}
+		c.Steps = append(c.Steps, st)
+		if knee && st.Sustained {
+			c.Knee = rate
+		} else {
+			knee = false
+		}
+		if !knee && !o.KeepGoing {
+			break
+		}
+	}
+	return c, nil
+}
+
+// step deploys a step's functions, calls each once at the rate, measures
+// and removes them.
+func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, idx int, rate float64) (st Step, err error) {
+	n := calls(rate, o.Step)
+	st = Step{Rate: rate, Calls: n}
+	names := make([]string, 0, n)
+	defer func() {
+		// Removed with a context of their own: an interrupted step leaves
+		// nothing behind.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+		defer cancel()
+		for _, name := range names {
+			if rerr := p.Remove(rctx, name); rerr != nil && err == nil {
+				err = fmt.Errorf("remove %s: %w", name, rerr)
+			}
+		}
+	}()
+	began := time.Now()
+	fns := make([]replay.Function, n)
+	gap := time.Duration(float64(time.Second) / rate)
+	for j := range n {
+		f := o.Function
+		f.Name = fmt.Sprintf("%s-%d-%d", o.Function.Name, idx, j)
+		if err := p.Deploy(ctx, f); err != nil {
+			return st, fmt.Errorf("deploy %s: %w", f.Name, err)
+		}
+		names = append(names, f.Name)
+		url, err := p.Endpoint(ctx, f.Name)
+		if err != nil {
+			return st, fmt.Errorf("endpoint %s: %w", f.Name, err)
+		}
+		fns[j] = replay.Function{Name: f.Name, Target: load.Target{Method: "GET", URL: url + o.Query},
+			Offsets: load.Offsets{time.Duration(j) * gap}}
+	}
+	st.Deployed = time.Since(began).Seconds()
+	length := time.Duration(n) * gap
+	// A late cold start may still be sent up to the bound past the step's
+	// end; what is later still is not sent (and counted).
+	out, err := replay.Run(ctx, cl, fns, replay.Options{MaxInFlight: 1, MaxLag: o.Bound, Length: length, Grace: o.Bound})
+	if err != nil && out == nil {
+		return st, err
+	}
+	lat := hist.New()
+	var last time.Duration
+	for _, oc := range out {
+		r := oc.Result
+		if r == nil || r.Recorder == nil {
+			st.NotSent++
+			continue
+		}
+		ok := r.Counts[load.ClassOK]
+		st.OK += ok
+		st.NotSent += r.Counts[load.ClassGeneratorLag]
+		st.Failed += r.Total() - ok - r.Counts[load.ClassGeneratorLag]
+		if ok > 0 {
+			st.Cold += min(ok, r.ColdStarts)
+			if h := r.Latency[load.ClassOK]; h != nil {
+				if merr := lat.Merge(h); merr != nil {
+					return st, merr
+				}
+			}
+			last = max(last, r.LastDone)
+		}
+	}
+	if span := max(length, last); span > 0 {
+		st.Completed = float64(st.Cold) / span.Seconds()
+	}
+	if lat.Count() > 0 {
+		st.P50Ms = float64(lat.Quantile(0.5)) / 1e6
+		st.P99Ms = float64(lat.Quantile(0.99)) / 1e6
+		st.MaxMs = float64(lat.Max()) / 1e6
+	}
+	switch {
+	case st.OK < int64(n):
+		st.Why = fmt.Sprintf("%d of %d calls succeeded (%d failed, %d not sent)", st.OK, n, st.Failed, st.NotSent)
+	case st.Cold < st.OK:
+		st.Why = fmt.Sprintf("%d of %d successes were not cold starts", st.OK-st.Cold, st.OK)
+	case st.P99Ms > float64(o.Bound)/1e6:
+		st.Why = fmt.Sprintf("p99 %.0f ms over the bound of %v", st.P99Ms, o.Bound)
+	default:
+		st.Sustained = true
+	}
+	if err != nil && ctx.Err() == nil {
+		return st, err
+	}
+	return st, nil
+}

@@ -1,0 +1,143 @@
+package coldrate
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/platform"
+)
+
+// fake is a platform whose functions start an instance on their first call
+// through starters slots, each start taking startTime: it completes at most
+// starters/startTime cold starts a second, and a faster rate queues.
+type fake struct {
+	mu       sync.Mutex
+	deployed map[string]bool
+	removed  []string
+	started  map[string]bool
+	slots    chan struct{}
+	start    time.Duration
+	warm     bool // answers without the cold flag
+	srv      *httptest.Server
+}
+
+func newFake(t *testing.T, starters int, startTime time.Duration) *fake {
+	f := &fake{deployed: map[string]bool{}, started: map[string]bool{}, slots: make(chan struct{}, starters), start: startTime}
+	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := strings.TrimPrefix(r.URL.Path, "/fn/")
+		f.mu.Lock()
+		ok, cold := f.deployed[name], !f.started[name]
+		f.started[name] = true
+		f.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if cold {
+			f.slots <- struct{}{}
+			time.Sleep(f.start)
+			<-f.slots
+			if !f.warm {
+				w.Header().Set("X-Fb-Cold", "1")
+			}
+		}
+		w.Write([]byte("ok"))
+	}))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fake) Name() string                             { return "fake" }
+func (f *fake) Scale(context.Context, string, int) error { return nil }
+func (f *fake) Close(context.Context) error              { return nil }
+func (f *fake) Endpoint(_ context.Context, n string) (string, error) {
+	return f.srv.URL + "/fn/" + n, nil
+}
+func (f *fake) Deploy(_ context.Context, fn platform.Function) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.deployed[fn.Name] = true
+	return nil
+}
+func (f *fake) Remove(_ context.Context, n string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.deployed, n)
+	f.removed = append(f.removed, n)
+	return nil
+}
+
+// A platform that completes 20 cold starts a second (2 at once, 100 ms
+// each) sustains 5 and 10 a second within a 400 ms bound, not 40: the knee
+// is 10, the curve stops past it, and every function deployed is removed.
+func TestCurveFindsTheKnee(t *testing.T) {
+	f := newFake(t, 2, 100*time.Millisecond)
+	cl := load.NewClient(load.Options{Timeout: 10 * time.Second})
+	defer cl.Close()
+	c, err := Run(context.Background(), f, cl, Options{Function: platform.Function{Name: "c", Workload: "hello", Language: "go"},
+		Rates: []float64{5, 10, 40, 80}, Step: time.Second, Bound: 400 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Steps) != 3 || c.Knee != 10 {
+		t.Fatalf("steps %+v, knee %v: want 3 steps and the knee at 10", c.Steps, c.Knee)
+	}
+	for _, s := range c.Steps[:2] {
+		if !s.Sustained || s.Cold != int64(s.Calls) || s.P99Ms < 100 || s.Completed <= 0 {
+			t.Errorf("rate %v: %+v: want every call a cold start of at least 100 ms", s.Rate, s)
+		}
+	}
+	if over := c.Steps[2]; over.Sustained || over.Calls != 40 || over.P99Ms <= 400 || !strings.Contains(over.Why, "p99") {
+		t.Errorf("rate 40: %+v: want a p99 over the bound", over)
+	}
+	// 40 cold starts a second offered, 20 completed at most.
+	if got := c.Steps[2].Completed; got > 21 || got < 10 {
+		t.Errorf("rate 40: %.1f cold starts completed a second, the platform does 20", got)
+	}
+	if len(f.removed) != 5+10+40 || len(f.deployed) != 0 {
+		t.Errorf("removed %d, still deployed %d", len(f.removed), len(f.deployed))
+	}
+}
+
+// Replies that are not cold starts sustain nothing.
+func TestCurveNeedsColdStarts(t *testing.T) {
+	f := newFake(t, 4, time.Millisecond)
+	f.warm = true
+	cl := load.NewClient(load.Options{})
+	defer cl.Close()
+	c, err := Run(context.Background(), f, cl, Options{Function: platform.Function{Name: "w"}, Rates: []float64{5}, Step: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Knee != 0 || c.Steps[0].Sustained || !strings.Contains(c.Steps[0].Why, "not cold starts") {
+		t.Errorf("%+v", c)
+	}
+}
+
+// Bad options name their field.
+func TestOptionsValidate(t *testing.T) {
+	good := Options{Function: platform.Function{Name: "c"}, Rates: []float64{1, 2}, Step: time.Second}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for want, o := range map[string]Options{
+		"function: no name": {Rates: []float64{1}, Step: time.Second},
+		"replicas 1":        {Function: platform.Function{Name: "c", Replicas: 1}, Rates: []float64{1}, Step: time.Second},
+		"rates: none":       {Function: platform.Function{Name: "c"}, Step: time.Second},
+		"rates[1] 1":        {Function: platform.Function{Name: "c"}, Rates: []float64{1, 1}, Step: time.Second},
+		"rates[0] -1":       {Function: platform.Function{Name: "c"}, Rates: []float64{-1}, Step: time.Second},
+		"step 0s":           {Function: platform.Function{Name: "c"}, Rates: []float64{1}},
+		"at most 5000":      {Function: platform.Function{Name: "c"}, Rates: []float64{1000}, Step: 10 * time.Second},
+		"bound -1s":         {Function: platform.Function{Name: "c"}, Rates: []float64{1}, Step: time.Second, Bound: -time.Second},
+	} {
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v", want, err)
+		}
+	}
+}
