@@ -261,7 +261,14 @@ func (a *app) localCmds(parent *cobra.Command) {
 		},
 	}
 	logs.Flags().IntVarP(&lines, "lines", "n", 50, "lines per instance")
-	parent.AddCommand(up, down, status, deploy, scale, remove, logs)
+	coldRate := a.localColdRateCmd(func() (platform.Platform, error) {
+		p, _, err := connect()
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	})
+	parent.AddCommand(up, down, status, deploy, scale, remove, logs, coldRate)
 }
 
 // emit prints v as JSON with --output json, else text.

@@ -275,6 +275,25 @@ func TestPlatformLocalDaemon(t *testing.T) {
 		t.Fatalf("status: %v %+v", err, fns)
 	}
 	run("scale", "hello-go", "1")
+	// The cold-start curve at two low rates: every call a cold start, the
+	// knee the higher rate; bad rates are refused naming the flag's entry.
+	var curve struct {
+		Knee  float64 `json:"knee"`
+		Steps []struct {
+			Calls int `json:"calls"`
+			Cold  int `json:"cold"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal(run("coldrate", "spin", "--rates", "2,4", "--step", "1s", "--query", "?ms=1"), &curve); err != nil ||
+		len(curve.Steps) != 2 || curve.Knee != 4 || curve.Steps[1].Calls != 4 || curve.Steps[1].Cold != 4 {
+		t.Errorf("coldrate: %v %+v", err, curve)
+	}
+	bad := exec.Command(binary, "platform", "local", "coldrate", "spin", "--rates", "2,1", "--state", state)
+	var stderr strings.Builder
+	bad.Stderr = &stderr
+	if err := bad.Run(); exitCode(err) != 2 || !strings.Contains(stderr.String(), "rates[1] 1") {
+		t.Errorf("falling rates: %v, %s", err, stderr.String())
+	}
 	run("down")
 	deadline := time.Now().Add(10 * time.Second)
 	for len(reaper.Find(st.RunID)) > 0 {
@@ -286,7 +305,8 @@ func TestPlatformLocalDaemon(t *testing.T) {
 }
 
 // okOrLate accepts a run's error only as exit 3 (nothing valid) for an
-// open-loop cell that this loaded machine sent late: the generator's lag
+// open-loop cell that this loaded machine sent late or whose hypervisor
+// stole CPU time: the generator's lag or the steal
 // must be its one reason. The caller checks the counts either way (seen in
 // a CI run: TestRunOpenModelSpec exited 3 with the integration tests beside it).
 func okOrLate(t *testing.T, err error, c results.Cell, stderr string) {
@@ -299,11 +319,11 @@ func okOrLate(t *testing.T, err error, c results.Cell, stderr string) {
 		return
 	}
 	for _, w := range c.Warnings {
-		if strings.HasPrefix(w, "invalid") && !strings.Contains(w, "generator lag") {
-			t.Fatalf("invalid for another reason than the generator's lag: %q\n%s", c.Warnings, stderr)
+		if strings.HasPrefix(w, "invalid") && !machineFault.MatchString(w) {
+			t.Fatalf("invalid for another reason than the generator's lag or the hypervisor's steal: %q\n%s", c.Warnings, stderr)
 		}
 	}
-	t.Logf("the generator lagged on this machine (exit 3): %q", c.Warnings)
+	t.Logf("the generator lagged or the hypervisor stole CPU time on this machine (exit 3): %q", c.Warnings)
 }
 
 func TestRunOpenModelSpec(t *testing.T) {
