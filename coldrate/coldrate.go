@@ -26,6 +26,16 @@ import (
 // (Kubernetes' pod start-up SLO).
 const DefaultBound = 5 * time.Second
 
+// KeepUp is the share of a step's rate its cold starts must complete at
+// to count as sustained: the replies' span (first to last) at most the
+// calls' span over KeepUp, plus Slack.
+const KeepUp = 0.9
+
+// Slack is what the replies' span may exceed the calls' span by, beyond
+// KeepUp, before a step counts as falling behind: the jitter of a few cold
+// starts' latency, which decides the span of a short step.
+const Slack = 100 * time.Millisecond
+
 // MaxPerStep bounds the functions one step deploys.
 const MaxPerStep = 5000
 
@@ -90,15 +100,17 @@ type Step struct {
 	NotSent  int64   `json:"not_sent"` // calls the generator was too late to send
 	Failed   int64   `json:"failed"`   // sent and not successful
 	Deployed float64 `json:"deploy_s"` // seconds the step's deploys took (before its calls)
-	// Completed is cold starts completed a second: Cold over the step's
-	// length (Calls / Rate) or, when the platform fell behind, the time to
-	// the last reply.
+	// Completed is cold starts completed a second, from the first cold
+	// reply to the last (the rate itself for a single call).
 	Completed float64 `json:"completed_per_s"`
 	// Latency of the successful calls from their intended send, ms.
 	P50Ms float64 `json:"p50_ms"`
 	P99Ms float64 `json:"p99_ms"`
 	MaxMs float64 `json:"max_ms"`
-	// Sustained: every call sent, succeeded and cold, p99 within the bound.
+	// Sustained: every call sent, succeeded and cold, p99 within the bound,
+	// and completed at KeepUp of the rate at least, give or take Slack (a
+	// queue that grows for the step's length may still fit its p99 under
+	// the bound).
 	Sustained bool   `json:"sustained"`
 	Why       string `json:"why,omitempty"` // why not sustained
 }
@@ -191,7 +203,7 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 		return st, err
 	}
 	lat := hist.New()
-	var last time.Duration
+	first, last := time.Duration(-1), time.Duration(0)
 	for _, oc := range out {
 		r := oc.Result
 		if r == nil || r.Recorder == nil {
@@ -209,11 +221,22 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 					return st, merr
 				}
 			}
-			last = max(last, r.LastDone)
+			if r.ColdStarts > 0 {
+				if first < 0 || r.LastDone < first {
+					first = r.LastDone
+				}
+				last = max(last, r.LastDone)
+			}
 		}
 	}
-	if span := max(length, last); span > 0 {
-		st.Completed = float64(st.Cold) / span.Seconds()
+	// Between the first cold reply and the last: a platform that keeps up
+	// completes them as they are offered, whatever its latency; one that
+	// falls behind completes them later and later.
+	switch {
+	case st.Cold > 1 && last > first:
+		st.Completed = float64(st.Cold-1) / (last - first).Seconds()
+	case st.Cold == 1:
+		st.Completed = rate
 	}
 	if lat.Count() > 0 {
 		st.P50Ms = float64(lat.Quantile(0.5)) / 1e6
@@ -227,6 +250,8 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 		st.Why = fmt.Sprintf("%d of %d successes were not cold starts", st.OK-st.Cold, st.OK)
 	case st.P99Ms > float64(o.Bound)/1e6:
 		st.Why = fmt.Sprintf("p99 %.0f ms over the bound of %v", st.P99Ms, o.Bound)
+	case st.Cold > 1 && last-first > time.Duration(float64(time.Duration(n-1)*gap)/KeepUp)+Slack:
+		st.Why = fmt.Sprintf("completed %.1f cold starts a second of %v offered: falling behind", st.Completed, rate)
 	default:
 		st.Sustained = true
 	}

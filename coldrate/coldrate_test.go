@@ -141,3 +141,23 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// A rate past the platform's capacity whose queue still fits its p99
+// under the bound for one step is not sustained: it completes 20 a second
+// of 40 offered.
+func TestCurveFallingBehindIsNotSustained(t *testing.T) {
+	f := newFake(t, 2, 100*time.Millisecond)
+	cl := load.NewClient(load.Options{Timeout: 10 * time.Second})
+	defer cl.Close()
+	c, err := Run(context.Background(), f, cl, Options{Function: platform.Function{Name: "b"}, Rates: []float64{40}, Step: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := c.Steps[0]
+	if s.Sustained || c.Knee != 0 || !strings.Contains(s.Why, "falling behind") || s.P99Ms > float64(DefaultBound/time.Millisecond) {
+		t.Errorf("%+v: want a p99 within 5 s and falling behind", s)
+	}
+	if s.Completed < 15 || s.Completed > 21 {
+		t.Errorf("completed %.1f a second; the platform does 20", s.Completed)
+	}
+}
