@@ -227,4 +227,10 @@ func TestDistanceWithAZeroDuration(t *testing.T) {
 	if !(d.Sum() >= 0 && d.Sum() < 1e-9) {
 		t.Errorf("distance of a trace to itself with a zero duration: %+v", d)
 	}
+	// Against the trace without it: finite (the zero is left out, never a
+	// logarithm of zero).
+	b := &Trace{Minutes: 1, Functions: a.Functions[1:]}
+	if d := Distance(a, b); math.IsNaN(d.Sum()) || math.IsInf(d.Sum(), 0) || d.Duration != 0 || d.Memory != 0 {
+		t.Errorf("distance with a zero duration and memory left out: %+v", d)
+	}
 }
