@@ -147,6 +147,13 @@ func Run(ctx context.Context, p platform.Platform, cl *load.Client, o Options) (
 		if err != nil {
 			return c, fmt.Errorf("coldrate: rate %v: %w", rate, err)
 		}
+		if ctx.Err() != nil {
+			// Cut short: kept, marked, and never the knee.
+			st.Sustained, st.Why = false, "interrupted: the figures are what was measured before"
+			c.Steps = append(c.Steps, st)
+			c.Interrupted = true
+			break
+		}
 		c.Steps = append(c.Steps, st)
 		if knee && st.Sustained {
 			c.Knee = rate

@@ -74,14 +74,15 @@ func (f *fake) Remove(_ context.Context, n string) error {
 }
 
 // A platform that completes 20 cold starts a second (2 at once, 100 ms
-// each) sustains 5 and 10 a second within a 400 ms bound, not 40: the knee
-// is 10, the curve stops past it, and every function deployed is removed.
+// each) sustains 5 and 10 a second within a 1 s bound, not 80 (its last
+// call waits 3 s): the knee is 10, the curve stops past it, and every
+// function deployed is removed.
 func TestCurveFindsTheKnee(t *testing.T) {
 	f := newFake(t, 2, 100*time.Millisecond)
 	cl := load.NewClient(load.Options{Timeout: 10 * time.Second})
 	defer cl.Close()
 	c, err := Run(context.Background(), f, cl, Options{Function: platform.Function{Name: "c", Workload: "hello", Language: "go"},
-		Rates: []float64{5, 10, 40, 80}, Step: time.Second, Bound: 400 * time.Millisecond})
+		Rates: []float64{5, 10, 80, 160}, Step: time.Second, Bound: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,14 +94,14 @@ func TestCurveFindsTheKnee(t *testing.T) {
 			t.Errorf("rate %v: %+v: want every call a cold start of at least 100 ms", s.Rate, s)
 		}
 	}
-	if over := c.Steps[2]; over.Sustained || over.Calls != 40 || over.P99Ms <= 400 || !strings.Contains(over.Why, "p99") {
-		t.Errorf("rate 40: %+v: want a p99 over the bound", over)
+	if over := c.Steps[2]; over.Sustained || over.Calls != 80 || over.P99Ms <= 1000 || !strings.Contains(over.Why, "p99") {
+		t.Errorf("rate 80: %+v: want a p99 over the bound", over)
 	}
-	// 40 cold starts a second offered, 20 completed at most.
+	// 80 cold starts a second offered, 20 completed at most.
 	if got := c.Steps[2].Completed; got > 21 || got < 10 {
-		t.Errorf("rate 40: %.1f cold starts completed a second, the platform does 20", got)
+		t.Errorf("rate 80: %.1f cold starts completed a second, the platform does 20", got)
 	}
-	if len(f.removed) != 5+10+40 || len(f.deployed) != 0 {
+	if len(f.removed) != 5+10+80 || len(f.deployed) != 0 {
 		t.Errorf("removed %d, still deployed %d", len(f.removed), len(f.deployed))
 	}
 }
@@ -159,5 +160,25 @@ func TestCurveFallingBehindIsNotSustained(t *testing.T) {
 	}
 	if s.Completed < 15 || s.Completed > 21 {
 		t.Errorf("completed %.1f a second; the platform does 20", s.Completed)
+	}
+}
+
+// A curve interrupted mid-step keeps the step, marked, never as the knee,
+// and removes its functions.
+func TestCurveInterrupted(t *testing.T) {
+	f := newFake(t, 1, 50*time.Millisecond)
+	cl := load.NewClient(load.Options{Timeout: 10 * time.Second})
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	c, err := Run(ctx, f, cl, Options{Function: platform.Function{Name: "i"}, Rates: []float64{4}, Step: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Interrupted || c.Knee != 0 || len(c.Steps) != 1 || c.Steps[0].Sustained || !strings.Contains(c.Steps[0].Why, "interrupted") {
+		t.Errorf("%+v", c)
+	}
+	if len(f.deployed) != 0 || len(f.removed) != 12 {
+		t.Errorf("removed %d, still deployed %d", len(f.removed), len(f.deployed))
 	}
 }

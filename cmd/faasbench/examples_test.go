@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,11 +41,13 @@ func TestExamplesRunInSmokeSize(t *testing.T) {
 				cmd.Env = append(cmd.Env, k+"="+v)
 			}
 			start := time.Now()
-			out, err := cmd.CombinedOutput()
+			// runErr is the run's own: nothing below may overwrite it (CI's run at b055e1d read
+			// the summary into the same variable, so the forgiveness never ran).
+			out, runErr := cmd.CombinedOutput()
 			took := time.Since(start)
 			total += took
-			if err != nil && exitCode(err) != 3 {
-				t.Fatalf("%v\n%s", err, out)
+			if runErr != nil && exitCode(runErr) != 3 {
+				t.Fatalf("%v\n%s", runErr, out)
 			}
 			if took > 30*time.Second {
 				t.Logf("%s took %v in smoke size (the budget is 30 s)", name, took)
@@ -66,18 +69,19 @@ func TestExamplesRunInSmokeSize(t *testing.T) {
 			if json.Unmarshal(b, &sum) != nil || json.Unmarshal(mb, &m) != nil {
 				t.Fatal("unreadable summary or manifest")
 			}
-			if err != nil {
-				// Exit 3: nothing valid. On a busy or shared machine the generator may send late, or the
-				// hypervisor steal CPU time (CI met both: a build beside the tests; a VM stealing 8-11%
-				// in its first second, three measurements running). The run says so, and that is
-				// forgiven only when every reason of every invalid cell is such a fault of the machine;
-				// the files are checked all the same.
-				if why := notMachineFault(sum.Cells); why != "" {
-					t.Fatalf("%v: %s\n%s", err, why, out)
-				}
+			// Exit 3: nothing valid. On a busy or shared machine the generator may send late, or the
+			// hypervisor steal CPU time (CI met both: a build beside the tests; a VM stealing 8-11%
+			// in its first second, three measurements running). The run says so, and that is
+			// forgiven only when every reason of every invalid cell is such a fault of the machine;
+			// the files are checked all the same.
+			wantStatus, ferr := expectedStatus(runErr, sum.Cells)
+			if ferr != nil {
+				t.Fatalf("%v\n%s", ferr, out)
+			}
+			if runErr != nil {
 				t.Logf("%s: this machine lagged or stole CPU time (exit 3; the summary is checked all the same)", name)
 			}
-			if sum.Status != "complete" || len(sum.Cells) != len(m.Plan) || len(sum.Cells) == 0 || m.Profile != "smoke" {
+			if sum.Status != wantStatus || len(sum.Cells) != len(m.Plan) || len(sum.Cells) == 0 || m.Profile != "smoke" {
 				t.Fatalf("status %s, %d of %d cells, profile %q", sum.Status, len(sum.Cells), len(m.Plan), m.Profile)
 			}
 			if left := reaper.Find(m.RunID); len(left) != 0 {
@@ -125,10 +129,28 @@ func checkExample(t *testing.T, name string, cells []results.Cell) {
 		if c.Scaling != nil && len(c.Scaling.Samples) < 2 {
 			t.Errorf("%s: %d scaling samples", c.ID, len(c.Scaling.Samples))
 		}
-		if name != "002-concurrent-200" && name != "004-memory-quota" && c.Requests.Failed != 0 {
+		// A request the generator was too late to send counts as failed (class generator-lag): the
+		// machine's, not the platform's, and such a cell is invalid for it (forgiven above).
+		if failed := c.Requests.Failed - c.Errors["generator-lag"]; name != "002-concurrent-200" && name != "004-memory-quota" && failed != 0 {
 			t.Errorf("%s: %d failed: %v", c.ID, c.Requests.Failed, c.Errors)
 		}
 	}
+}
+
+// expectedStatus is the status a run's summary must have: complete when it
+// exited 0; failed (nothing valid, runner.verdict) when it exited 3 and
+// every invalid cell blames the machine only; anything else is an error.
+func expectedStatus(runErr error, cells []results.Cell) (string, error) {
+	if runErr == nil {
+		return results.StatusComplete, nil
+	}
+	if exitCode(runErr) != 3 {
+		return "", runErr
+	}
+	if why := notMachineFault(cells); why != "" {
+		return "", fmt.Errorf("%v: %s", runErr, why)
+	}
+	return results.StatusFailed, nil
 }
 
 // exitCode is the exit status of a command that ran and failed, else -1.
@@ -167,6 +189,27 @@ func notMachineFault(cells []results.Cell) string {
 		return "no invalid cell blames the machine"
 	}
 	return ""
+}
+
+// A run that exited 3 for the machine's faults only must have ended failed;
+// one that exited 0, complete; any other exit, or another reason, is not
+// forgiven.
+func TestExpectedStatus(t *testing.T) {
+	exit := func(code int) error { return exec.Command("sh", "-c", fmt.Sprintf("exit %d", code)).Run() }
+	stolen := []results.Cell{{Cell: plan.Cell{ID: "f"}, Warnings: []string{"invalid: second 0: the hypervisor stole 7.9% of CPU time (threshold 5.0%)"}}}
+	other := []results.Cell{{Cell: plan.Cell{ID: "f"}, Warnings: []string{"invalid: no successful request"}}}
+	if st, err := expectedStatus(nil, nil); st != results.StatusComplete || err != nil {
+		t.Errorf("exit 0: %q %v", st, err)
+	}
+	if st, err := expectedStatus(exit(3), stolen); st != results.StatusFailed || err != nil {
+		t.Errorf("exit 3, stolen: %q %v", st, err)
+	}
+	if _, err := expectedStatus(exit(3), other); err == nil {
+		t.Error("exit 3 for another reason forgiven")
+	}
+	if _, err := expectedStatus(exit(1), stolen); err == nil {
+		t.Error("exit 1 forgiven")
+	}
 }
 
 // notMachineFault forgives lag and steal only, and only when some cell says so.

@@ -24,17 +24,23 @@ func TestColdStartThroughputAtLowRates(t *testing.T) {
 	defer cl.Close()
 	ctx := context.Background()
 	c, err := coldrate.Run(ctx, p, cl, coldrate.Options{Function: platform.Function{Name: "cr", Workload: "spin", Language: "go"},
-		Query: "?ms=1", Rates: []float64{2, 5}, Step: time.Second})
+		Query: "?ms=1", Rates: []float64{2, 5}, Step: time.Second, KeepGoing: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("curve %+v", c)
-	if len(c.Steps) != 2 || c.Knee != 5 {
-		t.Fatalf("steps %+v, knee %v: 2 and 5 cold starts a second are well within 5 s here", c.Steps, c.Knee)
+	// Whether a rate is sustained is the machine's (a loaded CI machine may
+	// start a process in 300 ms): what is asserted is that every call was a
+	// verified cold start, and a step not sustained says why.
+	if len(c.Steps) != 2 {
+		t.Fatalf("steps %+v: want both rates measured (keep going)", c.Steps)
 	}
 	for _, s := range c.Steps {
-		if s.Cold != int64(s.Calls) || s.P50Ms <= 0 {
-			t.Errorf("rate %v: %d cold of %d calls, p50 %v", s.Rate, s.Cold, s.Calls, s.P50Ms)
+		if s.Calls != int(s.Rate) || s.OK != int64(s.Calls) || s.Cold != int64(s.Calls) || s.P50Ms <= 0 {
+			t.Errorf("rate %v: %d calls, %d ok, %d cold, p50 %v", s.Rate, s.Calls, s.OK, s.Cold, s.P50Ms)
+		}
+		if !s.Sustained && !strings.Contains(s.Why, "falling behind") && !strings.Contains(s.Why, "p99") {
+			t.Errorf("rate %v not sustained: %q", s.Rate, s.Why)
 		}
 	}
 	if fns, err := p.Functions(ctx); err != nil || len(fns) != 0 {
