@@ -56,18 +56,18 @@ func TestLoadCommandJSON(t *testing.T) {
 	}
 }
 
-// okOrLagging accepts exit 0, or exit 3 when every reason is the
-// hypervisor's steal (var stole) or the
-// generator's lag: a loaded CI machine (parallel -race packages) can send
-// late, which the cell rightly calls invalid, and an open loop's generator
-// that lags also drops what it is too late to send (class generator-lag),
-// so it sends fewer than scheduled and counts them failed. The caller
-// checks that the failures are all generator-lag drops and that the counts
-// hold; the JSON is written either way.
 // stole matches load.Judge's reason for a second in which the hypervisor
 // stole CPU time: a fault of the (shared, virtual) machine, as CI met it.
 var stole = regexp.MustCompile(`invalid: second \d+: the hypervisor stole `)
 
+// okOrLagging accepts exit 0, or exit 3 when every reason is the
+// hypervisor's steal (stole) or the generator's lag: a loaded CI machine
+// (parallel -race packages) can send late, which the cell rightly calls
+// invalid, and an open loop's generator that lags also drops what it is
+// too late to send (class generator-lag), so it sends fewer than scheduled
+// and counts them failed. The caller checks that the failures are all
+// generator-lag drops and that the counts hold; the JSON is written either
+// way.
 func okOrLagging(t *testing.T, code int, errs string) {
 	t.Helper()
 	if code == 0 {

@@ -2,11 +2,11 @@ package local
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,31 +131,31 @@ func replayMany(tb testing.TB, p *Platform, runID string, mp manyPlan) manyFigur
 	return fig
 }
 
-// rssMB sums the resident memory of the processes.
+// rssMB sums the resident memory of the processes (footprint.go's
+// procUsage; a process gone meanwhile counts 0).
 func rssMB(pids []int) float64 {
-	var kb int64
+	var total int64
 	for _, pid := range pids {
-		kb += statusKB("/proc/"+strconv.Itoa(pid)+"/status", "VmRSS:")
+		if _, rss, err := procUsage("/proc/" + strconv.Itoa(pid)); err == nil {
+			total += rss
+		}
 	}
-	return float64(kb) / 1024
+	return float64(total) / (1 << 20)
 }
 
-// peakSelfMB is this process's peak resident memory.
-func peakSelfMB() float64 { return float64(statusKB("/proc/self/status", "VmHWM:")) / 1024 }
-
-// statusKB reads one "Key: N kB" line of a /proc status file (0 when gone).
-func statusKB(path, key string) int64 {
-	b, err := os.ReadFile(path)
+// peakSelfMB is this process's peak resident memory (VmHWM, which
+// /proc/self/stat does not have).
+func peakSelfMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
 	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(key)); ok {
-			f := bytes.Fields(rest)
-			if len(f) > 0 {
-				n, _ := strconv.ParseInt(string(f[0]), 10, 64)
-				return n
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			if f := strings.Fields(rest); len(f) > 0 {
+				kb, _ := strconv.ParseInt(f[0], 10, 64)
+				return float64(kb) / 1024
 			}
 		}
 	}
