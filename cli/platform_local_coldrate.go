@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -20,7 +19,6 @@ import (
 // cold-start throughput curve and its knee (package coldrate).
 func (a *app) localColdRateCmd(connect func() (platform.Platform, error)) *cobra.Command {
 	var o coldrate.Options
-	var rates string
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "coldrate WORKLOAD",
@@ -32,10 +30,6 @@ latency from the intended send, and whether the rate was sustained (every call o
 are removed before the next; the curve stops past the knee unless --keep-going.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if o.Rates, err = parseRates(rates); err != nil {
-				return usageErr("--rates %q: %v", rates, err)
-			}
 			o.Function.Workload = args[0]
 			if o.Function.Name == "" {
 				o.Function.Name = "cr-" + args[0]
@@ -75,25 +69,12 @@ are removed before the next; the curve stops past the knee unless --keep-going.`
 	f.StringVar(&o.Function.Language, "lang", "go", "implementation language")
 	f.StringVar(&o.Function.Name, "name", "", "prefix of the functions' names (default cr-WORKLOAD)")
 	f.StringVar(&o.Query, "query", "", "appended to each function's address (e.g. ?ms=1)")
-	f.StringVar(&rates, "rates", "1,2,5,10,20,50", "cold starts a second of the steps, rising")
+	f.Float64SliceVar(&o.Rates, "rates", []float64{1, 2, 5, 10, 20, 50}, "cold starts a second of the steps, rising")
 	f.DurationVar(&o.Step, "step", 5*time.Second, "how long each rate is held")
 	f.DurationVar(&o.Bound, "bound", coldrate.DefaultBound, "the p99 a sustained rate keeps within")
 	f.BoolVar(&o.KeepGoing, "keep-going", false, "measure every rate, past the knee too")
 	f.DurationVar(&timeout, "timeout", time.Minute, "client timeout for each call")
 	return cmd
-}
-
-// parseRates reads "1,2,5".
-func parseRates(s string) ([]float64, error) {
-	var out []float64
-	for _, f := range strings.Split(s, ",") {
-		r, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", f)
-		}
-		out = append(out, r)
-	}
-	return out, nil
 }
 
 func printCurve(w io.Writer, c coldrate.Curve) {

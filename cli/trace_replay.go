@@ -97,10 +97,10 @@ the totals, the worst gap, the slowdown's percentiles, and intended and sent per
 					return werr
 				}
 			}
-			if a.json() {
-				_ = json.NewEncoder(a.env.Stdout).Encode(sum)
-			} else {
-				printReplay(a.env.Stdout, sum)
+			var text strings.Builder
+			printReplay(&text, sum)
+			if eerr := a.emit(sum, text.String()); eerr != nil {
+				return eerr
 			}
 			if ctx.Err() != nil {
 				return withCode(ExitInterrupted, fmt.Errorf("interrupted: the figures above are what was sent before"))
