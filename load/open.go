@@ -114,7 +114,6 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		return nil, err
 	}
 	w0 := first[0]
-	w0.rec.lean = o.Lean
 	ws := append(make([]*worker, 0, n), w0)
 	store := w0.rec.store
 	nShards := o.Shards
@@ -124,7 +123,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	shards := make([]sharedRecorder, nShards)
 	for i := range shards {
 		shards[i].rec = NewRecorder(o.Expected)
-		shards[i].rec.lean = o.Lean
+		shards[i].rec.lean = o.Lean // the workers record through their batches only
 		shards[i].rec.store = store
 	}
 	w0.batch = &batch{to: &shards[0]}
@@ -156,7 +155,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		if err != nil {
 			return false // as the first worker was made, it cannot fail now
 		}
-		w.rec.store, w.rec.live, w.rec.lean = store, o.Live.shard(len(ws)), o.Lean
+		w.rec.store, w.rec.live = store, o.Live.shard(len(ws))
 		w.batch = &batch{to: &shards[len(ws)%nShards]}
 		ws = append(ws, w)
 		wg.Add(1)
