@@ -103,12 +103,10 @@ func TestResumeOfARunningRunIsRefused(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "is being written by pid") {
 		t.Errorf("second writer: %v\n%s", err, out)
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the first run: %v", err)
-	}
+	want := wantStatus(t, codeOf(cmd.Wait()), "the first run", res)
 	var man results.Manifest
 	b, _ := os.ReadFile(filepath.Join(runDirOf(t, res), "manifest.json"))
-	if json.Unmarshal(b, &man) != nil || man.Status != "complete" {
+	if json.Unmarshal(b, &man) != nil || man.Status != want {
 		t.Errorf("first run status %q (%s)", man.Status, man.Error)
 	}
 }

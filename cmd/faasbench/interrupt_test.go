@@ -69,16 +69,14 @@ func TestInterruptKeepsResultsAndLeavesNoProcess(t *testing.T) {
 				}
 			}
 			out, err := exec.Command(binary, "run", "--resume", dir, "--workloads", workloadsDir(t)).CombinedOutput()
-			if err != nil {
-				t.Fatalf("resume: %v\n%s", err, out)
-			}
+			want := wantStatus(t, codeOf(err), "resume: "+string(out), filepath.Dir(dir))
 			sb, _ = os.ReadFile(filepath.Join(dir, "summary.json"))
 			var s2 results.Summary
 			json.Unmarshal(sb, &s2)
 			mb, _ = os.ReadFile(filepath.Join(dir, "manifest.json"))
 			var m2 results.Manifest
 			json.Unmarshal(mb, &m2)
-			if s2.Status != "complete" || len(s2.Cells) != len(m2.Plan) || len(m2.Resumed) != 1 || m2.RunID != m.RunID {
+			if s2.Status != want || len(s2.Cells) != len(m2.Plan) || len(m2.Resumed) != 1 || m2.RunID != m.RunID {
 				t.Fatalf("after resume: status %s, %d of %d cells, resumed %v", s2.Status, len(s2.Cells), len(m2.Plan), m2.Resumed)
 			}
 			seen := map[string]bool{}

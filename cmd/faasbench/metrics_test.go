@@ -49,9 +49,7 @@ repetitions: 1
 			}
 		}
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr.String())
-	}
+	wantStatus(t, codeOf(cmd.Wait()), stderr.String(), res)
 	if seen == "" {
 		t.Fatalf("no scrape saw the cell's requests\n%s", stderr.String())
 	}

@@ -56,11 +56,10 @@ repetitions: 1
 	store := &v2Store{}
 	recv := httptest.NewServer(remote.NewWriteHandler(store, remote.MessageTypes{remote.WriteV2MessageType}))
 	defer recv.Close()
-	code, errOut := runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t),
+	res := t.TempDir()
+	code, errOut := runBinary(t, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t),
 		"--remote-write", recv.URL+"/api/v1/write", "--remote-write-every", "500ms")
-	if code != 0 {
-		t.Fatalf("exit %d\n%s", code, errOut)
-	}
+	wantStatus(t, code, errOut, res)
 	store.mu.Lock()
 	var native, okSamples int
 	for _, req := range store.reqs {
@@ -96,9 +95,11 @@ repetitions: 1
 	}
 	nowhere := ln.Addr().String()
 	ln.Close()
-	code, errOut = runBinary(t, "run", writeSpec(t, spec), "--results", t.TempDir(), "--workloads", workloadsDir(t), "--set", "load.duration=500ms",
+	res = t.TempDir()
+	code, errOut = runBinary(t, "run", writeSpec(t, spec), "--results", res, "--workloads", workloadsDir(t), "--set", "load.duration=500ms",
 		"--remote-write", "http://"+nowhere+"/api/v1/write")
-	if code != 0 || !strings.Contains(errOut, "remote write: WARNING: http://"+nowhere) || !strings.Contains(errOut, "writes failed") {
+	wantStatus(t, code, errOut, res)
+	if !strings.Contains(errOut, "remote write: WARNING: http://"+nowhere) || !strings.Contains(errOut, "writes failed") {
 		t.Errorf("nobody listening: exit %d\n%s", code, errOut)
 	}
 }
