@@ -2,6 +2,8 @@ package load
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -48,12 +50,12 @@ func Judge(res *Result, gen []GeneratorWindow, cores int, th Thresholds) Verdict
 			invalid("the generator sent %.0f of %.0f scheduled requests (%.2f%%, threshold %.1f%%)", sent, scheduled, 100*sent/scheduled, 100*th.MinSentShare)
 		}
 		if lag := time.Duration(res.LagHist().Quantile(0.99)); lag > th.MaxLagP99 {
-			invalid("generator lag p99 %v exceeds %v: requests were sent late (in-flight bound reached or generator too slow)", lag.Round(time.Microsecond), th.MaxLagP99)
+			invalid(lagReason+"%v exceeds %v: requests were sent late (in-flight bound reached or generator too slow)", lag.Round(time.Microsecond), th.MaxLagP99)
 		}
 	}
 	for _, w := range gen {
 		if w.Steal > th.MaxSteal {
-			invalid("second %d: the hypervisor stole %.1f%% of CPU time (threshold %.1f%%)", w.Second, 100*w.Steal, 100*th.MaxSteal)
+			invalid("second %d"+stealReason+"%.1f%% of CPU time (threshold %.1f%%)", w.Second, 100*w.Steal, 100*th.MaxSteal)
 			v.Stolen = true
 			break
 		}
@@ -65,4 +67,31 @@ func Judge(res *Result, gen []GeneratorWindow, cores int, th Thresholds) Verdict
 		}
 	}
 	return v
+}
+
+// lagReason and stealReason mark Judge's reasons that blame the
+// generator's side (GeneratorFault).
+const (
+	lagReason   = "generator lag p99 "
+	stealReason = ": the hypervisor stole "
+)
+
+// GeneratorFault reports whether one of Judge's reasons (alone, or as a
+// cell's warning after "invalid: ") blames the generator's side rather
+// than the platform's answers: a second in which the hypervisor stole the
+// machine's CPU time, or a generator that sent late (too slow, or its
+// in-flight bound full). Measuring again on a quieter machine may do; a
+// test of the tool's plumbing, not of a platform's figures, forgives them.
+func GeneratorFault(reason string) bool {
+	r := strings.TrimPrefix(reason, "invalid: ")
+	if strings.HasPrefix(r, lagReason) {
+		return true
+	}
+	sec, _, ok := strings.Cut(r, stealReason)
+	n, isSecond := strings.CutPrefix(sec, "second ")
+	if !ok || !isSecond {
+		return false
+	}
+	_, err := strconv.Atoi(n)
+	return err == nil
 }

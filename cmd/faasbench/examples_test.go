@@ -7,13 +7,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/internal/testdb"
+	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 )
@@ -215,10 +215,6 @@ func exitCode(err error) int {
 	return ee.ExitCode()
 }
 
-// machineFault matches the reasons that blame the machine, not the code
-// under test: the generator's lag and the hypervisor's steal (load.Judge).
-var machineFault = regexp.MustCompile(`^invalid: (generator lag p99 |second \d+: the hypervisor stole )`)
-
 // notMachineFault says why a run with no valid cell is not forgiven: some
 // cell is invalid for a reason other than a fault of the machine, or no
 // cell says why. Empty when every invalid cell blames only the machine.
@@ -232,7 +228,7 @@ func notMachineFault(cells []results.Cell) string {
 			if !strings.HasPrefix(w, "invalid: ") {
 				continue
 			}
-			if !machineFault.MatchString(w) {
+			if !load.GeneratorFault(w) {
 				return c.ID + ": " + w
 			}
 			blamed++
