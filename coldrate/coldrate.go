@@ -27,14 +27,15 @@ import (
 const DefaultBound = 5 * time.Second
 
 // KeepUp is the share of a step's rate its cold starts must complete at
-// to count as sustained: the replies' span (first to last) at most the
-// calls' span over KeepUp, plus Slack.
+// to count as sustained. A platform that completes c cold starts a second,
+// offered r > c, queues them: each call waits longer than the one before,
+// its latency growing by r/c - 1 seconds a second of the step. A step
+// falls behind when the least-squares slope of its calls' latency on their
+// intended send exceeds 1/KeepUp - 1 (0.11 s a second): the slope uses
+// every call, where the span from the first reply to the last takes the
+// jitter of the two extremes whole (on Knative, cold starts of 1.4 to 3.5 s
+// at 0.5 a second, with no queue to speak of, fail a span rule).
 const KeepUp = 0.9
-
-// Slack is what the replies' span may exceed the calls' span by, beyond
-// KeepUp, before a step counts as falling behind: the jitter of a few cold
-// starts' latency, which decides the span of a short step.
-const Slack = 100 * time.Millisecond
 
 // MaxPerStep bounds the functions one step deploys.
 const MaxPerStep = 5000
@@ -57,6 +58,10 @@ type Options struct {
 	// KeepGoing measures every rate; by default the curve stops at the
 	// first rate past the knee.
 	KeepGoing bool
+	// Target, if set, is the request for the deployed function called name
+	// (a spec's request, with the headers its platform routes by); nil: a
+	// GET of its endpoint with Query.
+	Target func(ctx context.Context, name string) (load.Target, error)
 }
 
 // Validate names the first bad option.
@@ -107,12 +112,18 @@ type Step struct {
 	P50Ms float64 `json:"p50_ms"`
 	P99Ms float64 `json:"p99_ms"`
 	MaxMs float64 `json:"max_ms"`
+	// Growth is the least-squares slope of the cold calls' latency on
+	// their intended send, in seconds a second (0: fewer than 3 calls).
+	Growth float64 `json:"latency_growth"`
 	// Sustained: every call sent, succeeded and cold, p99 within the bound,
-	// and completed at KeepUp of the rate at least, give or take Slack (a
-	// queue that grows for the step's length may still fit its p99 under
-	// the bound).
+	// and no queue growing past KeepUp (Growth ≤ 1/KeepUp - 1: a queue that
+	// grows for the step's length may still fit its p99 under the bound).
 	Sustained bool   `json:"sustained"`
 	Why       string `json:"why,omitempty"` // why not sustained
+	// Result is the step's calls merged into one result (their open loops
+	// share one start instant), for a run's cell figures; nil when none
+	// was sent.
+	Result *load.Result `json:"-"`
 }
 
 // Curve is the steps measured and the knee.
@@ -143,7 +154,7 @@ func Run(ctx context.Context, p platform.Platform, cl *load.Client, o Options) (
 			c.Interrupted = true
 			break
 		}
-		st, err := step(ctx, p, cl, o, i, rate)
+		st, err := MeasureStep(ctx, p, cl, o, i, rate)
 		if err != nil {
 			return c, fmt.Errorf("coldrate: rate %v: %w", rate, err)
 		}
@@ -167,9 +178,14 @@ func Run(ctx context.Context, p platform.Platform, cl *load.Client, o Options) (
 	return c, nil
 }
 
-// step deploys a step's functions, calls each once at the rate, measures
-// and removes them.
-func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, idx int, rate float64) (st Step, err error) {
+// MeasureStep is step idx of a curve, at rate: it deploys the step's
+// functions, calls each once at the rate, measures and removes them (with
+// a context of their own, whatever happened). o must be valid
+// (Options.Validate), its Bound set.
+func MeasureStep(ctx context.Context, p platform.Platform, cl *load.Client, o Options, idx int, rate float64) (st Step, err error) {
+	if o.Bound <= 0 {
+		return st, fmt.Errorf("coldrate: bound %v: want it set", o.Bound)
+	}
 	n := calls(rate, o.Step)
 	st = Step{Rate: rate, Calls: n}
 	names := make([]string, 0, n)
@@ -194,12 +210,11 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 			return st, fmt.Errorf("deploy %s: %w", f.Name, err)
 		}
 		names = append(names, f.Name)
-		url, err := p.Endpoint(ctx, f.Name)
+		t, err := target(ctx, p, o, f.Name)
 		if err != nil {
-			return st, fmt.Errorf("endpoint %s: %w", f.Name, err)
+			return st, err
 		}
-		fns[j] = replay.Function{Name: f.Name, Target: load.Target{Method: "GET", URL: url + o.Query},
-			Offsets: load.Offsets{time.Duration(j) * gap}}
+		fns[j] = replay.Function{Name: f.Name, Target: t, Offsets: load.Offsets{time.Duration(j) * gap}}
 	}
 	st.Deployed = time.Since(began).Seconds()
 	length := time.Duration(n) * gap
@@ -211,12 +226,15 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 	}
 	lat := hist.New()
 	first, last := time.Duration(-1), time.Duration(0)
+	parts := make([]*load.Result, 0, len(out))
+	var sends, lats []float64 // each cold call's intended send and latency, s
 	for _, oc := range out {
 		r := oc.Result
 		if r == nil || r.Recorder == nil {
 			st.NotSent++
 			continue
 		}
+		parts = append(parts, r)
 		ok := r.Counts[load.ClassOK]
 		st.OK += ok
 		st.NotSent += r.Counts[load.ClassGeneratorLag]
@@ -233,12 +251,23 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 					first = r.LastDone
 				}
 				last = max(last, r.LastDone)
+				if h := r.Latency[load.ClassOK]; h != nil && len(oc.Function.Offsets) > 0 {
+					sends = append(sends, oc.Function.Offsets[0].Seconds())
+					lats = append(lats, time.Duration(h.Max()).Seconds())
+				}
 			}
+		}
+	}
+	if len(parts) > 0 {
+		var merr error
+		if st.Result, merr = load.MergeResults(parts); merr != nil {
+			return st, merr
 		}
 	}
 	// Between the first cold reply and the last: a platform that keeps up
 	// completes them as they are offered, whatever its latency; one that
-	// falls behind completes them later and later.
+	// falls behind completes them later and later (Growth says how fast).
+	st.Growth = slope(sends, lats)
 	switch {
 	case st.Cold > 1 && last > first:
 		st.Completed = float64(st.Cold-1) / (last - first).Seconds()
@@ -257,8 +286,9 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 		st.Why = fmt.Sprintf("%d of %d successes were not cold starts", st.OK-st.Cold, st.OK)
 	case st.P99Ms > float64(o.Bound)/1e6:
 		st.Why = fmt.Sprintf("p99 %.0f ms over the bound of %v", st.P99Ms, o.Bound)
-	case st.Cold > 1 && last-first > time.Duration(float64(time.Duration(n-1)*gap)/KeepUp)+Slack:
-		st.Why = fmt.Sprintf("completed %.1f cold starts a second of %v offered: falling behind", st.Completed, rate)
+	case st.Growth > 1/KeepUp-1:
+		st.Why = fmt.Sprintf("latency grew %.0f ms a second of the step (a queue: about %.3g cold starts a second completed of %v offered): falling behind",
+			1000*st.Growth, rate/(1+st.Growth), rate)
 	default:
 		st.Sustained = true
 	}
@@ -266,4 +296,45 @@ func step(ctx context.Context, p platform.Platform, cl *load.Client, o Options, 
 		return st, err
 	}
 	return st, nil
+}
+
+// target is the request for the deployed function name: o.Target's, or a
+// GET of its endpoint with o.Query.
+func target(ctx context.Context, p platform.Platform, o Options, name string) (load.Target, error) {
+	if o.Target != nil {
+		t, err := o.Target(ctx, name)
+		if err != nil {
+			return t, fmt.Errorf("request of %s: %w", name, err)
+		}
+		return t, nil
+	}
+	url, err := p.Endpoint(ctx, name)
+	if err != nil {
+		return load.Target{}, fmt.Errorf("endpoint %s: %w", name, err)
+	}
+	return load.Target{Method: "GET", URL: url + o.Query}, nil
+}
+
+// slope is the least-squares slope of ys on xs (0 with fewer than three
+// points, or xs all equal).
+func slope(xs, ys []float64) float64 {
+	n := float64(len(xs))
+	if len(xs) < 3 || len(ys) != len(xs) {
+		return 0
+	}
+	var mx, my float64
+	for i := range xs {
+		mx += xs[i]
+		my += ys[i]
+	}
+	mx, my = mx/n, my/n
+	var sxy, sxx float64
+	for i := range xs {
+		sxy += (xs[i] - mx) * (ys[i] - my)
+		sxx += (xs[i] - mx) * (xs[i] - mx)
+	}
+	if sxx == 0 {
+		return 0
+	}
+	return sxy / sxx
 }

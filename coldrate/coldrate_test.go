@@ -2,8 +2,10 @@ package coldrate
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -24,7 +26,10 @@ type fake struct {
 	slots    chan struct{}
 	start    time.Duration
 	warm     bool // answers without the cold flag
-	srv      *httptest.Server
+	// startOf, if set, is the cold start of a step's call j (its name ends
+	// in -j) instead of start.
+	startOf func(j int) time.Duration
+	srv     *httptest.Server
 }
 
 func newFake(t *testing.T, starters int, startTime time.Duration) *fake {
@@ -41,7 +46,12 @@ func newFake(t *testing.T, starters int, startTime time.Duration) *fake {
 		}
 		if cold {
 			f.slots <- struct{}{}
-			time.Sleep(f.start)
+			d := f.start
+			if f.startOf != nil {
+				j, _ := strconv.Atoi(name[strings.LastIndex(name, "-")+1:])
+				d = f.startOf(j)
+			}
+			time.Sleep(d)
 			<-f.slots
 			if !f.warm {
 				w.Header().Set("X-Fb-Cold", "1")
@@ -160,6 +170,48 @@ func TestCurveFallingBehindIsNotSustained(t *testing.T) {
 	}
 	if s.Completed < 15 || s.Completed > 21 {
 		t.Errorf("completed %.1f a second; the platform does 20", s.Completed)
+	}
+}
+
+// Cold starts of 50 and 700 ms in no order, with no queue (8 at once),
+// keep up at 4 a second: the slow first and last calls stretch the span
+// from the first reply to the last past the calls' span ÷ 0.9 + 100 ms
+// (2.15 s of 2.04 s allowed), but the latency does not grow over the step.
+func TestCurveJitterIsNotFallingBehind(t *testing.T) {
+	f := newFake(t, 8, 0)
+	slow := map[int]bool{0: true, 2: true, 5: true, 7: true}
+	f.startOf = func(j int) time.Duration {
+		if slow[j] {
+			return 700 * time.Millisecond
+		}
+		return 50 * time.Millisecond
+	}
+	cl := load.NewClient(load.Options{Timeout: 10 * time.Second})
+	defer cl.Close()
+	c, err := Run(context.Background(), f, cl, Options{Function: platform.Function{Name: "j"}, Rates: []float64{4}, Step: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Steps[0]; !s.Sustained || s.Cold != 8 || s.Growth > 0.05 || s.Growth < -0.05 {
+		t.Errorf("%+v: want sustained, the latency's growth near 0", s)
+	}
+}
+
+// The least-squares slope: a line's own, 0 for too few points or one x.
+func TestSlope(t *testing.T) {
+	for _, tc := range []struct {
+		xs, ys []float64
+		want   float64
+	}{
+		{[]float64{0, 1, 2, 3}, []float64{1, 3, 5, 7}, 2},
+		{[]float64{0, 1, 2}, []float64{5, 5, 5}, 0},
+		{[]float64{0, 1, 2, 3}, []float64{0, 1, 0, 1}, 0.2},
+		{[]float64{0, 1}, []float64{0, 9}, 0},
+		{[]float64{1, 1, 1}, []float64{0, 1, 2}, 0},
+	} {
+		if got := slope(tc.xs, tc.ys); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("slope(%v, %v) = %v, want %v", tc.xs, tc.ys, got, tc.want)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
@@ -33,6 +35,13 @@ type Cell struct {
 	// CPUs are the CPUs the platform runs on (nil: not pinned): where a
 	// native baseline runs, for a like-for-like comparison.
 	CPUs []int
+	// Deployed is the measured function as it was deployed: what a kind
+	// that deploys copies of it copies (coldrate).
+	Deployed platform.Function
+	// TargetOf, if set, is the request for another deployment of the
+	// measured function, called name, made as the cell's own (the spec's
+	// request, the headers the platform routes by).
+	TargetOf func(ctx context.Context, name string) (load.Target, error)
 }
 
 // Function is one of a cell's functions as the cell calls it.

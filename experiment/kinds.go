@@ -13,5 +13,6 @@ func Builtin() *Registry {
 		spec.KindColdStart: newColdStart,
 		spec.KindAutoscale: newAutoscale,
 		spec.KindCapacity:  newCapacity,
+		spec.KindColdRate:  newColdRate,
 	}}
 }

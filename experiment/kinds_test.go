@@ -28,6 +28,11 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 		{spec.KindAutoscale, nil, 4, "f/replicas=1/autoscale/r=1", []string{"hlog/f_replicas1_autoscale_r1.hlog", "windows/f_replicas1_autoscale_r1.json"}},
 		{spec.KindColdStart, nil, 4, "f/replicas=1/cold/r=1", []string{"hlog/f_replicas1_cold_r1.hlog"}},
 		{spec.KindColdStart, func(s *spec.Spec) { s.ColdStart.Idle = []spec.Duration{1e9, 2e9} }, 8, "f/replicas=1/idle=1s/r=1", nil},
+		// One cell per curve to begin with: the next rates come after it (Adaptive).
+		{spec.KindColdRate, func(s *spec.Spec) {
+			s.ColdRate = spec.ColdRateSpec{Rates: []float64{2, 5}, Step: spec.Duration(1e9), Bound: spec.Duration(5e9)}
+		}, 4,
+			"f/replicas=1/coldrate=2/step=1/r=1", []string{"hlog/f_replicas1_coldrate2_step1_r1.hlog", "windows/f_replicas1_coldrate2_step1_r1.json"}},
 	} {
 		s := base
 		s.Kind = tc.kind
@@ -54,7 +59,7 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch capacity coldstart sweep" {
+	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch capacity coldrate coldstart sweep" {
 		t.Errorf("built-in kinds %q", got)
 	}
 	if known := slices.Sorted(slices.Values(spec.Kinds)); !slices.Equal(r.Names(), known) {

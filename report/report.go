@@ -19,6 +19,23 @@ type Run struct {
 // Methodology is r judged against Papadopoulos et al.'s principles.
 func (r Run) Methodology() []Principle { return Methodology(r) }
 
+// Knees are the run's cold-start throughput knees (kind coldrate), a
+// sentence each.
+func (r Run) Knees() []string {
+	var out []string
+	for _, k := range results.ColdRateKnees(r.Summary.Cells) {
+		line := fmt.Sprintf("Cold-start throughput of %s (r=%d): knee %v cold starts a second, the highest rate sustained with every lower one (each call cold and ok, p99 within %.0f ms, completed at the rate), over %d step(s)",
+			k.Curve, k.Repetition, k.KneePerS, k.BoundMs, k.Steps)
+		if k.Past != "" {
+			line += "; past it, " + k.Past
+		} else {
+			line += "; every step sustained: the knee may be higher"
+		}
+		out = append(out, line+".")
+	}
+	return out
+}
+
 // Load reads a run directory.
 func Load(dir string) (Run, error) {
 	d, err := results.Open(dir)
@@ -95,6 +112,7 @@ small{color:#666}
 Platform <b>{{.Summary.Platform}}</b>; started {{.Manifest.Start.Format "2006-01-02 15:04:05 MST"}}{{if .Manifest.End}}, ended {{.Manifest.End.Format "15:04:05"}}{{end}}.
 CPUs: platform {{.Manifest.CPUs.Platform}}, load generator {{.Manifest.CPUs.Generator}}.</p>
 {{range .Manifest.Warnings}}<p class="warn">{{.}}</p>{{end}}
+{{range .Knees}}<p>{{.}}</p>{{end}}
 <details><summary>Environment fingerprint</summary>
 <table>
 <tr><th class="l">host</th><td class="l">{{.Manifest.Fingerprint.Hostname}}</td></tr>
@@ -148,6 +166,9 @@ func Markdown(w io.Writer, runs []Run) error {
 			if row.Efficiency != "" {
 				fmt.Fprintf(&b, "\n- %s: %s", row.Key, row.Efficiency)
 			}
+		}
+		for _, k := range r.Knees() {
+			fmt.Fprintf(&b, "\n\n%s", k)
 		}
 		b.WriteString("\n\nMethodology (Papadopoulos et al.'s principles):\n\n| principle | met | why |\n|---|---|---|\n")
 		for _, p := range r.Methodology() {

@@ -228,6 +228,9 @@ type Cell struct {
 	PlatformFootprint *Footprint `json:"platform_footprint,omitempty"`
 	// Capacity is kind capacity's step: its rate, verdict and goodput.
 	Capacity *CapacityStep `json:"capacity,omitempty"`
+	// ColdRate is kind coldrate's step: its rate of new cold starts, how
+	// many completed a second, and whether the rate was sustained.
+	ColdRate *ColdRateStep `json:"coldrate,omitempty"`
 	// Generators are the processes a split load ran on (load.generators).
 	Generators []Generator `json:"generators,omitempty"`
 	// Partial: a generator's share is missing; the figures are what arrived.

@@ -33,8 +33,8 @@ func TestSchemaKnowsTheNewCellFields(t *testing.T) {
 	}
 }
 
-// A capacity step, a cell's efficiency and an autoscale cell's elasticity
-// are in the schema (the integration tier found a kind the schema did not
+// A capacity step, a coldrate step, a cell's efficiency and an autoscale
+// cell's elasticity are in the schema (the integration tier found a kind the schema did not
 // know: this keeps it in the unit tier).
 func TestSchemaKnowsCapacityEfficiencyAndElasticity(t *testing.T) {
 	q, hi, alloc, first := 12.0, 13.0, 4.0, 3.0
@@ -51,7 +51,10 @@ func TestSchemaKnowsCapacityEfficiencyAndElasticity(t *testing.T) {
 	a.Kind, a.Capacity = "autoscale", nil
 	a.Scaling = &ScalingResult{Schedule: "constant:10", RequestsShare: map[string]float64{}, Samples: []ScalingSample{},
 		Elasticity: &Elasticity{InstanceRPS: 5, Seconds: 2, PeakRequired: 2, FirstNewS: &first, RequiredSeries: []int{2, 2}, SupplySeries: []int{1, 2}}}
-	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c, a},
+	cr := c
+	cr.ID, cr.Key, cr.Kind, cr.Capacity = "f/coldrate=10/r=1", "f/coldrate=10", "coldrate", nil
+	cr.ColdRate = &ColdRateStep{Step: 1, RatePerS: 10, Calls: 20, Cold: 20, DeployS: 0.4, CompletedPerS: 9.8, LatencyGrowth: 0.01, BoundMs: 5000, Sustained: true}
+	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c, a, cr},
 		Until:         &UntilOutcome{Repetitions: 3, Met: true, Reason: "narrow"},
 		IdleFootprint: &Footprint{Seconds: 2, Samples: 2, CPUCores: 0.01, CPUSeconds: 0.02, MemoryMiB: 70, Components: []ComponentFootprint{}},
 		Keys: []Key{{Key: "f/c=1", Reps: 3, Spread: []stats.Spread{{Percentile: "p99", PerRepetitionMs: []float64{1, 2, 3}, BetweenCV: 0.5,

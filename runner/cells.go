@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/experiment"
+	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/observe"
 	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/platform"
@@ -181,7 +182,12 @@ func (c *cells) runCell(ctx context.Context, pc plan.Cell, prog *progress) (*res
 		return nil, err
 	}
 	cell := &experiment.Cell{Plan: pc, RunID: c.m.RunID, Platform: c.p, Catalog: c.o.Catalog, Dir: c.dir,
-		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs}
+		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs,
+		Deployed: c.deployed[pc.Function],
+		TargetOf: func(ctx context.Context, name string) (load.Target, error) {
+			f, _, err := c.targetAs(ctx, pc, name)
+			return f.Target, err
+		}}
 	out, err := c.kind.Run(ctx, cell)
 	if out != nil && dataPath != "" {
 		out.DataPath = dataPath

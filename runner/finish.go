@@ -47,6 +47,14 @@ func (r *Run) finish(runErr error) error {
 	sum.Keys = results.PoolKeys(r.dir.Path, sum.Cells)
 	printKeys(r.o.Log, sum.Keys)
 	werr := errors.Join(r.dir.WriteJSON("summary.json", sum), r.dir.WriteJSON("manifest.json", m), writeReport(r.dir))
+	for _, k := range results.ColdRateKnees(sum.Cells) {
+		fmt.Fprintf(r.o.Messages, "\n%s r=%d: knee %v cold starts a second (%d steps)", k.Curve, k.Repetition, k.KneePerS, k.Steps)
+		if k.Past != "" {
+			fmt.Fprintf(r.o.Messages, "; past it, %s", k.Past)
+		} else {
+			fmt.Fprint(r.o.Messages, "; every step sustained: the knee may be higher")
+		}
+	}
 	fmt.Fprintf(r.o.Messages, "\nrun %s: %s; %d cells measured\n  %s\n  %s\n", m.RunID, m.Status, len(sum.Cells),
 		r.dir.File("summary.json"), r.dir.File("report.html"))
 	return errors.Join(runErr, werr)

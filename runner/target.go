@@ -21,8 +21,15 @@ import (
 // request with the cell's overrides, the client options with the response
 // checks, and what the platform said its data path was as the cell began.
 func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, string, error) {
-	fn := experiment.Function{Name: pc.Function}
-	url, err := c.p.Endpoint(ctx, pc.Function)
+	return c.targetAs(ctx, pc, pc.Function)
+}
+
+// targetAs is target for another deployment of the cell's function,
+// called name (kind coldrate's copies): the spec's request of the cell's
+// function, the platform's routing of name.
+func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experiment.Function, string, error) {
+	fn := experiment.Function{Name: name}
+	url, err := c.p.Endpoint(ctx, name)
 	if err != nil {
 		return fn, "", err
 	}
@@ -33,18 +40,18 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		if !ok {
 			return fn, "", fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller): baseline.via %s", c.p.Name(), via)
 		}
-		name := pc.Function
+		callee := name
 		if via == "server" {
-			if name, err = c.server(ctx, pc.Function); err != nil {
+			if callee, err = c.server(ctx, pc.Function); err != nil {
 				return fn, "", err
 			}
 		}
-		eps, err := dc.DirectEndpoints(ctx, name)
+		eps, err := dc.DirectEndpoints(ctx, callee)
 		if err != nil {
 			return fn, "", err
 		}
 		if len(eps) == 0 {
-			return fn, "", fmt.Errorf("no instance of %s to call directly", name)
+			return fn, "", fmt.Errorf("no instance of %s to call directly", callee)
 		}
 		url = eps[0]
 	}
@@ -64,7 +71,7 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		req.PayloadSize, req.PayloadFile = n, ""
 	}
 	if hl, ok := c.p.(platform.Headerless); ok {
-		fn.Headerless = hl.Headerless(pc.Function)
+		fn.Headerless = hl.Headerless(name)
 	}
 	// A reply quoted in an error (the probe's) is masked before it is cut (#60).
 	fn.Options.Mask = c.secrets.Bytes
@@ -74,10 +81,10 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 		return fn, "", err
 	}
 	if qc, ok := c.p.(platform.QueryCarrier); ok {
-		carryQuery(&fn.Target, qc, pc.Function)
+		carryQuery(&fn.Target, qc, name)
 	}
 	if hr, ok := c.p.(platform.HostRouter); ok && !direct {
-		host, err := hr.FunctionHost(ctx, pc.Function)
+		host, err := hr.FunctionHost(ctx, name)
 		if err != nil {
 			return fn, "", err
 		}
@@ -90,7 +97,7 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	}
 	dataPath := ""
 	if pr, ok := c.p.(platform.PathReporter); ok && !direct {
-		if dataPath, err = pr.DataPath(ctx, pc.Function); err != nil {
+		if dataPath, err = pr.DataPath(ctx, name); err != nil {
 			dataPath = "unknown: " + err.Error()
 		}
 	} else if direct {

@@ -8,10 +8,33 @@ const (
 	KindAutoscale = "autoscale"
 	KindBaseline  = "baseline"
 	KindCapacity  = "capacity"
+	KindColdRate  = "coldrate"
 )
 
 // Kinds lists the experiment kinds.
-var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline, KindCapacity}
+var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline, KindCapacity, KindColdRate}
+
+// ColdRateSpec is kind coldrate: a platform's cold-start throughput. Each
+// step deploys rate × step fresh copies of a function at zero instances
+// and calls each once, evenly at the rate, so every call is a cold start;
+// per step, the cold starts completed a second and their latency. The knee
+// is the highest rate sustained (every call ok and cold, p99 within Bound,
+// completed at the rate) with every lower rate sustained too.
+type ColdRateSpec struct {
+	// Rates are the steps' cold starts a second, rising.
+	Rates []float64 `yaml:"rates" json:"rates"`
+	// Step is how long each rate is held (default 5s): rate × step calls.
+	Step Duration `yaml:"step" json:"step,omitempty"`
+	// Bound is the p99 a sustained rate keeps within (default 5s,
+	// Kubernetes' pod start-up SLO).
+	Bound Duration `yaml:"bound" json:"bound,omitempty"`
+	// KeepGoing measures every rate; by default the curve ends at the
+	// first rate past the knee.
+	KeepGoing bool `yaml:"keep_going" json:"keep_going,omitempty"`
+}
+
+// MaxColdRateCalls bounds the functions one step of kind coldrate deploys.
+const MaxColdRateCalls = 5000
 
 // CapacitySpec is kind capacity: the highest offered rate at which a
 // function keeps its SLO (a percentile of its latency and a share of
@@ -219,6 +242,13 @@ func (s *Spec) Smoke() {
 			out = append(out, xs[i])
 		}
 		return out
+	}
+	if s.Kind == KindColdRate {
+		c := &s.ColdRate
+		short(&c.Step, Duration(1e9))
+		if len(c.Rates) > 2 {
+			c.Rates = c.Rates[:2] // the first two: the smoke size's point is the steps, not the knee
+		}
 	}
 	if s.Kind == KindCapacity {
 		c := &s.Capacity

@@ -22,8 +22,8 @@ type Spec struct {
 	// spec in the run's manifest and nowhere used: e.g. the registered rule a
 	// run was made under (docs/reproductions/rules.yaml; scripts/repro/run.py).
 	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
-	// Kind is the experiment: sweep (default), batch, coldstart, autoscale
-	// or baseline; each reads its own section below.
+	// Kind is the experiment: sweep (default), batch, coldstart, autoscale,
+	// baseline, capacity or coldrate; each reads its own section below.
 	Kind      string        `yaml:"kind" json:"kind"`
 	Vary      Vary          `yaml:"vary" json:"vary,omitempty"`
 	Batch     BatchSpec     `yaml:"batch" json:"batch,omitempty"`
@@ -31,6 +31,7 @@ type Spec struct {
 	Autoscale AutoscaleSpec `yaml:"autoscale" json:"autoscale,omitempty"`
 	Baseline  BaselineSpec  `yaml:"baseline" json:"baseline,omitempty"`
 	Capacity  CapacitySpec  `yaml:"capacity" json:"capacity,omitempty"`
+	ColdRate  ColdRateSpec  `yaml:"coldrate" json:"coldrate,omitempty"`
 	// Cost is the price model that turns a cell's resources into money
 	// (nil: resources only).
 	Cost      *CostSpec      `yaml:"cost" json:"cost,omitempty"`
@@ -375,6 +376,14 @@ func (s *Spec) ApplyDefaults() {
 	case KindBaseline:
 		if len(s.Baseline.Via) == 0 {
 			s.Baseline.Via = []string{"gateway", "direct"}
+		}
+	case KindColdRate:
+		c := &s.ColdRate
+		if c.Step == 0 {
+			c.Step = Duration(5 * time.Second)
+		}
+		if c.Bound == 0 {
+			c.Bound = Duration(5 * time.Second)
 		}
 	case KindCapacity:
 		c := &s.Capacity

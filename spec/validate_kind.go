@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -165,6 +166,9 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 	if s.Kind == KindCapacity {
 		p.validateCapacity(add)
 	}
+	if s.Kind == KindColdRate {
+		p.validateColdRate(add)
+	}
 	switch s.Kind {
 	case KindBaseline, KindBatch:
 		for i, v := range s.Baseline.Via {
@@ -230,6 +234,41 @@ func (p *Parsed) validateCapacity(add func(path, format string, args ...any)) {
 	}
 	if len(s.Load.Concurrency) > 1 {
 		add("load.concurrency", "kind capacity runs one in-flight bound (load.max_in_flight)")
+	}
+}
+
+// validateColdRate checks kind coldrate's section and what it leaves out.
+func (p *Parsed) validateColdRate(add func(path, format string, args ...any)) {
+	s := &p.Spec
+	c := s.ColdRate
+	if len(c.Rates) == 0 {
+		add("coldrate.rates", "required: the steps' cold starts a second, rising (e.g. [1, 2, 5, 10])")
+	}
+	if d := c.Step.D(); d < 100*time.Millisecond || d > time.Hour {
+		add("coldrate.step", "%v: want 100ms..1h", c.Step)
+	}
+	if b := c.Bound.D(); b < time.Millisecond || b > 10*time.Minute {
+		add("coldrate.bound", "%v: want 1ms..10m", c.Bound)
+	}
+	prev := 0.0
+	for i, r := range c.Rates {
+		calls := math.Round(r * c.Step.D().Seconds())
+		switch {
+		case !(r > prev) || math.IsInf(r, 0):
+			add(fmt.Sprintf("coldrate.rates[%d]", i), "%v: want positive, finite and rising", r)
+		case calls > MaxColdRateCalls:
+			add(fmt.Sprintf("coldrate.rates[%d]", i), "%v over %v is %.0f functions to deploy: at most %d a step", r, c.Step, calls, MaxColdRateCalls)
+		}
+		prev = max(prev, r)
+	}
+	if len(s.Load.Rate) > 0 {
+		add("load.rate", "kind coldrate offers its own rates (coldrate.rates): leave load.rate out")
+	}
+	if len(s.Vary.Replicas) > 0 {
+		add("vary.replicas", "kind coldrate deploys every function at zero instances: each call must meet none")
+	}
+	if s.Load.Generators != nil {
+		add("load.generators", "kind coldrate calls from this process: one call a function, no load to split")
 	}
 }
 

@@ -9,7 +9,9 @@
 #      fingerprint reads the config maps themselves):
 #      config-network ingress-class: Kourier's (as Kourier's install guide sets it); config-domain: example.com;
 #      config-deployment registries-skipping-tag-resolving: also index.docker.io, where the workload
-#      images' local tags (faasbench/<w>-<l>:local, pull policy Never) would otherwise be looked up
+#      images' local tags (faasbench/<w>-<l>:local, pull policy Never) would otherwise be looked up;
+#      config-autoscaler allow-zero-initial-scale: true, so that a Service may be created with no pod
+#      (the initial_scale 0 setting; kind coldrate's copies): it only allows that, every default stays
 #   4. applies Kourier's own manifests (net-kourier's config/ at its pin), only the images replaced: its
 #      controller in knative-serving, its gateway (Envoy) in kourier-system; then lowers the CPU each of
 #      the two requests from 200m to $KOURIER_CPU_REQUEST (30m unless set; recorded in settings): the real
@@ -80,6 +82,7 @@ config-network ingress-class=kourier.ingress.networking.knative.dev
 kourier cpu requests of net-kourier-controller and 3scale-kourier-gateway=$kcpu (Kourier's manifests: 200m each)
 config-domain example.com=""
 config-deployment registries-skipping-tag-resolving=kind.local,ko.local,dev.local,index.docker.io
+config-autoscaler allow-zero-initial-scale=true
 EOF
 # Serving's webhook validates config maps: it must serve before they are patched (a patch sent in
 # between is refused with "connection refused"), and its certificate comes a moment after it runs.
@@ -96,6 +99,7 @@ patch() {
 patch config-network '{"data":{"ingress-class":"kourier.ingress.networking.knative.dev"}}'
 patch config-domain '{"data":{"example.com":""}}'
 patch config-deployment '{"data":{"registries-skipping-tag-resolving":"kind.local,ko.local,dev.local,index.docker.io"}}'
+patch config-autoscaler '{"data":{"allow-zero-initial-scale":"true"}}'
 K apply -f "$M/kourier.yaml" >> "$DIR/logs/knative-apply.log" 2>&1 || { tail -20 "$DIR/logs/knative-apply.log" >&2; fail "Kourier's manifests were refused"; }
 step "configured"
 for d in knative-serving/controller knative-serving/webhook knative-serving/autoscaler knative-serving/activator \
