@@ -25,8 +25,8 @@ func (a *app) localColdRateCmd(connect func() (platform.Platform, error)) *cobra
 		Short: "Measure the running local platform's cold starts a second, rising, and the knee",
 		Long: `Each step deploys its rate × --step fresh functions of WORKLOAD at zero instances and calls each once,
 evenly at the rate: every call a cold start. Per step: cold starts completed a second, p50/p99/max
-latency from the intended send, and whether the rate was sustained (every call ok and cold, p99 within
---bound). The knee is the highest rate sustained with every lower one sustained. A step's functions
+latency from the intended send, the latency's growth over the step, and whether the rate was sustained
+(every call ok and cold, p99 within --bound, no queue growing: a growth of at most 111 ms a second). The knee is the highest rate sustained with every lower one sustained. A step's functions
 are removed before the next; the curve stops past the knee unless --keep-going.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -78,13 +78,13 @@ are removed before the next; the curve stops past the knee unless --keep-going.`
 }
 
 func printCurve(w io.Writer, c coldrate.Curve) {
-	fmt.Fprintf(w, "%8s %6s %6s %11s %9s %9s %9s %8s  %s\n", "rate/s", "calls", "cold", "completed/s", "p50 ms", "p99 ms", "max ms", "deploy s", "sustained")
+	fmt.Fprintf(w, "%8s %6s %6s %11s %9s %9s %9s %10s %8s  %s\n", "rate/s", "calls", "cold", "completed/s", "p50 ms", "p99 ms", "max ms", "growth ms/s", "deploy s", "sustained")
 	for _, s := range c.Steps {
 		why := "yes"
 		if !s.Sustained {
 			why = "no: " + s.Why
 		}
-		fmt.Fprintf(w, "%8.1f %6d %6d %11.1f %9.1f %9.1f %9.1f %8.2f  %s\n", s.Rate, s.Calls, s.Cold, s.Completed, s.P50Ms, s.P99Ms, s.MaxMs, s.Deployed, why)
+		fmt.Fprintf(w, "%8.1f %6d %6d %11.1f %9.1f %9.1f %9.1f %10.0f %8.2f  %s\n", s.Rate, s.Calls, s.Cold, s.Completed, s.P50Ms, s.P99Ms, s.MaxMs, 1000*s.Growth, s.Deployed, why)
 	}
 	fmt.Fprintf(w, "knee: %.1f cold starts a second within p99 %.0f ms\n", c.Knee, c.Bound)
 }

@@ -24,6 +24,11 @@ scripts/phase.sh "faasbench run on knative (knative-hello)" env KUBECONFIG="$KUB
   bin/faasbench run examples/realnode/knative-hello.yaml --results "$DIR/runs-knative-hello"
 scripts/phase.sh "faasbench run on knative (knative-coldstart, 1 iteration)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
   bin/faasbench run examples/realnode/knative-coldstart.yaml --set coldstart.iterations=1 --results "$DIR/runs-knative-coldstart"
+# Cold starts a second (kind coldrate), smoke-sized: one copy a step, created at zero pods (initial_scale 0) and
+# called once through the activator; check-run asserts each call was cold (make test-real runs the curve whole).
+scripts/phase.sh "faasbench run on knative (knative-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
+  bin/faasbench run examples/realnode/knative-coldrate.yaml --smoke --results "$DIR/runs-knative-coldrate"
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-knative-coldrate/*/)"
 # Through the gateway, the activator is in the path of the default revision, and out of it (the pods
 # serve) with target-burst-capacity 0; straight to the pod, no gateway at all.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-knative-hello/*/)" --data-path 'hello-go/via=gateway=ServerlessService mode Proxy' \

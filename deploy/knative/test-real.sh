@@ -51,6 +51,8 @@ step "knative: 20 cold starts" cold20
 # pulls it from the node's registry (kind image-pull by the kubelet's Pulled event for that pod).
 pull5() { CHECK_ARGS="--cold-verified 5 --cold-kind image-pull=5" run knative-coldstart-pull examples/realnode/knative-coldstart-pull.yaml --set coldstart.iterations=5; }
 step "knative: 5 image-pull cold starts" pull5
+# Cold starts a second (kind coldrate): the curve whole, from 0.1 a second, until past its knee.
+step "knative: cold starts a second (coldrate)" run knative-coldrate examples/realnode/knative-coldrate.yaml
 # Two repetitions with Knative Serving's components restarted between them (between_repetitions: restart).
 restart() { CHECK_ARGS="--resets restart=1" run knative-restart examples/realnode/knative-restart.yaml; }
 step "knative: realnode-knative-restart" restart

@@ -4,7 +4,8 @@ A run that ended "complete" is not enough (a broken route answers fast): every c
 successful requests (unless the spec declared its status) and its expectation must have held (the
 spec's expect: at most 1 % failed by default), some cell must be valid (invalid ones are listed),
 and every function must have answered its probe with its own reply (kinds coldstart and autoscale
-are not probed). Options add what the spec claims:
+are not probed); every step of kind coldrate called each of its copies once, cold. Options add what
+the spec claims:
 
   --failed-max X         every cell: at most X of its requests failed, whatever the spec allowed
   --cold-verified N      every coldstart cell: every forced iteration verified cold, N in all at least
@@ -87,6 +88,10 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
                 kinds[k] = kinds.get(k, 0) + n
             if cold.get("verified", 0) != cold.get("iterations", -1) or cold.get("iterations", 0) == 0:
                 problems.append(f"{cid}: {cold.get('verified')} of {cold.get('iterations')} cold starts verified")
+        cr = c.get("coldrate")
+        if cr is not None and (cr.get("cold") != cr.get("calls") or cr.get("not_sent")):
+            problems.append(f"{cid}: {cr.get('cold')} of {cr.get('calls')} calls cold, {cr.get('not_sent')} not sent: "
+                            "each copy must meet no instance")
         for sub, text in data_path:
             if sub in cid and text not in c.get("data_path", "").split(" at the start; ")[-1]:
                 problems.append(f"{cid}: data path {c.get('data_path')!r}, want {text!r}")

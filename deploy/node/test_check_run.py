@@ -106,6 +106,8 @@ def cells(f):
     ("one pod of two", lambda s, m: None, {"instances": [("c=2", 2)]}, "want 2 or more"),
     ("a headerless function's instances", lambda s, m: None, {"headerless": ["hello-python"]}, "cannot name one"),
     ("a probe without an instance", lambda s, m: [p.update(instance="") for p in m["probes"]], {}, "its probe got 200 from ''"),
+    ("a coldrate step with a warm call", cells(lambda c: c.update(coldrate={"calls": 4, "cold": 3, "not_sent": 0})), {}, "3 of 4 calls cold"),
+    ("a coldrate step with a call not sent", cells(lambda c: c.update(coldrate={"calls": 4, "cold": 4, "not_sent": 1})), {}, "1 not sent"),
 ])
 def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kwargs, want):
     d = mutated(good, tmp_path, change)

@@ -76,8 +76,8 @@ func BenchmarkColdStartThroughput(b *testing.B) {
 			b.Fatal(err)
 		}
 		for _, s := range c.Steps {
-			b.Logf("rate %6.1f/s: %4d calls, %4d cold ok, completed %6.1f/s, p50 %7.1f ms, p99 %7.1f ms, max %7.1f ms, deploy %5.2f s, sustained %v %s",
-				s.Rate, s.Calls, s.Cold, s.Completed, s.P50Ms, s.P99Ms, s.MaxMs, s.Deployed, s.Sustained, s.Why)
+			b.Logf("rate %6.1f/s: %4d calls, %4d cold ok, completed %6.1f/s, p50 %7.1f ms, p99 %7.1f ms, max %7.1f ms, growth %5.0f ms/s, deploy %5.2f s, sustained %v %s",
+				s.Rate, s.Calls, s.Cold, s.Completed, s.P50Ms, s.P99Ms, s.MaxMs, 1000*s.Growth, s.Deployed, s.Sustained, s.Why)
 		}
 		b.ReportMetric(c.Knee, "knee-cold-starts/s")
 		best := 0.0
