@@ -106,8 +106,12 @@ def cells(f):
     ("one pod of two", lambda s, m: None, {"instances": [("c=2", 2)]}, "want 2 or more"),
     ("a headerless function's instances", lambda s, m: None, {"headerless": ["hello-python"]}, "cannot name one"),
     ("a probe without an instance", lambda s, m: [p.update(instance="") for p in m["probes"]], {}, "its probe got 200 from ''"),
-    ("a coldrate step with a warm call", cells(lambda c: c.update(coldrate={"calls": 4, "cold": 3, "not_sent": 0})), {}, "3 of 4 calls cold"),
-    ("a coldrate step with a call not sent", cells(lambda c: c.update(coldrate={"calls": 4, "cold": 4, "not_sent": 1})), {}, "1 not sent"),
+    ("a coldrate step with a warm success", cells(lambda c: c.update(coldrate={"calls": 4, "cold": c["requests"]["succeeded"] - 1, "not_sent": 0})),
+     {}, "successful calls cold"),
+    ("no coldrate step whole", cells(lambda c: c.update(coldrate={"calls": c["requests"]["succeeded"] + 1, "cold": c["requests"]["succeeded"], "not_sent": 0})),
+     {}, "no coldrate step of 1 called each"),
+    ("a coldrate step with a call not sent", cells(lambda c: c.update(coldrate={"calls": c["requests"]["succeeded"], "cold": c["requests"]["succeeded"], "not_sent": 1})),
+     {}, "no coldrate step of 1 called each"),
 ])
 def test_each_claim_fails_when_it_does_not_hold(good, tmp_path, name, change, kwargs, want):
     d = mutated(good, tmp_path, change)
@@ -128,6 +132,21 @@ def test_faster(good, tmp_path):
     problems = check_run.check(d, faster=[("workers=4//workers=1/", 3)])
     assert any("want at least 3" in p for p in problems), problems
     assert any("no cell's id contains" in p for p in check_run.check(d, faster=[("workers=8//workers=1/", 1)]))
+
+
+def test_a_coldrate_curve_past_its_knee_passes(good, tmp_path):
+    # A step whose every call was cold, then one past the knee with failures and no expectation: it passes.
+    def curve(s, m):
+        c = s["cells"][0]
+        n = c["requests"]["succeeded"]
+        c["coldrate"] = {"calls": n, "cold": n, "not_sent": 0}
+        past = copy.deepcopy(c)
+        past["id"] = c["id"] + "-past"
+        past.pop("expect")
+        past["requests"].update(failed=n // 2, succeeded=n - n // 2)
+        past["coldrate"] = {"calls": n, "cold": n - n // 2, "not_sent": 0}
+        s["cells"].append(past)
+    assert check_run.check(mutated(good, tmp_path, curve)) == []
 
 
 def test_an_unchanged_copy_passes(good, tmp_path):
