@@ -24,7 +24,7 @@ func (r Run) Methodology() []Principle { return Methodology(r) }
 func (r Run) Knees() []string {
 	var out []string
 	for _, k := range results.ColdRateKnees(r.Summary.Cells) {
-		line := fmt.Sprintf("Cold-start throughput of %s (r=%d): knee %v cold starts a second, the highest rate sustained with every lower one (each call cold and ok, p99 within %.0f ms, completed at the rate), over %d step(s)",
+		line := fmt.Sprintf("Cold-start throughput of %s (r=%d): knee %v cold starts a second, the highest rate sustained with every lower one (each call cold and ok, p99 within %.0f ms, no queue growing), over %d step(s)",
 			k.Curve, k.Repetition, k.KneePerS, k.BoundMs, k.Steps)
 		if k.Past != "" {
 			line += "; past it, " + k.Past
