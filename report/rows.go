@@ -283,25 +283,9 @@ func detail(cs []results.Cell) string {
 		}
 		return line
 	case c0.ColdRate != nil:
-		var reps []string
-		for _, c := range cs {
-			st := c.ColdRate
-			verdict := "sustained"
-			if !st.Sustained {
-				verdict = "not sustained: " + st.Why
-			}
-			reps = append(reps, fmt.Sprintf("r=%d: %d of %d calls cold, %.4g completed a second, latency growth %.0f ms a second, deploys %.3g s; %s",
-				c.Repetition, st.Cold, st.Calls, st.CompletedPerS, 1000*st.LatencyGrowth, st.DeployS, verdict))
-		}
-		return fmt.Sprintf("cold starts offered at %v a second (step %d; each call a fresh function at zero instances; p99 bound %.0f ms): %s",
-			c0.ColdRate.RatePerS, c0.ColdRate.Step, c0.ColdRate.BoundMs, strings.Join(reps, " | "))
+		return coldRateDetail(cs)
 	case c0.Capacity != nil:
-		var steps []string
-		for _, c := range cs {
-			st := c.Capacity
-			steps = append(steps, fmt.Sprintf("r=%d step %d (%s): %s, %s; goodput %.4g req/s", c.Repetition, st.Step, st.Phase, st.Verdict, st.Reason, st.GoodputRPS))
-		}
-		return strings.Join(steps, " | ")
+		return capacityDetail(cs)
 	case c0.Scaling != nil:
 		opt := func(f func(*results.ScalingResult) *float64) Agg {
 			return pick(func(c results.Cell) (float64, bool) {

@@ -1,0 +1,38 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/faasbench/faasbench/results"
+)
+
+// coldRateDetail is the detail of a coldrate step's cells (one per
+// repetition): what each step's cold starts did, and whether it was
+// sustained.
+func coldRateDetail(cs []results.Cell) string {
+	var reps []string
+	for _, c := range cs {
+		st := c.ColdRate
+		verdict := "sustained"
+		if !st.Sustained {
+			verdict = "not sustained: " + st.Why
+		}
+		reps = append(reps, fmt.Sprintf("r=%d: %d of %d calls cold, %.4g completed a second, latency growth %.0f ms a second, deploys %.3g s; %s",
+			c.Repetition, st.Cold, st.Calls, st.CompletedPerS, 1000*st.LatencyGrowth, st.DeployS, verdict))
+	}
+	c0 := cs[0].ColdRate
+	return fmt.Sprintf("cold starts offered at %v a second (step %d; each call a fresh function at zero instances; p99 bound %.0f ms): %s",
+		c0.RatePerS, c0.Step, c0.BoundMs, strings.Join(reps, " | "))
+}
+
+// capacityDetail is the detail of a capacity search step's cells: each
+// repetition's verdict, why, and goodput.
+func capacityDetail(cs []results.Cell) string {
+	var steps []string
+	for _, c := range cs {
+		st := c.Capacity
+		steps = append(steps, fmt.Sprintf("r=%d step %d (%s): %s, %s; goodput %.4g req/s", c.Repetition, st.Step, st.Phase, st.Verdict, st.Reason, st.GoodputRPS))
+	}
+	return strings.Join(steps, " | ")
+}
