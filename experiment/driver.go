@@ -70,13 +70,13 @@ func (s *Split) Apply(c *results.Cell) {
 		c.Stolen = c.Stolen || v.Stolen
 		for _, r := range v.Reasons {
 			c.Valid = false
-			c.Warnings = append(c.Warnings, fmt.Sprintf("invalid: generator %d (%s): %s", g.Index, g.Host, r))
+			c.Warnings = append(c.Warnings, "invalid: "+load.GeneratorReason(g.Index, g.Host, r))
 		}
 		for _, w := range v.Warnings {
 			// A generator at its CPU limit shapes the cell's figures: with
 			// several, that is never just a warning.
 			c.Valid = false
-			c.Warnings = append(c.Warnings, fmt.Sprintf("invalid: generator %d (%s): %s", g.Index, g.Host, w))
+			c.Warnings = append(c.Warnings, "invalid: "+load.GeneratorReason(g.Index, g.Host, w))
 		}
 		if g.LateMs > float64(LateStart/time.Millisecond) {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("generator %d (%s) began %.0f ms after the common start", g.Index, g.Host, g.LateMs))

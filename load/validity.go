@@ -62,36 +62,54 @@ func Judge(res *Result, gen []GeneratorWindow, cores int, th Thresholds) Verdict
 	}
 	for _, w := range gen {
 		if cores > 0 && w.CPU > th.Saturated*float64(cores) {
-			v.Warnings = append(v.Warnings, fmt.Sprintf("second %d: the generator used %.0f%% of its %d CPU(s): the figures may show the generator's limit", w.Second, 100*w.CPU/float64(cores), cores))
+			v.Warnings = append(v.Warnings, fmt.Sprintf("second %d"+saturatedReason+"%.0f%% of its %d CPU(s): the figures may show the generator's limit", w.Second, 100*w.CPU/float64(cores), cores))
 			break
 		}
 	}
 	return v
 }
 
-// lagReason and stealReason mark Judge's reasons that blame the
+// lagReason, stealReason and saturatedReason mark Judge's reasons (and
+// its saturation warning, a reason with several generators) that blame the
 // generator's side (GeneratorFault).
 const (
-	lagReason   = "generator lag p99 "
-	stealReason = ": the hypervisor stole "
+	lagReason       = "generator lag p99 "
+	stealReason     = ": the hypervisor stole "
+	saturatedReason = ": the generator used "
 )
 
+// GeneratorReason is one of Judge's reasons for the windows of generator
+// index of several (on host), as a cell says it.
+func GeneratorReason(index int, host, reason string) string {
+	return fmt.Sprintf("generator %d (%s): %s", index, host, reason)
+}
+
 // GeneratorFault reports whether one of Judge's reasons (alone, or as a
-// cell's warning after "invalid: ") blames the generator's side rather
-// than the platform's answers: a second in which the hypervisor stole the
-// machine's CPU time, or a generator that sent late (too slow, or its
-// in-flight bound full). Measuring again on a quieter machine may do; a
-// test of the tool's plumbing, not of a platform's figures, forgives them.
+// cell's warning after "invalid: ", for one generator of several after
+// GeneratorReason's prefix) blames the generator's side rather than the
+// platform's answers: a second in which the hypervisor stole the machine's
+// CPU time or the generator used all of its own, or a generator that sent
+// late (too slow, or its in-flight bound full). Measuring again on a
+// quieter machine may do; a test of the tool's plumbing, not of a
+// platform's figures, forgives them.
 func GeneratorFault(reason string) bool {
 	r := strings.TrimPrefix(reason, "invalid: ")
+	if rest, ok := strings.CutPrefix(r, "generator "); ok {
+		n, after, found := strings.Cut(rest, " (")
+		_, host, hostOK := strings.Cut(after, "): ")
+		if _, err := strconv.Atoi(n); found && hostOK && err == nil {
+			r = host
+		}
+	}
 	if strings.HasPrefix(r, lagReason) {
 		return true
 	}
-	sec, _, ok := strings.Cut(r, stealReason)
-	n, isSecond := strings.CutPrefix(sec, "second ")
-	if !ok || !isSecond {
-		return false
+	for _, mark := range []string{stealReason, saturatedReason} {
+		sec, _, ok := strings.Cut(r, mark)
+		n, isSecond := strings.CutPrefix(sec, "second ")
+		if _, err := strconv.Atoi(n); ok && isSecond && err == nil {
+			return true
+		}
 	}
-	_, err := strconv.Atoi(n)
-	return err == nil
+	return false
 }
