@@ -169,13 +169,22 @@ func TestSkewedClocksAreMeasuredAndTheSharesLineUp(t *testing.T) {
 	if first.Before(before) {
 		t.Error("a request arrived before the run")
 	}
+	// A share shifted by 250 ms leaves the server a third short for a
+	// quarter of a second: by 250 ms after the first arrival about 50 of
+	// the 75 due, and the span above over 1.1 s. A stall of the whole
+	// process (a hypervisor's steal: 50 ms moved 19 requests from one tenth
+	// to the next in a make test here) delays every share alike: the
+	// count by each tenth may lag its due by up to 40 (130 ms of the load)
+	// without a share being shifted, never more.
 	var bins [11]int
 	for _, x := range at {
 		bins[min(int(x.Sub(first)/(100*time.Millisecond)), 10)]++
 	}
-	for i, n := range bins[:9] {
-		if n < 20 || n > 40 {
-			t.Errorf("tenth %d of the second holds %d requests, want about 30 (all: %v)", i, n, bins)
+	sum := 0
+	for i, n := range bins[:10] {
+		sum += n
+		if due := 30 * (i + 1); sum < due-40 || sum > due+40 {
+			t.Errorf("by tenth %d of the second the server had %d requests, want about %d (per tenth: %v)", i, sum, due, bins)
 		}
 	}
 	for _, g := range out.Generators {
