@@ -20,6 +20,7 @@ import (
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/replay"
+	"github.com/faasbench/faasbench/spec"
 )
 
 // DefaultBound is the p99 cold-start latency a sustained rate keeps within
@@ -37,8 +38,9 @@ const DefaultBound = 5 * time.Second
 // at 0.5 a second, with no queue to speak of, fail a span rule).
 const KeepUp = 0.9
 
-// MaxPerStep bounds the functions one step deploys.
-const MaxPerStep = 5000
+// MaxPerStep bounds the functions one step deploys (the spec's bound on
+// kind coldrate's steps, one number for both).
+const MaxPerStep = spec.MaxColdRateCalls
 
 // Options say what a curve measures.
 type Options struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/faasbench/faasbench/coldrate"
 	"github.com/faasbench/faasbench/load"
@@ -100,10 +99,7 @@ func (k coldRate) Next(done results.Cell, _ []results.Cell) (Decision, error) {
 	if st == nil {
 		return Decision{Reason: "no coldrate step to decide from"}, nil
 	}
-	base := done.Key
-	if i := strings.LastIndex(base, "/coldrate="); i >= 0 {
-		base = base[:i]
-	}
+	base := results.ColdRateBase(done.Key)
 	switch {
 	case st.Step >= len(k.c.Rates):
 		return Decision{Reason: fmt.Sprintf("%s: every rate measured", base)}, nil

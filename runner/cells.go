@@ -185,7 +185,7 @@ func (c *cells) runCell(ctx context.Context, pc plan.Cell, prog *progress) (*res
 		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs,
 		Deployed: c.deployed[pc.Function],
 		TargetOf: func(ctx context.Context, name string) (load.Target, error) {
-			f, _, err := c.targetAs(ctx, pc, name)
+			f, err := c.targetAs(ctx, pc, name)
 			return f.Target, err
 		}}
 	out, err := c.kind.Run(ctx, cell)

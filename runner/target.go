@@ -21,43 +21,58 @@ import (
 // request with the cell's overrides, the client options with the response
 // checks, and what the platform said its data path was as the cell began.
 func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, string, error) {
-	return c.targetAs(ctx, pc, pc.Function)
+	fn, err := c.targetAs(ctx, pc, pc.Function)
+	if err != nil {
+		return fn, "", err
+	}
+	via, _ := pc.Params.Get("via")
+	if via == "direct" || via == "server" {
+		return fn, "direct to an instance", nil
+	}
+	dataPath := ""
+	if pr, ok := c.p.(platform.PathReporter); ok {
+		if dataPath, err = pr.DataPath(ctx, pc.Function); err != nil {
+			dataPath = "unknown: " + err.Error()
+		}
+	}
+	return fn, dataPath, nil
 }
 
-// targetAs is target for another deployment of the cell's function,
-// called name (kind coldrate's copies): the spec's request of the cell's
-// function, the platform's routing of name.
-func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experiment.Function, string, error) {
+// targetAs is target's request for another deployment of the cell's
+// function, called name (kind coldrate's copies): the spec's request of
+// the cell's function, the platform's routing of name; no data path (one
+// API call a copy that nothing would read).
+func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experiment.Function, error) {
 	fn := experiment.Function{Name: name}
 	url, err := c.p.Endpoint(ctx, name)
 	if err != nil {
-		return fn, "", err
+		return fn, err
 	}
 	via, _ := pc.Params.Get("via")
 	direct := via == "direct" || via == "server"
 	if direct {
 		dc, ok := c.p.(platform.DirectCaller)
 		if !ok {
-			return fn, "", fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller): baseline.via %s", c.p.Name(), via)
+			return fn, fmt.Errorf("platform %s cannot be called without its gateway (no DirectCaller): baseline.via %s", c.p.Name(), via)
 		}
 		callee := name
 		if via == "server" {
 			if callee, err = c.server(ctx, pc.Function); err != nil {
-				return fn, "", err
+				return fn, err
 			}
 		}
 		eps, err := dc.DirectEndpoints(ctx, callee)
 		if err != nil {
-			return fn, "", err
+			return fn, err
 		}
 		if len(eps) == 0 {
-			return fn, "", fmt.Errorf("no instance of %s to call directly", callee)
+			return fn, fmt.Errorf("no instance of %s to call directly", callee)
 		}
 		url = eps[0]
 	}
 	w, ok := c.o.Catalog.Get(pc.Workload)
 	if !ok {
-		return fn, "", fmt.Errorf("workload %q not in the catalogue", pc.Workload)
+		return fn, fmt.Errorf("workload %q not in the catalogue", pc.Workload)
 	}
 	fn.Options = load.Options{Timeout: c.sp.Load.Timeout.D(), NewConnPerRequest: !*c.sp.Load.KeepAlive}
 	if nr, ok := c.p.(platform.NotReadyReporter); ok {
@@ -78,7 +93,7 @@ func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experi
 	fn.Options.Checks = experiment.Checks(w, req)
 	fn.Options.Validate, fn.Options.ValidatePair = fn.Options.Checks.Funcs()
 	if fn.Target, err = c.request(req, w, url); err != nil {
-		return fn, "", err
+		return fn, err
 	}
 	if qc, ok := c.p.(platform.QueryCarrier); ok {
 		carryQuery(&fn.Target, qc, name)
@@ -86,7 +101,7 @@ func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experi
 	if hr, ok := c.p.(platform.HostRouter); ok && !direct {
 		host, err := hr.FunctionHost(ctx, name)
 		if err != nil {
-			return fn, "", err
+			return fn, err
 		}
 		if host != "" {
 			if fn.Target.Header == nil {
@@ -95,15 +110,7 @@ func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experi
 			fn.Target.Header.Set("Host", host)
 		}
 	}
-	dataPath := ""
-	if pr, ok := c.p.(platform.PathReporter); ok && !direct {
-		if dataPath, err = pr.DataPath(ctx, name); err != nil {
-			dataPath = "unknown: " + err.Error()
-		}
-	} else if direct {
-		dataPath = "direct to an instance"
-	}
-	return fn, dataPath, nil
+	return fn, nil
 }
 
 // carryQuery sets the header in which qc passes t's query string to
