@@ -261,10 +261,15 @@ func TestRealKnativeWebhookRefusalsAndFingerprint(t *testing.T) {
 	if len(comps) != 5 || len(gateway) != 1 || gateway[0].Deployment != "3scale-kourier-gateway" || digests != 6 {
 		t.Errorf("components %+v, ingress components %+v: want Serving's and Kourier's, each with its digest", comps, gateway)
 	}
-	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Settings: map[string]string{"initial_scale": "0"}}
+	// config-defaults' container-concurrency-max-limit (1000 unless the cluster says otherwise)
+	// is the cluster's, so only the webhook knows it (knative.dev/serving v0.42.2
+	// pkg/apis/serving/metadata_validation.go, ValidateContainerConcurrency). up.sh allows
+	// initial-scale 0 (allow-zero-initial-scale, for kind coldrate), so that refusal is no
+	// longer the cluster's to make.
+	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "go", Replicas: 0, Concurrency: 1001}
 	err = p.Deploy(ctx, fn)
-	t.Logf("initial-scale 0: %v", err)
-	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "initial-scale") {
-		t.Errorf("initial-scale 0 without allow-zero-initial-scale: %v", err)
+	t.Logf("containerConcurrency 1001: %v", err)
+	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "containerConcurrency") || !strings.Contains(err.Error(), "1000") {
+		t.Errorf("containerConcurrency 1001 above the cluster's limit of 1000: %v", err)
 	}
 }
