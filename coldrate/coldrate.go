@@ -106,7 +106,7 @@ type Step struct {
 	Cold     int64   `json:"cold"`     // successes the function said were cold starts
 	NotSent  int64   `json:"not_sent"` // calls the generator was too late to send
 	Failed   int64   `json:"failed"`   // sent and not successful
-	Deployed float64 `json:"deploy_s"` // seconds the step's deploys took (before its calls)
+	Deployed float64 `json:"deploy_s"` // seconds the step's deploys (and making each cold) took, before its calls
 	// Completed is cold starts completed a second, from the first cold
 	// reply to the last (the rate itself for a single call).
 	Completed float64 `json:"completed_per_s"`
@@ -216,6 +216,9 @@ func MeasureStep(ctx context.Context, p platform.Platform, cl *load.Client, o Op
 		if err != nil {
 			return st, err
 		}
+		if t, err = makeCold(ctx, p, f.Name, t); err != nil {
+			return st, err
+		}
 		fns[j] = replay.Function{Name: f.Name, Target: t, Offsets: load.Offsets{time.Duration(j) * gap}}
 	}
 	st.Deployed = time.Since(began).Seconds()
@@ -315,6 +318,35 @@ func target(ctx context.Context, p platform.Platform, o Options, name string) (l
 		return load.Target{}, fmt.Errorf("endpoint %s: %w", name, err)
 	}
 	return load.Target{Method: "GET", URL: url + o.Query}, nil
+}
+
+// makeCold makes a function deployed at zero certainly cold on a platform
+// that can say so (platform.ColdStarter), and returns the request its cold
+// call must be: a platform may deploy a function with an instance whatever
+// its replicas (OpenFaaS: at least one; Fission's executor: one at
+// creation), or raise it from zero only through another component
+// (Nuclio's DLX: Cold.Via). A platform whose cold start is not on the
+// call's path, or is a deploy just before the call, is refused: no call
+// of a step, sent at its scheduled time, would be a cold start on it.
+func makeCold(ctx context.Context, p platform.Platform, name string, t load.Target) (load.Target, error) {
+	cs, ok := p.(platform.ColdStarter)
+	if !ok {
+		return t, nil
+	}
+	how, err := cs.MakeCold(ctx, name)
+	switch {
+	case err != nil:
+		return t, err
+	case how.Deployed:
+		return t, fmt.Errorf("coldrate: %w: %s starts a function's instance for a call only by deploying it anew just before the call (%s): a step's calls go at their scheduled times, so none would be a cold start on its path",
+			platform.ErrRefused, p.Name(), how.How)
+	case !how.OnPath:
+		return t, fmt.Errorf("coldrate: %w: %s starts a function's instance before its call, not for it (%s): no call would be a cold start on its path",
+			platform.ErrRefused, p.Name(), how.How)
+	case how.Via != nil:
+		return t.Reroute(how.Via.URL, how.Via.Header)
+	}
+	return t, nil
 }
 
 // slope is the least-squares slope of ys on xs (0 with fewer than three

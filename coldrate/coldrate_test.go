@@ -30,6 +30,10 @@ type fake struct {
 	// in -j) instead of start.
 	startOf func(j int) time.Duration
 	srv     *httptest.Server
+	// via: a cold call must come through the route MakeCold names (its
+	// header X-Via the function's name); straight to the function it is
+	// answered 503, as Nuclio's function at zero is without its DLX.
+	via bool
 }
 
 func newFake(t *testing.T, starters int, startTime time.Duration) *fake {
@@ -42,6 +46,13 @@ func newFake(t *testing.T, starters int, startTime time.Duration) *fake {
 		f.mu.Unlock()
 		if !ok {
 			http.NotFound(w, r)
+			return
+		}
+		if cold && f.via && r.Header.Get("X-Via") != name {
+			f.mu.Lock()
+			delete(f.started, name)
+			f.mu.Unlock()
+			http.Error(w, "no instance", http.StatusServiceUnavailable)
 			return
 		}
 		if cold {

@@ -185,9 +185,11 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		cr.ForcedBy = how.How
 		onPath := how.OnPath
 		cr.StartupOnPath = &onPath
-		coldTarget, err := reroute(target, how.Via)
-		if err != nil {
-			return nil, err
+		coldTarget := target
+		if how.Via != nil {
+			if coldTarget, err = target.Reroute(how.Via.URL, how.Via.Header); err != nil {
+				return nil, err
+			}
 		}
 		r, err := call(ctx, nil, coldTarget)
 		if err != nil {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # deploy/openfaas/node-test.sh DIR: OpenFaaS's part of make test's real-node tier: the function images on the
-# pinned watchdogs, the 2022 chart installed, the realnode tests, four runs and their checks, a killed run
+# pinned watchdogs, the 2022 chart installed, the realnode tests, five runs and their checks, a killed run
 # cleaned by platform clean, and OpenFaaS removed.
 # deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
 # it leaves the node as it found it (OpenFaaS removed). Alone: start a node (deploy/node/up.sh DIR/node) first.
@@ -32,5 +32,10 @@ python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --
 # The image removed from the node before each call (coldstart.evict_image): both starts pulled it from the
 # node's registry, by the kubelet's own Pulled events for those pods.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart-pull/*/)" --cold-verified 2 --cold-kind image-pull=2
+# Cold starts a second (kind coldrate), smoke-sized: one copy a step, deployed, scaled to zero through the
+# gateway, then called once; check-run asserts each call was cold (make test-real runs the curve whole).
+scripts/phase.sh "faasbench run on openfaas (openfaas-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
+  bin/faasbench run examples/realnode/openfaas-coldrate.yaml --smoke --results "$DIR/runs-openfaas-coldrate"
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldrate/*/)"
 scripts/phase.sh "openfaas: a run killed with SIGKILL, then platform clean" deploy/openfaas/killed.sh "$DIR"
 scripts/phase.sh "openfaas remove" deploy/openfaas/down.sh "$DIR/node"

@@ -49,6 +49,9 @@ step "openfaas: 20 cold starts from zero" cold20
 # node's registry; every sample kind image-pull by the kubelet's Pulled event for that pod.
 pull20() { CHECK_ARGS="--cold-verified 20 --cold-kind image-pull=20" run openfaas-coldstart-pull examples/realnode/openfaas-coldstart-pull.yaml --set coldstart.iterations=20; }
 step "openfaas: 20 image-pull cold starts" pull20
+# Cold starts a second (kind coldrate): the curve whole, from 0.1 a second, until past its knee (Knative's
+# beside it in deploy/knative/test-real.sh, the same rates, step and bound).
+step "openfaas: cold starts a second (coldrate)" run openfaas-coldrate examples/realnode/openfaas-coldrate.yaml
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 suite() {
   FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="${built[*]}" deploy/shared/gotest.sh \

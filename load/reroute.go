@@ -1,25 +1,21 @@
-package experiment
+package load
 
 import (
 	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/faasbench/faasbench/load"
-	"github.com/faasbench/faasbench/platform"
 )
 
-// reroute sends t by r (platform.Cold.Via): r's scheme and host replace
-// t's, r's path prefixes t's path, t's query is kept, r's headers are added
-// to a copy of t's. t itself is left as it was (the warm requests keep it).
-func reroute(t load.Target, r *platform.Route) (load.Target, error) {
-	if r == nil {
-		return t, nil
-	}
-	to, err := url.Parse(r.URL)
+// Reroute is t sent by way of another component (platform.Cold.Via: one
+// that raises a function from zero and holds the request until an instance
+// serves): base's scheme and host replace t's, base's path prefixes t's
+// path, t's query is kept, header is added to a copy of t's. t itself is
+// left as it was (the warm requests keep it).
+func (t Target) Reroute(base string, header map[string]string) (Target, error) {
+	to, err := url.Parse(base)
 	if err != nil || to.Host == "" || (to.Scheme != "http" && to.Scheme != "https") {
-		return t, fmt.Errorf("cold start route %q is not an http(s) URL", r.URL)
+		return t, fmt.Errorf("cold start route %q is not an http(s) URL", base)
 	}
 	from, err := url.Parse(t.URL)
 	if err != nil {
@@ -35,7 +31,7 @@ func reroute(t load.Target, r *platform.Route) (load.Target, error) {
 	if out.Header == nil {
 		out.Header = http.Header{}
 	}
-	for k, v := range r.Header {
+	for k, v := range header {
 		out.Header.Set(k, v)
 	}
 	return out, nil

@@ -1,16 +1,15 @@
-package experiment
+package load_test
 
 import (
 	"net/http"
 	"testing"
 
 	"github.com/faasbench/faasbench/load"
-	"github.com/faasbench/faasbench/platform"
 )
 
 func TestReroute(t *testing.T) {
 	in := load.Target{Method: "POST", URL: "http://10.0.0.5:31234/path/x?n=3", Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("b")}
-	out, err := reroute(in, &platform.Route{URL: "http://nuclio-dlx.nuclio.svc.cluster.local:8080", Header: map[string]string{"X-Nuclio-Target": "hello"}})
+	out, err := in.Reroute("http://nuclio-dlx.nuclio.svc.cluster.local:8080", map[string]string{"X-Nuclio-Target": "hello"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,15 +22,12 @@ func TestReroute(t *testing.T) {
 	if in.Header.Get("X-Nuclio-Target") != "" || in.URL != "http://10.0.0.5:31234/path/x?n=3" {
 		t.Errorf("the warm target was changed: %+v", in)
 	}
-	out, _ = reroute(in, &platform.Route{URL: "https://gw.example/prefix/"})
+	out, _ = in.Reroute("https://gw.example/prefix/", nil)
 	if out.URL != "https://gw.example/prefix/path/x?n=3" {
 		t.Errorf("with a prefix: %s", out.URL)
 	}
-	if same, _ := reroute(in, nil); same.URL != in.URL {
-		t.Errorf("no route: %s", same.URL)
-	}
 	for _, bad := range []string{"", "nuclio-dlx:8080", "ftp://x/"} {
-		if _, err := reroute(in, &platform.Route{URL: bad}); err == nil {
+		if _, err := in.Reroute(bad, nil); err == nil {
 			t.Errorf("route %q accepted", bad)
 		}
 	}
