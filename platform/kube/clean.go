@@ -46,7 +46,7 @@ func (c Cleaned) String() string {
 // for minutes); then Deployments a platform's API made with the run's labels
 // on their pods only (deleteUnlabelledOwners); then the core kinds, owned
 // objects going with their owners (background; a pod with a controller is left to the garbage
-// collector, see ownedByController). A kind the server does not
+// collector). A kind the server does not
 // know is skipped.
 func (c *Cluster) Clean(ctx context.Context, namespace, selector string, extra []schema.GroupVersionResource) ([]Cleaned, error) {
 	out, errs := c.deleteAll(ctx, namespace, selector, extra, metav1.DeletePropagationForeground)
@@ -83,7 +83,12 @@ func (c *Cluster) deleteAll(ctx context.Context, namespace, selector string, kin
 			continue
 		}
 		for _, it := range list.Items {
-			if it.GetDeletionTimestamp() != nil || (gvr.Resource == "pods" && ownedByController(it.GetOwnerReferences())) {
+			// A pod with a controller (a ReplicaSet, a Job) is the garbage collector's: it deletes
+			// the pod after its owner, and the owner makes it again if it goes first. Deleted by hand
+			// while its ReplicaSet lived on (its Deployment deleted in the background, the collector
+			// not yet at the ReplicaSet), it was made again at once, and a pod could appear after
+			// WaitNoPods had seen none.
+			if it.GetDeletionTimestamp() != nil || (gvr.Resource == "pods" && metav1.GetControllerOfNoCopy(&it) != nil) {
 				continue
 			}
 			err := c.Dynamic.Resource(gvr).Namespace(it.GetNamespace()).Delete(ctx, it.GetName(), metav1.DeleteOptions{PropagationPolicy: &policy})
@@ -95,20 +100,6 @@ func (c *Cluster) deleteAll(ctx context.Context, namespace, selector string, kin
 		}
 	}
 	return out, errs
-}
-
-// ownedByController says whether a pod has a controller (a ReplicaSet, a Job): the garbage
-// collector deletes it after its owner, and its owner makes it again if it goes first. Clean
-// deleted such pods by hand while their ReplicaSet lived on (its Deployment deleted in the
-// background, the collector not yet at the ReplicaSet): each was made again at once, and a pod
-// could appear after WaitNoPods had seen none.
-func ownedByController(refs []metav1.OwnerReference) bool {
-	for _, r := range refs {
-		if r.Controller != nil && *r.Controller {
-			return true
-		}
-	}
-	return false
 }
 
 // waitGone waits until no object of kinds matching selector is left.

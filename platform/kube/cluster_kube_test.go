@@ -236,19 +236,13 @@ func TestCleanMakesNoPodAgain(t *testing.T) {
 	if _, err := cl.Client.AppsV1().ReplicaSets(cl.Namespace).Patch(ctx, rs.Items[0].Name, types.MergePatchType, release, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cl.WaitNoPods(ctx, cl.Namespace, sel, time.Minute); err != nil {
-		t.Fatal(err)
-	}
 	// With the ReplicaSet gone nothing makes a pod again: every event till then is in the watch.
-	for i := 0; ; i++ {
+	err = kube.Poll(ctx, 30*time.Second, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
 		rs, err := cl.Client.AppsV1().ReplicaSets(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: sel})
-		if err == nil && len(rs.Items) == 0 {
-			break
-		}
-		if i == 300 {
-			t.Fatalf("the ReplicaSet of fn-c is still there 30 s after Clean: %v", err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return err == nil && len(rs.Items) == 0, nil
+	})
+	if err != nil {
+		t.Fatalf("the ReplicaSet of fn-c, released: %v", err)
 	}
 	var again []string
 	for done := false; !done; {
