@@ -16,8 +16,9 @@ import (
 )
 
 // Deploy implements platform.Platform: create or update the objects with
-// strict field validation, then wait for MinScale replicas (newdeploy,
-// container) or nothing (poolmgr specialises on the first request).
+// strict field validation, wait for the router to serve the function's
+// route (waitRoute), then for MinScale replicas (newdeploy, container) or
+// a warm pod of the pool (poolmgr specialises on the first request).
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	s, err := ParseSettings(fn, p.cfg.WorkloadsDir)
 	if err != nil {
@@ -55,6 +56,9 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		}
 	}
 	p.functions.Put(fn.Name, s)
+	if err := p.waitRoute(ctx, fn.Name); err != nil {
+		return err
+	}
 	if s.Executor == PoolMgr && fn.Concurrency == 0 {
 		p.Warn(fmt.Sprintf("function %s: Fission's poolmgr serves one request at a time per pod when requestsPerPod is unset (DefaultRequestsPerPod 1, pkg/apis/core/v1/types.go), where faasbench's concurrency 0 means no limit elsewhere", fn.Name))
 	}
