@@ -17,6 +17,7 @@
 #     while the executor starts a pod (verified by the pod watch), and poolmgr's specialisation of the pool's
 #     warm pod for a function's first request, over 20 deploys (verified by the pod Fission labels as serving
 #     it; pooled by deploy/node/cold-samples.py into cold-by-kind.md)
+#   - cold starts a second (fission-coldrate): 84 fresh newdeploy copies made cold, called at 0.1 to 1 a second
 #   - faults: an environment image the node lacks, a workload its environment cannot load, the router down:
 #     each run ends in one sentence with Fission's or the kubelet's own words (exit 1, exit 2 for the router,
 #     known before anything is deployed), nothing left behind
@@ -73,6 +74,9 @@ pool20() {
   python3 deploy/node/cold-samples.py "$EVIDENCE"/fission-poolmgr-first/*/ "$EVIDENCE"/fission-coldstart/ | tee "$EVIDENCE/cold-by-kind.md"
 }
 step "fission: 20 poolmgr specialisations (a function's first request, 20 deploys)" pool20
+# Cold starts a second (kind coldrate): the curve whole, from 0.1 a second, newdeploy copies made cold as the
+# idle reaper leaves them (Knative's and OpenFaaS's beside it in their test-real.sh: the same rates, step and bound).
+step "fission: cold starts a second (coldrate)" run fission-coldrate examples/realnode/fission-coldrate.yaml
 # Fission's own environments: built from the pinned fission/environments source and imported into the node.
 fenvs() { set -o pipefail; deploy/fission/envs.sh "$DIR/node" python nodejs go 2>&1 | tee "$EVIDENCE/fission-envs.txt"; }
 step "fission: its own Python, Node.js and Go environments (and the Go builder) built and imported" fenvs
