@@ -9,6 +9,8 @@
 #   - workers: four 200 ms requests at once with 1 and 4 workers, three repetitions (nuclio-workers)
 #   - 20 cold starts through Nuclio's own scale to zero, each request held by the DLX while the pod starts,
 #     verified by the pod watch, with the phases (nuclio-coldstart)
+#   - cold starts a second (nuclio-coldrate): 84 fresh copies of hello in Go taken to zero, called through the
+#     DLX at 0.1 to 1 a second
 #   - seed 000's C++ byte reversal in the processor's shell runtime, its Go one as a plugin, and hello in Node.js, Service and
 #     direct (nuclio-runtimes)
 #   - seed 003's workers row (003-workers: http-workload, cpu-bound, io-bound at 1..16 workers, 100
@@ -25,7 +27,7 @@ EVIDENCE=$(realpath -m "${1:-docs/evidence/nuclio-real-$(date +%F)}")
 . deploy/node/real-lib.sh
 
 real_node_up
-for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio reverse:go:nuclio hello:node:nuclio hello:python; do
+for wl in hello:python:nuclio sleep:python:nuclio fetch:python:nuclio prime:python:nuclio reverse:cpp:nuclio reverse:go:nuclio hello:node:nuclio hello:go:nuclio hello:python; do
   step "image $wl" bash -c 'set -o pipefail; deploy/node/images.sh "$1" "$2" | tee -a "$3"' _ "$DIR/node" "$wl" "$DIR/images.txt"
 done
 step "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
@@ -40,6 +42,10 @@ workers() { CHECK_ARGS="--failed-max 0 --faster workers=4//workers=1/=3" run nuc
 step "nuclio: workers 1 and 4, 3 repetitions" workers
 cold20() { CHECK_ARGS="--cold-verified 20 --cold-kind pod=20" run nuclio-coldstart examples/realnode/nuclio-coldstart.yaml --set coldstart.iterations=20; }
 step "nuclio: 20 cold starts through the DLX" cold20
+# Cold starts a second (kind coldrate): the curve whole, from 0.1 a second, each copy taken to zero by Nuclio's
+# controller as its autoscaler asks (scale_to_zero: now), called through the DLX (Knative's, OpenFaaS's and
+# Fission's beside it in their test-real.sh: the same rates, step and bound).
+step "nuclio: cold starts a second (coldrate)" run nuclio-coldrate examples/realnode/nuclio-coldrate.yaml
 # Seed 000's C++ function in the shell runtime (every request answered, reversed, no instance counted) and
 # hello in the Node.js runtime.
 runtimes() { CHECK_ARGS="--failed-max 0 --headerless reverse-cpp" run nuclio-runtimes examples/realnode/nuclio-runtimes.yaml; }

@@ -9,6 +9,7 @@
 #   - 20 cold starts of the Node.js action, each after an update to a new revision, its first request in a
 #     prewarmed stem cell (openwhisk-coldstart; kind prewarm), then 20 at 512 MB, a memory no stem cell has
 #     (kind container: the invoker creates a pod for the activation)
+#   - cold starts a second (openwhisk-coldrate): 84 fresh Node.js actions, each called once at 0.1 to 1 a second
 #   - faults: an action's memory over the namespace's limit (refused before any load, in OpenWhisk's words); an
 #     action that fails at /init (explained from its activation record); the invocation limit of 60 a minute
 #     (OpenWhisk's default), which a closed loop passes at once: the refusals are counted as class http-429, never
@@ -39,6 +40,10 @@ big=(--set 'functions=[{name: hello-js-512, workload: hello, language: node, mem
 cold512() { CHECK_ARGS="--cold-verified 20 --cold-kind container=20" run openwhisk-coldstart-512 examples/realnode/openwhisk-coldstart.yaml "${api[@]}" "${big[@]}" \
   --set coldstart.iterations=20; }
 step "openwhisk: 20 cold starts at 512 MB (no stem cell: a pod per cold start)" cold512
+# Cold starts a second (kind coldrate): the curve whole, from 0.1 a second, each copy a fresh action made cold by a
+# new revision (Knative's, OpenFaaS's, Fission's and Nuclio's beside it in their test-real.sh: the same rates, step
+# and bound).
+step "openwhisk: cold starts a second (coldrate)" run openwhisk-coldrate examples/realnode/openwhisk-coldrate.yaml "${api[@]}"
 # Faults, each ending in one sentence with OpenWhisk's own words, nothing left behind: an action's memory over the
 # namespace's limit (512 MB: the controller refuses the PUT, exit 2, before any load); an action whose code fails at
 # /init (the web action is answered 400, the activation's record says why: the probe fails, exit 1).

@@ -32,11 +32,16 @@ type Config struct {
 	// ZeroTimeout bounds the wait for Nuclio's autoscaler to scale an idle
 	// function to zero (its window and interval; default 5 minutes).
 	ZeroTimeout time.Duration
+	// ZeroNow: a function with min_replicas 0 is made cold by what Nuclio's
+	// autoscaler does once it decides (scale_to_zero: now), at once,
+	// instead of waiting for its decision (scale_to_zero: autoscaler, the
+	// default).
+	ZeroNow bool
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url", "dlx_url", "scale_to_zero_timeout"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url", "dlx_url", "scale_to_zero_timeout", "scale_to_zero"})
 	if err != nil {
 		return Config{}, err
 	}
@@ -57,6 +62,13 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 			return Config{}, fmt.Errorf("platform.options.scale_to_zero_timeout: %q is not a positive duration", v)
 		}
 		c.ZeroTimeout = d
+	}
+	switch v := own["scale_to_zero"]; v {
+	case "", "autoscaler":
+	case "now":
+		c.ZeroNow = true
+	default:
+		return Config{}, fmt.Errorf("platform.options.scale_to_zero: %q is neither autoscaler (wait for Nuclio's autoscaler to scale an idle function to zero) nor now (do what it does then, at once)", v)
 	}
 	if v := own["nuclio_namespace"]; v != "" {
 		c.NuclioNamespace = v

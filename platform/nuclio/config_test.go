@@ -89,10 +89,15 @@ func TestScaleToZeroOptions(t *testing.T) {
 	if err != nil || c.DLXURL != "http://nuclio-dlx.nuclio.svc.cluster.local:8080" || c.ZeroTimeout != 90*time.Second {
 		t.Fatalf("%+v %v", c, err)
 	}
-	if c, _ := ParseConfig("r", nil); c.DLXURL != "" || c.ZeroTimeout != 5*time.Minute {
-		t.Errorf("defaults: %q %s", c.DLXURL, c.ZeroTimeout)
+	if c, _ := ParseConfig("r", nil); c.DLXURL != "" || c.ZeroTimeout != 5*time.Minute || c.ZeroNow {
+		t.Errorf("defaults: %q %s %v", c.DLXURL, c.ZeroTimeout, c.ZeroNow)
 	}
-	for opt, v := range map[string]string{"dlx_url": "nuclio-dlx:8080", "scale_to_zero_timeout": "-1s"} {
+	for v, now := range map[string]bool{"autoscaler": false, "now": true} {
+		if c, err := ParseConfig("r", map[string]any{"scale_to_zero": v}); err != nil || c.ZeroNow != now {
+			t.Errorf("scale_to_zero %s: %v %v", v, c.ZeroNow, err)
+		}
+	}
+	for opt, v := range map[string]string{"dlx_url": "nuclio-dlx:8080", "scale_to_zero_timeout": "-1s", "scale_to_zero": "soon"} {
 		if _, err := ParseConfig("r", map[string]any{opt: v}); err == nil || !strings.Contains(err.Error(), "platform.options."+opt) {
 			t.Errorf("%s %q: %v", opt, v, err)
 		}

@@ -155,3 +155,68 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 		t.Errorf("the second cold start came %s after the first: within the DLX's cached result", d)
 	}
 }
+
+// With scale_to_zero: now, MakeCold does what Nuclio's autoscaler does once
+// it decides (state waitingForScaleResourceToZero, event scaleToZeroStarted)
+// instead of waiting for it: no autoscaler runs here, and the controller
+// still takes the function to zero, no pod left, the cold request through
+// the DLX.
+func TestScaleToZeroNow(t *testing.T) {
+	cl := kubetest.Cluster(t)
+	kubetest.Apply(t, cl, "testdata/nucliofunction-crd.yaml")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dlx := dlxStandIn(t, cl)
+	cfg, err := nuclio.ParseConfig("nu-now", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "ready_timeout": "60s",
+		"scale_to_zero_timeout": "20s", "scale_to_zero": "now", "dlx_url": dlx.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := nuclio.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	nuclioStandIn(ctx, t, p.Cluster)
+	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
+	// What the autoscaler writes, seen on the way (the controller moves the state on at once).
+	wrote := make(chan map[string]any, 1)
+	w, err := fns.Watch(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	go func() {
+		for ev := range w.ResultChan() {
+			if u, ok := ev.Object.(*unstructured.Unstructured); ok {
+				if st, _, _ := unstructured.NestedMap(u.Object, "status"); st["state"] == nuclio.StateToZero {
+					wrote <- st
+					return
+				}
+			}
+		}
+	}()
+	if err := p.Deploy(ctx, platform.Function{Name: "hello-go", Workload: "hello", Language: "node", Settings: map[string]string{"min_replicas": "0", "max_replicas": "1"}}); err != nil {
+		t.Fatal(err)
+	}
+	how, err := p.MakeCold(ctx, "hello-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !how.OnPath || how.Via == nil || !strings.Contains(how.How, "scale_to_zero: now") {
+		t.Fatalf("cold: %+v", how)
+	}
+	if n := len(podNames(ctx, t, p)); n != 0 {
+		t.Fatalf("%d pods at zero", n)
+	}
+	select {
+	case st := <-wrote:
+		ev, _, _ := unstructured.NestedString(st, "scaleToZero", "lastScaleEvent")
+		at, _, _ := unstructured.NestedString(st, "scaleToZero", "lastScaleEventTime")
+		if _, perr := time.Parse(time.RFC3339Nano, at); ev != "scaleToZeroStarted" || perr != nil {
+			t.Errorf("the autoscaler's event: %q at %q", ev, at)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("no state waitingForScaleResourceToZero was written")
+	}
+}
