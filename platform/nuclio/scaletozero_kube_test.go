@@ -5,6 +5,7 @@ package nuclio_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -68,6 +69,23 @@ func setState(ctx context.Context, fns dynamic.ResourceInterface, name, state st
 	})
 }
 
+// openZero opens the platform on cl's namespace for a scale to zero test:
+// ready_timeout and scale_to_zero_timeout 60 s unless extra says otherwise.
+func openZero(ctx context.Context, t *testing.T, cl *kube.Cluster, run string, extra map[string]any) *nuclio.Platform {
+	t.Helper()
+	opts := map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "ready_timeout": "60s", "scale_to_zero_timeout": "60s"}
+	maps.Copy(opts, extra)
+	cfg, err := nuclio.ParseConfig(run, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := nuclio.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // A function with min_replicas 0 goes cold Nuclio's own way: MakeCold waits
 // for Nuclio's autoscaler to scale it to zero (state scaledToZero, no pod),
 // and the cold request goes to the DLX with X-Nuclio-Target, which raises a
@@ -79,29 +97,14 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dlx := dlxStandIn(t, cl)
-	openWith := func(run string, extra map[string]any) *nuclio.Platform {
-		opts := map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "ready_timeout": "60s", "scale_to_zero_timeout": "60s"}
-		for k, v := range extra {
-			opts[k] = v
-		}
-		cfg, err := nuclio.ParseConfig(run, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := nuclio.Open(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	p := openWith("nu-zero", map[string]any{"dlx_url": dlx.URL})
+	p := openZero(ctx, t, cl, "nu-zero", map[string]any{"dlx_url": dlx.URL})
 	defer p.Close(ctx)
 	nuclioStandIn(ctx, t, p.Cluster)
 	fn := platform.Function{Name: "hello-go", Workload: "hello", Language: "node", Settings: map[string]string{"min_replicas": "0", "max_replicas": "2"}}
 	if err := p.Deploy(ctx, fn); err != nil {
 		t.Fatal(err)
 	}
-	without := openWith("nu-zero-nodlx", nil)
+	without := openZero(ctx, t, cl, "nu-zero-nodlx", nil)
 	defer without.Close(ctx)
 	if _, err := without.MakeCold(ctx, "hello-go"); !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "platform.options.dlx_url") {
 		t.Errorf("without the DLX's address: %v", err)
@@ -167,15 +170,7 @@ func TestScaleToZeroNow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	dlx := dlxStandIn(t, cl)
-	cfg, err := nuclio.ParseConfig("nu-now", map[string]any{"kubeconfig": kubetest.Kubeconfig(t), "namespace": cl.Namespace, "ready_timeout": "60s",
-		"scale_to_zero_timeout": "20s", "scale_to_zero": "now", "dlx_url": dlx.URL})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := nuclio.Open(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openZero(ctx, t, cl, "nu-now", map[string]any{"scale_to_zero_timeout": "20s", "scale_to_zero": "now", "dlx_url": dlx.URL})
 	defer p.Close(ctx)
 	nuclioStandIn(ctx, t, p.Cluster)
 	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
