@@ -93,14 +93,8 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 // status, that it made the function's backend and it serves (condition
 // Ready True; pkg/executor/util/status.go SetFunctionReady).
 func functionReady(f *unstructured.Unstructured) bool {
-	conds, _, _ := unstructured.NestedSlice(f.Object, "status", "conditions")
-	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if ok && m["type"] == "Ready" && m["status"] == "True" {
-			return true
-		}
-	}
-	return false
+	c := readyCondition(f)
+	return c != nil && c["status"] == "True"
 }
 
 // ServedLabel is the label Fission's executor puts on a pool pod it has

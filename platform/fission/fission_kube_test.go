@@ -256,8 +256,8 @@ func TestDeployWaitsForTheRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := markedGeneration(tr); g != tr.GetGeneration() {
-		t.Errorf("the trigger's Ready condition is for generation %d, the trigger's is %d", g, tr.GetGeneration())
+	if ok, why := fission.TriggerServing(tr); !ok {
+		t.Errorf("the trigger is not marked serving for its generation %d: its condition Ready is %s", tr.GetGeneration(), why)
 	}
 }
 

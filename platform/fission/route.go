@@ -48,23 +48,32 @@ func (p *Platform) waitRoute(ctx context.Context, name string) error {
 // True for the trigger's current generation (a condition written for an
 // earlier spec says nothing of this one), and if not, what it says.
 func triggerServing(u *unstructured.Unstructured) (bool, string) {
+	m := readyCondition(u)
+	if m == nil {
+		return false, "not written yet"
+	}
+	gen, _, _ := unstructured.NestedInt64(m, "observedGeneration")
+	status, _ := m["status"].(string)
+	reason, _ := m["reason"].(string)
+	msg, _ := m["message"].(string)
+	switch {
+	case gen != u.GetGeneration():
+		return false, fmt.Sprintf("%s for generation %d, not the trigger's %d", status, gen, u.GetGeneration())
+	case status == string(metav1.ConditionTrue):
+		return true, ""
+	}
+	return false, fmt.Sprintf("%s (%s: %s)", status, reason, msg)
+}
+
+// readyCondition is the status condition of type Ready a Fission object
+// carries (the executor's on a Function, the router's on an HTTPTrigger),
+// nil when it has none.
+func readyCondition(u *unstructured.Unstructured) map[string]any {
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range conds {
-		m, ok := c.(map[string]any)
-		if !ok || m["type"] != "Ready" {
-			continue
+		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
+			return m
 		}
-		gen, _, _ := unstructured.NestedInt64(m, "observedGeneration")
-		status, _ := m["status"].(string)
-		reason, _ := m["reason"].(string)
-		msg, _ := m["message"].(string)
-		switch {
-		case gen != u.GetGeneration():
-			return false, fmt.Sprintf("%s for generation %d, not the trigger's %d", status, gen, u.GetGeneration())
-		case status == string(metav1.ConditionTrue):
-			return true, ""
-		}
-		return false, fmt.Sprintf("%s (%s: %s)", status, reason, msg)
 	}
-	return false, "not written yet"
+	return nil
 }

@@ -63,8 +63,10 @@ func (rt *routes) pass(ctx context.Context, cl *kube.Cluster) error {
 		switch {
 		case !ok:
 			rt.seen[name] = now
-		case now.Sub(first) >= routeDelay && (!rt.serving[name] || markedGeneration(&tr) != tr.GetGeneration()):
-			due = append(due, tr) // new, or its spec changed since it was marked: the mux is rebuilt
+		case now.Sub(first) >= routeDelay:
+			if marked, _ := fission.TriggerServing(&tr); !marked {
+				due = append(due, tr) // new, or its spec changed since it was marked: the mux is rebuilt
+			}
 		}
 	}
 	for name := range rt.seen {
@@ -91,17 +93,4 @@ func (rt *routes) pass(ctx context.Context, cl *kube.Cluster) error {
 		rt.mu.Unlock()
 	}
 	return nil
-}
-
-// markedGeneration is the generation an HTTPTrigger's condition Ready was
-// written for (0 when none is).
-func markedGeneration(tr *unstructured.Unstructured) int64 {
-	conds, _, _ := unstructured.NestedSlice(tr.Object, "status", "conditions")
-	for _, c := range conds {
-		if m, ok := c.(map[string]any); ok && m["type"] == "Ready" {
-			g, _, _ := unstructured.NestedInt64(m, "observedGeneration")
-			return g
-		}
-	}
-	return 0
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/platform"
@@ -107,16 +108,14 @@ func (p *Platform) askZero(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		status := map[string]any{"state": StateToZero, "scaleToZero": map[string]any{
-			"lastScaleEvent": "scaleToZeroStarted", "lastScaleEventTime": time.Now().UTC().Format(time.RFC3339Nano)}}
-		if old, ok := u.Object["status"].(map[string]any); ok {
-			for k, v := range old {
-				if _, set := status[k]; !set {
-					status[k] = v
-				}
-			}
+		// The rest of the status stays as it is, as the autoscaler leaves it.
+		if err := unstructured.SetNestedField(u.Object, StateToZero, "status", "state"); err != nil {
+			return err
 		}
-		u.Object["status"] = status
+		event := map[string]any{"lastScaleEvent": "scaleToZeroStarted", "lastScaleEventTime": time.Now().UTC().Format(time.RFC3339Nano)}
+		if err := unstructured.SetNestedMap(u.Object, event, "status", "scaleToZero"); err != nil {
+			return err
+		}
 		_, err = fns.Update(ctx, u, metav1.UpdateOptions{})
 		return err
 	})

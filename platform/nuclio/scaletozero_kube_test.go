@@ -112,7 +112,7 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 	fns := cl.Dynamic.Resource(nuclio.FunctionGVR).Namespace(cl.Namespace)
 	go func() { // Nuclio's autoscaler: the function stayed idle over its window
 		time.Sleep(300 * time.Millisecond)
-		_ = setState(ctx, fns, "hello-go", stateToZero)
+		_ = setState(ctx, fns, "hello-go", nuclio.StateToZero)
 	}()
 	since := time.Now()
 	before := podNames(ctx, t, p)
@@ -149,7 +149,7 @@ func TestScaleToZeroThroughTheDLX(t *testing.T) {
 	p.SetDLXResultLife(2 * time.Second)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		_ = setState(ctx, fns, "hello-go", stateToZero)
+		_ = setState(ctx, fns, "hello-go", nuclio.StateToZero)
 	}()
 	if _, err := p.MakeCold(ctx, "hello-go"); err != nil {
 		t.Fatal(err)

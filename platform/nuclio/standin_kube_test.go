@@ -50,7 +50,7 @@ func nuclioStandIn(ctx context.Context, t *testing.T, cl *kube.Cluster) {
 // computedReplicas is GetComputedReplicas; found false: leave as is.
 func computedReplicas(fn *unstructured.Unstructured, state string) (int32, bool) {
 	if disabled, _, _ := unstructured.NestedBool(fn.Object, "spec", "disable"); disabled ||
-		state == "imported" || state == nuclio.StateScaledToZero || state == stateToZero {
+		state == "imported" || state == nuclio.StateScaledToZero || state == nuclio.StateToZero {
 		return 0, true
 	}
 	if n, found, _ := unstructured.NestedInt64(fn.Object, "spec", "replicas"); found {
@@ -63,20 +63,18 @@ func computedReplicas(fn *unstructured.Unstructured, state string) (int32, bool)
 	return 0, false
 }
 
-// Nuclio's scale to zero states (pkg/functionconfig/types.go): the
-// autoscaler sets the first, the DLX the second; the controller configures
-// the resources and moves them on to scaledToZero and ready.
-const (
-	stateToZero   = "waitingForScaleResourceToZero"
-	stateFromZero = "waitingForScaleResourceFromZero"
-)
+// stateFromZero is the state Nuclio's DLX gives a function at zero it
+// raises (pkg/functionconfig/types.go); the controller configures the
+// resources and moves it on to ready, as it moves nuclio.StateToZero (the
+// autoscaler's) on to scaledToZero.
+const stateFromZero = "waitingForScaleResourceFromZero"
 
 func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructured) error {
 	state, _, _ := unstructured.NestedString(fn.Object, "status", "state")
 	switch {
 	case fn.GetDeletionTimestamp() != nil:
 		return nil
-	case state == nuclio.StateWaitingForResources, state == "ready", state == stateToZero, state == stateFromZero, state == nuclio.StateScaledToZero:
+	case state == nuclio.StateWaitingForResources, state == "ready", state == nuclio.StateToZero, state == stateFromZero, state == nuclio.StateScaledToZero:
 	default:
 		return nil
 	}
@@ -146,7 +144,7 @@ func reconcile(ctx context.Context, cl *kube.Cluster, fn *unstructured.Unstructu
 	switch state {
 	case "ready", nuclio.StateScaledToZero:
 		return nil
-	case stateToZero:
+	case nuclio.StateToZero:
 		next = nuclio.StateScaledToZero
 	}
 	svc, err := cl.Client.CoreV1().Services(cl.Namespace).Get(ctx, name, metav1.GetOptions{})
