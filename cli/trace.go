@@ -20,12 +20,6 @@ import (
 	"github.com/faasbench/faasbench/trace"
 )
 
-// The 2019 trace's file names for a day (AzureFunctionsDataset2019.md).
-func trace2019Names(day int) (inv, dur, mem string) {
-	d := fmt.Sprintf("d%02d", day)
-	return "invocations_per_function_md.anon." + d + ".csv", "function_durations_percentiles.anon." + d + ".csv", "app_memory_percentiles.anon." + d + ".csv"
-}
-
 func (a *app) traceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trace",
@@ -43,6 +37,7 @@ func, end_timestamp, duration). A TRACE argument is such a directory (2019; --da
 func (a *app) traceSynthCmd() *cobra.Command {
 	var o trace.SynthOptions
 	var out, format string
+	var maxDuration time.Duration
 	cmd := &cobra.Command{
 		Use:   "synth --functions N --out DIR",
 		Short: "Write a synthetic trace whose functions follow the distributions Shahrad et al. (ATC 2020) publish",
@@ -58,9 +53,13 @@ The same seed writes the same files.`,
 			if out == "" {
 				return usageErr("--out: the directory to write the trace to is required")
 			}
-			if format != "azure2019" && format != "azure2021" {
+			if format != trace.Azure2019 && format != trace.Azure2021 {
 				return usageErr("--format %q: want azure2019 or azure2021", format)
 			}
+			if maxDuration <= 0 || maxDuration > 10*time.Minute {
+				return usageErr("--max-duration %v: want (0, 10m]", maxDuration)
+			}
+			o.MaxDuration = float64(maxDuration) / float64(time.Millisecond)
 			t, err := trace.Synthesize(o)
 			if err != nil {
 				return usageErr("%v", err)
@@ -76,6 +75,7 @@ The same seed writes the same files.`,
 	cmd.Flags().IntVar(&o.Functions, "functions", 0, "how many functions")
 	cmd.Flags().IntVar(&o.Minutes, "minutes", trace.MinuteColumns, "minutes of the trace (1..1440)")
 	cmd.Flags().Uint64Var(&o.Seed, "seed", 1, "the seed: the same seed writes the same trace")
+	cmd.Flags().DurationVar(&maxDuration, "max-duration", time.Minute, "an execution time drawn over this is drawn again (kind trace's trace.max_duration)")
 	cmd.Flags().StringVar(&out, "out", "", "the directory to write to (created)")
 	cmd.Flags().StringVar(&format, "format", "azure2019", "azure2019 (three files of counts and percentiles) or azure2021 (a row per invocation)")
 	return cmd
@@ -86,7 +86,7 @@ func writeTrace(t *trace.Trace, dir, format string, seed uint64) ([]string, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if format == "azure2021" {
+	if format == trace.Azure2021 {
 		if t.Functions[0].Starts == nil {
 			var err error
 			if t, err = trace.WithTimestamps(t, trace.Poisson, seed); err != nil {
@@ -96,7 +96,7 @@ func writeTrace(t *trace.Trace, dir, format string, seed uint64) ([]string, erro
 		p := filepath.Join(dir, "AzureFunctionsInvocationTraceForTwoWeeksJan2021.txt")
 		return []string{p}, writeFile(p, func(w io.Writer) error { return trace.WriteAzure2021(t, w) })
 	}
-	inv, dur, mem := trace2019Names(1)
+	inv, dur, mem := trace.Names2019(1)
 	paths := []string{filepath.Join(dir, inv), filepath.Join(dir, dur), filepath.Join(dir, mem)}
 	var files []*os.File
 	defer func() {
@@ -130,52 +130,14 @@ func writeTrace(t *trace.Trace, dir, format string, seed uint64) ([]string, erro
 	return paths, nil
 }
 
-// readTrace reads a 2019 day from a directory or a 2021 file; bad input is a
-// usage error (exit 2) with the reader's sentence.
+// readTrace reads a 2019 day from a directory or a 2021 file (trace.ReadPath);
+// bad input is a usage error (exit 2) with the reader's sentence.
 func readTrace(path string, day int, opts trace.ReadOptions) (*trace.Trace, string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, "", usageErr("trace %s: %v", path, err)
-	}
-	if !st.IsDir() {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", usageErr("trace %s: %v", path, err)
-		}
-		defer f.Close()
-		t, err := trace.ReadAzure2021(bufio.NewReaderSize(f, 1<<20), path, opts)
-		if err != nil {
-			return nil, "", usageErr("%v", err)
-		}
-		return t, "azure2021", nil
-	}
-	invName, durName, memName := trace2019Names(day)
-	files := trace.Files2019{InvocationsName: filepath.Join(path, invName), DurationsName: filepath.Join(path, durName), MemoryName: filepath.Join(path, memName)}
-	inv, err := os.Open(files.InvocationsName)
-	if err != nil {
-		return nil, "", usageErr("trace %s: day %d: %v", path, day, err)
-	}
-	defer inv.Close()
-	files.Invocations = bufio.NewReaderSize(inv, 1<<20)
-	for _, opt := range []struct {
-		name string
-		r    *io.Reader
-	}{{files.DurationsName, &files.Durations}, {files.MemoryName, &files.Memory}} {
-		f, err := os.Open(opt.name)
-		if os.IsNotExist(err) {
-			continue // a trace of counts only
-		}
-		if err != nil {
-			return nil, "", usageErr("trace %s: %v", path, err)
-		}
-		defer f.Close()
-		*opt.r = bufio.NewReaderSize(f, 1<<20)
-	}
-	t, err := trace.ReadAzure2019(files, opts)
+	t, format, err := trace.ReadPath(path, trace.PathOptions{ReadOptions: opts, Day: day})
 	if err != nil {
 		return nil, "", usageErr("%v", err)
 	}
-	return t, "azure2019", nil
+	return t, format, nil
 }
 
 type traceReadFlags struct {
@@ -382,7 +344,8 @@ rate capped by --max-rate (what a cap leaves out is counted and printed, never h
 			for _, d := range r.Dropped {
 				dropped += d
 			}
-			fmt.Fprintf(a.env.Stdout, "%d arrivals over %v from %d functions (%d left out by --max-rate): %s\n", len(r.Arrivals), r.Length, len(t.Functions), dropped, out)
+			fmt.Fprintf(a.env.Stdout, "%d arrivals over %v from %d functions (%d left out by --max-rate), asking %.3g cores of work (each arrival's execution time, over the replay's length): %s\n",
+				len(r.Arrivals), r.Length, len(t.Functions), dropped, r.OfferedCores(t), out)
 			return nil
 		},
 	}

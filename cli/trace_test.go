@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/faasbench/faasbench/replay"
+	"github.com/faasbench/faasbench/trace"
 )
 
 // faasbench trace: synth writes the 2019 files, show reads them back, sample
@@ -147,6 +149,38 @@ func TestTraceReplay(t *testing.T) {
 	} {
 		if code, _, e := runCLI(t, c.args...); code != ExitUsage || !strings.Contains(e, c.want) {
 			t.Errorf("%v: %d %s, want %q", c.args, code, e, c.want)
+		}
+	}
+}
+
+// trace synth --max-duration draws every execution time under it (kind
+// trace's trace.max_duration), and trace schedule says the work its
+// arrivals ask for; a bound outside (0, 10m] is exit 2.
+func TestTraceSynthMaxDurationAndOfferedWork(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "short")
+	if code, out, errOut := runCLI(t, "trace", "synth", "--functions", "200", "--minutes", "2", "--max-duration", "250ms", "--out", dir); code != 0 {
+		t.Fatalf("synth: %d %s %s", code, out, errOut)
+	}
+	tr, _, err := trace.ReadPath(dir, trace.PathOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range tr.Functions {
+		if f.Duration.Average > 250 {
+			t.Fatalf("function %s: %v ms, over the 250 ms asked", f.ID(), f.Duration.Average)
+		}
+	}
+	r, err := trace.Schedule(tr, trace.ArrivalOptions{Process: trace.Even, Compress: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "trace", "schedule", dir, "--process", "even", "--out", filepath.Join(t.TempDir(), "a.csv"))
+	if want := fmt.Sprintf("asking %.3g cores of work", r.OfferedCores(tr)); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("schedule: %d %q, want %q", code, out, want)
+	}
+	for _, bad := range []string{"0s", "11m"} {
+		if code, _, errOut := runCLI(t, "trace", "synth", "--functions", "2", "--max-duration", bad, "--out", filepath.Join(t.TempDir(), "x")); code != 2 || !strings.Contains(errOut, "--max-duration") {
+			t.Errorf("--max-duration %s: %d %s", bad, code, errOut)
 		}
 	}
 }

@@ -14,5 +14,6 @@ func Builtin() *Registry {
 		spec.KindAutoscale: newAutoscale,
 		spec.KindCapacity:  newCapacity,
 		spec.KindColdRate:  newColdRate,
+		spec.KindTrace:     newTrace,
 	}}
 }

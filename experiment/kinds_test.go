@@ -33,6 +33,9 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 			s.ColdRate = spec.ColdRateSpec{Rates: []float64{2, 5}, Step: spec.Duration(1e9), Bound: spec.Duration(5e9)}
 		}, 4,
 			"f/replicas=1/coldrate=2/step=1/r=1", []string{"hlog/f_replicas1_coldrate2_step1_r1.hlog", "windows/f_replicas1_coldrate2_step1_r1.json"}},
+		// One replay per grid point; each function's figures in a file of their own.
+		{spec.KindTrace, func(s *spec.Spec) { s.Trace = spec.TraceSpec{Functions: 10, MaxInFlight: 8} }, 4,
+			"f/replicas=1/trace/r=1", []string{"hlog/f_replicas1_trace_r1.hlog", "windows/f_replicas1_trace_r1.json", "trace/f_replicas1_trace_r1.json"}},
 	} {
 		s := base
 		s.Kind = tc.kind
@@ -59,7 +62,7 @@ func TestBuiltinKindsPlanAndFiles(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	r := Builtin()
-	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch capacity coldrate coldstart sweep" {
+	if got := strings.Join(r.Names(), " "); got != "autoscale baseline batch capacity coldrate coldstart sweep trace" {
 		t.Errorf("built-in kinds %q", got)
 	}
 	if known := slices.Sorted(slices.Values(spec.Kinds)); !slices.Equal(r.Names(), known) {

@@ -42,7 +42,7 @@ type MinuteGap struct {
 
 // Summary is a replay's figures.
 type Summary struct {
-	Functions []FunctionFigures `json:"functions"`
+	Functions []FunctionFigures `json:"functions,omitempty"`
 	Intended  int64             `json:"intended"`
 	Sent      int64             `json:"sent"`
 	OK        int64             `json:"ok"`

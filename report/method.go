@@ -173,7 +173,7 @@ func units(r Run) (string, string) {
 	}
 	open := 0
 	for _, c := range r.Summary.Cells {
-		if c.Model == "open" {
+		if c.Model == "open" || c.Model == "trace" {
 			open++
 		}
 	}

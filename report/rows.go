@@ -284,6 +284,8 @@ func detail(cs []results.Cell) string {
 		return line
 	case c0.ColdRate != nil:
 		return coldRateDetail(cs)
+	case c0.Trace != nil:
+		return traceDetail(cs)
 	case c0.Capacity != nil:
 		return capacityDetail(cs)
 	case c0.Scaling != nil:

@@ -26,6 +26,21 @@ func coldRateDetail(cs []results.Cell) string {
 		c0.RatePerS, c0.Step, c0.BoundMs, strings.Join(reps, " | "))
 }
 
+// traceDetail is the detail of a trace replay's cells: per repetition, the
+// functions replayed, the gap between intended and sent, cold starts, the
+// slowdown over the functions, and the work offered against the cores.
+func traceDetail(cs []results.Cell) string {
+	var reps []string
+	for _, c := range cs {
+		tr := c.Trace
+		reps = append(reps, fmt.Sprintf("r=%d: %d invocations intended, %d sent (gap %.2f %%, worst function %.2f %%), %d ok, %d cold starts; slowdown p50 %.3g, p90 %.3g, p99 %.3g; %.3g cores of work offered on %d; deploys %.3g s",
+			c.Repetition, tr.Intended, tr.Sent, 100*tr.Gap, 100*tr.WorstGap, tr.OK, tr.ColdStarts, tr.SlowdownP50, tr.SlowdownP90, tr.SlowdownP99,
+			tr.OfferedCores, tr.Cores, tr.DeployS))
+	}
+	t0 := cs[0].Trace
+	return fmt.Sprintf("trace replay of %d functions (of %d, %s; per function: %s): %s", t0.Replayed, t0.TraceFunctions, t0.Format, t0.File, strings.Join(reps, " | "))
+}
+
 // capacityDetail is the detail of a capacity search step's cells: each
 // repetition's verdict, why, and goodput.
 func capacityDetail(cs []results.Cell) string {

@@ -231,6 +231,9 @@ type Cell struct {
 	// ColdRate is kind coldrate's step: its rate of new cold starts, how
 	// many completed a second, and whether the rate was sustained.
 	ColdRate *ColdRateStep `json:"coldrate,omitempty"`
+	// Trace is kind trace's replay: its functions' totals, gap and
+	// slowdown (per function: the file it names).
+	Trace *TraceReplay `json:"trace,omitempty"`
 	// Generators are the processes a split load ran on (load.generators).
 	Generators []Generator `json:"generators,omitempty"`
 	// Partial: a generator's share is missing; the figures are what arrived.

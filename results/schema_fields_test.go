@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/replay"
 	"github.com/faasbench/faasbench/stats"
 )
 
@@ -65,5 +66,29 @@ func TestSchemaKnowsCapacityEfficiencyAndElasticity(t *testing.T) {
 	}
 	if err := ValidateSummary(doc); err != nil {
 		t.Fatalf("a summary with capacity, efficiency and elasticity: %v", err)
+	}
+}
+
+// Kind trace's cell is in the schema, with and without a sample's
+// distance; a per-function file outside trace/ is not.
+func TestSchemaKnowsTraceReplay(t *testing.T) {
+	rate := 0.02
+	c := Cell{Cell: plan.Cell{ID: "f/trace/r=1", Key: "f/trace", Function: "f", Workload: "spin", Language: "go", Replicas: 1, Concurrency: 1, Repetition: 1, Kind: "trace"},
+		Platform: "local", Model: "trace", Errors: map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, Warnings: []string{},
+		ColdKinds: map[string]int64{}, Instances: map[string]int64{}, Windows: []Window{},
+		Trace: &TraceReplay{Summary: replay.Summary{Intended: 10, Sent: 10, OK: 9, SlowdownP50: 1.2, Minutes: []replay.MinuteGap{{Minute: 0, Intended: 10, Sent: 10}}},
+			Format: "synthetic", TraceFunctions: 100, Replayed: 20, Distance: &SampleDistance{Rate: &rate}, OfferedCores: 0.5, Cores: 2,
+			DeployS: 1, RemoveS: 0.5, File: "trace/f_trace_r1.json"}}
+	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c}}
+	doc, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Fatalf("a summary with a trace replay: %v", err)
+	}
+	s.Cells[0].Trace.File = "../elsewhere.json"
+	if doc, _ = json.Marshal(s); ValidateSummary(doc) == nil {
+		t.Error("a per-function file outside trace/ was accepted")
 	}
 }

@@ -9,10 +9,11 @@ const (
 	KindBaseline  = "baseline"
 	KindCapacity  = "capacity"
 	KindColdRate  = "coldrate"
+	KindTrace     = "trace"
 )
 
 // Kinds lists the experiment kinds.
-var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline, KindCapacity, KindColdRate}
+var Kinds = []string{KindSweep, KindBatch, KindColdStart, KindAutoscale, KindBaseline, KindCapacity, KindColdRate, KindTrace}
 
 // ColdRateSpec is kind coldrate: a platform's cold-start throughput. Each
 // step deploys rate × step fresh copies of a function at zero instances
@@ -32,6 +33,55 @@ type ColdRateSpec struct {
 	// first rate past the knee.
 	KeepGoing bool `yaml:"keep_going" json:"keep_going,omitempty"`
 }
+
+// TraceSpec is kind trace: many functions at once, each on its own arrival
+// schedule from a trace in the Azure Functions formats (package trace), or
+// from one synthesized with the published distributions. Each function of
+// the trace (or of a sample of it) is a copy of the spec's function,
+// deployed, called with the query parameters ms and mb set to its average
+// execution time and memory (the spin workload's), and removed after.
+type TraceSpec struct {
+	// File is a trace: a directory holding one day of the 2019 trace, or a
+	// 2021 CSV file; relative to the spec's directory. Empty: Synthesize.
+	File string `yaml:"file" json:"file,omitempty"`
+	// Day is the 2019 trace's day (1..14, default 1).
+	Day int `yaml:"day" json:"day,omitempty"`
+	// Functions, with no file, synthesizes a trace of that many functions
+	// (faasbench trace synth's distributions) of start_minute + minutes
+	// minutes.
+	Functions int `yaml:"functions" json:"functions,omitempty"`
+	// Sample replays that many functions picked to keep the trace's
+	// distributions (0: every function).
+	Sample int `yaml:"sample" json:"sample,omitempty"`
+	// Seed is the synthesis', the sample's and the Poisson process' seed
+	// (default 1).
+	Seed int64 `yaml:"seed" json:"seed,omitempty"`
+	// Process places a minute's invocations: even, poisson (default) or
+	// timestamps (the 2021 trace's own).
+	Process string `yaml:"process" json:"process,omitempty"`
+	// StartMinute (0-based) and Minutes (default 1) are the part replayed.
+	StartMinute int `yaml:"start_minute" json:"start_minute,omitempty"`
+	Minutes     int `yaml:"minutes" json:"minutes,omitempty"`
+	// Compress runs time this many times faster (default 1; 60: a minute
+	// in a second).
+	Compress float64 `yaml:"compress" json:"compress,omitempty"`
+	// MaxRate caps each function's invocations a second of replayed time
+	// (0: none); what it leaves out is counted.
+	MaxRate float64 `yaml:"max_rate" json:"max_rate,omitempty"`
+	// MaxInFlight bounds each function's requests in flight (default 64).
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight,omitempty"`
+	// MaxLag drops, and counts, a request that cannot be sent within it of
+	// its time (default 1s).
+	MaxLag Duration `yaml:"max_lag" json:"max_lag,omitempty"`
+	// MaxDuration refuses a trace function whose average execution time is
+	// longer (default 1m).
+	MaxDuration Duration `yaml:"max_duration" json:"max_duration,omitempty"`
+	// DeployParallel is how many copies are deployed at once (default 4).
+	DeployParallel int `yaml:"deploy_parallel" json:"deploy_parallel,omitempty"`
+}
+
+// MaxTraceFunctions bounds the functions kind trace deploys and replays.
+const MaxTraceFunctions = 5000
 
 // MaxColdRateCalls bounds the functions one step of kind coldrate deploys.
 const MaxColdRateCalls = 5000
@@ -249,6 +299,19 @@ func (s *Spec) Smoke() {
 		if len(c.Rates) > 2 {
 			c.Rates = c.Rates[:2] // the first two: the smoke size's point is the steps, not the knee
 		}
+	}
+	if s.Kind == KindTrace {
+		t := &s.Trace
+		// A few functions for one minute, compressed to two seconds: the
+		// smoke size's point is the copies and their replay, not the trace.
+		if t.File == "" {
+			t.Functions = min(t.Functions, 10)
+		}
+		if t.Sample > 10 {
+			t.Sample = 10
+		}
+		t.Minutes = 1
+		t.Compress = max(t.Compress, 30)
 	}
 	if s.Kind == KindCapacity {
 		c := &s.Capacity

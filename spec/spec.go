@@ -23,7 +23,7 @@ type Spec struct {
 	// run was made under (docs/reproductions/rules.yaml; scripts/repro/run.py).
 	Labels map[string]string `yaml:"labels" json:"labels,omitempty"`
 	// Kind is the experiment: sweep (default), batch, coldstart, autoscale,
-	// baseline, capacity or coldrate; each reads its own section below.
+	// baseline, capacity, coldrate or trace; each reads its own section below.
 	Kind      string        `yaml:"kind" json:"kind"`
 	Vary      Vary          `yaml:"vary" json:"vary,omitempty"`
 	Batch     BatchSpec     `yaml:"batch" json:"batch,omitempty"`
@@ -32,6 +32,7 @@ type Spec struct {
 	Baseline  BaselineSpec  `yaml:"baseline" json:"baseline,omitempty"`
 	Capacity  CapacitySpec  `yaml:"capacity" json:"capacity,omitempty"`
 	ColdRate  ColdRateSpec  `yaml:"coldrate" json:"coldrate,omitempty"`
+	Trace     TraceSpec     `yaml:"trace" json:"trace,omitempty"`
 	// Cost is the price model that turns a cell's resources into money
 	// (nil: resources only).
 	Cost      *CostSpec      `yaml:"cost" json:"cost,omitempty"`
@@ -376,6 +377,35 @@ func (s *Spec) ApplyDefaults() {
 	case KindBaseline:
 		if len(s.Baseline.Via) == 0 {
 			s.Baseline.Via = []string{"gateway", "direct"}
+		}
+	case KindTrace:
+		t := &s.Trace
+		if t.Day == 0 {
+			t.Day = 1
+		}
+		if t.Seed == 0 {
+			t.Seed = 1
+		}
+		if t.Process == "" {
+			t.Process = "poisson"
+		}
+		if t.Minutes == 0 {
+			t.Minutes = 1
+		}
+		if t.Compress == 0 {
+			t.Compress = 1
+		}
+		if t.MaxInFlight == 0 {
+			t.MaxInFlight = 64
+		}
+		if t.MaxLag == 0 {
+			t.MaxLag = Duration(time.Second)
+		}
+		if t.MaxDuration == 0 {
+			t.MaxDuration = Duration(time.Minute)
+		}
+		if t.DeployParallel == 0 {
+			t.DeployParallel = 4
 		}
 	case KindColdRate:
 		c := &s.ColdRate

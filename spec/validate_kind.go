@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -169,6 +170,9 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 	if s.Kind == KindColdRate {
 		p.validateColdRate(add)
 	}
+	if s.Kind == KindTrace {
+		p.validateTrace(k, add)
+	}
 	switch s.Kind {
 	case KindBaseline, KindBatch:
 		for i, v := range s.Baseline.Via {
@@ -269,6 +273,94 @@ func (p *Parsed) validateColdRate(add func(path, format string, args ...any)) {
 	}
 	if s.Load.Generators != nil {
 		add("load.generators", "kind coldrate calls from this process: one call a function, no load to split")
+	}
+}
+
+// validateTrace checks kind trace's section, then loads its replay as the
+// run will (the trace read, sampled and scheduled): a bad row, a sample
+// larger than the trace, a replay too long are refused before anything
+// starts, with the file's row.
+func (p *Parsed) validateTrace(k Known, add func(path, format string, args ...any)) {
+	s := &p.Spec
+	t := s.Trace
+	bad := false
+	fail := func(path, format string, args ...any) {
+		bad = true
+		add(path, format, args...)
+	}
+	switch {
+	case t.File == "" && t.Functions == 0:
+		fail("trace", "give trace.file (a 2019 day's directory or a 2021 CSV file) or trace.functions (a synthetic trace of that many)")
+	case t.File != "" && t.Functions != 0:
+		fail("trace.functions", "a synthetic trace's size, with trace.file given: give one of them")
+	case t.File == "" && (t.Functions < 1 || t.Functions > 100_000):
+		fail("trace.functions", "%d: want 1..100000", t.Functions)
+	}
+	if t.Day < 1 || t.Day > 14 {
+		fail("trace.day", "%d: the 2019 trace has days 1..14", t.Day)
+	}
+	if t.Seed < 1 {
+		fail("trace.seed", "%d: want a positive seed", t.Seed)
+	}
+	if t.Sample < 0 || t.Sample > MaxTraceFunctions {
+		fail("trace.sample", "%d: want 0 (every function) or 1..%d", t.Sample, MaxTraceFunctions)
+	}
+	switch t.Process {
+	case "even", "poisson", "timestamps":
+	default:
+		fail("trace.process", "%q: want even, poisson or timestamps", t.Process)
+	}
+	if t.StartMinute < 0 || t.StartMinute >= 20160 {
+		fail("trace.start_minute", "%d: want 0..20159 (two weeks of minutes)", t.StartMinute)
+	}
+	if t.Minutes < 1 || t.Minutes > 20160 {
+		fail("trace.minutes", "%d: want 1..20160", t.Minutes)
+	}
+	if !(t.Compress >= 1 && t.Compress <= 3600) {
+		fail("trace.compress", "%v: want 1..3600 (time runs that many times faster)", t.Compress)
+	}
+	if !(t.MaxRate >= 0 && t.MaxRate <= 1e6) {
+		fail("trace.max_rate", "%v: want 0 (no cap) or a rate up to 1e6 a second", t.MaxRate)
+	}
+	if t.MaxInFlight < 1 || t.MaxInFlight > MaxConcurrency {
+		fail("trace.max_in_flight", "%d: want 1..%d", t.MaxInFlight, MaxConcurrency)
+	}
+	if t.MaxLag < 0 || t.MaxLag.D() > time.Hour {
+		fail("trace.max_lag", "%v: want 0 (never drop) ..1h", t.MaxLag)
+	}
+	if d := t.MaxDuration.D(); d < time.Millisecond || d > 10*time.Minute {
+		fail("trace.max_duration", "%v: want 1ms..10m (the trace function spins at most 10 minutes)", t.MaxDuration)
+	}
+	if t.DeployParallel < 1 || t.DeployParallel > 64 {
+		fail("trace.deploy_parallel", "%d: want 1..64", t.DeployParallel)
+	}
+	if len(s.Load.Rate) > 0 || len(s.Load.Concurrency) > 0 {
+		fail("load", "kind trace sends each function's invocations at the trace's times: leave load.rate and load.concurrency out")
+	}
+	if s.Load.Generators != nil {
+		fail("load.generators", "kind trace replays from this process")
+	}
+	if len(s.Functions) > 1 {
+		fail("functions", "kind trace copies one function for every function of the trace: give one")
+	}
+	if bad {
+		return
+	}
+	roots := p.Roots(k)
+	path := p.Resolve(t.File)
+	if t.File != "" {
+		if err := Contained(path, roots...); err != nil {
+			add("trace.file", "%s: %v", t.File, err)
+			return
+		}
+	}
+	if _, err := t.Load(path, func(f string) error { return Contained(f, roots...) }); err != nil {
+		var te *TraceError
+		if errors.As(err, &te) {
+			add(te.Field, "%v", te.Err)
+			return
+		}
+		add("trace", "%v", err)
 	}
 }
 

@@ -162,3 +162,19 @@ func WithTimestamps(t *Trace, process string, seed uint64) (*Trace, error) {
 	}
 	return out, nil
 }
+
+// OfferedCores is the work r asks of t's functions, in cores kept busy:
+// each arrival's function's average execution time, summed, over r's
+// length (0 for an empty replay; functions without a duration count 0).
+func (r *Replay) OfferedCores(t *Trace) float64 {
+	if r.Length <= 0 {
+		return 0
+	}
+	var ms float64
+	for _, a := range r.Arrivals {
+		if d := t.Functions[a.Function].Duration; d != nil {
+			ms += d.Average
+		}
+	}
+	return ms / 1000 / r.Length.Seconds()
+}

@@ -118,3 +118,33 @@ func TestWithTimestampsRoundTripsThrough2021(t *testing.T) {
 		t.Error("timestamps from timestamps")
 	}
 }
+
+// The work a replay offers is its arrivals' execution times over its
+// length: compressing time by 2 doubles it, a function with no duration
+// adds nothing, a rate cap takes its left-out calls' work away.
+func TestOfferedCores(t *testing.T) {
+	tr := &Trace{Minutes: 1, Functions: []Function{
+		{App: "a", Name: "f", PerMinute: []int32{60}, Duration: &Percentiles{Average: 500}},
+		{App: "b", Name: "g", PerMinute: []int32{30}, Duration: &Percentiles{Average: 1000}},
+		{App: "c", Name: "h", PerMinute: []int32{100}},
+	}}
+	for _, tc := range []struct {
+		o    ArrivalOptions
+		want float64
+	}{
+		{ArrivalOptions{Process: Even, Compress: 1}, (60*0.5 + 30*1.0) / 60},
+		{ArrivalOptions{Process: Even, Compress: 2}, (60*0.5 + 30*1.0) / 30},
+		{ArrivalOptions{Process: Even, Compress: 1, MaxRate: 0.5}, (30*0.5 + 30*1.0) / 60},
+	} {
+		r, err := Schedule(tr, tc.o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.OfferedCores(tr); math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%+v: %v cores, want %v", tc.o, got, tc.want)
+		}
+	}
+	if got := (&Replay{}).OfferedCores(tr); got != 0 {
+		t.Errorf("an empty replay: %v", got)
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"net/http/httptest"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -22,17 +23,28 @@ func resident(t *testing.T) int64 {
 
 // spin spins for at least the time asked, and the memory it is asked to
 // touch becomes resident (a fresh allocation alone is not: Go maps it
-// zeroed and untouched); bad parameters are function errors.
+// zeroed and untouched), and is given back when the invocation ends; bad
+// parameters are function errors.
 func TestSpinsAndTouchesMemory(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(-1)) // the touched memory stays until it is measured
 	before := resident(t)
-	resp, err := handle(httptest.NewRequest("GET", "/?ms=0&mb=64", nil), nil)
-	grew := resident(t) - before
-	if err != nil || string(resp.Body) != "spun 0 ms, touched 64 MB" || grew < 60<<20 {
-		t.Errorf("%q %v; resident grew %d MiB", resp.Body, err, grew>>20)
+	mem := touch(64)
+	if grew := resident(t) - before; grew < 60<<20 || len(mem) != 64<<20 {
+		t.Errorf("touch(64): resident grew %d MiB", grew>>20)
+	}
+	runtime.KeepAlive(mem)
+	debug.FreeOSMemory()
+	before = resident(t)
+	for range 3 {
+		resp, err := handle(httptest.NewRequest("GET", "/?ms=0&mb=64", nil), nil)
+		if err != nil || string(resp.Body) != "spun 0 ms, touched 64 MB" {
+			t.Errorf("%q %v", resp.Body, err)
+		}
+	}
+	if grew := resident(t) - before; grew > 32<<20 {
+		t.Errorf("three invocations of 64 MB left %d MiB resident: the memory was not given back", grew>>20)
 	}
 	start := time.Now()
-	resp, err = handle(httptest.NewRequest("GET", "/?ms=300", nil), nil)
+	resp, err := handle(httptest.NewRequest("GET", "/?ms=300", nil), nil)
 	if took := time.Since(start); err != nil || string(resp.Body) != "spun 300 ms, touched 0 MB" || took < 300*time.Millisecond {
 		t.Errorf("%q %v after %v", resp.Body, err, took)
 	}
