@@ -155,6 +155,11 @@ func TestSummarizeFigures(t *testing.T) {
 	if math.Abs(s.Gap-8.0/15) > 1e-12 {
 		t.Errorf("gap over all %v, want 8/15 not sent", s.Gap)
 	}
+	// b was called and never answered; a function never called is not counted.
+	out = append(out, Outcome{Function: Function{Name: "c"}})
+	if s = Summarize(out, time.Minute); s.NoSuccess != 1 {
+		t.Errorf("%d functions without a success, want 1 (b)", s.NoSuccess)
+	}
 }
 
 // Latencies in ms, the slowdown against the function's own time, and

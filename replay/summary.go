@@ -50,6 +50,10 @@ type Summary struct {
 	// WorstGap is the largest gap of a function with at least one
 	// intended request.
 	WorstGap float64 `json:"worst_gap"`
+	// NoSuccess counts functions called at least once and never
+	// successfully: they have no slowdown, and the slowdown's percentiles
+	// leave them out (read the two together).
+	NoSuccess int `json:"functions_without_success"`
 	// Slowdown over the functions that have one: its 50th, 90th and 99th
 	// percentiles (nearest rank).
 	SlowdownP50 float64     `json:"slowdown_p50"`
@@ -73,6 +77,9 @@ func Summarize(out []Outcome, minute time.Duration) Summary {
 		s.ColdStarts += f.ColdStarts
 		if f.Intended > 0 {
 			s.WorstGap = math.Max(s.WorstGap, f.Gap)
+			if f.OK == 0 {
+				s.NoSuccess++
+			}
 		}
 		if f.Slowdown > 0 {
 			slow = append(slow, f.Slowdown)
