@@ -1,7 +1,9 @@
 package runner
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/faasbench/faasbench/platform"
@@ -25,6 +28,15 @@ type spinFake struct {
 	mu      sync.Mutex
 	calls   map[string]int
 	queries map[string]string
+	// onDeploy, if set, is told each function deployed.
+	onDeploy func(name string)
+}
+
+func (f *spinFake) Deploy(ctx context.Context, fn platform.Function) error {
+	if f.onDeploy != nil {
+		f.onDeploy(fn.Name)
+	}
+	return f.fakePlatform.Deploy(ctx, fn)
 }
 
 func newSpinFake() *spinFake {
@@ -219,5 +231,88 @@ func TestTraceKindRefusesBadInput(t *testing.T) {
 		if fp != nil {
 			t.Errorf("%s: the platform was opened", tc.section)
 		}
+	}
+}
+
+// An interrupted replay keeps what it sent (the cell marked interrupted,
+// the run partial) and removes every copy; interrupted while the copies
+// are deployed, nothing is measured and the copies deployed are removed.
+func TestTraceKindInterruptedKeepsWhatWasSentAndRemovesEveryCopy(t *testing.T) {
+	const yaml = `version: 1
+name: tr
+kind: trace
+platform: {name: fake}
+functions: [{workload: spin, language: go}]
+trace: {functions: 40, minutes: 2, compress: 30, seed: 3, process: even}
+repetitions: 1
+`
+	for _, during := range []string{"replay", "deploy"} {
+		t.Run(during, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			o := fakeOptions(t, new(*fakePlatform))
+			var f *spinFake
+			withPlatform(t, &o, func() platform.Platform {
+				f = newSpinFake()
+				inner := f.srv.Config.Handler
+				var n atomic.Int64
+				f.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					inner.ServeHTTP(w, r)
+					if during == "replay" && strings.Contains(r.URL.Path, "-t1-") && n.Add(1) == 10 {
+						cancel()
+					}
+				})
+				f.onDeploy = func(name string) {
+					if during == "deploy" && strings.HasSuffix(name, "-t1-5") {
+						cancel()
+					}
+				}
+				return f
+			})
+			p, err := LoadSpec(writeSpec(t, yaml), nil, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(p, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("interrupted run: %v", err)
+			}
+			cells := r.Summary().Cells
+			if r.Manifest().Status != results.StatusPartial {
+				t.Errorf("status %s", r.Manifest().Status)
+			}
+			switch during {
+			case "replay":
+				if len(cells) != 1 || !cells[0].Interrupted || cells[0].Trace == nil || cells[0].Trace.Sent < 9 || cells[0].Trace.Sent >= cells[0].Trace.Intended {
+					t.Fatalf("%d cells; interrupted %v, trace %+v", len(cells), cells[0].Interrupted, cells[0].Trace)
+				}
+			case "deploy":
+				if len(cells) != 0 {
+					t.Fatalf("%d cells measured while deploying", len(cells))
+				}
+			}
+			f.fakePlatform.mu.Lock()
+			defer f.fakePlatform.mu.Unlock()
+			deployed, removed := map[string]bool{}, map[string]bool{}
+			for _, e := range f.events {
+				if name, ok := strings.CutPrefix(e, "deploy "); ok && strings.Contains(name, "-t1-") {
+					deployed[name] = true
+				}
+				if name, ok := strings.CutPrefix(e, "remove "); ok {
+					removed[name] = true
+				}
+			}
+			if len(deployed) == 0 || (during == "deploy" && len(deployed) == 40) {
+				t.Errorf("%d copies deployed", len(deployed))
+			}
+			for name := range deployed {
+				if !removed[name] {
+					t.Errorf("copy %s not removed", name)
+				}
+			}
+		})
 	}
 }
