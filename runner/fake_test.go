@@ -104,6 +104,12 @@ func writeSpec(t *testing.T, yaml string) string {
 // Execute's error.
 func execute(t *testing.T, yaml string, o Options) (*Run, error) {
 	t.Helper()
+	return executeIn(context.Background(), t, yaml, o)
+}
+
+// executeIn is execute with ctx (a test that interrupts the run).
+func executeIn(ctx context.Context, t *testing.T, yaml string, o Options) (*Run, error) {
+	t.Helper()
 	p, err := LoadSpec(writeSpec(t, yaml), nil, o)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +118,7 @@ func execute(t *testing.T, yaml string, o Options) (*Run, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, r.Execute(context.Background())
+	return r, r.Execute(ctx)
 }
 
 // runSpec loads, opens and executes a spec to the end.

@@ -158,8 +158,17 @@ repetitions: 1
 	if err := json.Unmarshal(b, &per); err != nil || len(per) != 40 || per[0].Name != "spin-go-t1-0" || per[0].Intended != int64(intended[0]) {
 		t.Errorf("%s: %v %+v", tr.File, err, per)
 	}
-	// Every copy deployed, and removed.
+	if n := f.copiesRemoved(t); n != 40 {
+		t.Errorf("%d copies deployed, want 40", n)
+	}
+}
+
+// copiesRemoved is how many copies of repetition 1 were deployed; each one
+// not removed is an error.
+func (f *spinFake) copiesRemoved(t *testing.T) int {
+	t.Helper()
 	f.fakePlatform.mu.Lock()
+	defer f.fakePlatform.mu.Unlock()
 	deployed, removed := map[string]bool{}, map[string]bool{}
 	for _, e := range f.events {
 		if name, ok := strings.CutPrefix(e, "deploy "); ok && strings.Contains(name, "-t1-") {
@@ -169,15 +178,12 @@ repetitions: 1
 			removed[name] = true
 		}
 	}
-	f.fakePlatform.mu.Unlock()
-	if len(deployed) != 40 {
-		t.Errorf("%d copies deployed, want 40", len(deployed))
-	}
 	for name := range deployed {
 		if !removed[name] {
 			t.Errorf("copy %s not removed", name)
 		}
 	}
+	return len(deployed)
 }
 
 // A bad trace section, or a bad trace, is refused naming its field (and
@@ -198,6 +204,13 @@ func TestTraceKindRefusesBadInput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, inv), []byte(rows), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	quiet := filepath.Join(dir, "quiet")
+	if err := os.MkdirAll(quiet, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(quiet, inv), []byte(cols+"\no,a,f1,http"+strings.Repeat(",0", 1440)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	outside := t.TempDir()
 	if err := os.Symlink(outside, filepath.Join(dir, "away")); err != nil {
 		t.Fatal(err)
@@ -213,6 +226,7 @@ func TestTraceKindRefusesBadInput(t *testing.T) {
 		{"trace: {functions: 5, seed: -2}", "trace.seed"},
 		{"trace: {file: bad}", "line 3"},
 		{"trace: {file: nowhere}", "trace.file"},
+		{"trace: {file: quiet}", "trace.minutes: the 1 functions have no invocation in minutes 0..0"},
 		{"trace: {file: away}", "outside"},
 		{"trace: {functions: 5}\nload: {rate: [5]}", "load: kind trace"},
 	} {
@@ -269,15 +283,8 @@ repetitions: 1
 				}
 				return f
 			})
-			p, err := LoadSpec(writeSpec(t, yaml), nil, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := Open(p, o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+			r, err := executeIn(ctx, t, yaml, o)
+			if !errors.Is(err, ErrInterrupted) {
 				t.Fatalf("interrupted run: %v", err)
 			}
 			cells := r.Summary().Cells
@@ -294,24 +301,8 @@ repetitions: 1
 					t.Fatalf("%d cells measured while deploying", len(cells))
 				}
 			}
-			f.fakePlatform.mu.Lock()
-			defer f.fakePlatform.mu.Unlock()
-			deployed, removed := map[string]bool{}, map[string]bool{}
-			for _, e := range f.events {
-				if name, ok := strings.CutPrefix(e, "deploy "); ok && strings.Contains(name, "-t1-") {
-					deployed[name] = true
-				}
-				if name, ok := strings.CutPrefix(e, "remove "); ok {
-					removed[name] = true
-				}
-			}
-			if len(deployed) == 0 || (during == "deploy" && len(deployed) == 40) {
-				t.Errorf("%d copies deployed", len(deployed))
-			}
-			for name := range deployed {
-				if !removed[name] {
-					t.Errorf("copy %s not removed", name)
-				}
+			if n := f.copiesRemoved(t); n == 0 || (during == "deploy" && n == 40) {
+				t.Errorf("%d copies deployed", n)
 			}
 		})
 	}

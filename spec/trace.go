@@ -70,6 +70,10 @@ func (t TraceSpec) Load(path string, check func(string) error) (*TraceLoad, erro
 	if err != nil {
 		return nil, &TraceError{"trace", err}
 	}
+	if len(out.Replay.Arrivals) == 0 {
+		return nil, &TraceError{"trace.minutes", fmt.Errorf("the %d functions have no invocation in minutes %d..%d: nothing would be called (more minutes, another start_minute, or another seed)",
+			len(out.Trace.Functions), t.StartMinute, t.StartMinute+t.Minutes-1)}
+	}
 	if out.Replay.Length > MaxTraceLength {
 		return nil, &TraceError{"trace.minutes", fmt.Errorf("the replay would last %v, at most %v: fewer minutes or more compress", out.Replay.Length, MaxTraceLength)}
 	}
