@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os/signal"
 	"sort"
 	"strconv"
@@ -129,14 +128,8 @@ func replayName(i int) string { return fmt.Sprintf("fn-%04d", i) }
 
 // replayURL fills the template for function i.
 func replayURL(tmpl string, i int, f *trace.Function) string {
-	ms, mb := "0", "0"
-	if f.Duration != nil {
-		ms = strconv.Itoa(int(math.Round(f.Duration.Average)))
-	}
-	if f.MemoryMB != nil {
-		mb = strconv.Itoa(int(math.Round(f.MemoryMB.Average)))
-	}
-	return strings.NewReplacer("{name}", replayName(i), "{index}", strconv.Itoa(i), "{ms}", ms, "{mb}", mb,
+	ms, mb := f.SpinParams()
+	return strings.NewReplacer("{name}", replayName(i), "{index}", strconv.Itoa(i), "{ms}", strconv.FormatInt(ms, 10), "{mb}", strconv.FormatInt(mb, 10),
 		"{app}", f.App, "{func}", f.Name).Replace(tmpl)
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"path"
 	"runtime"
@@ -225,24 +224,17 @@ func (k traceKind) target(ctx context.Context, c *Cell, name string, f *trace.Fu
 		return t, false, fmt.Errorf("request of %s: %w", name, err)
 	}
 	q := u.Query()
-	ms, mb := 0.0, 0.0
-	if f.Duration != nil {
-		ms = f.Duration.Average
-	}
-	if f.MemoryMB != nil {
-		mb = f.MemoryMB.Average
-	}
+	ms, touch := f.SpinParams()
 	limit := int64(traceMaxMB)
 	if m := c.Deployed.MemoryMB; m > 0 {
 		// A quarter of the instance's memory is left to its runtime (a
 		// copy that touched all of it would be OOM-killed on each call).
 		limit = min(limit, m*3/4)
 	}
-	touch := int64(math.Round(mb))
 	if touch > limit {
 		touch, capped = limit, true
 	}
-	q.Set("ms", strconv.Itoa(int(math.Round(ms))))
+	q.Set("ms", strconv.FormatInt(ms, 10))
 	q.Set("mb", strconv.FormatInt(touch, 10))
 	u.RawQuery = q.Encode()
 	t.URL = u.String()

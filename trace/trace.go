@@ -10,6 +10,7 @@ package trace
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"time"
 
@@ -140,4 +141,17 @@ func summarize(vals []float64) *Percentiles {
 // rowError is bad input at a line of a named file.
 func rowError(file string, row int, format string, args ...any) error {
 	return fmt.Errorf("%s: line %d: %s", file, row, fmt.Sprintf(format, args...))
+}
+
+// SpinParams are f's parameters for the trace function (the spin
+// workload): its average execution time in ms and its application's
+// average memory in MB, rounded (0 when the trace has none).
+func (f *Function) SpinParams() (ms, mb int64) {
+	if f.Duration != nil {
+		ms = int64(math.Round(f.Duration.Average))
+	}
+	if f.MemoryMB != nil {
+		mb = int64(math.Round(f.MemoryMB.Average))
+	}
+	return ms, mb
 }
