@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -108,5 +109,22 @@ func TestEquivalenceIsTheIntervalInsideTheMargin(t *testing.T) {
 	}
 	if c := Compare([]Test{{Key: "k", Metric: "p50", A: a, B: up}}, 0.10, 0.05)[0]; c.Verdict != Equivalent {
 		t.Errorf("+4 %% at margin 10 %%: %s [%v, %v]", c.Verdict, *c.Lo, *c.Hi)
+	}
+}
+
+// At the edges of Welch's test: two repetitions each are enough to see the noise; repetitions without any
+// noise give p = 1 when both runs are the same constant and p = 0 when they are two different ones.
+func TestCompareAtTheEdges(t *testing.T) {
+	two := Compare([]Test{{Key: "k", Metric: "x", A: []float64{10, 11}, B: []float64{10.5, 11.5}}}, 0.05, 0.05)[0]
+	if two.P == nil || two.RelDiff == nil || strings.Contains(two.Reason, "at least 2") {
+		t.Errorf("2 and 2 repetitions: no test (%s)", two.Reason)
+	}
+	same := Compare([]Test{{Key: "k", Metric: "x", A: []float64{5, 5, 5}, B: []float64{5, 5, 5}}}, 0.05, 0.05)[0]
+	if same.P == nil || *same.P != 1 || *same.Lo != 0 || *same.Hi != 0 || same.Verdict != Equivalent {
+		t.Errorf("the same constant in both runs: %+v, want p = 1, a zero interval, equivalent", same)
+	}
+	apart := Compare([]Test{{Key: "k", Metric: "x", HigherIsBetter: true, A: []float64{5, 5, 5}, B: []float64{6, 6, 6}}}, 0.05, 0.05)[0]
+	if apart.P == nil || *apart.P != 0 || math.Abs(*apart.RelDiff-0.2) > 1e-12 || apart.Verdict != Better {
+		t.Errorf("two different constants: %+v, want p = 0, +20 %%, better", apart)
 	}
 }

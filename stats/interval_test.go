@@ -141,3 +141,22 @@ func TestAcrossRepsMonteCarloIsSeededAndBracketsThePool(t *testing.T) {
 		}
 	}
 }
+
+// An interval is given for each percentile its samples can bound, and no Intervals at all when none can: 10
+// samples bound no percentile (nil, within a run and across repetitions); 20 bound the median only.
+func TestIntervalsOnlyWhereTheSamplesBoundThem(t *testing.T) {
+	if iv := WithinRun(constantHist(3, 10)); iv != nil {
+		t.Errorf("within a run, 10 samples: %+v, want none", iv)
+	}
+	if iv := AcrossReps([]*hist.Histogram{constantHist(3, 4), constantHist(4, 5)}, 1); iv != nil {
+		t.Errorf("across repetitions, 9 samples pooled: %+v, want none", iv)
+	}
+	iv := WithinRun(constantHist(3, int(MinSamples(0.5))))
+	if iv == nil || iv.P50 == nil || iv.P90 != nil || iv.P99 != nil || iv.P999 != nil {
+		t.Fatalf("within a run, %d samples: %+v, want the median's interval only", MinSamples(0.5), iv)
+	}
+	// the histogram's 3 significant digits: within 0.1 %
+	if math.Abs(iv.P50.Lo-3) > 0.003 || math.Abs(iv.P50.Hi-3) > 0.003 {
+		t.Errorf("a constant 3 ms: the median's interval %+v, want [3, 3] ms", iv.P50)
+	}
+}
