@@ -50,7 +50,7 @@ if ! python3 -c 'import duckdb' 2>/dev/null; then
   python3 -m pip install -q 'duckdb>=1.1,<2'
 fi
 # SciPy: the known-answer tests hold faasbench's Welch and Mann-Whitney figures to SciPy's on fixed data
-# (stats/scipy_test.go).
+# (stats/scipy_*_test.go: comparisons, rank tests, order-statistic ranks, repetitions).
 if ! python3 -c 'import scipy.stats' 2>/dev/null; then
   echo "setup: installing scipy"
   python3 -m pip install -q 'scipy>=1.11,<2'
