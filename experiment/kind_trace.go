@@ -14,6 +14,7 @@ import (
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
+	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/replay"
 	"github.com/faasbench/faasbench/results"
 	"github.com/faasbench/faasbench/spec"
@@ -72,10 +73,7 @@ func (k traceKind) Run(ctx context.Context, c *Cell) (_ *results.Cell, err error
 		tr.NotScheduled += d
 	}
 	tr.OfferedCores = tl.Replay.OfferedCores(tl.Trace)
-	tr.Cores = len(c.CPUs)
-	if tr.Cores == 0 {
-		tr.Cores = runtime.NumCPU()
-	}
+	tr.Cores, tr.CoresFrom = functionCores(ctx, c)
 	var mu sync.Mutex
 	var deployed []string
 	defer func() {
@@ -190,8 +188,8 @@ func traceWarnings(tr *results.TraceReplay) []string {
 		out = append(out, fmt.Sprintf("%.2f %% of the invocations intended were not sent (the worst function %.2f %%): the generator or the functions' max_in_flight fell behind (In-Vitro warns at 10 %%, aborts at 20 %%)",
 			100*tr.Gap, 100*tr.WorstGap))
 	}
-	if tr.OfferedCores > float64(tr.Cores) {
-		out = append(out, fmt.Sprintf("the replay asks %.1f cores of work (each function's invocations × its execution time, over the replay's length), the platform has %d: its functions queue for the cores, and their slowdown measures that (fewer functions, a smaller compress, or trace.max_rate)", tr.OfferedCores, tr.Cores))
+	if tr.OfferedCores > tr.Cores {
+		out = append(out, fmt.Sprintf("the replay asks %.1f cores of work (each function's invocations × its execution time, over the replay's length), the platform has %.3g (%s): its functions queue for the cores, and their slowdown measures that (fewer functions, a smaller compress, or trace.max_rate)", tr.OfferedCores, tr.Cores, coresFrom[tr.CoresFrom]))
 	}
 	if tr.MemoryCapped > 0 {
 		out = append(out, fmt.Sprintf("%d of %d functions' memory was over what a copy may touch (three quarters of the function's memory_mb, at most %d MB) and each touched that instead", tr.MemoryCapped, tr.Replayed, traceMaxMB))
@@ -280,4 +278,22 @@ func (k traceKind) each(ctx context.Context, names []string, all bool, fn func(c
 		return ctx.Err()
 	}
 	return errors.Join(errs...)
+}
+
+// coresFrom says, in a warning, where a trace cell's cores come from.
+var coresFrom = map[string]string{"pinned": "its pinned CPUs", "nodes": "the allocatable CPU of the nodes that take pods",
+	"host": "this machine's cores"}
+
+// functionCores are the cores the platform's functions run on: the local platform's pinned CPUs, else what the
+// platform says (platform.CPUCapacity: on Kubernetes the nodes' allocatable CPU), else this machine's.
+func functionCores(ctx context.Context, c *Cell) (float64, string) {
+	if len(c.CPUs) > 0 {
+		return float64(len(c.CPUs)), "pinned"
+	}
+	if cp, ok := c.Platform.(platform.CPUCapacity); ok {
+		if n, err := cp.FunctionCores(ctx); err == nil && n > 0 {
+			return n, "nodes"
+		}
+	}
+	return float64(runtime.NumCPU()), "host"
 }

@@ -378,6 +378,12 @@ type Fingerprinter interface {
 	Fingerprint(ctx context.Context) (map[string]any, error)
 }
 
+// CPUCapacity is an optional capability: the CPU the platform's functions can use, in cores (on Kubernetes the
+// allocatable CPU of the nodes that take pods, not the host's), for figures that set offered work against it.
+type CPUCapacity interface {
+	FunctionCores(ctx context.Context) (float64, error)
+}
+
 // Config is what a Factory gets.
 type Config struct {
 	// RunID marks everything the platform creates, so leftovers can be found.

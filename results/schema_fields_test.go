@@ -77,7 +77,7 @@ func TestSchemaKnowsTraceReplay(t *testing.T) {
 		Platform: "local", Model: "trace", Errors: map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, Warnings: []string{},
 		ColdKinds: map[string]int64{}, Instances: map[string]int64{}, Windows: []Window{},
 		Trace: &TraceReplay{Summary: replay.Summary{Intended: 10, Sent: 10, OK: 9, SlowdownP50: 1.2, Minutes: []replay.MinuteGap{{Minute: 0, Intended: 10, Sent: 10}}},
-			Format: "synthetic", TraceFunctions: 100, Replayed: 20, Distance: &SampleDistance{Rate: &rate}, OfferedCores: 0.5, Cores: 2,
+			Format: "synthetic", TraceFunctions: 100, Replayed: 20, Distance: &SampleDistance{Rate: &rate}, OfferedCores: 0.5, Cores: 1.5, CoresFrom: "nodes",
 			DeployS: 1, RemoveS: 0.5, File: "trace/f_trace_r1.json"}}
 	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c}}
 	doc, err := json.Marshal(s)

@@ -25,9 +25,13 @@ type TraceReplay struct {
 	NotScheduled int64 `json:"not_scheduled,omitempty"`
 	// OfferedCores is the work the schedule asks for: each function's
 	// invocations × its execution time, over the replay's length (in cores
-	// kept busy); Cores are the platform's (its pinned CPUs, else the host's).
+	// kept busy); Cores are the platform's, CoresFrom where they come from:
+	// "pinned" (the local platform's CPUs), "nodes" (the allocatable CPU of the
+	// Kubernetes nodes that take pods) or "host" (this machine's, when the
+	// platform says nothing of its own).
 	OfferedCores float64 `json:"offered_cores"`
-	Cores        int     `json:"cores"`
+	Cores        float64 `json:"cores"`
+	CoresFrom    string  `json:"cores_from"`
 	// MemoryCapped counts functions whose memory was over what a copy may
 	// touch (three quarters of its memory limit): each touched that instead.
 	MemoryCapped int `json:"memory_capped,omitempty"`

@@ -30,6 +30,15 @@ type spinFake struct {
 	queries map[string]string
 	// onDeploy, if set, is told each function deployed.
 	onDeploy func(name string)
+	// cores, if set, is the CPU its functions can use (platform.CPUCapacity, as a Kubernetes adapter's nodes).
+	cores float64
+}
+
+func (f *spinFake) FunctionCores(context.Context) (float64, error) {
+	if f.cores == 0 {
+		return 0, fmt.Errorf("no node takes pods")
+	}
+	return f.cores, nil
 }
 
 func (f *spinFake) Deploy(ctx context.Context, fn platform.Function) error {
@@ -68,7 +77,7 @@ func newSpinFake() *spinFake {
 func TestTraceKindReplaysEveryFunctionAndRemovesItsCopies(t *testing.T) {
 	o := fakeOptions(t, new(*fakePlatform))
 	var f *spinFake
-	withPlatform(t, &o, func() platform.Platform { f = newSpinFake(); return f })
+	withPlatform(t, &o, func() platform.Platform { f = newSpinFake(); f.cores = 0.25; return f })
 	yaml := `version: 1
 name: tr
 kind: trace
@@ -127,8 +136,11 @@ repetitions: 1
 	for i, fn := range want.Trace.Functions {
 		work += float64(intended[i]) * fn.Duration.Average / 1000
 	}
-	if got := work / want.Replay.Length.Seconds(); math.Abs(tr.OfferedCores-got) > 1e-9*got || tr.Cores < 1 {
-		t.Errorf("offered %v cores, the trace asks %v; cores %d", tr.OfferedCores, got, tr.Cores)
+	if got := work / want.Replay.Length.Seconds(); math.Abs(tr.OfferedCores-got) > 1e-9*got || tr.Cores != 0.25 || tr.CoresFrom != "nodes" {
+		t.Errorf("offered %v cores, the trace asks %v; cores %v from %q, want the platform's 0.25 from its nodes", tr.OfferedCores, got, tr.Cores, tr.CoresFrom)
+	}
+	if over := strings.Contains(strings.Join(c.Warnings, "\n"), "the platform has 0.25 (the allocatable CPU of the nodes that take pods)"); over != (tr.OfferedCores > 0.25) {
+		t.Errorf("%v cores offered on 0.25: warned %v; warnings %q", tr.OfferedCores, over, c.Warnings)
 	}
 	var withMemory int
 	for _, fn := range want.Trace.Functions {

@@ -33,6 +33,7 @@ type Platform struct {
 
 var (
 	_ platform.Platform        = (*Platform)(nil)
+	_ platform.CPUCapacity     = (*Platform)(nil)
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)

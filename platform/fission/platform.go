@@ -44,6 +44,7 @@ type Platform struct {
 
 var (
 	_ platform.Platform        = (*Platform)(nil)
+	_ platform.CPUCapacity     = (*Platform)(nil)
 	_ platform.ReplicaWatcher  = (*Platform)(nil)
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
