@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"io"
 
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/plan"
@@ -27,6 +28,8 @@ type Cell struct {
 	Driver Driver
 	// Live, if set, gives counters the progress line reads (nil: none).
 	Live func() *load.Live
+	// Log, if set, takes lines a kind prints while it works outside the load (a trace's copies deployed).
+	Log io.Writer
 	// Path resolves a path the spec gives (${...} expanded, relative to the
 	// spec's directory).
 	Path func(string) string

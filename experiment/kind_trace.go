@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"path"
 	"runtime"
@@ -82,7 +83,7 @@ func (k traceKind) Run(ctx context.Context, c *Cell) (_ *results.Cell, err error
 		began := time.Now()
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Minute)
 		defer cancel()
-		rerr := k.each(rctx, deployed, true, func(ctx context.Context, _ int, name string) error {
+		rerr := k.each(rctx, c.Log, "removed", deployed, true, func(ctx context.Context, _ int, name string) error {
 			if err := c.Platform.Remove(ctx, name); err != nil {
 				return fmt.Errorf("remove %s: %w", name, err)
 			}
@@ -98,7 +99,7 @@ func (k traceKind) Run(ctx context.Context, c *Cell) (_ *results.Cell, err error
 	for i := range fns {
 		names[i] = fns[i].Name
 	}
-	err = k.each(ctx, names, false, func(ctx context.Context, i int, name string) error {
+	err = k.each(ctx, c.Log, "deployed", names, false, func(ctx context.Context, i int, name string) error {
 		f := c.Deployed
 		f.Name = name
 		if err := c.Platform.Deploy(ctx, f); err != nil {
@@ -246,8 +247,10 @@ const traceMaxMB = 4096
 // each calls fn for every name, at most trace.deploy_parallel at once, and
 // returns every failure; after the first (or ctx's end), the names not yet
 // started are skipped, unless all (removals: every copy is tried).
-func (k traceKind) each(ctx context.Context, names []string, all bool, fn func(ctx context.Context, i int, name string) error) error {
+func (k traceKind) each(ctx context.Context, log io.Writer, verb string, names []string, all bool, fn func(ctx context.Context, i int, name string) error) error {
 	par := max(1, k.t.DeployParallel)
+	// A line at each tenth of the copies (deploying or removing hundreds takes minutes).
+	began, done, step := time.Now(), 0, max(1, len(names)/10)
 	sem := make(chan struct{}, par)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -266,10 +269,14 @@ func (k traceKind) each(ctx context.Context, names []string, all bool, fn func(c
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			if err := fn(ctx, i, name); err != nil {
-				mu.Lock()
+			err := fn(ctx, i, name)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
 				errs = append(errs, err)
-				mu.Unlock()
+			}
+			if done++; log != nil && (done%step == 0 || done == len(names)) {
+				fmt.Fprintf(log, "trace: %s %d of %d copies (%d failed) in %.0f s\n", verb, done, len(names), len(errs), time.Since(began).Seconds())
 			}
 		}()
 	}

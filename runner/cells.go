@@ -182,7 +182,7 @@ func (c *cells) runCell(ctx context.Context, pc plan.Cell, prog *progress) (*res
 		return nil, err
 	}
 	cell := &experiment.Cell{Plan: pc, RunID: c.m.RunID, Platform: c.p, Catalog: c.o.Catalog, Dir: c.dir,
-		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs,
+		Functions: []experiment.Function{fn}, Driver: c.driver, Live: prog.live, Log: c.o.Log, Path: c.specPath, Roots: c.roots(), CPUs: c.platCPUs,
 		Deployed: c.deployed[pc.Function],
 		TargetOf: func(ctx context.Context, name string) (load.Target, error) {
 			f, err := c.targetAs(ctx, pc, name)

@@ -78,6 +78,8 @@ func TestTraceKindReplaysEveryFunctionAndRemovesItsCopies(t *testing.T) {
 	o := fakeOptions(t, new(*fakePlatform))
 	var f *spinFake
 	withPlatform(t, &o, func() platform.Platform { f = newSpinFake(); f.cores = 0.25; return f })
+	log := &lockedBuffer{}
+	o.Log = log
 	yaml := `version: 1
 name: tr
 kind: trace
@@ -141,6 +143,16 @@ repetitions: 1
 	}
 	if over := strings.Contains(strings.Join(c.Warnings, "\n"), "the platform has 0.25 (the allocatable CPU of the nodes that take pods)"); over != (tr.OfferedCores > 0.25) {
 		t.Errorf("%v cores offered on 0.25: warned %v; warnings %q", tr.OfferedCores, over, c.Warnings)
+	}
+	// Progress while the copies come and go: a line at each tenth of them (4 of 40), the last with the total.
+	for _, line := range []string{"trace: deployed 4 of 40 copies (0 failed) in ", "trace: deployed 40 of 40 copies (0 failed) in ",
+		"trace: removed 36 of 40 copies (0 failed) in ", "trace: removed 40 of 40 copies (0 failed) in "} {
+		if !strings.Contains(log.String(), line) {
+			t.Errorf("the log lacks %q:\n%s", line, log.String())
+		}
+	}
+	if n := strings.Count(log.String(), "trace: deployed "); n != 10 {
+		t.Errorf("%d progress lines while deploying 40 copies, want 10", n)
 	}
 	var withMemory int
 	for _, fn := range want.Trace.Functions {
@@ -318,4 +330,22 @@ repetitions: 1
 			}
 		})
 	}
+}
+
+// lockedBuffer is a log written from many goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
