@@ -136,8 +136,8 @@ func replayURL(tmpl string, i int, f *trace.Function) string {
 // printReplay prints the totals, the minutes, and the functions (the 20
 // with the largest gap, then slowdown, when there are more).
 func printReplay(w io.Writer, s replay.Summary) {
-	fmt.Fprintf(w, "%d functions: %d requests intended, %d sent (gap %.2f %%, worst function %.2f %%), %d ok, %d cold starts\n",
-		len(s.Functions), s.Intended, s.Sent, 100*s.Gap, 100*s.WorstGap, s.OK, s.ColdStarts)
+	fmt.Fprintf(w, "%d functions: %d requests intended, %d sent (gap %.2f %%, worst function %.2f %%, worst function in a minute %.2f %%), %d ok, %d cold starts\n",
+		len(s.Functions), s.Intended, s.Sent, 100*s.Gap, 100*s.WorstGap, 100*s.WorstMinuteGap, s.OK, s.ColdStarts)
 	fmt.Fprintf(w, "slowdown (p50 over the function's own time) over the functions with a success: p50 %.2f, p90 %.2f, p99 %.2f; %d functions called and never answered\n",
 		s.SlowdownP50, s.SlowdownP90, s.SlowdownP99, s.NoSuccess)
 	for _, m := range s.Minutes {

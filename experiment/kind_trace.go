@@ -185,9 +185,9 @@ func (k traceKind) Run(ctx context.Context, c *Cell) (_ *results.Cell, err error
 // it), and invocations a rate cap left out.
 func traceWarnings(tr *results.TraceReplay) []string {
 	var out []string
-	if tr.Gap >= 0.01 {
-		out = append(out, fmt.Sprintf("%.2f %% of the invocations intended were not sent (the worst function %.2f %%): the generator or the functions' max_in_flight fell behind (In-Vitro warns at 10 %%, aborts at 20 %%)",
-			100*tr.Gap, 100*tr.WorstGap))
+	if tr.Gap >= 0.01 || tr.WorstMinuteGap >= 0.01 {
+		out = append(out, fmt.Sprintf("%.2f %% of the invocations intended were not sent (the worst function %.2f %%, the worst function in one minute %.2f %%): the generator or the functions' max_in_flight fell behind (In-Vitro warns at 10 %%, aborts at 20 %%)",
+			100*tr.Gap, 100*tr.WorstGap, 100*tr.WorstMinuteGap))
 	}
 	if tr.OfferedCores > tr.Cores {
 		out = append(out, fmt.Sprintf("the replay asks %.1f cores of work (each function's invocations × its execution time, over the replay's length), the platform has %.3g (%s): its functions queue for the cores, and their slowdown measures that (fewer functions, a smaller compress, or trace.max_rate)", tr.OfferedCores, tr.Cores, coresFrom[tr.CoresFrom]))

@@ -255,3 +255,39 @@ func TestReplayHonoursItsOptions(t *testing.T) {
 		t.Errorf("first request %v after the call, before the 300 ms start delay", d)
 	}
 }
+
+// The gap per function and minute: a function on time over its whole replay can be late in one minute (here a
+// burst in the second minute, half of it sent in the third); each function keeps its minutes with a request,
+// and the replay the worst of any function in any minute, which its per-function figure hides.
+func TestSummarizeGapPerFunctionAndMinute(t *testing.T) {
+	at := func(s ...float64) load.Offsets {
+		var o load.Offsets
+		for _, x := range s {
+			o = append(o, time.Duration(x*float64(time.Second)))
+		}
+		return o
+	}
+	rec := load.NewRecorder(3 * time.Minute)
+	rec.Windows = make([]load.Window, 180)
+	rec.Windows[10].Sent = 2  // minute 0: both sent
+	rec.Windows[65].Sent = 2  // minute 1: 2 of 4 sent in it
+	rec.Windows[125].Sent = 2 // minute 2: the burst's other 2, late
+	rec.Counts[load.ClassOK] = 6
+	a := Outcome{Function: Function{Name: "a", Offsets: at(10, 11, 65, 65, 65, 65)}, Result: &load.Result{Recorder: rec}}
+	b := Outcome{Function: Function{Name: "b", Offsets: at(130)}} // never sent
+	s := Summarize([]Outcome{a, b}, time.Minute)
+	fa, fb := s.Functions[0], s.Functions[1]
+	want := []MinuteGap{{0, 2, 2}, {1, 4, 2}, {2, 0, 2}}
+	if fmt.Sprint(fa.Minutes) != fmt.Sprint(want) || fa.Gap != 0 {
+		t.Errorf("a's minutes %+v (gap %v), want %+v and no gap over its replay", fa.Minutes, fa.Gap, want)
+	}
+	if fmt.Sprint(fb.Minutes) != fmt.Sprint([]MinuteGap{{2, 1, 0}}) {
+		t.Errorf("b's minutes %+v, want its one minute, none sent", fb.Minutes)
+	}
+	if s.WorstMinuteGap != 1 || fmt.Sprint(s.Minutes) != fmt.Sprint([]MinuteGap{{0, 2, 2}, {1, 4, 2}, {2, 1, 2}}) {
+		t.Errorf("worst minute gap %v (want 1, b's), minutes %+v", s.WorstMinuteGap, s.Minutes)
+	}
+	if s = Summarize([]Outcome{a}, time.Minute); s.WorstMinuteGap != 0.5 {
+		t.Errorf("a alone: worst minute gap %v, want 0.5 (its second minute), where its whole gap is %v", s.WorstMinuteGap, s.Functions[0].Gap)
+	}
+}

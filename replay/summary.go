@@ -30,6 +30,9 @@ type FunctionFigures struct {
 	// is P50Ms / ExecMs (0 when either is unknown).
 	ExecMs   float64 `json:"exec_ms"`
 	Slowdown float64 `json:"slowdown"`
+	// Minutes are its intended and sent requests in each minute of replayed
+	// time that had one (the gap per function and minute).
+	Minutes []MinuteGap `json:"minutes,omitempty"`
 }
 
 // MinuteGap is the replay's intended and sent requests in one minute of
@@ -48,8 +51,11 @@ type Summary struct {
 	OK        int64             `json:"ok"`
 	Gap       float64           `json:"gap"`
 	// WorstGap is the largest gap of a function with at least one
-	// intended request.
-	WorstGap float64 `json:"worst_gap"`
+	// intended request; WorstMinuteGap the largest of one function in one
+	// minute with at least one (a function late in a burst, hidden in its
+	// whole replay's figure).
+	WorstGap       float64 `json:"worst_gap"`
+	WorstMinuteGap float64 `json:"worst_minute_gap"`
 	// NoSuccess counts functions called at least once and never
 	// successfully: they have no slowdown, and the slowdown's percentiles
 	// leave them out (read the two together).
@@ -70,6 +76,12 @@ func Summarize(out []Outcome, minute time.Duration) Summary {
 	var slow []float64
 	for _, o := range out {
 		f := figures(o)
+		f.Minutes = minutesOf(o, minute)
+		for _, m := range f.Minutes {
+			if m.Intended > 0 {
+				s.WorstMinuteGap = math.Max(s.WorstMinuteGap, gap(m.Intended, m.Sent))
+			}
+		}
 		s.Functions = append(s.Functions, f)
 		s.Intended += f.Intended
 		s.Sent += f.Sent
@@ -84,7 +96,7 @@ func Summarize(out []Outcome, minute time.Duration) Summary {
 		if f.Slowdown > 0 {
 			slow = append(slow, f.Slowdown)
 		}
-		s.addMinutes(o, minute)
+		s.addMinutes(f.Minutes)
 	}
 	if s.Intended > 0 {
 		s.Gap = 1 - float64(s.Sent)/float64(s.Intended)
@@ -124,27 +136,46 @@ func gap(intended, sent int64) float64 {
 	return 1 - float64(sent)/float64(intended)
 }
 
-// addMinutes adds o's intended requests (from its offsets) and its sent
-// ones (from its per-second windows) to the minutes they fall in.
-func (s *Summary) addMinutes(o Outcome, minute time.Duration) {
+// minutesOf is o's intended requests (from its offsets) and its sent ones
+// (from its per-second windows) in the minutes they fall in, the minutes
+// without either left out.
+func minutesOf(o Outcome, minute time.Duration) []MinuteGap {
 	if minute <= 0 {
-		return
+		return nil
 	}
+	var ms []MinuteGap
 	at := func(m int) *MinuteGap {
-		for len(s.Minutes) <= m {
-			s.Minutes = append(s.Minutes, MinuteGap{Minute: len(s.Minutes)})
+		for len(ms) <= m {
+			ms = append(ms, MinuteGap{Minute: len(ms)})
 		}
-		return &s.Minutes[m]
+		return &ms[m]
 	}
 	for _, off := range o.Function.Offsets {
 		at(int(off/minute)).Intended++
 	}
-	if o.Result == nil {
-		return
-	}
-	for sec, w := range o.Result.Windows {
-		if w.Sent > 0 {
-			at(int(time.Duration(sec) * time.Second / minute)).Sent += w.Sent
+	if o.Result != nil {
+		for sec, w := range o.Result.Windows {
+			if w.Sent > 0 {
+				at(int(time.Duration(sec) * time.Second / minute)).Sent += w.Sent
+			}
 		}
+	}
+	kept := ms[:0]
+	for _, m := range ms {
+		if m.Intended > 0 || m.Sent > 0 {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// addMinutes adds a function's minutes to the replay's.
+func (s *Summary) addMinutes(ms []MinuteGap) {
+	for _, m := range ms {
+		for len(s.Minutes) <= m.Minute {
+			s.Minutes = append(s.Minutes, MinuteGap{Minute: len(s.Minutes)})
+		}
+		s.Minutes[m.Minute].Intended += m.Intended
+		s.Minutes[m.Minute].Sent += m.Sent
 	}
 }

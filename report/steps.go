@@ -33,8 +33,8 @@ func traceDetail(cs []results.Cell) string {
 	var reps []string
 	for _, c := range cs {
 		tr := c.Trace
-		reps = append(reps, fmt.Sprintf("r=%d: %d invocations intended, %d sent (gap %.2f %%, worst function %.2f %%), %d ok, %d cold starts; %d functions called and never answered; slowdown of the others p50 %.3g, p90 %.3g, p99 %.3g; %.3g cores of work offered on %.3g (%s); deploys %.3g s",
-			c.Repetition, tr.Intended, tr.Sent, 100*tr.Gap, 100*tr.WorstGap, tr.OK, tr.ColdStarts, tr.NoSuccess, tr.SlowdownP50, tr.SlowdownP90, tr.SlowdownP99,
+		reps = append(reps, fmt.Sprintf("r=%d: %d invocations intended, %d sent (gap %.2f %%, worst function %.2f %%, in a minute %.2f %%), %d ok, %d cold starts; %d functions called and never answered; slowdown of the others p50 %.3g, p90 %.3g, p99 %.3g; %.3g cores of work offered on %.3g (%s); deploys %.3g s",
+			c.Repetition, tr.Intended, tr.Sent, 100*tr.Gap, 100*tr.WorstGap, 100*tr.WorstMinuteGap, tr.OK, tr.ColdStarts, tr.NoSuccess, tr.SlowdownP50, tr.SlowdownP90, tr.SlowdownP99,
 			tr.OfferedCores, tr.Cores, tr.CoresFrom, tr.DeployS))
 	}
 	t0 := cs[0].Trace
