@@ -2,8 +2,11 @@ package hist
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 func TestRecordAndQuantiles(t *testing.T) {
@@ -118,5 +121,58 @@ func TestMergeKeepsTheClampedCount(t *testing.T) {
 	}
 	if a.Count() != 3 || a.Clamped() != 2 {
 		t.Fatalf("merged count %d clamped %d, want 3 and 2", a.Count(), a.Clamped())
+	}
+}
+
+// The range's ends: 10 min itself is in range (not clamped), a value below 1 µs counts as 1 µs; Each and
+// EachBand name only the bands that hold values.
+func TestRangeEndsAndBands(t *testing.T) {
+	h := New()
+	h.Record(Highest)
+	h.Record(10)
+	low := New()
+	low.Record(Lowest)
+	if h.Clamped() != 0 || h.Count() != 2 || h.Min() != low.Min() {
+		t.Errorf("10 min and 10 ns: clamped %d, count %d, min %d; want 0, 2, %d (as 1 µs)", h.Clamped(), h.Count(), h.Min(), low.Min())
+	}
+	bands, each := 0, 0
+	h.EachBand(func(from, to, count int64) {
+		bands++
+		if count == 0 || from > to {
+			t.Errorf("band [%d, %d] with %d values", from, to, count)
+		}
+	})
+	h.Each(func(ns, count int64) { each++ })
+	if bands != 2 || each != 2 {
+		t.Errorf("%d bands and %d values named, want the 2 that hold a value", bands, each)
+	}
+}
+
+// A histogram goes from one process to another with its clamped count, and one of another range is refused
+// (it would not merge with faasbench's).
+func TestWireKeepsTheClampedCountAndRefusesAnotherRange(t *testing.T) {
+	if w, err := (*Histogram)(nil).ToWire(); w != nil || err != nil {
+		t.Errorf("nil to the wire: %v, %v", w, err)
+	}
+	if h, err := FromWire(nil); h != nil || err != nil {
+		t.Errorf("nil from the wire: %v, %v", h, err)
+	}
+	h := New()
+	h.Record(5_000_000)
+	h.Record(Highest + 1)
+	w, err := h.ToWire()
+	if err != nil || w.Clamped != 1 {
+		t.Fatalf("to the wire: %+v, %v", w, err)
+	}
+	back, err := FromWire(w)
+	if err != nil || back.Count() != 2 || back.Clamped() != 1 || back.Quantile(0.5) != h.Quantile(0.5) {
+		t.Fatalf("from the wire: %v, %v", back, err)
+	}
+	other, _ := hdr.New(1, 1000, 2).EncodeV2()
+	if _, err := FromWire(&Wire{HDR: other}); err == nil || !strings.Contains(err.Error(), "range 1..1000 ns at 2 digits") {
+		t.Errorf("a histogram of another range: %v", err)
+	}
+	if _, err := FromWire(&Wire{HDR: w.HDR, Clamped: -1}); err == nil {
+		t.Error("a negative clamped count taken")
 	}
 }

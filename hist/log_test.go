@@ -55,3 +55,23 @@ func TestEachCoversEveryValue(t *testing.T) {
 		t.Errorf("%d values, mean %v", n, sum/4)
 	}
 }
+
+// Each entry's interval is written as the log format has it (its start from the log's base time, its length,
+// in seconds), and entries of one tag merge however many come, with the tags after them still read.
+func TestLogIntervalsAndMergesOfManyEntries(t *testing.T) {
+	h := New()
+	h.Record(2_000_000)
+	var buf bytes.Buffer
+	err := WriteLog(&buf, 1_700_000_000_000, []LogEntry{{Tag: "a", StartMs: 1000, EndMs: 3500, Histogram: h},
+		{Tag: "a", StartMs: 3500, EndMs: 4000, Histogram: h}, {Tag: "a", StartMs: 4000, EndMs: 5000, Histogram: h}, {Tag: "b", Histogram: h}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Tag=a,1.000000,2.500000,") || !strings.Contains(buf.String(), "Tag=a,3.500000,0.500000,") {
+		t.Errorf("intervals [1, 3.5] s and [3.5, 4] s not written as start and length:\n%s", buf.String())
+	}
+	got, err := ReadLog(&buf)
+	if err != nil || got["a"] == nil || got["b"] == nil || got["a"].Count() != 3 || got["b"].Count() != 1 {
+		t.Fatalf("read back %v (%v): want a's three entries merged and b", got, err)
+	}
+}
