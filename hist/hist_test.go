@@ -172,6 +172,9 @@ func TestWireKeepsTheClampedCountAndRefusesAnotherRange(t *testing.T) {
 	if _, err := FromWire(&Wire{HDR: other}); err == nil || !strings.Contains(err.Error(), "range 1..1000 ns at 2 digits") {
 		t.Errorf("a histogram of another range: %v", err)
 	}
+	if plain, err := FromWire(&Wire{HDR: w.HDR}); err != nil || plain.Clamped() != 0 {
+		t.Errorf("none clamped: %v, %v", plain, err)
+	}
 	if _, err := FromWire(&Wire{HDR: w.HDR, Clamped: -1}); err == nil {
 		t.Error("a negative clamped count taken")
 	}
