@@ -179,3 +179,27 @@ func TestWireKeepsTheClampedCountAndRefusesAnotherRange(t *testing.T) {
 		t.Error("a negative clamped count taken")
 	}
 }
+
+// CDF: fractions from 0 to 1 (HdrHistogram's percentiles over 100), values rising; none for no values.
+func TestCDFIsAFractionOfValues(t *testing.T) {
+	if New().CDF(5) != nil {
+		t.Error("a CDF of no values")
+	}
+	h := New()
+	for i := int64(1); i <= 1000; i++ {
+		h.Record(i * 1_000_000)
+	}
+	cdf := h.CDF(5)
+	if len(cdf) < 10 || cdf[len(cdf)-1].Fraction != 1 {
+		t.Fatalf("CDF %+v: want buckets ending at fraction 1", cdf)
+	}
+	for i, b := range cdf {
+		if b.Fraction < 0 || b.Fraction > 1 || (i > 0 && (b.Fraction < cdf[i-1].Fraction || b.ValueNs < cdf[i-1].ValueNs)) {
+			t.Fatalf("bucket %d: %+v after %+v", i, b, cdf[max(i-1, 0)])
+		}
+		// Half the values are at most 500 ms.
+		if b.ValueNs <= 499_000_000 && b.Fraction > 0.5 {
+			t.Errorf("%d ns at fraction %v: over half the values below 500 ms", b.ValueNs, b.Fraction)
+		}
+	}
+}
