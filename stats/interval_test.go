@@ -160,3 +160,25 @@ func TestIntervalsOnlyWhereTheSamplesBoundThem(t *testing.T) {
 		t.Errorf("a constant 3 ms: the median's interval %+v, want [3, 3] ms", iv.P50)
 	}
 }
+
+// At gives a reported percentile and its interval, nothing for a percentile that is not reported, and the
+// value without an interval when the percentiles have none.
+func TestPercentilesAt(t *testing.T) {
+	h := hist.New()
+	for i := int64(1); i <= 2000; i++ {
+		h.Record(i * 1_000_000)
+	}
+	p := Of(h)
+	p.Intervals = WithinRun(h)
+	v, iv := p.At(0.9)
+	if v == nil || iv == nil || *v != *p.P90 || iv != p.Intervals.P90 {
+		t.Errorf("p90: %v, %+v; want %v and its interval", v, iv, *p.P90)
+	}
+	if v, iv := p.At(0.95); v != nil || iv != nil {
+		t.Errorf("p95 has no interval here: %v, %+v", v, iv)
+	}
+	p.Intervals = nil
+	if v, iv := p.At(0.5); v == nil || *v != *p.P50 || iv != nil {
+		t.Errorf("p50 without intervals: %v, %+v", v, iv)
+	}
+}

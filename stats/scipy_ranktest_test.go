@@ -90,6 +90,8 @@ func TestMannWhitneyAgainstSciPy(t *testing.T) {
 	}
 	pairs := []pair{
 		{draw(3, 100, 0), draw(3, 130, 0), 0.05},
+		{draw(3, 100, 0), draw(3, 130, 0), 0.1},  // the floor, 2/20, exactly at alpha: reachable, no note
+		{draw(4, 100, 0), draw(4, 125, 0), 0.05}, // Moses rank 1
 		{draw(4, 100, 0), draw(5, 110, 0), 0.05},
 		{draw(7, 100, 0), draw(6, 104, 0), 0.05},
 		{draw(10, 100, 0), draw(10, 108, 0), 0.05},
@@ -127,6 +129,9 @@ func TestMannWhitneyAgainstSciPy(t *testing.T) {
 		}
 		if f := minTwoSidedP(len(p.A), len(p.B)); !near(f, w.Floor) {
 			t.Errorf("%s: smallest p %v; 2 / C(m+n, m) %v", what, f, w.Floor)
+		}
+		if rt.Exact != (len(p.A)+len(p.B) <= exactRankLimit) {
+			t.Errorf("%s: exact %v, want exact up to %d repetitions together", what, rt.Exact, exactRankLimit)
 		}
 		if len(p.A)+len(p.B) > exactRankLimit {
 			if rt.Exact || !near(rt.P, w.PNormal) {
