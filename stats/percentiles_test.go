@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -45,5 +46,37 @@ func TestMeans(t *testing.T) {
 	}
 	if !(p.HarmMean <= p.GeoMean && p.GeoMean <= p.Mean) || p.CV <= 0 {
 		t.Errorf("HM <= GM <= AM broken or CV %v", p.CV)
+	}
+}
+
+// The spread figures from the samples themselves: the standard deviation of 1, 2 and 4 ms (the histogram's, over
+// n, as HdrHistogram computes it) and the CV, its ratio to the mean; a percentile appears at exactly its
+// MinSamples count and not one sample before.
+func TestSpreadFiguresAndTheFirstCountWithAPercentile(t *testing.T) {
+	h := hist.New()
+	for _, ms := range []int64{1, 2, 4} {
+		h.Record(ms * 1_000_000)
+	}
+	p := Of(h)
+	mean := 7.0 / 3
+	std := math.Sqrt(((1-mean)*(1-mean) + (2-mean)*(2-mean) + (4-mean)*(4-mean)) / 3)
+	if math.Abs(p.Std-std) > 0.005*std || math.Abs(p.CV-std/mean) > 0.01*std/mean {
+		t.Errorf("std %v, CV %v; the samples' %v, %v", p.Std, p.CV, std, std/mean)
+	}
+	for _, q := range []float64{0.5, 0.9} {
+		n := MinSamples(q)
+		short, enough := hist.New(), hist.New()
+		for i := int64(1); i <= n; i++ {
+			enough.Record(i * 1_000_000)
+			if i < n {
+				short.Record(i * 1_000_000)
+			}
+		}
+		if v, _ := Of(enough).At(q); v == nil {
+			t.Errorf("p%v missing at %d samples", 100*q, n)
+		}
+		if v, _ := Of(short).At(q); v != nil {
+			t.Errorf("p%v given at %d samples", 100*q, n-1)
+		}
 	}
 }

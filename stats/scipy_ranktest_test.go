@@ -101,6 +101,7 @@ func TestMannWhitneyAgainstSciPy(t *testing.T) {
 		{draw(20, 100, 0), draw(20, 95, 0), 0.05},
 		{draw(25, 100, 0), draw(30, 106, 0), 0.05},
 		{draw(22, 100, 4), draw(27, 102, 4), 0.1},
+		{draw(2, 100, 0), draw(50, 103, 0), 0.05}, // over 40: the normal Moses rank (8), where the exact one is 10
 	}
 	in := make([][3]any, len(pairs))
 	for i, p := range pairs {
