@@ -102,6 +102,7 @@ func TestMannWhitneyAgainstSciPy(t *testing.T) {
 		{draw(25, 100, 0), draw(30, 106, 0), 0.05},
 		{draw(22, 100, 4), draw(27, 102, 4), 0.1},
 		{draw(2, 100, 0), draw(50, 103, 0), 0.05}, // over 40: the normal Moses rank (8), where the exact one is 10
+		{draw(1, 100, 0), draw(39, 103, 0), 0.05}, // 40: the exact null's first tail, 1/40, is alpha/2 itself
 	}
 	in := make([][3]any, len(pairs))
 	for i, p := range pairs {
