@@ -145,7 +145,8 @@ mutate: setup
 # arithmetic, comparison and increment mutated where the tests cover it; the efficacy and every survivor. Not part of
 # make test (trace and replay: about 8 min on 2 cores; docs/testing.md lists the survivors judged equivalent).
 # TIMEOUT: a mutant's tests may take that many times the unmutated tests' time before it counts as timed out (a
-# loop that never ends); 10 cut ./stats's slower mutants short, hiding survivors. EXCLUDE: a regexp of files left out.
+# loop that never ends); 10 cut ./stats's slower mutants short, hiding survivors. EXCLUDE: a regexp of the files left
+# out, as paths inside the package (EXCLUDE='(steady|warmup)\.go$$'; gremlins matches no package prefix).
 mutate-sweep: setup
 	@test -x $(CACHE)/bin/gremlins || GOBIN=$(CACHE)/bin go install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
 	@for p in $(or $(PKGS),./trace ./replay); do echo "==> gremlins $$p"; $(CACHE)/bin/gremlins unleash --workers 2 \
