@@ -46,3 +46,12 @@ func TestExportCSV(t *testing.T) {
 		t.Fatalf("windows: %v", rows)
 	}
 }
+
+// The CSV exports write every digit a figure has (no rounding).
+func TestCSVNumbersKeepEveryDigit(t *testing.T) {
+	for v, want := range map[float64]string{0.125: "0.125", 1234.5678: "1234.5678", 3: "3", 1e-7: "0.0000001"} {
+		if got := f(v); got != want {
+			t.Errorf("f(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -135,3 +135,22 @@ func TestPoolKeysUsesTheSecondsWhenKept(t *testing.T) {
 		t.Errorf("a summary with pooled keys: %v", err)
 	}
 }
+
+// Two repetitions are enough for an interval across them: no "one repetition" note.
+func TestPoolKeyOfTwoRepetitions(t *testing.T) {
+	dir := t.TempDir()
+	var cells []Cell
+	var hs []*hist.Histogram
+	for rep, ms := range []float64{10, 12} {
+		c := keyCell("f/c=1", rep+1)
+		h := hist.New()
+		for range 500 {
+			h.Record(int64(ms * 1e6))
+		}
+		cells, hs = append(cells, c), append(hs, h)
+	}
+	k := PoolKey(dir, "f/c=1", cells, hs)
+	if k.Reps != 2 || k.Note != "" || k.SuccessLatencyMs.Intervals == nil {
+		t.Errorf("two repetitions: %+v", k)
+	}
+}

@@ -2,6 +2,7 @@ package results
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -53,5 +54,21 @@ func TestSchemaRejectsDrift(t *testing.T) {
 		if err := ValidateSummary([]byte(bad)); err == nil {
 			t.Errorf("accepted %s", bad)
 		}
+	}
+}
+
+// A run directory's name is taken: the next is -2, then -3, each new.
+func TestCreateNumbersRunsOfTheSameSecond(t *testing.T) {
+	root, now := t.TempDir(), time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
+	var got []string
+	for range 3 {
+		d, err := Create(root, "e2e", now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, filepath.Base(d.Path))
+	}
+	if want := "e2e-20261201-050000 e2e-20261201-050000-2 e2e-20261201-050000-3"; strings.Join(got, " ") != want {
+		t.Errorf("run directories %q, want %q", got, want)
 	}
 }
