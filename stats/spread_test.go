@@ -81,3 +81,16 @@ func TestSpreadNeedsTwoRepetitionsWithEnoughSamples(t *testing.T) {
 		t.Errorf("50 samples each: %+v, want p50 only (p90 needs 100), no spread", sp)
 	}
 }
+
+// Repetitions with no spread within or between them: a zero half-width gives no ratio (0, never NaN).
+func TestSpreadOfIdenticalConstantRepetitions(t *testing.T) {
+	sp := SpreadOf([]*hist.Histogram{constantHist(5, 200), constantHist(5, 200)})
+	if len(sp) == 0 {
+		t.Fatal("no spread of two repetitions of 200")
+	}
+	for _, s := range sp {
+		if s.BetweenCV != 0 || s.WithinHalfWidth != 0 || s.BetweenOverWithin != 0 {
+			t.Errorf("%s: %+v, want zeros", s.Percentile, s)
+		}
+	}
+}
