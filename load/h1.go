@@ -165,12 +165,23 @@ func (c *h1) roundTrip(body []byte, start time.Time, firstByte *time.Duration) e
 			return err
 		}
 		err := c.write(body)
-		if err == nil {
-			var line []byte
-			line, err = c.br.ReadSlice('\n')
-			if err == nil {
+		// A server may answer before it has read the whole body (413 over its
+		// limit) and close, and the rest of the body meets a reset: its answer,
+		// already here, is the outcome (as curl and net/http read it), and the
+		// connection ends with it.
+		early := err != nil && len(body) > 0 && ClassOfError(err) == ClassReset
+		if err == nil || early {
+			line, rerr := c.br.ReadSlice('\n')
+			if rerr == nil {
 				*firstByte = time.Since(start)
-				return c.readHead(line)
+				herr := c.readHead(line)
+				if early && herr == nil {
+					c.resp.close = true
+				}
+				return herr
+			}
+			if err == nil {
+				err = rerr
 			}
 		}
 		c.drop()
