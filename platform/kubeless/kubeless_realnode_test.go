@@ -78,14 +78,21 @@ func TestRealKubelessRuntimeFunction(t *testing.T) {
 	}
 	// A connection per call: kube-proxy picks a pod per connection, and a kept-alive one stays on its pod.
 	fresh := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// Scale returns when both pods are Ready; kube-proxy learns the second endpoint a moment later (make test
+	// once saw 40 calls in a row reach the first pod): calls for up to 15 s, at most 300.
 	seen := map[string]bool{}
-	for i := 0; i < 40 && len(seen) < 2; i++ {
+	until := time.Now().Add(15 * time.Second)
+	calls := 0
+	for ; calls < 300 && len(seen) < 2 && time.Now().Before(until); calls++ {
 		if a := kubetest.Call(t, fresh, url, ""); a.Status == 200 {
 			seen[a.Instance] = true
 		}
+		if calls >= 40 {
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 	if len(seen) != 2 {
-		t.Errorf("after the scale to 2, 40 calls reached %v", seen)
+		t.Errorf("after the scale to 2, %d calls in 15 s reached %v", calls, seen)
 	}
 	how, err := p.MakeCold(ctx, "hello-py")
 	if err != nil {
