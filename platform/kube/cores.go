@@ -38,12 +38,7 @@ func schedulable(n *corev1.Node) bool {
 			return false
 		}
 	}
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	return nodeReady(n)
 }
 
 // FunctionCores is the cluster's (Cluster.FunctionCores): every adapter on a Session has platform.CPUCapacity.

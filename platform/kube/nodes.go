@@ -19,10 +19,7 @@ func (c *Cluster) NodeAddress(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("node address for a NodePort (or set platform.options.endpoint_host): %w", err)
 	}
 	for _, n := range nodes.Items {
-		ready := false
-		for _, c := range n.Status.Conditions {
-			ready = ready || (c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue)
-		}
+		ready := nodeReady(&n)
 		for _, a := range n.Status.Addresses {
 			if ready && a.Type == corev1.NodeInternalIP {
 				return a.Address, nil
@@ -30,6 +27,16 @@ func (c *Cluster) NodeAddress(ctx context.Context) (string, error) {
 		}
 	}
 	return "", errors.New("no ready node with an InternalIP for a NodePort: set platform.options.endpoint_host")
+}
+
+// nodeReady is true when the node's Ready condition is True.
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+			return true
+		}
+	}
+	return false
 }
 
 // NodePortURL is the base URL of a NodePort: host (a configured
