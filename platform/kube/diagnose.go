@@ -54,8 +54,15 @@ func (c *Cluster) Diagnose(ctx context.Context, selector string) string {
 }
 
 // logTails writes the last lines of the log of each container of p that has run (the previous run's
-// when the container restarted and has not run since).
+// when the container restarted and has not run since). A pod on a simulated node (KWOK's) has no log
+// and no kubelet: the API server would dial the node's address for it, so nothing is asked.
 func (c *Cluster) logTails(ctx context.Context, b *strings.Builder, p *corev1.Pod, container string, lines int64) {
+	if p.Spec.NodeName != "" {
+		n, err := c.Client.CoreV1().Nodes().Get(ctx, p.Spec.NodeName, metav1.GetOptions{})
+		if err != nil || simulatedNode(n) {
+			return
+		}
+	}
 	for _, cs := range p.Status.ContainerStatuses {
 		if (container != "" && cs.Name != container) || (cs.State.Running == nil && cs.State.Terminated == nil && cs.LastTerminationState.Terminated == nil) {
 			continue

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -103,36 +102,48 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	return p.waitServing(ctx, fn.Name, s.Replicas(fn))
 }
 
-// waitServing waits for n ready pods of name, then, for a function
-// Kubeless's runtime runs, for the runtime's /healthz on each pod (the
-// controller gives its container no readiness probe: a pod is Ready before
-// kubeless.py listens, and a call then is refused, as a Kubeless user's
-// is), and last for an answer at the function's NodePort (kube-proxy
-// programs it a moment after the controller makes the Service: seen on the
-// real node, a call right after the pods were ready was refused).
+// waitServing waits for n ready pods of name and for the function's Service to list them (its
+// EndpointSlices: kube-proxy routes only to what they list; make test once saw 40 calls after a
+// scale to 2 reach the first pod alone). On a cluster whose nodes are all simulated (KWOK) it stops
+// there: no node address leads anywhere, so nothing is sent. Then, for a function Kubeless's
+// runtime runs, the runtime's /healthz on each pod (the controller gives its container no readiness
+// probe: a pod is Ready before kubeless.py listens, and a call then is refused, as a Kubeless user's
+// is) and one answer at the function's NodePort (kube-proxy programs it a moment after the Service
+// lists the pods: seen on the real node); for a contract image, the health path through the
+// NodePort until n different pods have answered (kube.WaitHealthy).
 func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
-	if err := p.WaitReplicas(ctx, name, n); err != nil || n == 0 {
+	if err := p.WaitReplicas(ctx, name, n); err != nil {
 		return err
 	}
-	rt, _ := p.runtime.Get(name)
-	health := strings.TrimPrefix(kube.HealthPath, "/")
-	if rt {
-		health = "healthz"
-		urls, err := p.PodEndpoints(ctx, name, kube.Port)
-		if err != nil {
-			return err
-		}
-		for _, u := range urls {
-			if err := kube.WaitAnswered(ctx, u+health, p.ReadyTimeout, nil); err != nil {
-				return fmt.Errorf("function %s: Kubeless's runtime: %w", name, err)
-			}
-		}
+	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), name, n, p.ReadyTimeout); err != nil {
+		return fmt.Errorf("function %s: %w", name, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if sim, err := p.Cluster.Simulated(ctx); err != nil || sim {
+		return err
 	}
 	url, err := p.Endpoint(ctx, name)
 	if err != nil {
 		return err
 	}
-	if err := kube.WaitAnswered(ctx, url+health, p.ReadyTimeout, nil); err != nil {
+	if rt, _ := p.runtime.Get(name); !rt {
+		if err := kube.WaitHealthy(ctx, url, n, p.ReadyTimeout); err != nil {
+			return fmt.Errorf("function %s at its NodePort: %w", name, err)
+		}
+		return nil
+	}
+	pods, err := p.PodEndpoints(ctx, name, kube.Port)
+	if err != nil {
+		return err
+	}
+	for _, u := range pods {
+		if err := kube.WaitAnswered(ctx, u+"healthz", p.ReadyTimeout, nil); err != nil {
+			return fmt.Errorf("function %s: Kubeless's runtime: %w", name, err)
+		}
+	}
+	if err := kube.WaitAnswered(ctx, url+"healthz", p.ReadyTimeout, nil); err != nil {
 		return fmt.Errorf("function %s at its NodePort: %w", name, err)
 	}
 	return nil

@@ -119,7 +119,21 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return err
 	}
 	if !s.Autoscaled {
-		return p.WaitReplicas(ctx, fn.Name, fn.Replicas)
+		return p.waitServed(ctx, fn.Name, fn.Replicas)
+	}
+	return nil
+}
+
+// waitServed waits for n ready pods of the function and for its Service (nuclio-<name>, Nuclio's
+// kube.ServiceNameFromFunctionName) to list them in its EndpointSlices: kube-proxy routes a call at the
+// NodePort only to what they list, so a measurement that began when the pods were Ready could reach
+// fewer pods than the run asked for (seen with Kubeless's Service on the real node).
+func (p *Platform) waitServed(ctx context.Context, name string, n int) error {
+	if err := p.WaitReplicas(ctx, name, n); err != nil {
+		return err
+	}
+	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), "nuclio-"+name, n, p.ReadyTimeout); err != nil {
+		return fmt.Errorf("function %s: %w", name, err)
 	}
 	return nil
 }
@@ -242,7 +256,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if err := p.reconfigure(ctx, name, map[string]any{"replicas": int64(replicas), "minReplicas": nil, "maxReplicas": nil}); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
-	return p.WaitReplicas(ctx, name, replicas)
+	return p.waitServed(ctx, name, replicas)
 }
 
 // get reads the function from the dashboard or the API server.
@@ -425,7 +439,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	if _, err := p.waitReady(ctx, name); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	if err := p.WaitReplicas(ctx, name, int(n)); err != nil {
+	if err := p.waitServed(ctx, name, int(n)); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	return platform.Cold{How: fmt.Sprintf("disabled (spec.disable: no pod left) and enabled again with %d replica(s): new pods, the next call is a processor's first", n), OnPath: false}, nil
