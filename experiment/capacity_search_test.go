@@ -124,3 +124,33 @@ func TestCapacityKeysNameEachStep(t *testing.T) {
 		t.Error("the base of a capacity key")
 	}
 }
+
+// Known answers for the search's boundaries (issue 61's sweep): how often an invalid step is run again
+// (counting the first), the last step allowed, a rate both met and missed, the lowest rate tried and the
+// tolerance in the reason.
+func TestSearchNextAtItsBoundaries(t *testing.T) {
+	inv := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Invalid} }
+	met := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Meets} }
+	missed := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Misses} }
+	c := searchConfig{Start: 10, Max: 1000, Tolerance: 0.1, MaxSteps: 10, InvalidRetries: 2}
+	for _, x := range []struct {
+		name  string
+		steps []searchStep
+		cfg   searchConfig
+		rate  float64
+		done  bool
+		why   string
+	}{
+		{"a first invalid step is run again, counted", []searchStep{inv(10)}, c, 10, false, "again (1 of 2)"},
+		{"as many tries again as allowed", []searchStep{inv(10), inv(10)}, c, 10, false, "again (2 of 2)"},
+		{"the last step allowed is not run again", []searchStep{inv(10), inv(10)}, searchConfig{Start: 10, Max: 1000, Tolerance: 0.1, MaxSteps: 2, InvalidRetries: 5}, 0, true, "2 steps and no rate met the SLO"},
+		{"a rate met and then missed is the bound above, not the capacity", []searchStep{met(10), missed(10)}, c, 5, false, "10 req/s missed the SLO: try 5"},
+		{"the lowest rate is still tried", []searchStep{missed(2 * minSearchRate)}, c, minSearchRate, false, "try"},
+		{"the tolerance in words", []searchStep{met(100), missed(105)}, c, 100, false, "within 10 %: validate 100"},
+	} {
+		rate, _, done, _, why := searchNext(x.steps, x.cfg)
+		if rate != x.rate || done != x.done || !strings.Contains(why, x.why) {
+			t.Errorf("%s: rate %v done %v %q; want %v %v %q", x.name, rate, done, why, x.rate, x.done, x.why)
+		}
+	}
+}

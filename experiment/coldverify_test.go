@@ -165,3 +165,32 @@ func TestColdSampleCarriesThePull(t *testing.T) {
 		t.Errorf("a start that found the image: %+v", smp)
 	}
 }
+
+// Known answers for the sample's latency and the three ways a started instance is matched to the reply
+// (issue 61's sweep): the pod's own name, "<pod>-<pid>" (Knative), and OpenWhisk's activation id.
+func TestColdVerifierMatchesTheStartedInstanceThreeWays(t *testing.T) {
+	since := time.Now()
+	sent := since.Add(200 * time.Millisecond)
+	st := func(id string) []platform.StartedInstance {
+		return []platform.StartedInstance{{ID: id, Kind: "pod", Started: sent.Add(20 * time.Millisecond)}}
+	}
+	for _, c := range []struct {
+		name, instance, activation, started string
+		want                                bool
+	}{
+		{"the pod's name", "pod-a", "", "pod-a", true},
+		{"<pod>-<pid>", "pod-a-4711", "", "pod-a", true},
+		{"the activation that started the container", "ctr-9", "act-1", "act-1", true},
+		{"another pod", "pod-b", "", "pod-a", false},
+		{"a record without an id, no activation", "pod-a", "", "", false},
+	} {
+		r := reply{sent: sent, status: 200, cold: true, instance: c.instance, activation: c.activation, latency: 1234567 * time.Nanosecond}
+		smp := verifyCold(1, r, nil, st(c.started), since, platform.Cold{OnPath: true}, "")
+		if smp.PlatformStarted != c.want {
+			t.Errorf("%s: platform started %v, want %v", c.name, smp.PlatformStarted, c.want)
+		}
+		if smp.LatencyMs != 1.234567 {
+			t.Errorf("%s: latency %v ms, want 1.234567", c.name, smp.LatencyMs)
+		}
+	}
+}
