@@ -129,7 +129,9 @@ func TestCapacityKeysNameEachStep(t *testing.T) {
 // (counting the first), the last step allowed, a rate both met and missed, the lowest rate tried and the
 // tolerance in the reason.
 func TestSearchNextAtItsBoundaries(t *testing.T) {
-	inv := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Invalid} }
+	inv := func(rate float64) searchStep {
+		return searchStep{Rate: rate, Phase: "search", Verdict: results.Invalid}
+	}
 	met := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Meets} }
 	missed := func(rate float64) searchStep { return searchStep{Rate: rate, Phase: "search", Verdict: results.Misses} }
 	c := searchConfig{Start: 10, Max: 1000, Tolerance: 0.1, MaxSteps: 10, InvalidRetries: 2}
