@@ -15,7 +15,7 @@ SPEC ?= examples/quickstart.yaml
 # platform is a new folder and one word here. Their order is the real-node tier's (one at a time on the node).
 PLATFORMS := openfaas nuclio fission openwhisk kubeless knative
 
-.PHONY: cache-prune mutate mutate-sweep metrics-test cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
+.PHONY: cache-prune mutate mutate-py mutate-sweep metrics-test cgroup2-test test-real-cgroup2 run test test-real $(PLATFORMS:%=test-real-%) setup build lint unit python-test integration kube-test node-test platform-tests bench fmt clean phases-begin components-start components-wait
 
 ## run: install what is missing, build, and run the quickstart on the local platform
 ## (with the project's MariaDB for the query function, stopped again afterwards)
@@ -140,6 +140,13 @@ cache-prune:
 # Not part of make test (about 15 min on 2 cores: docs/testing.md).
 mutate: setup
 	@python3 scripts/mutate/mutate.py --min "$(or $(MIN),0.9)" $(if $(ONLY),--only $(ONLY))
+
+# The Python side of the operator sweep (scripts/mutate/pysweep.py, written here: gremlins mutates Go only): every
+# comparison, arithmetic operator and and/or on a line the tests run, over the real tier's run checker and the
+# reproduction rules; fails under MIN (default 0.9). Not part of make test (about 10 min on 2 cores).
+PYSWEEP_TARGETS ?= deploy/node/check-run.py:deploy/node/test_check_run.py scripts/repro/rules.py:scripts/repro/test_rules.py
+mutate-py: setup
+	@python3 scripts/mutate/pysweep.py --min "$(or $(MIN),0.9)" $(PYSWEEP_TARGETS)
 
 # An operator sweep by a Go mutation tool (gremlins, pinned) over PKGS (default the trace replay's packages): every
 # arithmetic, comparison and increment mutated where the tests cover it; the efficacy and every survivor. Not part of

@@ -86,3 +86,23 @@ func TestNotReadyStatus(t *testing.T) {
 		t.Errorf("name %q", ClassNotReady)
 	}
 }
+
+// A platform's oom-kill reason refines every 5xx class, 500 to 504, and nothing else; a class past the
+// list is "unknown", never a name out of range (issue 61's sweep: the range's ends were unpinned).
+func TestOOMKillRefinesEvery5xxAndOnlyThem(t *testing.T) {
+	for c := Class(0); c < NumClasses; c++ {
+		want := c
+		if c == Class5xx || c == Class502 || c == Class503 || c == Class504 {
+			want = ClassOOMKill
+		}
+		if got := classOfPlatformError(c, []byte("oom-kill")); got != want {
+			t.Errorf("%s with oom-kill: %s, want %s", c, got, want)
+		}
+		if got := classOfPlatformError(c, []byte("other")); got != c {
+			t.Errorf("%s with another reason: %s", c, got)
+		}
+	}
+	if s := NumClasses.String(); s != "unknown" {
+		t.Errorf("the class past the list: %q", s)
+	}
+}

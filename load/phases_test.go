@@ -70,3 +70,43 @@ func TestPhasesFromReplies(t *testing.T) {
 		check(fmt.Sprintf("open, net/http %v", netHTTP), res)
 	}
 }
+
+// A phase name is 1 to 32 of a-z, 0-9, '_' and '-': each end of each range is in, the next character
+// out (issue 61's sweep).
+func TestValidPhaseNameAtItsBounds(t *testing.T) {
+	long := "abcdefghijklmnopqrstuvwxyz012345"
+	for _, c := range []struct {
+		name string
+		ok   bool
+	}{
+		{"a", true}, {"z", true}, {"0", true}, {"9", true}, {"_", true}, {"-", true}, {long, true},
+		{"", false}, {long + "6", false}, {"`", false}, {"{", false}, {"/", false}, {":", false}, {"A", false}, {"a.b", false},
+	} {
+		if got := validPhaseName([]byte(c.name)); got != c.ok {
+			t.Errorf("%q: valid %v, want %v", c.name, got, c.ok)
+		}
+	}
+}
+
+// A reply's phases may begin with an empty pair: the comma at 0 ends it, and the next pair counts.
+func TestRecordPhasesAfterALeadingComma(t *testing.T) {
+	r := NewRecorder(0)
+	r.recordPhases([]byte(",map=2.5,,reduce=1"))
+	if h := r.Phases["map"]; h == nil || h.Count() != 1 || h.Max() < 2_490_000 || h.Max() > 2_510_000 {
+		t.Errorf("phases %v: want map = 2.5 ms once", r.Phases)
+	}
+	if h := r.Phases["reduce"]; h == nil || h.Count() != 1 {
+		t.Errorf("phases %v: want reduce once", r.Phases)
+	}
+}
+
+// A phase of 0 ms and one of exactly 1e9 ms are kept; over 1e9 or negative is dropped.
+func TestRecordPhasesAtTheValueBounds(t *testing.T) {
+	r := NewRecorder(0)
+	r.recordPhases([]byte("zero=0,top=1000000000,over=1000000001,neg=-1"))
+	for name, want := range map[string]bool{"zero": true, "top": true, "over": false, "neg": false} {
+		if got := r.Phases[name] != nil; got != want {
+			t.Errorf("phase %s kept %v, want %v", name, got, want)
+		}
+	}
+}
