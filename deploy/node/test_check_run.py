@@ -176,3 +176,34 @@ def test_each_pod_needs_its_five_percent(good, tmp_path):
     for share, holds in [(0.04, False), (0.05, True), (0.06, True), (0.5, True)]:
         problems = check_run.check(mutated(good, tmp_path / str(share), split(share)), instances=[("c=2", 2)])
         assert (problems == []) == holds, (share, problems)
+
+
+def resize(c, total, failed):
+    c["requests"].update(total=total, failed=failed, succeeded=total - failed)
+
+
+@pytest.mark.parametrize("name,change,kwargs,absent", [
+    # Kinds that measure first requests are not probed, and a function not measured needs no probe.
+    ("a coldstart run without probes", lambda s, m: (m["spec"].update(kind="coldstart"), m.update(probes=[])), {}, "never probed"),
+    ("an unmeasured function without a probe", lambda s, m: m["spec"]["functions"].append({"name": "helper", "measured": False}), {}, "helper"),
+    # The share is the limit: exactly at it holds, under it holds.
+    ("failures exactly at the share", cells(lambda c: resize(c, 200, 2)), {"failed_max": 0.01}, "failed, over"),
+    ("failures under the share", cells(lambda c: resize(c, 200, 1)), {"failed_max": 0.01}, "failed, over"),
+    # A capacity search's steps answer to their SLO, not to the expectation; its validation step does.
+    ("a capacity search step without its expectation held", cells(lambda c: (c["expect"].update(held=False), c.update(capacity={"phase": "search"}))), {}, "expectation"),
+    ("every cold start verified, counted in all", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2})), {"cold_verified": 2}, "verified cold starts in all"),
+])
+def test_each_claim_that_holds_passes(good, tmp_path, name, change, kwargs, absent):
+    d = mutated(good, tmp_path, change)
+    problems = check_run.check(d, **kwargs)
+    assert not any(absent in p for p in problems), (name, problems)
+
+
+def test_a_capacity_validation_step_answers_to_its_expectation(good, tmp_path):
+    d = mutated(good, tmp_path, cells(lambda c: (c["expect"].update(held=False), c.update(capacity={"phase": "validate"}))))
+    assert any("expectation" in p for p in check_run.check(d)), "a validation step with its expectation broken passed"
+
+
+def test_a_probe_with_an_error_fails_whatever_its_status(good, tmp_path):
+    d = mutated(good, tmp_path, lambda s, m: [p.update(error="read: connection reset") for p in m["probes"]])
+    assert any("its probe got 200" in p and "connection reset" in p for p in check_run.check(d))
