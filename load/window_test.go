@@ -45,3 +45,34 @@ func TestWindowsBoundedAndConserved(t *testing.T) {
 		}
 	}
 }
+
+// Known answers for a window's buckets (issue 61's sweep): 1 µs and below in bucket 0, four buckets an
+// octave, the last bucket for everything from 2^30 µs on; each bucket's upper edge; a window's worst time
+// through records and merges, whatever their order.
+func TestWindowBucketsAndTheWorstTime(t *testing.T) {
+	for _, c := range []struct {
+		ns   int64
+		want int
+	}{{0, 0}, {999, 0}, {1000, 0}, {1190, 1}, {1999, 3}, {2000, 4}, {4000, 8}, {1_000_000, 39}, {1000 << 30, windowBuckets - 1}, {1 << 62, windowBuckets - 1}} {
+		if got := windowBucket(c.ns); got != c.want {
+			t.Errorf("bucket of %d ns: %d, want %d", c.ns, got, c.want)
+		}
+	}
+	for b, want := range map[int]int64{0: 1189, 3: 2000, 7: 4000, 39: 1_024_000} {
+		if got := bucketUpperNs(b); got != want {
+			t.Errorf("bucket %d's upper edge %d ns, want %d", b, got, want)
+		}
+	}
+	var a, b Window
+	a.record(ClassOK, 5_000_000)
+	a.record(ClassOK, 3_000_000)
+	b.record(ClassOK, 4_000_000)
+	if a.LatMaxNs != 5_000_000 {
+		t.Errorf("worst of 5 and 3 ms: %d ns", a.LatMaxNs)
+	}
+	b.merge(&a)
+	a.merge(&b)
+	if a.LatMaxNs != 5_000_000 || b.LatMaxNs != 5_000_000 || b.Completed() != 3 {
+		t.Errorf("merged: worst %d and %d ns, %d completed; want 5 ms and 3", a.LatMaxNs, b.LatMaxNs, b.Completed())
+	}
+}

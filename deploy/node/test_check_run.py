@@ -192,6 +192,15 @@ def resize(c, total, failed):
     # A capacity search's steps answer to their SLO, not to the expectation; its validation step does.
     ("a capacity search step without its expectation held", cells(lambda c: (c["expect"].update(held=False), c.update(capacity={"phase": "search"}))), {}, "expectation"),
     ("every cold start verified, counted in all", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2})), {"cold_verified": 2}, "verified cold starts in all"),
+    ("every cold start of a cell verified", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2})), {}, "cold starts verified"),
+    ("exactly the cold starts of a kind asked", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2, "kinds": {"pod": 2}})),
+     {"cold_kinds": [("pod", 2)]}, "of kind pod"),
+    # A data-path claim is about the cells its id part selects, and no other.
+    ("a data-path claim about other cells", lambda s, m: None, {"data_path": [("c=99", "no activator")]}, "data path"),
+    ("a no-data-path claim about other cells", cells(lambda c: c.update(data_path="activator (mode Proxy)")),
+     {"no_data_path": [("c=99", "activator (")]}, "must not say"),
+    ("the restart recorded, saying what", lambda s, m: m.update(resets=[{"level": "restart", "what": "pod x"}, {"level": "other", "what": "y"}, {"level": "other", "what": "z"}]),
+     {"resets": [("restart", 1)]}, "resets at level"),
 ])
 def test_each_claim_that_holds_passes(good, tmp_path, name, change, kwargs, absent):
     d = mutated(good, tmp_path, change)
@@ -207,3 +216,24 @@ def test_a_capacity_validation_step_answers_to_its_expectation(good, tmp_path):
 def test_a_probe_with_an_error_fails_whatever_its_status(good, tmp_path):
     d = mutated(good, tmp_path, lambda s, m: [p.update(error="read: connection reset") for p in m["probes"]])
     assert any("its probe got 200" in p and "connection reset" in p for p in check_run.check(d))
+
+
+def test_a_cold_cell_of_no_iterations_fails(good, tmp_path):
+    d = mutated(good, tmp_path, cells(lambda c: c.update(cold={"verified": 0, "iterations": 0})))
+    assert any("0 of 0 cold starts verified" in p for p in check_run.check(d))
+
+
+def test_faster_compares_within_a_repetition(good, tmp_path):
+    # Two repetitions, each with a cell at exactly twice the other's throughput: a claim of 2 holds in each,
+    # and each fast cell is compared with its own repetition's base alone.
+    def reps(s, m):
+        c = s["cells"][0]
+        out = []
+        for rep, (slow, fast) in enumerate([(5.0, 10.0), (6.0, 12.0)], 1):
+            for ident, rps in (("workers=1", slow), ("workers=4", fast)):
+                x = copy.deepcopy(c)
+                x["id"], x["repetition"], x["throughput_rps"] = f"slow/{ident}/c=4/r={rep}", rep, rps
+                out.append(x)
+        s["cells"] = out
+    d = mutated(good, tmp_path, reps)
+    assert check_run.check(d, faster=[("workers=4//workers=1/", 2)]) == []

@@ -424,3 +424,39 @@ def test_the_counts_take_each_rules_latest_run_per_platform(tmp_path):
     assert c["openfaas"]["measured"] == 0 and c["nuclio"]["not yet judged"] == 1 and c["nuclio"]["design differs"] == 0
     table = rules.counts_table(c)
     assert "| local | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 |" in table
+
+
+# Known answers the operator sweep (make mutate-py) found unpinned: each seen failing on its mutant by hand.
+
+def test_a_run_names_its_rules_with_fewer_hashes(tmp_path):
+    r = make_run(tmp_path, "two-rules", {}, labels={"rule": "a,b", "rule_sha256": "x"})
+    assert r.rules == [("a", "x"), ("b", "")]
+
+
+def test_a_where_sees_numbers_only():
+    c = {"key": "k", "samples": [{"ok": True, "n": 1, "name": "x"}, {"ok": False, "n": 2, "name": "y"}]}
+    assert rules.metric(c, "samples.*.n|sum", "r", where="n >= 2") == 2
+    for where in ("ok == 1", "name == 1"):  # a boolean or a string is no number to compare
+        with pytest.raises(rules.RuleError, match="unknown name"):
+            rules.metric(c, "samples.*.n|sum", "r", where=where)
+
+
+@pytest.mark.parametrize("cell", [{"key": "k", "a": {"b": [1, 2]}}, {"key": "k", "a": float("nan")}])
+def test_a_list_or_nan_is_no_value(cell):
+    with pytest.raises(rules.RuleError, match="has no value"):
+        rules.metric(cell, "a.b" if isinstance(cell["a"], dict) else "a", "r")
+
+
+def test_fmt_writes_a_thousand_whole():
+    assert [rules._fmt(v) for v in (999.4, 1000, 1234.5, 0.01234)] == ["999", "1000", "1234", "0.0123"]
+
+
+def test_amendments_follow_their_rule_in_order():
+    rs = [{"id": "a"}, {"id": "b"}, {"id": "a2", "amends": "a"}, {"id": "b2", "amends": "b"}, {"id": "a3", "amends": "a"}]
+    assert [r["id"] for r in rules.in_table_order(rs)] == ["a", "a2", "a3", "b", "b2"]
+
+
+def test_a_doc_needs_both_markers():
+    for text in (rules.BEGIN + "\nonly the beginning\n", "only the end\n" + rules.END):
+        with pytest.raises(rules.RuleError, match="markers"):
+            rules.doc_with_section(text, "x")
