@@ -163,3 +163,50 @@ func TestTwoLevelOfIdenticalRepetitionsIsTheExactPercentile(t *testing.T) {
 		t.Errorf("p99.9 from 6000 values: %+v", iv.P999)
 	}
 }
+
+// Two repetitions are enough; a geometry of no buckets per octave, or a repetition whose seconds hold
+// nothing, gives no interval (issue 61's sweep of windows.go).
+func TestTwoLevelNeedsTwoRepetitionsAndBuckets(t *testing.T) {
+	sec := make([]int64, 0, 200)
+	for i := range 200 {
+		sec = append(sec, 1_000_000+int64(i)*10_000)
+	}
+	h1, b1 := repetition([][]int64{sec, sec})
+	h2, b2 := repetition([][]int64{sec, sec})
+	if iv := AcrossRepsAndWindows([]*hist.Histogram{h1, h2}, []Buckets{b1, b2}, 1); iv == nil || iv.P50 == nil {
+		t.Errorf("two repetitions: %+v, want a p50 interval", iv)
+	}
+	flat := b2
+	flat.PerOctave = 0
+	if iv := AcrossRepsAndWindows([]*hist.Histogram{h1, h2}, []Buckets{flat, flat}, 1); iv != nil {
+		t.Errorf("no buckets per octave: %+v, want none", iv)
+	}
+	empty := Buckets{LowestNs: 1000, PerOctave: 4, Seconds: [][]uint32{make([]uint32, 120), make([]uint32, 120)}}
+	if iv := AcrossRepsAndWindows([]*hist.Histogram{h1, h2}, []Buckets{b1, empty}, 1); iv != nil {
+		t.Errorf("a repetition whose seconds hold nothing: %+v, want none", iv)
+	}
+}
+
+// A second with no completion drawn alone leaves its repetition as it is (a factor of 1): identical
+// repetitions of one busy and one empty second still close on the exact percentile.
+func TestTwoLevelEmptySecondsMoveNothing(t *testing.T) {
+	sec := make([]int64, 0, 1000)
+	for i := range 1000 {
+		sec = append(sec, 2_000_000+int64(i)*1000)
+	}
+	var hs []*hist.Histogram
+	var ws []Buckets
+	for range 3 {
+		h, b := repetition([][]int64{sec, nil})
+		hs, ws = append(hs, h), append(ws, b)
+	}
+	iv := AcrossRepsAndWindows(hs, ws, 7)
+	if iv == nil || iv.P50 == nil {
+		t.Fatalf("intervals %+v, want p50", iv)
+	}
+	_, all := recorded(sec)
+	want := all[499] / 1e6
+	if math.Abs(iv.P50.Lo-want) > 0.002 || math.Abs(iv.P50.Hi-want) > 0.002 {
+		t.Errorf("p50 [%v, %v], want [%v, %v]", iv.P50.Lo, iv.P50.Hi, want, want)
+	}
+}
