@@ -210,3 +210,30 @@ func TestTwoLevelEmptySecondsMoveNothing(t *testing.T) {
 		t.Errorf("p50 [%v, %v], want [%v, %v]", iv.P50.Lo, iv.P50.Hi, want, want)
 	}
 }
+
+// A percentile's interval is given from exactly MinSamples(q) values (p99 from 1000), not fewer; the pooled
+// percentile's search starts at the least scaled value, a factor under 1 included.
+func TestTwoLevelFloorAndTheLeastScaledValue(t *testing.T) {
+	sec := make([]int64, 0, 250)
+	for i := range 250 {
+		sec = append(sec, 1_000_000+int64(i)*10_000)
+	}
+	var hs []*hist.Histogram
+	var ws []Buckets
+	for range 2 {
+		h, b := repetition([][]int64{sec, sec})
+		hs, ws = append(hs, h), append(ws, b)
+	}
+	if iv := AcrossRepsAndWindows(hs, ws, 1); iv == nil || iv.P99 == nil || iv.P999 != nil {
+		t.Errorf("1000 values: %+v, want a p99 interval and no p99.9", iv)
+	}
+	h, all := recorded(sec)
+	c := newCDF(h)
+	d := draw{cdf: &c}
+	for j := range d.f {
+		d.f[j] = 0.8
+	}
+	if got, ok := pooledQuantile([]draw{d}, 0, 0.001); !ok || math.Abs(got-0.8*all[0]) > 1e-6*all[0] {
+		t.Errorf("the least of 250 values scaled by 0.8: %v %v, want %v", got, ok, 0.8*all[0])
+	}
+}

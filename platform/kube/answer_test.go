@@ -79,3 +79,23 @@ func TestWaitAnsweringNeedsAReplyBelow500(t *testing.T) {
 		t.Errorf("always 500 with the header: %v", err)
 	}
 }
+
+// 500 itself is no answer, 499 is; a call that fails names its error as the last reason (issue 61's sweep of
+// answer.go). The refused call goes to a loopback port closed a moment before.
+func TestWaitAnsweredAt500AndItsLastReason(t *testing.T) {
+	status := atomic.Int64{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(int(status.Load())) }))
+	status.Store(http.StatusInternalServerError)
+	if err := WaitAnswered(context.Background(), srv.URL, 200*time.Millisecond, nil); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "last: HTTP 500") {
+		t.Errorf("always 500: %v, want a timeout after HTTP 500", err)
+	}
+	status.Store(499)
+	if err := WaitAnswered(context.Background(), srv.URL, 2*time.Second, nil); err != nil {
+		t.Errorf("499: %v, want an answer", err)
+	}
+	url := srv.URL
+	srv.Close()
+	if err := WaitAnswered(context.Background(), url, 200*time.Millisecond, nil); !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("a closed port: %v, want its refusal as the last reason", err)
+	}
+}
