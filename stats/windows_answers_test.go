@@ -14,6 +14,26 @@ import (
 // histogram's count at or below a value (a scan of every recorded value), and the pooled percentile of
 // scaled histograms (the sorted list of every scaled value).
 
+// ramp is n latencies from `from` ns, `step` ns apart.
+func ramp(n int, from, step int64) []int64 {
+	xs := make([]int64, 0, n)
+	for i := range n {
+		xs = append(xs, from+int64(i)*step)
+	}
+	return xs
+}
+
+// identical is n repetitions, each of the same seconds.
+func identical(n int, seconds [][]int64) ([]*hist.Histogram, []Buckets) {
+	var hs []*hist.Histogram
+	var ws []Buckets
+	for range n {
+		h, b := repetition(seconds)
+		hs, ws = append(hs, h), append(ws, b)
+	}
+	return hs, ws
+}
+
 func TestBucketEdgesAndTheirLogLinearPercentiles(t *testing.T) {
 	b := Buckets{LowestNs: 1000, PerOctave: 4}
 	for i, want := range []float64{1000 * math.Pow(2, 0.25), 1000 * math.Sqrt2, 1000 * math.Pow(2, 0.75), 2000} {
@@ -132,16 +152,8 @@ func TestPooledQuantileOfScaledDraws(t *testing.T) {
 // Identical repetitions of identical seconds: every resample is the run itself, so each interval
 // closes on the exact percentile of the pooled histogram (its band's upper bound).
 func TestTwoLevelOfIdenticalRepetitionsIsTheExactPercentile(t *testing.T) {
-	sec := make([]int64, 0, 1000)
-	for i := range 1000 {
-		sec = append(sec, 2_000_000+int64(i)*1000)
-	}
-	var hs []*hist.Histogram
-	var ws []Buckets
-	for range 3 {
-		h, b := repetition([][]int64{sec, sec})
-		hs, ws = append(hs, h), append(ws, b)
-	}
+	sec := ramp(1000, 2_000_000, 1000)
+	hs, ws := identical(3, [][]int64{sec, sec})
 	iv := AcrossRepsAndWindows(hs, ws, 1)
 	if iv == nil || iv.P50 == nil || iv.P99 == nil {
 		t.Fatalf("intervals %+v", iv)
@@ -167,10 +179,7 @@ func TestTwoLevelOfIdenticalRepetitionsIsTheExactPercentile(t *testing.T) {
 // Two repetitions are enough; a geometry of no buckets per octave, or a repetition whose seconds hold
 // nothing, gives no interval (issue 61's sweep of windows.go).
 func TestTwoLevelNeedsTwoRepetitionsAndBuckets(t *testing.T) {
-	sec := make([]int64, 0, 200)
-	for i := range 200 {
-		sec = append(sec, 1_000_000+int64(i)*10_000)
-	}
+	sec := ramp(200, 1_000_000, 10_000)
 	h1, b1 := repetition([][]int64{sec, sec})
 	h2, b2 := repetition([][]int64{sec, sec})
 	if iv := AcrossRepsAndWindows([]*hist.Histogram{h1, h2}, []Buckets{b1, b2}, 1); iv == nil || iv.P50 == nil {
@@ -190,16 +199,8 @@ func TestTwoLevelNeedsTwoRepetitionsAndBuckets(t *testing.T) {
 // A second with no completion drawn alone leaves its repetition as it is (a factor of 1): identical
 // repetitions of one busy and one empty second still close on the exact percentile.
 func TestTwoLevelEmptySecondsMoveNothing(t *testing.T) {
-	sec := make([]int64, 0, 1000)
-	for i := range 1000 {
-		sec = append(sec, 2_000_000+int64(i)*1000)
-	}
-	var hs []*hist.Histogram
-	var ws []Buckets
-	for range 3 {
-		h, b := repetition([][]int64{sec, nil})
-		hs, ws = append(hs, h), append(ws, b)
-	}
+	sec := ramp(1000, 2_000_000, 1000)
+	hs, ws := identical(3, [][]int64{sec, nil})
 	iv := AcrossRepsAndWindows(hs, ws, 7)
 	if iv == nil || iv.P50 == nil {
 		t.Fatalf("intervals %+v, want p50", iv)
@@ -214,16 +215,8 @@ func TestTwoLevelEmptySecondsMoveNothing(t *testing.T) {
 // A percentile's interval is given from exactly MinSamples(q) values (p99 from 1000), not fewer; the pooled
 // percentile's search starts at the least scaled value, a factor under 1 included.
 func TestTwoLevelFloorAndTheLeastScaledValue(t *testing.T) {
-	sec := make([]int64, 0, 250)
-	for i := range 250 {
-		sec = append(sec, 1_000_000+int64(i)*10_000)
-	}
-	var hs []*hist.Histogram
-	var ws []Buckets
-	for range 2 {
-		h, b := repetition([][]int64{sec, sec})
-		hs, ws = append(hs, h), append(ws, b)
-	}
+	sec := ramp(250, 1_000_000, 10_000)
+	hs, ws := identical(2, [][]int64{sec, sec})
 	if iv := AcrossRepsAndWindows(hs, ws, 1); iv == nil || iv.P99 == nil || iv.P999 != nil {
 		t.Errorf("1000 values: %+v, want a p99 interval and no p99.9", iv)
 	}

@@ -8,19 +8,14 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import mutate  # noqa: E402
+import testrepo  # noqa: E402
 
 CODE = "def double(x):\n    return 2 * x\n\n\ndef unused(x):\n    return x + 1\n"
 TEST = "from calc import double\n\n\ndef test_double():\n    assert double(3) == 6\n"
 
 
 def repo(tmp_path):
-    r = tmp_path / "repo"
-    r.mkdir()
-    (r / "calc.py").write_text(CODE)
-    (r / "test_calc.py").write_text(TEST)
-    for c in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
-        subprocess.run(["git", "-C", str(r), *c], check=True)
-    return r
+    return testrepo.git_repo(tmp_path / "repo", {"calc.py": CODE, "test_calc.py": TEST})
 
 
 def mutants(tmp_path, *ms):

@@ -2,11 +2,11 @@
 string join), a mutant the tests catch is killed, one they miss lives and is named, a line no test runs is not
 tried, the efficacy decides the exit, and the tree is untouched."""
 import pathlib
-import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import pysweep  # noqa: E402
+import testrepo  # noqa: E402
 
 CODE = '''def double(x):
     return 2 * x
@@ -32,13 +32,7 @@ def test_big():
 
 
 def repo(tmp_path):
-    r = tmp_path / "repo"
-    r.mkdir()
-    (r / "calc.py").write_text(CODE)
-    (r / "test_calc.py").write_text(TEST)
-    for c in (["init", "-q"], ["add", "."], ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"]):
-        subprocess.run(["git", "-C", str(r), *c], check=True)
-    return r
+    return testrepo.git_repo(tmp_path / "repo", {"calc.py": CODE, "test_calc.py": TEST})
 
 
 def test_mutants_leave_signs_star_args_and_string_joins():
