@@ -71,6 +71,14 @@ func (p Percentiles) At(q float64) (*float64, *Interval) {
 // Confidence is the level of every interval here.
 const Confidence = 0.95
 
+// The bootstraps' interval ends: the points of the resample distribution with (1-Confidence)/2 below and
+// above (2.5 % and 97.5 %), one definition for the one-level and the two-level bootstrap, held by the
+// exact bootstrap's SciPy test (stats/scipy_bootstrap_test.go).
+const (
+	lowerTail = (1 - Confidence) / 2
+	upperTail = 1 - (1-Confidence)/2
+)
+
 // OrderStatisticRanks are the 1-based ranks lo ≤ hi such that the order
 // statistics [x(lo), x(hi)] of n independent samples cover their q-quantile
 // with probability at least conf: with B ~ Binomial(n, q) the number of
@@ -210,7 +218,7 @@ func AcrossReps(hs []*hist.Histogram, seed uint64) *Intervals {
 		if pooled < MinSamples(q) || len(dist[i]) == 0 {
 			continue
 		}
-		lo, hi := weightedQuantile(dist[i], (1-Confidence)/2), weightedQuantile(dist[i], 1-(1-Confidence)/2)
+		lo, hi := weightedQuantile(dist[i], lowerTail), weightedQuantile(dist[i], upperTail)
 		*iv.at(i) = &Interval{Lo: ms(int64(lo)), Hi: ms(int64(hi)), Method: MethodBootstrapReps}
 	}
 	if iv.empty() {

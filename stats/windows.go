@@ -114,8 +114,8 @@ func AcrossRepsAndWindows(hs []*hist.Histogram, ws []Buckets, seed uint64) *Inte
 			continue
 		}
 		sort.Float64s(dist[j])
-		lo := SortedQuantile(dist[j], (1-Confidence)/2)
-		hi := SortedQuantile(dist[j], 1-(1-Confidence)/2)
+		lo := SortedQuantile(dist[j], lowerTail)
+		hi := SortedQuantile(dist[j], upperTail)
 		*iv.at(j) = &Interval{Lo: ms(int64(lo)), Hi: ms(int64(math.Ceil(hi))), Method: MethodBootstrapRepsWindows}
 	}
 	if iv.empty() {
