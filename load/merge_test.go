@@ -13,7 +13,8 @@ func TestMergeResultsSpanRateAndBatch(t *testing.T) {
 	part := func(sent, done []time.Duration, span time.Duration, offered []int64, b *BatchFigures) *Result {
 		r := &Result{Recorder: NewRecorder(0), ScheduleSpan: span, OfferedWindows: offered, Batch: b}
 		for i := range sent {
-			r.Record(&Sample{Intended: sent[i], Sent: sent[i], Done: done[i], Status: 200, Class: ClassOK, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1})
+			s := okSample(sent[i], done[i])
+			r.Record(&s)
 		}
 		return r
 	}

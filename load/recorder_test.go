@@ -14,8 +14,7 @@ func TestRecorderFirstSendAndLastCompletion(t *testing.T) {
 	if r.FirstSent >= 0 {
 		t.Fatalf("an empty recorder's first send %s: want none (negative)", r.FirstSent)
 	}
-	for _, s := range []Sample{{Sent: 300 * time.Millisecond, Done: 400 * time.Millisecond}, {Sent: 100 * time.Millisecond, Done: 150 * time.Millisecond}, {Sent: 200 * time.Millisecond, Done: 900 * time.Millisecond}} {
-		s.Intended, s.Status, s.Class, s.HandlerNs, s.GwQueueNs, s.GwUpstreamNs, s.GwSetupNs = s.Sent, 200, ClassOK, -1, -1, -1, -1
+	for _, s := range []Sample{okSample(300*time.Millisecond, 400*time.Millisecond), okSample(100*time.Millisecond, 150*time.Millisecond), okSample(200*time.Millisecond, 900*time.Millisecond)} {
 		r.Record(&s)
 	}
 	if r.FirstSent != 100*time.Millisecond || r.LastDone != 900*time.Millisecond {

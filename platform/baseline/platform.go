@@ -114,10 +114,7 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 // waitServing waits for the replicas, then for the Service to route to them: its EndpointSlices
 // list them and, on a cluster whose nodes are real, the health path answers through the endpoint.
 func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
-	if err := p.WaitReplicas(ctx, name, n); err != nil {
-		return err
-	}
-	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), name, n, p.cfg.ReadyTimeout); err != nil {
+	if err := p.WaitServed(ctx, name, name, n); err != nil {
 		return err
 	}
 	if n == 0 {

@@ -41,6 +41,18 @@ func (c *Cluster) WaitServiceEndpoints(ctx context.Context, ns, service string, 
 	return nil
 }
 
+// WaitServed waits for n ready pods of function and for its Service (service: the platform names it)
+// to list them in its EndpointSlices: the first half of a served deploy or scale, above.
+func (s *Session) WaitServed(ctx context.Context, function, service string, n int) error {
+	if err := s.WaitReplicas(ctx, function, n); err != nil {
+		return err
+	}
+	if err := s.Cluster.WaitServiceEndpoints(ctx, s.Namespace(), service, n, s.ReadyTimeout); err != nil {
+		return fmt.Errorf("function %s: %w", function, err)
+	}
+	return nil
+}
+
 // WaitHealthy calls the contract's health path at base, a new connection each time, until n
 // different instances (X-Fb-Instance) have answered 200 through it: the data path (Service,
 // kube-proxy, every pod) is programmed. A Service picks a pod per connection at random, so n

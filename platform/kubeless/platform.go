@@ -112,11 +112,8 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 // lists the pods: seen on the real node); for a contract image, the health path through the
 // NodePort until n different pods have answered (kube.WaitHealthy).
 func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
-	if err := p.WaitReplicas(ctx, name, n); err != nil {
+	if err := p.WaitServed(ctx, name, name, n); err != nil {
 		return err
-	}
-	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), name, n, p.ReadyTimeout); err != nil {
-		return fmt.Errorf("function %s: %w", name, err)
 	}
 	if n == 0 {
 		return nil

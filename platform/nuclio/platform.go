@@ -119,24 +119,17 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return err
 	}
 	if !s.Autoscaled {
-		return p.waitServed(ctx, fn.Name, fn.Replicas)
+		return p.WaitServed(ctx, fn.Name, serviceName(fn.Name), fn.Replicas)
 	}
 	return nil
 }
 
-// waitServed waits for n ready pods of the function and for its Service (nuclio-<name>, Nuclio's
-// kube.ServiceNameFromFunctionName) to list them in its EndpointSlices: kube-proxy routes a call at the
-// NodePort only to what they list, so a measurement that began when the pods were Ready could reach
-// fewer pods than the run asked for (seen with Kubeless's Service on the real node).
-func (p *Platform) waitServed(ctx context.Context, name string, n int) error {
-	if err := p.WaitReplicas(ctx, name, n); err != nil {
-		return err
-	}
-	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), "nuclio-"+name, n, p.ReadyTimeout); err != nil {
-		return fmt.Errorf("function %s: %w", name, err)
-	}
-	return nil
-}
+// serviceName is the Service Nuclio's controller makes for a function (Nuclio's
+// kube.ServiceNameFromFunctionName). A deploy, scale or cold reset waits for it to list the pods
+// (kube.Session.WaitServed): kube-proxy routes a call at the NodePort only to what it lists, so a
+// measurement that began when the pods were Ready could reach fewer pods than the run asked for (seen
+// with Kubeless's Service on the real node).
+func serviceName(name string) string { return "nuclio-" + name }
 
 type status struct {
 	State    string `json:"state"`
@@ -256,7 +249,7 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 	if err := p.reconfigure(ctx, name, map[string]any{"replicas": int64(replicas), "minReplicas": nil, "maxReplicas": nil}); err != nil {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
-	return p.waitServed(ctx, name, replicas)
+	return p.WaitServed(ctx, name, serviceName(name), replicas)
 }
 
 // get reads the function from the dashboard or the API server.
@@ -439,7 +432,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 	if _, err := p.waitReady(ctx, name); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
-	if err := p.waitServed(ctx, name, int(n)); err != nil {
+	if err := p.WaitServed(ctx, name, serviceName(name), int(n)); err != nil {
 		return platform.Cold{}, fmt.Errorf("make %s cold: %w", name, err)
 	}
 	return platform.Cold{How: fmt.Sprintf("disabled (spec.disable: no pod left) and enabled again with %d replica(s): new pods, the next call is a processor's first", n), OnPath: false}, nil

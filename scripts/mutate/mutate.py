@@ -74,6 +74,14 @@ def run_tests(tree, m, env):
     return "survived"
 
 
+def copy_head(root, into):
+    """Extracts the committed tree of the repository at root (git archive HEAD) into the new directory into."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(["git", "-C", str(root), "archive", "HEAD"], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--min", type=float, default=0.9, help="the least score (killed / mutants) that passes")
@@ -92,10 +100,7 @@ def main(argv):
         ms = [m for m in ms if m["id"] in want]
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="faasbench-mutate-"))
     try:
-        tree = tmp / "tree"
-        tree.mkdir()
-        archive = subprocess.run(["git", "-C", a.root, "archive", "HEAD"], capture_output=True, check=True).stdout
-        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        tree = copy_head(a.root, tmp / "tree")
         env = dict(os.environ, GOFLAGS=os.environ.get("GOFLAGS", ""), PYTHONDONTWRITEBYTECODE="1")
         problems = [f"{m['id']}: {why}" for m in ms if (why := stale(tree, m))]
         if problems:

@@ -24,6 +24,9 @@ import tempfile
 import time
 import tokenize
 
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from mutate import copy_head  # noqa: E402  (make mutate's: the same committed tree)
+
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 FLIPS = {
@@ -101,13 +104,6 @@ def pytest_cmd(tests):
     return [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests]
 
 
-def copy_tree(root, into):
-    into.mkdir(parents=True)
-    archive = subprocess.run(["git", "-C", str(root), "archive", "HEAD"], capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
-    return into
-
-
 def covered(tree, file, tests, env):
     """The lines of file the tests run, and how long they took; the tests must pass on the unmutated tree."""
     out = tree / ".pysweep-lines.json"
@@ -145,7 +141,7 @@ def sweep(root, file, tests, workers, coefficient, log=print):
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="faasbench-pysweep-"))
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     try:
-        trees = [copy_tree(root, tmp / f"tree{i}") for i in range(workers)]
+        trees = [copy_head(root, tmp / f"tree{i}") for i in range(workers)]
         src = (trees[0] / file).read_text()
         lines, took = covered(trees[0], file, tests, env)
         ms = mutants(src)
