@@ -38,6 +38,10 @@ type Options struct {
 	// ValidatePair is Validate for responses that depend on the request
 	// body (e.g. byte reversal); it takes precedence over Validate.
 	ValidatePair func(req, resp []byte) error
+	// MaxCheckedBody is how much of a reply is kept for Validate or
+	// ValidatePair (0: DefaultMaxCheckedBody); a longer reply is read to its
+	// end, counted, and fails its check without being held.
+	MaxCheckedBody int64
 	// NetHTTP sends plain-HTTP targets through Go's net/http client instead
 	// of faasbench's own HTTP/1.1 client (https always uses net/http).
 	NetHTTP bool
@@ -97,7 +101,7 @@ type worker struct {
 	ctx     context.Context
 	start   time.Time
 	rec     *Recorder
-	buf     bytes.Buffer
+	buf     capBuf // a checked reply, kept up to Options.MaxCheckedBody
 	aborted int64
 	// validate checks a 2xx body against the request body that produced it.
 	validate func(req, resp []byte) error
@@ -118,6 +122,10 @@ func newWorker(ctx context.Context, c *Client, t *Target, start time.Time, expec
 		return nil, err
 	}
 	w := &worker{c: c, t: t, req: req, ctx: ctx, start: start, rec: NewRecorder(expected), method: req.Method, notReady: c.opts.NotReadyStatus}
+	w.buf.limit = c.opts.MaxCheckedBody
+	if w.buf.limit <= 0 {
+		w.buf.limit = DefaultMaxCheckedBody
+	}
 	if records != nil {
 		w.rec.records = records.buffer()
 	}
@@ -208,7 +216,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	s.Status = resp.StatusCode
 	var n int64
 	if w.validate != nil && resp.StatusCode < 300 {
-		w.buf.Reset()
+		w.buf.reset()
 		n, err = w.buf.ReadFrom(resp.Body)
 	} else {
 		n, err = io.Copy(io.Discard, resp.Body)
@@ -230,7 +238,7 @@ func (w *worker) send(intended time.Duration, attempt int, body []byte) (Class, 
 	if h.Get(HeaderError) != "" {
 		s.Class = ClassFunctionError
 	} else if s.Class == ClassOK && w.validate != nil {
-		if w.validate(body, w.buf.Bytes()) != nil {
+		if w.buf.over || w.validate(body, w.buf.Bytes()) != nil {
 			s.Class = ClassValidation
 		}
 	}
@@ -264,9 +272,9 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	err := f.roundTrip(body, w.start, &s.FirstByte)
 	var n int64
 	if err == nil {
-		var dst *bytes.Buffer
+		var dst *capBuf
 		if w.validate != nil && f.resp.status < 300 {
-			w.buf.Reset()
+			w.buf.reset()
 			dst = &w.buf
 		}
 		n, err = f.readBody(dst, w.method)
@@ -286,7 +294,7 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 	}
 	if r.hasError {
 		s.Class = ClassFunctionError
-	} else if s.Class == ClassOK && w.validate != nil && w.validate(body, w.buf.Bytes()) != nil {
+	} else if s.Class == ClassOK && w.validate != nil && (w.buf.over || w.validate(body, w.buf.Bytes()) != nil) {
 		s.Class = ClassValidation
 	}
 	if len(r.instance) > 0 {

@@ -277,9 +277,9 @@ func (c *h1) readHead(status []byte) error {
 	return nil
 }
 
-// readBody reads the body into dst (if not nil) or discards it, and returns
-// its size. It closes the connection when the response says so.
-func (c *h1) readBody(dst *bytes.Buffer, method string) (int64, error) {
+// readBody reads the body into dst (if not nil: up to its limit) or
+// discards it, and returns its size. It closes the connection when the response says so.
+func (c *h1) readBody(dst *capBuf, method string) (int64, error) {
 	r := &c.resp
 	var n int64
 	var err error
@@ -304,7 +304,7 @@ func (c *h1) readBody(dst *bytes.Buffer, method string) (int64, error) {
 	return n, err
 }
 
-func (c *h1) copyN(dst *bytes.Buffer, n int64) (int64, error) {
+func (c *h1) copyN(dst *capBuf, n int64) (int64, error) {
 	if dst == nil {
 		d, err := c.br.Discard(int(n))
 		return int64(d), err
@@ -312,7 +312,7 @@ func (c *h1) copyN(dst *bytes.Buffer, n int64) (int64, error) {
 	return io.CopyN(dst, c.br, n)
 }
 
-func (c *h1) readChunked(dst *bytes.Buffer) (int64, error) {
+func (c *h1) readChunked(dst *capBuf) (int64, error) {
 	var total int64
 	for {
 		line, err := c.br.ReadSlice('\n')

@@ -25,14 +25,19 @@ func TestMergeResultsSpanRateAndBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Elapsed != 1200*ms {
-		t.Errorf("elapsed %s, want 1.2 s (first send at 0, last completion at 1.2 s)", m.Elapsed)
+	if m.Elapsed != 2*time.Second {
+		t.Errorf("elapsed %s, want 2 s (the longest schedule span: every reply came before it ended, the last at 1.2 s)", m.Elapsed)
 	}
 	if m.ScheduleSpan != 2*time.Second || m.OfferedRate != 4 {
 		t.Errorf("span %s, offered %v/s; want 2 s and 8 offered / 2 s = 4", m.ScheduleSpan, m.OfferedRate)
 	}
 	if m.Batch != nil {
 		t.Errorf("no share ran a batch, merged %+v", m.Batch)
+	}
+	// A reply after the schedules' end: the span runs from the first send to it.
+	a.ScheduleSpan, b.ScheduleSpan = 900*ms, time.Second
+	if m, err = MergeResults([]*Result{a, b}); err != nil || m.Elapsed != 1200*ms {
+		t.Errorf("elapsed %v (%v), want 1.2 s (first send at 0, last completion at 1.2 s, after the 1 s schedule)", m.Elapsed, err)
 	}
 	// Closed loops: no schedule span, no offered rate (never a division by zero).
 	c1 := part([]time.Duration{10 * ms}, []time.Duration{20 * ms}, 0, nil, &BatchFigures{Items: 3, Succeeded: 2, Failed: 1, Attempts: 4, Retries: 1, Bytes: 30})

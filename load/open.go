@@ -213,17 +213,44 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	res.OfferedWindows = offered
 	res.Behind = behind
 	if scheduled > 0 {
-		// The span of n arrivals is n mean gaps: (last - first) × n/(n-1).
-		span := last
-		if scheduled > 1 {
-			span = time.Duration(float64(last) * float64(scheduled) / float64(scheduled-1))
-		}
+		span := o.span(scheduled, last, res.Interrupted)
 		if span > 0 {
 			res.ScheduleSpan = span
 			res.OfferedRate = float64(scheduled) / span.Seconds()
 		}
 	}
+	if res.ScheduleSpan > res.Elapsed {
+		// The run's window is the schedule's, however early the last reply
+		// came: one request in a run of a second is 1 req/s, not one over
+		// its own latency (1,456 req/s before).
+		res.Elapsed = res.ScheduleSpan
+	}
 	return res, nil
+}
+
+// span is the window the schedule's n arrivals (the last at offset last)
+// were offered in. A deadline that cut the schedule (it had arrivals after
+// it) is the window itself; a schedule that ended on its own spans n mean
+// gaps, (last - first) × n/(n-1), so that a constant rate over it is the
+// rate asked for.
+func (o Open) span(n int64, last time.Duration, interrupted bool) time.Duration {
+	if !interrupted {
+		if l, ok := o.Schedule.(Limit); ok {
+			if d := l.cutAt(n); d > 0 {
+				if o.Deadline > 0 {
+					d = min(d, o.Deadline)
+				}
+				return d
+			}
+		}
+		if _, more := o.Schedule.Offset(n); more && o.Deadline > 0 {
+			return o.Deadline
+		}
+	}
+	if n > 1 {
+		return time.Duration(float64(last) * float64(n) / float64(n-1))
+	}
+	return last
 }
 
 // pace hands out tickets at their intended times; it returns how many it

@@ -3,6 +3,7 @@ package load
 import (
 	"bytes"
 	"context"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"sync/atomic"
@@ -182,5 +183,46 @@ func TestOpenSentIsWhatWentOnTheWire(t *testing.T) {
 	}
 	if res.OfferedRate < 95000 || res.OfferedRate > 105000 || offered != res.Total() || res.ScheduleSpan < 900*time.Millisecond {
 		t.Errorf("offered %.0f req/s over %v (%d offered in windows of %d), want the schedule's 100000 over about 1 s", res.OfferedRate, res.ScheduleSpan, offered, res.Total())
+	}
+}
+
+// Figures at low rates are per second of the run's window, not of the span
+// from the first send to the last reply (issue 60): one request in a run of
+// a second was "sent 1455.9 req/s", three at 1/s over 3 s "throughput 1.5".
+func TestLowRateFiguresArePerSecondOfTheRunsWindow(t *testing.T) {
+	s := helloServer(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	cl := NewClient(Options{})
+	defer cl.Close()
+	ms := time.Millisecond
+	for _, c := range []struct {
+		name   string
+		o      Open
+		n      int64
+		window time.Duration
+		rate   float64
+	}{
+		{"one arrival of 0.5/s in a second", Open{Schedule: Limit{S: Constant{Rate: 0.5}, Duration: time.Second}, Deadline: time.Second}, 1, time.Second, 1},
+		{"three of 4/s in 750 ms", Open{Schedule: Limit{S: Constant{Rate: 4}, Duration: 750 * ms}, Deadline: 750 * ms}, 3, 750 * ms, 4},
+		{"a burst of 5 in 400 ms", Open{Schedule: Limit{S: Burst{Size: 5, Every: 10 * time.Second}, Duration: 400 * ms}, Deadline: 400 * ms}, 5, 400 * ms, 12.5},
+		// Ended by its count: n mean gaps, and the last reply if later.
+		{"three of 10/s by count", Open{Schedule: Limit{S: Constant{Rate: 10}, Requests: 3}}, 3, 300 * ms, 10},
+	} {
+		c.o.MaxInFlight = 4
+		res, err := c.o.Run(context.Background(), cl, Target{URL: s.URL})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.Succeeded() != c.n {
+			t.Fatalf("%s: %d succeeded, want %d", c.name, res.Succeeded(), c.n)
+		}
+		if res.ScheduleSpan != c.window || res.Elapsed < c.window || res.Elapsed > c.window+200*ms {
+			t.Errorf("%s: span %v, elapsed %v; want the window, %v (elapsed up to its last reply)", c.name, res.ScheduleSpan, res.Elapsed, c.window)
+		}
+		if math.Abs(res.OfferedRate-c.rate) > 1e-6 {
+			t.Errorf("%s: offered %v req/s, want %v", c.name, res.OfferedRate, c.rate)
+		}
+		if want := float64(c.n) / res.Elapsed.Seconds(); res.Throughput() != want || res.Throughput() > c.rate+1e-6 {
+			t.Errorf("%s: throughput %v, want %v, at most the %v offered", c.name, res.Throughput(), want, c.rate)
+		}
 	}
 }

@@ -10,7 +10,9 @@ type Result struct {
 	*Recorder
 	// Start is the wall-clock time the run started (offsets are from it).
 	Start time.Time
-	// Elapsed runs from the first send to the last completion.
+	// Elapsed runs from the first send to the last completion, or over the
+	// open loop's ScheduleSpan when that is longer (its replies came before
+	// its window was over): throughput is per second of it.
 	Elapsed time.Duration
 	// Aborted counts requests in flight when the run was interrupted; they
 	// are no outcome of the server and are in no histogram.
@@ -45,7 +47,8 @@ type Result struct {
 func (r *Result) Succeeded() int64 { return r.Counts[ClassOK] }
 
 // Throughput is successful requests per second of Elapsed (denominator:
-// elapsed wall time from the first send to the last completion).
+// elapsed wall time from the first send to the last completion, at least the
+// open loop's schedule span).
 func (r *Result) Throughput() float64 {
 	if r.Elapsed <= 0 {
 		return 0

@@ -258,3 +258,15 @@ func (l Limit) Offset(i int64) (time.Duration, bool) {
 	}
 	return off, true
 }
+
+// cutAt is the limit's duration when it is what ended the schedule after n
+// arrivals (the schedule had one more, at or after the duration), else 0.
+func (l Limit) cutAt(n int64) time.Duration {
+	if l.Duration <= 0 || (l.Requests > 0 && n >= l.Requests) {
+		return 0
+	}
+	if off, ok := l.S.Offset(n); ok && off >= l.Duration {
+		return l.Duration
+	}
+	return 0
+}
