@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/report"
+	"github.com/faasbench/faasbench/results"
 )
 
 func (a *app) historyCmd() *cobra.Command {
@@ -81,19 +82,10 @@ pandas or a spreadsheet); --svg DIR draws a chart per metric, a line per key acr
 }
 
 // writeFile writes a file whole through write, or says which file failed.
+// writeFile replaces path through results.WriteAtomic: a link at path is
+// replaced, never written through.
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	werr := write(f)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("%s: %w", path, werr)
-	}
-	return nil
+	return results.WriteAtomic(path, write)
 }
 
 var historyHeader = []string{"run", "start", "commit", "platform", "key", "metric", "reps", "median", "lo", "hi", "change"}

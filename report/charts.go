@@ -3,8 +3,6 @@ package report
 import (
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -114,7 +112,7 @@ func timelineCharts(runs []runRows) []LineChart {
 	hcpu := LineChart{Title: "CPU of each host over time", XLabel: "seconds", YLabel: "cores"}
 	hmem := LineChart{Title: "Memory in use on each host over time", XLabel: "seconds", YLabel: "MiB"}
 	for _, r := range runs {
-		b, err := os.ReadFile(filepath.Join(r.Dir, "timeline.json"))
+		b, err := results.ReadRunFile(r.Dir, "timeline.json")
 		if err != nil {
 			continue
 		}

@@ -1,10 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/faasbench/faasbench/results"
 )
 
 // WriteFigures writes every chart of the report as an SVG file into dir
@@ -29,15 +33,17 @@ func WriteFigures(dir string, runs []Run) (files []string, note string, err erro
 		if conv == "" {
 			continue
 		}
-		// To a temporary name, renamed when complete (a full disk leaves no
-		// truncated figure).
-		tmp := filepath.Join(dir, "."+filepath.Base(base)+".png.tmp")
-		if out, err := exec.Command(conv, "--zoom", "2", "--background-color", "white", "-o", tmp, base+".svg").CombinedOutput(); err != nil {
-			os.Remove(tmp)
-			return files, note, fmt.Errorf("figures: rsvg-convert %s: %v: %s", base+".svg", err, out)
+		// On its standard output, written here through a new temporary file
+		// and a rename: rsvg-convert -o would follow a link planted at a
+		// name it was given, and a full disk leaves no truncated figure.
+		cmd := exec.Command(conv, "--zoom", "2", "--background-color", "white", base+".svg")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		png, err := cmd.Output()
+		if err != nil {
+			return files, note, fmt.Errorf("figures: rsvg-convert %s: %v: %s", base+".svg", err, stderr.Bytes())
 		}
-		if err := os.Rename(tmp, base+".png"); err != nil {
-			os.Remove(tmp)
+		if err := writeAtomic(base+".png", png); err != nil {
 			return files, note, fmt.Errorf("figures: %w", err)
 		}
 		files = append(files, base+".png")
@@ -45,24 +51,10 @@ func WriteFigures(dir string, runs []Run) (files []string, note string, err erro
 	return files, note, nil
 }
 
-// writeAtomic replaces path with b through a temporary file and a rename.
+// writeAtomic replaces path with b (results.WriteAtomic).
 func writeAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
+	return results.WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(b)
 		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	})
 }

@@ -164,7 +164,7 @@ func units(r Run) (string, string) {
 	if r.Dir == "" {
 		return "partly", "the run was not read from a directory: its summary was not checked against the schema"
 	}
-	b, err := os.ReadFile(filepath.Join(r.Dir, "summary.json"))
+	b, err := results.ReadRunFile(r.Dir, "summary.json")
 	if err != nil {
 		return "no", "no summary.json to check: " + err.Error()
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"path/filepath"
 
 	"github.com/faasbench/faasbench/hist"
@@ -120,7 +119,7 @@ func cellWindows(dir string, cs []Cell) ([]stats.Buckets, bool) {
 // has none.
 func CellBuckets(dir, cellID string) (stats.Buckets, error) {
 	var w stats.Buckets
-	b, err := os.ReadFile(filepath.Join(dir, "windows", WindowsName(cellID)))
+	b, err := ReadRunFile(dir, filepath.Join("windows", WindowsName(cellID)))
 	if err != nil {
 		return w, err
 	}

@@ -17,13 +17,16 @@ var ErrInUse = errors.New("run directory in use")
 // a run that is still running) is refused, and the kernel lets go when the
 // owner ends, however it ends. Unlock (or the process's end) releases it.
 func (d *Dir) Lock() (unlock func(), err error) {
-	path := d.File(".lock")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	// Never through a link: a planted .lock -> /etc/passwd was opened for
+	// writing and truncated (issue 60).
+	f, err := d.openOwn(".lock", os.O_RDWR|os.O_CREATE)
 	if err != nil {
 		return nil, fmt.Errorf("results: lock: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		b, _ := os.ReadFile(path)
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		b = b[:n]
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			owner := strings.TrimSpace(string(b))

@@ -11,21 +11,25 @@ import (
 // failed Commit) removes it. A full disk never leaves a truncated file.
 type Pending struct {
 	*os.File
+	root  *os.Root
+	tmp   string
 	final string
 	done  bool
 }
 
-// Create starts writing name (a path under the directory).
+// Create starts writing name (a path under the directory), never through a
+// link (Dir.WriteFile's rules).
 func (d *Dir) Create(name string) (*Pending, error) {
-	final := d.File(name)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
-		return nil, fmt.Errorf("results: %w", err)
-	}
-	f, err := os.CreateTemp(filepath.Dir(final), "."+filepath.Base(final)+".*")
+	r, err := d.root()
 	if err != nil {
-		return nil, fmt.Errorf("results: %w", err)
+		return nil, err
 	}
-	return &Pending{File: f, final: final}, nil
+	f, tmp, err := d.createTemp(r, name)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return &Pending{File: f, root: r, tmp: tmp, final: name}, nil
 }
 
 // Commit makes the file appear under its name.
@@ -34,15 +38,16 @@ func (p *Pending) Commit() error {
 		return nil
 	}
 	p.done = true
+	defer p.root.Close()
 	err := p.Sync()
 	if cerr := p.File.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(p.Name(), p.final)
+		err = p.root.Rename(p.tmp, p.final)
 	}
 	if err != nil {
-		os.Remove(p.Name())
+		p.root.Remove(p.tmp)
 		return fmt.Errorf("results: %s: %w", filepath.Base(p.final), err)
 	}
 	return nil
@@ -55,5 +60,6 @@ func (p *Pending) Abort() {
 	}
 	p.done = true
 	p.File.Close()
-	os.Remove(p.Name())
+	p.root.Remove(p.tmp)
+	p.root.Close()
 }

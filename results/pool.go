@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/faasbench/faasbench/hist"
@@ -16,8 +15,8 @@ import (
 func CellHistograms(dir string, cs []Cell) ([]*hist.Histogram, error) {
 	hs := make([]*hist.Histogram, 0, len(cs))
 	for _, c := range cs {
-		path := filepath.Join(dir, "hlog", HlogName(c.ID))
-		f, err := os.Open(path)
+		path := filepath.Join("hlog", HlogName(c.ID))
+		f, err := (&Dir{Path: dir}).OpenRead(path, 0)
 		if err != nil {
 			return nil, fmt.Errorf("cell %s: %w", c.ID, err)
 		}

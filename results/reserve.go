@@ -15,7 +15,7 @@ const ReserveSize = 4 << 20
 // final manifest, summary and report, so they can say what happened.
 func (d *Dir) Reserve(size int64) (release func(), err error) {
 	path := d.File(".space-reserve")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
+	f, err := d.openOwn(".space-reserve", os.O_RDWR|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return func() {}, fmt.Errorf("results: reserve: %w", err)
 	}

@@ -291,19 +291,22 @@ func (d *Dir) WriteJSON(name string, v any) error {
 
 // WriteFile replaces name (a path under the directory: hlog/x.hlog) with
 // b, atomically (write, sync, rename): a full disk or a crash leaves the
-// previous file or none, never a truncated one.
+// previous file or none, never a truncated one. Everything goes through the
+// directory's root: a link planted at name or on its way is never written
+// through (the rename replaces a link at name itself).
 func (d *Dir) WriteFile(name string, b []byte) error {
-	dir := filepath.Dir(d.File(name))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("results: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(name)+".*")
+	r, err := d.root()
 	if err != nil {
-		return fmt.Errorf("results: %w", err)
+		return err
+	}
+	defer r.Close()
+	tmp, tmpName, err := d.createTemp(r, name)
+	if err != nil {
+		return err
 	}
 	fail := func(err error) error {
 		tmp.Close()
-		os.Remove(tmp.Name())
+		r.Remove(tmpName)
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
 	if strings.HasSuffix(name, ".json") {
@@ -318,20 +321,22 @@ func (d *Dir) WriteFile(name string, b []byte) error {
 		return fail(err)
 	}
 	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
+		r.Remove(tmpName)
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
-	if err := os.Rename(tmp.Name(), d.File(name)); err != nil {
+	if err := r.Rename(tmpName, name); err != nil {
+		r.Remove(tmpName)
 		return fmt.Errorf("results: %s: %w", name, err)
 	}
 	return nil
 }
 
-// ReadJSON decodes name into v.
+// ReadJSON decodes name into v (read through ReadFile: inside the
+// directory, a regular file, bounded).
 func (d *Dir) ReadJSON(name string, v any) error {
-	b, err := os.ReadFile(d.File(name))
+	b, err := d.ReadFile(name, 0)
 	if err != nil {
-		return fmt.Errorf("results: %w", err)
+		return err
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		return fmt.Errorf("results: %s: %w", name, err)

@@ -42,6 +42,12 @@ func (r *Run) Execute(ctx context.Context) (err error) {
 
 // execute starts the platform, runs the cells and always tears the platform down.
 func (r *Run) execute(ctx context.Context) (err error) {
+	// The platform's directory in the run, never a link out of it (a
+	// resumed run's directory is input: its logs were written through one).
+	work, err := r.dir.Subdir("platform")
+	if err != nil {
+		return err
+	}
 	opts := map[string]any{}
 	for k, v := range r.sp.Platform.Options {
 		opts[k] = v
@@ -56,7 +62,7 @@ func (r *Run) execute(ctx context.Context) (err error) {
 	}
 	opts["cpus"] = r.platCPUs
 	p, err := r.o.Platforms.New(ctx, r.sp.Platform.Name, platform.Config{RunID: r.m.RunID, WorkloadsDir: r.o.Catalog.Root,
-		WorkDir: r.dir.File("platform"), Options: opts})
+		WorkDir: work, Options: opts})
 	if err != nil {
 		if ctx.Err() != nil {
 			return ErrInterrupted

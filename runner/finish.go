@@ -83,7 +83,11 @@ func writeReport(dir *results.Dir) error {
 			return fmt.Errorf("report: %w", err)
 		}
 	}
-	_, _, err = report.WriteFigures(dir.File("figures"), []report.Run{run})
+	figs, err := dir.Subdir("figures") // never a link out of the run
+	if err != nil {
+		return err
+	}
+	_, _, err = report.WriteFigures(figs, []report.Run{run})
 	return err
 }
 

@@ -161,11 +161,23 @@ func TestRunWritesValidRunDirectory(t *testing.T) {
 	if !strings.Contains(string(mb), "${FB_TEST_SECRET}") {
 		t.Error("manifest.json does not keep the env as written")
 	}
+	// A run directory is input (issue 60): a cells.csv planted as a link is
+	// replaced by export, never written through (it truncated its target).
+	outside := filepath.Join(cwd, "outside")
+	if err := os.WriteFile(outside, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "cells.csv")); err != nil {
+		t.Fatal(err)
+	}
 	if err := exec.Command(binary, "export", dir).Run(); err != nil {
 		t.Fatalf("export: %v", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "cells.csv")); err != nil || strings.Count(string(b), "\n") != 9 {
 		t.Errorf("cells.csv: %v, %d lines (want a header and 8 cells)", err, strings.Count(string(b), "\n"))
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "keep me" {
+		t.Errorf("export wrote through a link in the run directory: %q", b)
 	}
 	var tl observe.Timeline
 	tb, err := os.ReadFile(filepath.Join(dir, "timeline.json"))

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/internal/redact"
 )
 
@@ -83,7 +84,7 @@ type instanceSpec struct {
 // listens, so no poll interval sets the granularity of a cold start and no
 // probe request is ever the function's first request.
 func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
-	logf, err := os.Create(s.logPath)
+	logf, err := fileutil.OpenNoFollow(s.logPath, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: log: %w", s.id, err)
 	}

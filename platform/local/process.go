@@ -16,6 +16,7 @@ import (
 
 	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/internal/reaper"
 	"github.com/faasbench/faasbench/internal/redact"
 	"github.com/faasbench/faasbench/platform"
@@ -75,7 +76,9 @@ func startDaemon(ctx context.Context, cfg StartConfig) (*daemon, StartConfig, er
 	if cfg.Listen != "" {
 		args = append(args, "--listen", cfg.Listen)
 	}
-	logf, err := os.OpenFile(filepath.Join(cfg.WorkDir, "platform.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) // a restart appends
+	// A restart appends; a link planted at the name (a resumed run's
+	// directory is input) is refused, never appended through.
+	logf, err := fileutil.OpenNoFollow(filepath.Join(cfg.WorkDir, "platform.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, cfg, fmt.Errorf("local: %w", err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/faasbench/faasbench/internal/affinity"
 	"github.com/faasbench/faasbench/internal/cgroup"
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/internal/reaper"
 )
 
@@ -119,7 +120,7 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 		*p = abs
 	}
 	for _, d := range []string{"logs"} {
-		if err := os.MkdirAll(filepath.Join(cfg.WorkDir, d), 0o755); err != nil {
+		if err := fileutil.MkdirNoFollow(filepath.Join(cfg.WorkDir, d), 0o755); err != nil {
 			return nil, fmt.Errorf("local: %w", err)
 		}
 	}
