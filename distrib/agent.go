@@ -241,6 +241,9 @@ func (a *Agent) run(ctx context.Context, j *Job, live *load.Live) (*Report, stri
 	if err := j.Share.Validate(); err != nil {
 		return fail(err)
 	}
+	if err := j.bounds(a.now()); err != nil {
+		return fail(err)
+	}
 	t, err := j.target(a.Allow)
 	if err != nil {
 		return fail(err)

@@ -71,6 +71,8 @@ func (p *Parsed) Resolve(path string) string {
 const (
 	MaxPayloadSize = 256 << 20
 	MaxConcurrency = 10000
+	// MaxInFlight bounds an open loop's requests in flight (load.max_in_flight).
+	MaxInFlight    = 100000
 	MaxRepetitions = 1000
 	// A cell whose machine was starved is measured again at most this
 	// many times; DefaultStealRetries when the spec does not say.
@@ -229,8 +231,8 @@ func (p *Parsed) Validate(k Known) error {
 		if l.Schedule != "constant" && l.Schedule != "poisson" {
 			add("load.schedule", "%q: want constant or poisson", l.Schedule)
 		}
-		if l.MaxInFlight < 1 || l.MaxInFlight > 100000 {
-			add("load.max_in_flight", "%d: want 1..100000", l.MaxInFlight)
+		if l.MaxInFlight < 1 || l.MaxInFlight > MaxInFlight {
+			add("load.max_in_flight", "%d: want 1..%d", l.MaxInFlight, MaxInFlight)
 		}
 		for i, r := range l.Rate {
 			if !(r > 0 && r <= 1e7) {
