@@ -75,6 +75,14 @@ func (r *Run) execute(ctx context.Context) (err error) {
 		if cerr := p.Close(closeCtx); cerr != nil && err == nil {
 			err = cerr
 		}
+		// What only a stopped platform can say (the local daemon's removal
+		// of what its functions left behind).
+		if cw, ok := p.(interface{ ClosedWarnings() []string }); ok {
+			for _, s := range cw.ClosedWarnings() {
+				r.m.Warnings = append(r.m.Warnings, s)
+				fmt.Fprintln(r.o.Messages, "warning:", s)
+			}
+		}
 	}()
 	if err := checkResettable(r.sp, p); err != nil {
 		return err

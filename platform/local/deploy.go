@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -297,7 +299,7 @@ func (s *Server) giveIdentity(f *function) error {
 	}
 	// A directory per deployment (name and a sequence number): two deploys
 	// of one name racing never share, nor remove, each other's HOME.
-	home, err := s.stage.funcHome(f.req.Name+"-"+strconv.FormatInt(s.seq.Add(1), 10), f.uid, s.id.gid, own)
+	home, err := s.stage.funcHome(f.req.Name+"-"+strconv.FormatInt(s.seq.Add(1), 10), f.uid, s.id.gid, own, s.tmpSize)
 	if err != nil {
 		s.dropIdentity(f)
 		return err
@@ -313,14 +315,46 @@ func (s *Server) dropIdentity(f *function) {
 		f.home = ""
 	}
 	if s.uids != nil && f.uid != 0 {
-		s.uids.give(f.uid)
+		s.giveUIDs(map[uint32]string{f.uid: f.req.Name})
 		f.uid = 0
 	}
 }
 
 func (s *Server) removeAll() {
+	// Every uid given back after one sweep for them all.
+	s.leftMu.Lock()
+	s.deferred = map[uint32]string{}
+	s.leftMu.Unlock()
 	for name := range *s.fns.Load() {
 		s.remove(name)
+	}
+	s.leftMu.Lock()
+	uids := s.deferred
+	s.deferred = nil
+	s.leftMu.Unlock()
+	s.giveUIDs(uids)
+}
+
+// giveUIDs gives functions' uids back (uid: function name) once whatever
+// of them is still on the machine is removed, and said (leftovers.go): the
+// instances are gone, so anything of the uid now is what they left behind.
+// During removeAll the uids wait for its one sweep.
+func (s *Server) giveUIDs(uids map[uint32]string) {
+	s.leftMu.Lock()
+	if s.deferred != nil {
+		maps.Copy(s.deferred, uids)
+		s.leftMu.Unlock()
+		return
+	}
+	s.leftMu.Unlock()
+	if len(uids) == 0 {
+		return
+	}
+	list := slices.Collect(maps.Keys(uids))
+	left := defaultSweeper(s.stage.root).sweep(list, s.id.gid)
+	for _, uid := range list {
+		s.noteLeftovers(uids[uid], uid, left[uid])
+		s.uids.give(uid)
 	}
 }
 

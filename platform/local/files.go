@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -50,6 +51,8 @@ func idlePerInstance(limit uint64) int {
 // fileErrors counts accepts that failed for want of descriptors.
 type fileErrors struct {
 	accept atomic.Int64
+	// capWaits counts accepts that waited for the gateway's bound.
+	capWaits atomic.Int64
 	// onFull is called on each such failure (it frees idle connections).
 	onFull func()
 }
@@ -90,14 +93,22 @@ type Info struct {
 	// AcceptFileErrors counts gateway accepts that failed with EMFILE or
 	// ENFILE since the daemon started.
 	AcceptFileErrors int64 `json:"accept_file_errors"`
+	// GatewayConns is the bound on the gateway's open connections, and
+	// GatewayWaits how many accepts waited for it.
+	GatewayConns int   `json:"gateway_conns"`
+	GatewayWaits int64 `json:"gateway_waits"`
 }
 
 // Warnings says what the figures of a run on this daemon must be read with.
 func (i Info) Warnings() []string {
-	if i.AcceptFileErrors == 0 {
-		return nil
+	var out []string
+	if i.GatewayWaits > 0 {
+		out = append(out, fmt.Sprintf("the local platform's gateway held its bound of %d open connections %d times: new connections waited for one to close, and that wait is in the latencies", i.GatewayConns, i.GatewayWaits))
 	}
-	return []string{fmt.Sprintf("the local platform ran out of open files %d times (limit %d): its gateway stopped accepting connections for a while, and latencies and errors in that time are the platform's, not the function's", i.AcceptFileErrors, i.FileLimit)}
+	if i.AcceptFileErrors == 0 {
+		return out
+	}
+	return append(out, fmt.Sprintf("the local platform ran out of open files %d times (limit %d): its gateway stopped accepting connections for a while, and latencies and errors in that time are the platform's, not the function's", i.AcceptFileErrors, i.FileLimit))
 }
 
 // closeIdle closes every idle upstream connection of every function: what
@@ -119,5 +130,60 @@ func (s *Server) closeIdle() {
 
 func (s *Server) info() Info {
 	lim := fdLimit()
-	return Info{PID: os.Getpid(), FileLimit: lim, OpenFiles: openFiles(), IdlePerInstance: s.maxIdle, AcceptFileErrors: s.files.accept.Load()}
+	return Info{PID: os.Getpid(), FileLimit: lim, OpenFiles: openFiles(), IdlePerInstance: s.maxIdle, AcceptFileErrors: s.files.accept.Load(),
+		GatewayConns: s.gatewayConns, GatewayWaits: s.files.capWaits.Load()}
+}
+
+// gatewayConns bounds the gateway's open connections: half the file limit
+// (at least 64), so that however many connections clients open and hold
+// (issue 60: another local user's ~21,000 half-open connections used every
+// descriptor, and the control socket and the upstream connections stopped
+// too), the rest stays for the control socket, the instances' upstream
+// connections, pipes and logs. A connection over the bound waits in the
+// kernel's accept queue until one closes.
+func gatewayConns(limit uint64) int {
+	if limit == 0 {
+		return 4096
+	}
+	return int(max(limit/2, 64))
+}
+
+// capListener accepts at most cap connections at once; Accept waits for
+// one to close when they are all open, and counts the waits.
+type capListener struct {
+	net.Listener
+	slots chan struct{}
+	waits *atomic.Int64
+}
+
+func newCapListener(l net.Listener, n int, waits *atomic.Int64) capListener {
+	return capListener{Listener: l, slots: make(chan struct{}, n), waits: waits}
+}
+
+func (l capListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	default:
+		l.waits.Add(1)
+		l.slots <- struct{}{}
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &slotConn{Conn: c, free: func() { <-l.slots }}, nil
+}
+
+// slotConn gives its slot back once, when closed.
+type slotConn struct {
+	net.Conn
+	once sync.Once
+	free func()
+}
+
+func (c *slotConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.free)
+	return err
 }

@@ -34,6 +34,7 @@ type instance struct {
 	tr       *http.Transport
 	cmd      *exec.Cmd
 	logPath  string
+	logs     *capLog
 	started  time.Time
 	startup  time.Duration
 	exited   chan struct{}
@@ -88,7 +89,14 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: log: %w", s.id, err)
 	}
-	defer logf.Close() // the child has its own copy
+	// The output goes through a pipe, bounded by the daemon (caplog.go).
+	logR, logW, err := os.Pipe()
+	if err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("instance %s: log: %w", s.id, err)
+	}
+	logs := newCapLog(logR, logf)
+	defer logW.Close() // the child has its own copy
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("instance %s: pipe: %w", s.id, err)
@@ -124,7 +132,7 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	if gateR != nil {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, gateR)
 	}
-	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.Stdout, cmd.Stderr = logW, logW
 	// Own process group (so a stop kills the whole tree), killed if the
 	// platform dies, and the instance user's identity.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Credential: s.cred}
@@ -150,7 +158,8 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 		}
 	}
 	w.Close()
-	in := &instance{id: s.id, pid: cmd.Process.Pid, cmd: cmd, logPath: s.logPath, started: started, exited: make(chan struct{}), group: s.group}
+	logW.Close()
+	in := &instance{id: s.id, pid: cmd.Process.Pid, cmd: cmd, logPath: s.logPath, logs: logs, started: started, exited: make(chan struct{}), group: s.group}
 	go func() { _ = cmd.Wait(); close(in.exited) }()
 
 	line := make(chan string, 1)
@@ -164,9 +173,11 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	select {
 	case got = <-line:
 	case <-in.exited:
+		logs.wait(time.Second)
 		return nil, fmt.Errorf("instance %s exited before it was ready: %s", s.id, logTail(s.logPath, s.secrets))
 	case <-timer.C:
 		in.kill()
+		logs.wait(time.Second)
 		return nil, fmt.Errorf("instance %s not ready after %v: %s", s.id, readyTimeout, logTail(s.logPath, s.secrets))
 	case <-ctx.Done():
 		in.kill()
@@ -175,6 +186,7 @@ func startInstance(ctx context.Context, s instanceSpec) (*instance, error) {
 	port, err := strconv.Atoi(strings.TrimSpace(got))
 	if err != nil || port <= 0 {
 		in.kill()
+		logs.wait(time.Second)
 		return nil, fmt.Errorf("instance %s signalled %q instead of a port: %s", s.id, got, logTail(s.logPath, s.secrets))
 	}
 	in.startup = time.Since(started)

@@ -267,3 +267,8 @@ type refusedError struct{ said string }
 
 func (e refusedError) Error() string        { return e.said }
 func (e refusedError) Is(target error) bool { return target == platform.ErrRefused }
+
+// ClosedWarnings says, once the daemon has stopped, what functions left
+// behind and the daemon removed (leftovers.jsonl): the runner asks after
+// Close, since the last functions are removed at shutdown.
+func (p *Platform) ClosedWarnings() []string { return readLeftovers(p.wdir) }

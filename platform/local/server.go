@@ -73,7 +73,12 @@ type Server struct {
 	cg         *cgroup.Manager // nil: cgroups unusable (cgErr says why)
 	cgErr      error
 	evMu       sync.Mutex
-	events     []Event // bounded to maxEvents
+	tmpSize    int64 // bytes of a function's TMPDIR tmpfs (0: a directory, unbounded)
+	// gatewayConns bounds the gateway's open connections (files.go).
+	gatewayConns int
+	leftMu       sync.Mutex        // leftovers.jsonl, deferred
+	deferred     map[uint32]string // uids removeAll gives back after one sweep
+	events       []Event           // bounded to maxEvents
 	// files counts the gateway's accepts that found no descriptor; maxIdle
 	// bounds each instance's idle upstream connections (files.go).
 	files   fileErrors
@@ -150,6 +155,10 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 			_ = st.close()
 			return nil, fmt.Errorf("local: %w", err)
 		}
+		if s.tmpSize, err = tmpBytes(); err != nil {
+			_ = st.close()
+			return nil, fmt.Errorf("local: %w", err)
+		}
 	}
 	if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
 		s.setpriv = ""
@@ -193,7 +202,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		return fmt.Errorf("local: listen: %w", err)
 	}
 	s.files.onFull = s.closeIdle
-	ln = countingListener{Listener: ln, fe: &s.files}
+	s.gatewayConns = gatewayConns(fdLimit())
+	ln = newCapListener(countingListener{Listener: ln, fe: &s.files}, s.gatewayConns, &s.files.capWaits)
 	if w := exposure(ln.Addr()); w != "" {
 		fmt.Fprintf(os.Stderr, "local: WARNING: %s\n", w)
 	}
@@ -220,8 +230,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.ctx = ctx
-	srv := &http.Server{Handler: s.gatewayRoutes(), ReadHeaderTimeout: time.Minute}
-	ctlSrv := &http.Server{Handler: s.controlRoutes(), ReadHeaderTimeout: time.Minute}
+	// A connection that sends no header within 10 s, or sits idle between
+	// requests for 2 minutes, is closed: held open, each costs a slot of
+	// the gateway's bound (gatewayConns).
+	srv := &http.Server{Handler: s.gatewayRoutes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	ctlSrv := &http.Server{Handler: s.controlRoutes(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	go func() { errc <- ctlSrv.Serve(ctl) }()

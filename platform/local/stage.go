@@ -41,6 +41,7 @@ func removeStage(workDir string) error {
 	if filepath.Dir(dir) != filepath.Clean(os.TempDir()) || !strings.HasPrefix(filepath.Base(dir), stagePrefix) {
 		return fmt.Errorf("stage record %q is not a stage", dir)
 	}
+	unmountHomes(dir)
 	return os.RemoveAll(dir)
 }
 
@@ -77,6 +78,7 @@ func sweepStages() ([]string, error) {
 		if !ok || reaper.Running(pid, start) {
 			continue
 		}
+		unmountHomes(dir)
 		if err := os.RemoveAll(dir); err != nil {
 			errs = append(errs, fmt.Errorf("stage sweep: %w", err))
 			continue
@@ -153,8 +155,11 @@ func newStage(id identity) (*stage, error) {
 // afresh: mode 0700, owned by the function's uid when instances run as
 // users of their own. No other function can read or write it, so nothing
 // one writes there (a Python .pth file, a Node module) is loaded by another.
-func (st *stage) funcHome(dir string, uid, gid uint32, own bool) (string, error) {
+// With users of their own (root), the TMPDIR is a tmpfs of tmpSize bytes
+// (tmpspace.go).
+func (st *stage) funcHome(dir string, uid, gid uint32, own bool, tmpSize int64) (string, error) {
 	h := filepath.Join(st.root, "home", dir)
+	unmountTmp(h)
 	if err := os.RemoveAll(h); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
@@ -168,12 +173,19 @@ func (st *stage) funcHome(dir string, uid, gid uint32, own bool) (string, error)
 			}
 		}
 	}
+	if own && tmpSize > 0 {
+		if err := mountTmp(filepath.Join(h, "tmp"), tmpSize, uid, gid); err != nil {
+			_ = os.RemoveAll(h)
+			return "", err
+		}
+	}
 	return h, nil
 }
 
 // dropHome removes a HOME funcHome made.
 func (st *stage) dropHome(home string) {
 	if filepath.Dir(home) == filepath.Join(st.root, "home") {
+		unmountTmp(home)
 		_ = os.RemoveAll(home)
 	}
 }
@@ -195,7 +207,10 @@ func (st *stage) open(dir string, mode os.FileMode) error {
 func (st *stage) bin() string { return filepath.Join(st.root, "bin") }
 
 // close removes the stage.
-func (st *stage) close() error { return os.RemoveAll(st.root) }
+func (st *stage) close() error {
+	unmountHomes(st.root)
+	return os.RemoveAll(st.root)
+}
 
 // copyTree copies root/rel into the stage's code/rel once and returns the
 // copy's path. Only regular files and directories are copied; a symbolic

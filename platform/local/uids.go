@@ -32,6 +32,8 @@ var uidLockDirs = []string{"/run/faasbench/uids", filepath.Join(os.TempDir(), "f
 
 // uidPool leases uids of its block to functions.
 type uidPool struct {
+	// alive says whether a process of uid lives (nil: none is looked for).
+	alive       func(uid uint32) bool
 	dir         string
 	base, count uint32
 	mu          sync.Mutex
@@ -56,7 +58,9 @@ func newUIDPool(spec string) (*uidPool, error) {
 			errs = append(errs, err)
 			continue
 		}
-		return &uidPool{dir: d, base: uint32(base), count: uint32(count), held: map[uint32]*os.File{}}, nil
+		sw := defaultSweeper()
+		alive := func(uid uint32) bool { return len(sw.processesOf(uid)) > 0 }
+		return &uidPool{alive: alive, dir: d, base: uint32(base), count: uint32(count), held: map[uint32]*os.File{}}, nil
 	}
 	return nil, fmt.Errorf("no directory for the functions' uid leases: %w", errors.Join(errs...))
 }
@@ -87,8 +91,8 @@ func (p *uidPool) take(name string) (uint32, error) {
 	defer p.mu.Unlock()
 	for i := uint32(0); i < p.count; i++ {
 		uid := p.base + (start+i)%p.count
-		if p.held[uid] != nil {
-			continue
+		if p.held[uid] != nil || (p.alive != nil && p.alive(uid)) {
+			continue // a uid is never reused while a process of it lives
 		}
 		f, err := os.OpenFile(filepath.Join(p.dir, strconv.FormatUint(uint64(uid), 10)), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
 		if err != nil {
