@@ -72,8 +72,14 @@ func (r *Run) execute(ctx context.Context) (err error) {
 	defer func() {
 		closeCtx, cancel := context.WithTimeout(context.Background(), closeBudget)
 		defer cancel()
-		if cerr := p.Close(closeCtx); cerr != nil && err == nil {
+		switch cerr := p.Close(closeCtx); {
+		case cerr == nil:
+		case err == nil:
 			err = cerr
+		default:
+			// The run's own error stays the one it is classed by; what the
+			// teardown could not do is said beside it, never dropped.
+			err = fmt.Errorf("%w; and tearing the platform down: %v", err, cerr)
 		}
 		// What only a stopped platform can say (the local daemon's removal
 		// of what its functions left behind).

@@ -122,18 +122,32 @@ func startDaemon(ctx context.Context, cfg StartConfig) (*daemon, StartConfig, er
 		ctl, _ := br.ReadString('\n')
 		line <- [2]string{strings.TrimSpace(addr), strings.TrimSpace(ctl)}
 	}()
+	// failed ends a daemon that did not start, once it has had its say: it
+	// closes its ready descriptor before it writes why, or writes after, so
+	// it is given a moment to end by itself (killed at once, its reason was
+	// lost: "(no output)"), and what it made (cgroups, stage) is removed.
+	failed := func(why string, wait time.Duration) error {
+		select {
+		case <-p.exited:
+		case <-time.After(wait):
+			p.kill()
+		}
+		tail := logTail(filepath.Join(cfg.WorkDir, "platform.log"), redact.FromEnv(os.Environ()))
+		_ = cgroup.Cleanup(daemonCgroupName(cfg.RunID, cmd.Process.Pid))
+		_ = removeStage(cfg.WorkDir)
+		return fmt.Errorf("local: %s (%v): %s", why, cmd.ProcessState, tail)
+	}
 	select {
 	case l := <-line:
 		if l[0] == "" || l[1] == "" {
-			p.kill()
-			return nil, cfg, fmt.Errorf("local: daemon did not start: %s", logTail(filepath.Join(cfg.WorkDir, "platform.log"), redact.FromEnv(os.Environ())))
+			return nil, cfg, failed("daemon did not start", 5*time.Second)
 		}
 		p.base, p.ctl = "http://"+l[0], l[1]
 	case <-time.After(30 * time.Second):
-		p.kill()
-		return nil, cfg, errors.New("local: daemon not ready after 30 s")
+		return nil, cfg, failed("daemon not ready after 30 s", 0)
 	case <-ctx.Done():
 		p.kill()
+		_ = removeStage(cfg.WorkDir)
 		return nil, cfg, ctx.Err()
 	}
 	return p, cfg, nil
