@@ -31,6 +31,7 @@ type loadOpts struct {
 	duration    time.Duration
 	requests    int64
 	timeout     time.Duration
+	grace       time.Duration
 	method      string
 	body        string
 	bodyFile    string
@@ -82,6 +83,7 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	f.DurationVarP(&o.duration, "duration", "d", 10*time.Second, "how long to run (0: until --requests or the end of the schedule)")
 	f.Int64VarP(&o.requests, "requests", "n", 0, "stop after this many requests (0: until --duration)")
 	f.DurationVar(&o.timeout, "timeout", load.DefaultTimeout, "client timeout for connect and each response")
+	f.DurationVar(&o.grace, "grace", load.DefaultGrace, "requests in flight when --duration is over may take this long; then they are cut and counted as timeouts (0: cut at the duration)")
 	f.StringVarP(&o.method, "method", "m", "", "HTTP method (default GET, or POST with a body)")
 	f.StringVar(&o.body, "body", "", "request body")
 	f.StringVar(&o.bodyFile, "body-file", "", "read the request body from this file")
@@ -187,7 +189,14 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 		return usageErr("--generators %d: want 1..%d", o.generators, distrib.MaxGenerators)
 	}
 
-	closed := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests}
+	if o.grace < 0 || o.grace > maxLoadTimeout {
+		return usageErr("--grace %v: want 0..%v", o.grace, maxLoadTimeout)
+	}
+	grace := o.grace
+	if grace == 0 {
+		grace = -1 // the engine's "none": cut at the duration
+	}
+	closed := load.Closed{Concurrency: o.concurrency, Duration: o.duration, Requests: o.requests, Grace: grace}
 	if model == "closed" {
 		if err := closed.Validate(); err != nil {
 			return usageErr("--concurrency/--duration/--requests: %v", err)
@@ -217,7 +226,7 @@ func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {
 			return usageErr("--pacing-resolution must not be negative")
 		}
 		ex = load.Open{Schedule: sched, MaxInFlight: o.maxInFlight, MaxLag: o.maxLag, Expected: o.duration, Records: sink, Resolution: o.resolution,
-			Deadline: o.duration}
+			Deadline: o.duration, Grace: grace}
 	} else {
 		closed.Records = sink
 		ex = closed

@@ -49,7 +49,7 @@ func (j *Job) bounds(now time.Time) error {
 		for _, d := range []struct {
 			field string
 			ns    int64
-		}{{"open.deadline_ns", o.DeadlineNs}, {"open.expected_ns", o.ExpectedNs}, {"open.max_lag_ns", o.MaxLagNs}, {"open.resolution_ns", o.ResolutionNs}} {
+		}{{"open.deadline_ns", o.DeadlineNs}, {"open.expected_ns", o.ExpectedNs}, {"open.max_lag_ns", o.MaxLagNs}, {"open.resolution_ns", o.ResolutionNs}, {"open.grace_ns", max(o.GraceNs, 0)}} {
 			if d.ns < 0 || time.Duration(d.ns) > day {
 				return bad(d.field, time.Duration(d.ns), fmt.Sprintf("0..%v", day))
 			}
@@ -64,6 +64,9 @@ func (j *Job) bounds(now time.Time) error {
 		}
 		if d := time.Duration(c.DurationNs); d < 0 || d > day {
 			return bad("closed.duration_ns", d, fmt.Sprintf("0..%v", day))
+		}
+		if g := time.Duration(c.GraceNs); g > day {
+			return bad("closed.grace_ns", g, fmt.Sprintf("at most %v", day))
 		}
 		if c.Requests < 0 || c.Requests > MaxJobRequests {
 			return bad("closed.requests", c.Requests, fmt.Sprintf("0..%d", int64(MaxJobRequests)))

@@ -44,6 +44,7 @@ type OpenJob struct {
 	ExpectedNs   int64              `json:"expected_ns,omitempty"`
 	ResolutionNs int64              `json:"resolution_ns,omitempty"`
 	DeadlineNs   int64              `json:"deadline_ns,omitempty"`
+	GraceNs      int64              `json:"grace_ns,omitempty"`
 	// Behind is the share's own check on its schedule (load.abort_when_behind).
 	Behind *load.Behind `json:"behind,omitempty"`
 }
@@ -54,6 +55,7 @@ type ClosedJob struct {
 	DurationNs  int64            `json:"duration_ns,omitempty"`
 	Requests    int64            `json:"requests,omitempty"`
 	Workers     *load.WireLevels `json:"workers,omitempty"`
+	GraceNs     int64            `json:"grace_ns,omitempty"`
 }
 
 // BatchJob is a load.Batch.
@@ -105,13 +107,13 @@ func NewJobs(ex load.Executor, n int, t load.Target, opts load.Options) ([]Job, 
 			if err != nil {
 				return nil, fmt.Errorf("generators: %w", err)
 			}
-			jobs = append(jobs, Job{Model: "open", Open: &OpenJob{Schedule: ws, MaxInFlight: s.MaxInFlight, MaxLagNs: int64(s.MaxLag),
+			jobs = append(jobs, Job{Model: "open", Open: &OpenJob{Schedule: ws, MaxInFlight: s.MaxInFlight, MaxLagNs: int64(s.MaxLag), GraceNs: int64(s.Grace),
 				ExpectedNs: int64(s.Expected), ResolutionNs: int64(s.Resolution), DeadlineNs: int64(s.Deadline), Behind: s.Behind}})
 		}
 	case load.Closed:
 		for i := range n {
 			s := e.Split(load.Share{Index: i, Of: n})
-			j := &ClosedJob{Concurrency: s.Concurrency, DurationNs: int64(s.Duration), Requests: s.Requests}
+			j := &ClosedJob{Concurrency: s.Concurrency, DurationNs: int64(s.Duration), Requests: s.Requests, GraceNs: int64(s.Grace)}
 			if s.Workers != nil {
 				w := s.Workers.ToWire()
 				j.Workers = &w
@@ -199,7 +201,7 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink, live *load.Live) 
 		if err != nil {
 			return nil, fmt.Errorf("job: %w", err)
 		}
-		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs),
+		o := load.Open{Schedule: s, MaxInFlight: j.Open.MaxInFlight, MaxLag: time.Duration(j.Open.MaxLagNs), Expected: time.Duration(j.Open.ExpectedNs), Grace: time.Duration(j.Open.GraceNs),
 			Resolution: time.Duration(j.Open.ResolutionNs), Deadline: time.Duration(j.Open.DeadlineNs), StartAt: start, Records: sink,
 			Behind: j.Open.Behind, Live: live}
 		return o, o.Validate()
@@ -207,7 +209,7 @@ func (j *Job) executor(start time.Time, sink *load.RecordSink, live *load.Live) 
 		if j.Closed == nil {
 			return nil, errors.New("job: closed without its parameters")
 		}
-		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, StartAt: start, Records: sink, Live: live}
+		c := load.Closed{Concurrency: j.Closed.Concurrency, Duration: time.Duration(j.Closed.DurationNs), Requests: j.Closed.Requests, Grace: time.Duration(j.Closed.GraceNs), StartAt: start, Records: sink, Live: live}
 		if j.Closed.Workers != nil {
 			w, err := j.Closed.Workers.Build()
 			if err != nil {

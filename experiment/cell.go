@@ -23,7 +23,7 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		StartedAt: res.Start.UTC(),
 		ElapsedS:  res.Elapsed.Seconds(),
 		Requests: results.Requests{Total: res.Total(), Succeeded: res.Succeeded(),
-			Failed: res.Total() - res.Succeeded(), Aborted: res.Aborted},
+			Failed: res.Total() - res.Succeeded(), Aborted: res.Aborted, CutAtEnd: res.CutAtEnd},
 		Errors:           map[string]int64{},
 		ThroughputRPS:    res.Throughput(),
 		LatencyMs:        stats.Of(res.AllLatency()),
@@ -88,6 +88,9 @@ func CellFigures(pc plan.Cell, platformName, model string, res *load.Result, gen
 		c.Warnings = append(c.Warnings, "invalid: "+r)
 	}
 	c.Warnings = append(c.Warnings, verdict.Warnings...)
+	if res.CutAtEnd > 0 {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%d request(s) were still in flight when the grace after the cell's duration was over: each is counted as a timeout with the latency it had reached, so the upper percentiles of all requests are lower bounds (load.grace, default %v)", res.CutAtEnd, load.DefaultGrace))
+	}
 	if res.Unsolicited > 0 {
 		c.Warnings = append(c.Warnings, fmt.Sprintf("protocol error: the server sent %d response(s) nobody asked for; each connection was dropped, and no such response was taken as a request's reply", res.Unsolicited))
 	}

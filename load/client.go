@@ -103,6 +103,7 @@ type worker struct {
 	rec     *Recorder
 	buf     capBuf // a checked reply, kept up to Options.MaxCheckedBody
 	aborted int64
+	cut     int64 // requests cut at the end of the run's grace
 	// validate checks a 2xx body against the request body that produced it.
 	validate func(req, resp []byte) error
 	// fast is faasbench's own HTTP/1.1 client, used for http:// targets.
@@ -326,6 +327,15 @@ func (w *worker) sendFast(s *Sample, body []byte) (Class, bool) {
 // was interrupted (then it is counted as aborted, no outcome of the server).
 func (w *worker) failed(s *Sample, err error) (Class, bool) {
 	if w.ctx.Err() != nil {
+		if w.cutAtEnd() {
+			// Still in flight when the run's grace ended: a timeout, whose
+			// latency so far is a lower bound (grace.go).
+			s.Class = ClassTimeout
+			s.Done = time.Since(w.start)
+			w.cut++
+			w.record(s)
+			return s.Class, true
+		}
 		w.aborted++
 		return 0, false
 	}

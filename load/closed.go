@@ -31,6 +31,9 @@ type Closed struct {
 	// offsets count from it even when Run begins late (a late generator's
 	// requests then show as lag, never shifted).
 	StartAt time.Time
+	// Grace bounds how long requests in flight at Duration's end may take
+	// (0: DefaultGrace; negative: none, they are cut at the end): grace.go.
+	Grace time.Duration
 }
 
 // Validate checks the configuration.
@@ -66,7 +69,9 @@ func (c Closed) Run(ctx context.Context, cl *Client, t Target) (*Result, error) 
 	if expected == 0 {
 		expected = 10 * time.Second
 	}
-	ws, err := newWorkers(ctx, cl, &t, start, expected, c.Records, c.Concurrency, true, c.Live)
+	wctx, endGrace := graceCtx(ctx, start, c.Duration, c.Grace)
+	defer endGrace()
+	ws, err := newWorkers(wctx, cl, &t, start, expected, c.Records, c.Concurrency, true, c.Live)
 	if err != nil {
 		return nil, err
 	}

@@ -34,6 +34,7 @@ func MergeResults(parts []*Result) (*Result, error) {
 			out.Start = p.Start
 		}
 		out.Aborted += p.Aborted
+		out.CutAtEnd += p.CutAtEnd
 		out.Unsolicited += p.Unsolicited
 		out.Interrupted = out.Interrupted || p.Interrupted
 		if p.Behind != "" && out.Behind == "" {

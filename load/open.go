@@ -42,6 +42,9 @@ type Open struct {
 	// offsets count from it even when Run begins late (a late generator's
 	// requests then show as lag, never shifted).
 	StartAt time.Time
+	// Grace bounds how long requests in flight at Deadline may take (0:
+	// DefaultGrace; negative: none, they are cut at the deadline): grace.go.
+	Grace time.Duration
 	// Behind, when set, stops the load when it falls behind its schedule
 	// for a window (behind.go): the result is interrupted and says why in
 	// Result.Behind.
@@ -109,7 +112,11 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	// through a few shared recorders (shard.go): memory follows neither the
 	// run's length nor how far behind the machine falls. The first worker
 	// is made now, so a bad target fails here.
-	first, err := newWorkers(ctx, cl, &t, start, o.Expected, o.Records, 1, false, o.Live)
+	// Requests go out under a context that ends with the run's grace; the
+	// pacer keeps ctx.
+	wctx, endGrace := graceCtx(ctx, start, o.Deadline, o.Grace)
+	defer endGrace()
+	first, err := newWorkers(wctx, cl, &t, start, o.Expected, o.Records, 1, false, o.Live)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +158,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 		if len(ws) >= n {
 			return false
 		}
-		w, err := newWorker(ctx, cl, &t, start, o.Expected, o.Records)
+		w, err := newWorker(wctx, cl, &t, start, o.Expected, o.Records)
 		if err != nil {
 			return false // as the first worker was made, it cannot fail now
 		}

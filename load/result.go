@@ -17,6 +17,10 @@ type Result struct {
 	// Aborted counts requests in flight when the run was interrupted; they
 	// are no outcome of the server and are in no histogram.
 	Aborted int64
+	// CutAtEnd counts requests still in flight when a timed run's grace
+	// was over (Open.Grace, Closed.Grace): each is a timeout in the
+	// figures, with a lower bound of its latency.
+	CutAtEnd int64
 	// Unsolicited counts kept-alive connections dropped because the server
 	// sent a response nobody asked for (it answered once too often): a
 	// protocol error of the server's, never taken as the next reply.
@@ -84,6 +88,7 @@ func mergeWorkers(ws []*worker, start time.Time, interrupted bool, extra ...*Rec
 			return nil, fmt.Errorf("worker %d: %w", i, err)
 		}
 		res.Aborted += w.aborted
+		res.CutAtEnd += w.cut
 		if w.fast != nil {
 			res.Unsolicited += w.fast.Unsolicited()
 		}

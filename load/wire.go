@@ -40,6 +40,7 @@ type WireResult struct {
 	StartUnixNs int64                  `json:"start_unix_ns"`
 	ElapsedNs   int64                  `json:"elapsed_ns"`
 	Aborted     int64                  `json:"aborted"`
+	CutAtEnd    int64                  `json:"cut_at_end,omitempty"`
 	Unsolicited int64                  `json:"unsolicited"`
 	Interrupted bool                   `json:"interrupted"`
 	Workers     int                    `json:"workers"`
@@ -63,7 +64,7 @@ func (r *Result) ToWire() (*WireResult, error) {
 	w := &WireResult{Version: WireVersion, Closed: r.Closed, Counts: r.Counts, BytesOut: r.BytesOut, BytesIn: r.BytesIn,
 		ColdStarts: r.ColdStarts, ColdKinds: r.ColdKinds, Instances: r.Instances, Statuses: r.Statuses,
 		FirstSentNs: int64(r.FirstSent), LastDoneNs: int64(r.LastDone), StartUnixNs: r.Start.UnixNano(),
-		ElapsedNs: int64(r.Elapsed), Aborted: r.Aborted, Unsolicited: r.Unsolicited, Interrupted: r.Interrupted,
+		ElapsedNs: int64(r.Elapsed), Aborted: r.Aborted, CutAtEnd: r.CutAtEnd, Unsolicited: r.Unsolicited, Interrupted: r.Interrupted,
 		Workers: r.Workers, OfferedRate: r.OfferedRate, SpanNs: int64(r.ScheduleSpan), Offered: r.OfferedWindows, Batch: r.Batch, Behind: r.Behind}
 	var err error
 	enc := func(h *hist.Histogram) *hist.Wire {
@@ -111,7 +112,7 @@ func (w *WireResult) FromWire() (*Result, error) {
 		return nil, fmt.Errorf("result of %d seconds: more than %d", max(len(w.Windows), len(w.Offered)), MaxWireWindows)
 	}
 	r := &Result{Recorder: NewRecorder(0), Start: time.Unix(0, w.StartUnixNs), Elapsed: time.Duration(w.ElapsedNs),
-		Aborted: w.Aborted, Unsolicited: w.Unsolicited, Interrupted: w.Interrupted, Workers: w.Workers,
+		Aborted: w.Aborted, CutAtEnd: w.CutAtEnd, Unsolicited: w.Unsolicited, Interrupted: w.Interrupted, Workers: w.Workers,
 		OfferedRate: w.OfferedRate, ScheduleSpan: time.Duration(w.SpanNs), OfferedWindows: w.Offered, Batch: w.Batch, Behind: w.Behind}
 	r.Closed, r.Counts, r.BytesOut, r.BytesIn, r.ColdStarts = w.Closed, w.Counts, w.BytesOut, w.BytesIn, w.ColdStarts
 	r.FirstSent, r.LastDone = time.Duration(w.FirstSentNs), time.Duration(w.LastDoneNs)

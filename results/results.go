@@ -99,12 +99,15 @@ type Summary struct {
 }
 
 // Requests counts requests by fate. Total = Succeeded + Failed; Aborted
-// requests (in flight at an interrupt) are not in Total.
+// requests (in flight at an interrupt) are not in Total. CutAtEnd are
+// requests still in flight when the cell's grace after its duration was
+// over (load.grace): they are in Total and Failed, as timeouts.
 type Requests struct {
 	Total     int64 `json:"total"`
 	Succeeded int64 `json:"succeeded"`
 	Failed    int64 `json:"failed"`
 	Aborted   int64 `json:"aborted"`
+	CutAtEnd  int64 `json:"cut_at_end,omitempty"`
 }
 
 // Window is one second of a cell.

@@ -213,6 +213,10 @@ type LoadSpec struct {
 	WarmupMax Duration `yaml:"warmup_max" json:"warmup_max,omitempty"`
 	Cooldown  Duration `yaml:"cooldown" json:"cooldown"`
 	Timeout   Duration `yaml:"timeout" json:"timeout"`
+	// Grace bounds how long requests in flight when a cell's duration is
+	// over may still take (0: load.DefaultGrace, 30 s); those still in
+	// flight then are cut and counted as timeouts.
+	Grace Duration `yaml:"grace" json:"grace,omitempty"`
 	// KeepAlive reuses connections (default true); false opens one per request.
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
 	// Records writes every request of every cell to records/<cell>.parquet.

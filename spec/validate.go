@@ -311,12 +311,13 @@ func (p *Parsed) Validate(k Known) error {
 		}
 	}
 	nonNeg("load.cooldown", l.Cooldown)
+	nonNeg("load.grace", l.Grace)
 	// Bounds (#60): a run a typo made endless is no study; longer cells are split into repetitions.
 	for _, b := range []struct {
 		path string
 		d    Duration
 		max  time.Duration
-	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, time.Hour}} {
+	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, time.Hour}, {"load.grace", l.Grace, time.Hour}} {
 		if b.d.D() > b.max {
 			add(b.path, "%v: at most %v", b.d, b.max)
 		}
