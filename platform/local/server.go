@@ -159,6 +159,10 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 			_ = st.close()
 			return nil, fmt.Errorf("local: %w", err)
 		}
+		if err := boundFileSize(max(s.tmpSize, MinFileBound)); err != nil {
+			_ = st.close()
+			return nil, fmt.Errorf("local: %w", err)
+		}
 	}
 	if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
 		s.setpriv = ""

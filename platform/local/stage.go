@@ -155,28 +155,29 @@ func newStage(id identity) (*stage, error) {
 // afresh: mode 0700, owned by the function's uid when instances run as
 // users of their own. No other function can read or write it, so nothing
 // one writes there (a Python .pth file, a Node module) is loaded by another.
-// With users of their own (root), the TMPDIR is a tmpfs of tmpSize bytes
-// (tmpspace.go).
+// With users of their own (root), the HOME is a tmpfs of tmpSize bytes,
+// its TMPDIR inside (tmpspace.go): all a function may write is bounded.
 func (st *stage) funcHome(dir string, uid, gid uint32, own bool, tmpSize int64) (string, error) {
 	h := filepath.Join(st.root, "home", dir)
-	unmountTmp(h)
+	unmountHome(h)
 	if err := os.RemoveAll(h); err != nil {
 		return "", fmt.Errorf("stage: %w", err)
 	}
-	for _, d := range []string{h, filepath.Join(h, "tmp")} {
+	for i, d := range []string{h, filepath.Join(h, "tmp")} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return "", fmt.Errorf("stage: %w", err)
 		}
-		if own {
-			if err := os.Chown(d, int(uid), int(gid)); err != nil {
-				return "", fmt.Errorf("stage: %w", err)
+		if i == 0 && own && tmpSize > 0 {
+			if err := mountTmp(h, tmpSize, uid, gid); err != nil {
+				_ = os.RemoveAll(h)
+				return "", err
 			}
 		}
-	}
-	if own && tmpSize > 0 {
-		if err := mountTmp(filepath.Join(h, "tmp"), tmpSize, uid, gid); err != nil {
-			_ = os.RemoveAll(h)
-			return "", err
+		if own {
+			if err := os.Chown(d, int(uid), int(gid)); err != nil {
+				unmountHome(h)
+				return "", fmt.Errorf("stage: %w", err)
+			}
 		}
 	}
 	return h, nil
@@ -185,7 +186,7 @@ func (st *stage) funcHome(dir string, uid, gid uint32, own bool, tmpSize int64) 
 // dropHome removes a HOME funcHome made.
 func (st *stage) dropHome(home string) {
 	if filepath.Dir(home) == filepath.Join(st.root, "home") {
-		unmountTmp(home)
+		unmountHome(home)
 		_ = os.RemoveAll(home)
 	}
 }

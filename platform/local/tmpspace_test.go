@@ -3,6 +3,8 @@ package local
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,10 +28,11 @@ func faasbenchTmpMounts(t *testing.T) []string {
 	return out
 }
 
-// A function's TMPDIR is a tmpfs of its own, of FAASBENCH_TMP_MIB (issue
-// 60: a function wrote 1 GiB there): a write past it fails, and it is
-// unmounted when the function goes.
-func TestTmpdirIsBounded(t *testing.T) {
+// A function's HOME, its TMPDIR inside, is a tmpfs of its own, of
+// FAASBENCH_TMP_MIB (issue 60: a function wrote 1 GiB into its TMPDIR): a
+// write past it, in either, fails, and it is unmounted when the function
+// goes.
+func TestHomeAndTmpdirAreBounded(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("a tmpfs per function needs root")
 	}
@@ -51,20 +54,44 @@ func TestTmpdirIsBounded(t *testing.T) {
 		}
 	}
 	uid, _ := strconv.ParseUint(strings.Fields(procStatus(t, pid)["Uid"])[0], 10, 32)
+	home := filepath.Dir(tmp)
 	mounts := faasbenchTmpMounts(t)
-	if tmp == "" || !strings.Contains(strings.Join(mounts, " "), tmp) {
-		t.Fatalf("TMPDIR %q, tmpfs mounts %v: want the TMPDIR a tmpfs of its own", tmp, mounts)
+	if tmp == "" || !slices.Contains(mounts, home) {
+		t.Fatalf("TMPDIR %q, tmpfs mounts %v: want its HOME a tmpfs of its own", tmp, mounts)
 	}
 	if out, err := asUser(uint32(uid), "sh", "-c", "head -c 4194304 /dev/zero > "+tmp+"/small"); err != nil {
 		t.Errorf("4 MiB into an 8 MiB TMPDIR: %v %s", err, out)
 	}
-	if out, err := asUser(uint32(uid), "sh", "-c", "head -c 9437184 /dev/zero > "+tmp+"/big"); err == nil || !strings.Contains(out, "No space left") {
-		t.Errorf("9 MiB into an 8 MiB TMPDIR: %v %s, want no space left", err, out)
+	if out, err := asUser(uint32(uid), "sh", "-c", "head -c 5242880 /dev/zero > "+home+"/more"); err == nil || !strings.Contains(out, "No space left") {
+		t.Errorf("5 MiB more into the HOME of an 8 MiB tmpfs: %v %s, want no space left", err, out)
+	}
+	// Outside its HOME, any one file it writes is bounded (at least 1 GiB:
+	// the daemon writes Go functions' binaries under the same bound).
+	if lim := procLimits(t, pid)["Max file size"]; lim != strconv.Itoa(MinFileBound) {
+		t.Errorf("the instance's file size limit is %q, want %d bytes", lim, MinFileBound)
 	}
 	if err := p.Remove(ctx, "writer"); err != nil {
 		t.Fatal(err)
 	}
-	if m := faasbenchTmpMounts(t); strings.Contains(strings.Join(m, " "), tmp) {
-		t.Errorf("the TMPDIR is still mounted after the function's removal: %v", m)
+	if m := faasbenchTmpMounts(t); slices.Contains(m, home) {
+		t.Errorf("the HOME is still mounted after the function's removal: %v", m)
 	}
+}
+
+// procLimits reads /proc/PID/limits: each limit's soft value by name.
+func procLimits(t *testing.T, pid int) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/limits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n")[1:] {
+		if len(line) > 26 {
+			if f := strings.Fields(line[26:]); len(f) > 0 {
+				out[strings.TrimSpace(line[:26])] = f[0]
+			}
+		}
+	}
+	return out
 }
