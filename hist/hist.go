@@ -47,6 +47,20 @@ func (h *Histogram) Record(ns int64) {
 	_ = h.h.RecordValue(ns)
 }
 
+// RecordN adds n values of ns (Record's rules, n times, at once).
+func (h *Histogram) RecordN(ns, n int64) {
+	if n <= 0 {
+		return
+	}
+	if ns < Lowest {
+		ns = Lowest
+	} else if ns > Highest {
+		ns = Highest
+		h.clamped += n
+	}
+	_ = h.h.RecordValues(ns, n)
+}
+
 // RecordDuration adds one duration.
 func (h *Histogram) RecordDuration(d time.Duration) { h.Record(int64(d)) }
 

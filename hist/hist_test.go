@@ -203,3 +203,19 @@ func TestCDFIsAFractionOfValues(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordNIsNRecords(t *testing.T) {
+	for _, v := range []int64{0, 5, Lowest, 123456789, Highest + 1} {
+		one, n := New(), New()
+		for range 3 {
+			one.Record(v)
+		}
+		n.RecordN(v, 3)
+		n.RecordN(v, 0)
+		a, _ := one.Encode()
+		b, _ := n.Encode()
+		if string(a) != string(b) || one.Clamped() != n.Clamped() || n.Count() != 3 {
+			t.Errorf("%d: RecordN(3) gave %d values, clamped %d; three Records %d, clamped %d", v, n.Count(), n.Clamped(), one.Count(), one.Clamped())
+		}
+	}
+}

@@ -188,18 +188,35 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 	}()
 	wg.Wait()
 	behind := bw.stop()
+	extra := make([]*Recorder, nShards, nShards+1)
+	for i := range shards {
+		extra[i] = shards[i].rec
+	}
 	if cut {
 		// What the schedule still had up to the deadline: not sent. A pure
 		// function of the index, so nothing was kept while running.
 		// They were offered all the same: they count in the schedule's span
 		// and offered windows, so the offered rate is the schedule's and
-		// the sent rate what went on the wire.
+		// the sent rate what went on the wire. Given up now, together: into
+		// a recorder of their own (Recorder.neverSent), unless each must be
+		// a row or a live count.
+		now := time.Since(start)
+		var ns *Recorder
+		if o.Records == nil && o.Live == nil {
+			ns = NewRecorder(o.Expected)
+			ns.lean = o.Lean
+			extra = append(extra, ns)
+		}
 		for i := scheduled; ; i++ {
 			off, ok := o.Schedule.Offset(i)
 			if !ok || off > o.Deadline {
 				break
 			}
-			w0.dropLate(off)
+			if ns != nil {
+				ns.neverSent(off, now)
+			} else {
+				w0.dropLate(off)
+			}
 			scheduled, last = i+1, off
 			wi := windowIndex(off)
 			for len(offered) <= wi {
@@ -207,11 +224,12 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			}
 			offered[wi]++
 		}
+		if ns != nil {
+			if err := ns.neverSentDone(); err != nil {
+				return nil, fmt.Errorf("open loop: %w", err)
+			}
+		}
 		w0.batch.flush()
-	}
-	extra := make([]*Recorder, nShards)
-	for i := range shards {
-		extra[i] = shards[i].rec
 	}
 	res, err := mergeWorkers(ws, start, ctx.Err() != nil, extra...)
 	if err != nil {

@@ -159,3 +159,43 @@ func TestMergeWorkersTakesTheStoredSecondsAndTheSpan(t *testing.T) {
 		t.Errorf("elapsed %s, interrupted %v, %v; want 900 ms, interrupted", res.Elapsed, res.Interrupted, err)
 	}
 }
+
+// The never-sent requests a cut schedule still had are recorded in bulk
+// (neverSent, neverSentDone) with the figures Record gives the same
+// requests one by one as a worker's dropLate makes them.
+func TestNeverSentInBulkIsWhatRecordGives(t *testing.T) {
+	for _, lean := range []bool{false, true} {
+		one, bulk := NewRecorder(time.Second), NewRecorder(time.Second)
+		one.lean, bulk.lean = lean, lean
+		now := 2100 * time.Millisecond
+		for i := range 5000 {
+			off := time.Duration(i) * 400 * time.Microsecond
+			s := Sample{Intended: off, Sent: now, Done: now, Class: ClassGeneratorLag, HandlerNs: -1, GwQueueNs: -1, GwUpstreamNs: -1, GwSetupNs: -1}
+			one.Record(&s)
+			bulk.neverSent(off, now)
+		}
+		if err := bulk.neverSentDone(); err != nil {
+			t.Fatal(err)
+		}
+		enc := func(h *hist.Histogram) string {
+			if h == nil {
+				return "none"
+			}
+			b, err := h.Encode()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		if enc(one.Latency[ClassGeneratorLag]) != enc(bulk.Latency[ClassGeneratorLag]) || enc(one.Lag) != enc(bulk.Lag) ||
+			enc(one.Service[ClassGeneratorLag]) != enc(bulk.Service[ClassGeneratorLag]) {
+			t.Errorf("lean %v: the latency, lag or service histograms differ", lean)
+		}
+		if one.Counts != bulk.Counts || one.FirstSent != bulk.FirstSent || one.LastDone != bulk.LastDone {
+			t.Errorf("lean %v: counts %v / %v, first %v / %v, last %v / %v", lean, one.Counts, bulk.Counts, one.FirstSent, bulk.FirstSent, one.LastDone, bulk.LastDone)
+		}
+		if w1, w2 := one.window(now), bulk.window(now); *w1 != *w2 {
+			t.Errorf("lean %v: windows %+v / %+v", lean, *w1, *w2)
+		}
+	}
+}
