@@ -278,7 +278,8 @@ func (c *h1) readHead(status []byte) error {
 }
 
 // readBody reads the body into dst (if not nil: up to its limit) or
-// discards it, and returns its size. It closes the connection when the response says so.
+// discards it, and returns its size. It closes the connection when the
+// response says so.
 func (c *h1) readBody(dst *capBuf, method string) (int64, error) {
 	r := &c.resp
 	var n int64

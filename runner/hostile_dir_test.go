@@ -16,16 +16,8 @@ func TestResumeRefusesAPlatformDirectoryThatIsALink(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	first := &probe{start: 1, ceiling: 8, requests: 20, asked: map[string]int{}, stopAfter: 1, cancel: cancel}
-	o := probeOptions(t, first)
-	p, err := LoadSpec(writeSpec(t, probeSpec), nil, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := Open(p, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Execute(ctx); !errors.Is(err, ErrInterrupted) {
+	r, err := executeIn(ctx, t, probeSpec, probeOptions(t, first))
+	if !errors.Is(err, ErrInterrupted) {
 		t.Fatalf("interrupted run: %v", err)
 	}
 	dir := r.Dir()
