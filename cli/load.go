@@ -97,12 +97,12 @@ the figures: latency is kept per outcome class and errors are counted by class.`
 	return cmd
 }
 
-// The load command's bounds beyond spec's: a day of load, a billion
-// requests, an hour's wait for one reply.
+// The load commands' bounds are the spec's (one table: spec/validate.go):
+// a day of load, a billion requests, an hour's wait for one reply.
 const (
-	maxLoadDuration = 24 * time.Hour
-	maxLoadRequests = 1e9
-	maxLoadTimeout  = time.Hour
+	maxLoadDuration = spec.MaxCellDuration
+	maxLoadRequests = spec.MaxRequests
+	maxLoadTimeout  = spec.MaxTimeout
 )
 
 func (a *app) load(cmd *cobra.Command, rawURL string, o loadOpts) error {

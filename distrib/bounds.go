@@ -7,22 +7,14 @@ import (
 	"github.com/faasbench/faasbench/spec"
 )
 
-// Bounds an agent holds every job to, whoever holds the token: the spec's
-// own limits (a job is a share of a spec's cell), so a job no spec could
-// make is refused before anything starts. Without them `concurrency: 2e7`
-// from a token holder started 20 million workers and killed the agent
-// (issue 60).
-const (
-	// MaxStartAhead bounds how far ahead a job's common start may be.
-	MaxStartAhead = 10 * time.Minute
-	// MaxTimeout is the longest client timeout (spec: load.timeout).
-	MaxTimeout = time.Hour
-	// MaxJobRequests bounds a closed loop's request count.
-	MaxJobRequests = 1e9
-)
+// MaxStartAhead bounds how far ahead a job's common start may be.
+const MaxStartAhead = 10 * time.Minute
 
-// bounds checks the job's sizes against the limits above, naming the
-// field; now is the agent's clock.
+// bounds holds a job to the spec's bounds table (spec/validate.go), whoever
+// holds the token: a job is a share of a spec's cell, so a job no spec
+// could make is refused before anything starts, naming the field; now is
+// the agent's clock. Without it `concurrency: 2e7` from a token holder
+// started 20 million workers and killed the agent (issue 60).
 func (j *Job) bounds(now time.Time) error {
 	bad := func(field string, v any, want string) error {
 		return fmt.Errorf("job: %s %v: want %s", field, v, want)
@@ -30,8 +22,8 @@ func (j *Job) bounds(now time.Time) error {
 	if ahead := time.Duration(j.StartAtNs - now.UnixNano()); ahead > MaxStartAhead {
 		return bad("start_at_ns", time.Unix(0, j.StartAtNs).UTC().Format(time.RFC3339), fmt.Sprintf("at most %v ahead of the agent's clock", MaxStartAhead))
 	}
-	if t := time.Duration(j.Client.TimeoutNs); t < 0 || t > MaxTimeout {
-		return bad("client.timeout_ns", t, fmt.Sprintf("0..%v", MaxTimeout))
+	if t := time.Duration(j.Client.TimeoutNs); t < 0 || t > spec.MaxTimeout {
+		return bad("client.timeout_ns", t, fmt.Sprintf("0..%v", spec.MaxTimeout))
 	}
 	if n := j.Client.MaxConns; n < 0 || n > spec.MaxInFlight {
 		return bad("client.max_conns", n, fmt.Sprintf("0..%d", spec.MaxInFlight))
@@ -68,8 +60,8 @@ func (j *Job) bounds(now time.Time) error {
 		if g := time.Duration(c.GraceNs); g > day {
 			return bad("closed.grace_ns", g, fmt.Sprintf("at most %v", day))
 		}
-		if c.Requests < 0 || c.Requests > MaxJobRequests {
-			return bad("closed.requests", c.Requests, fmt.Sprintf("0..%d", int64(MaxJobRequests)))
+		if c.Requests < 0 || c.Requests > spec.MaxRequests {
+			return bad("closed.requests", c.Requests, fmt.Sprintf("0..%d", int64(spec.MaxRequests)))
 		}
 	case j.Batch != nil:
 		b := j.Batch

@@ -86,6 +86,14 @@ var specNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 // MaxCellDuration bounds load.duration: a day per cell.
 const MaxCellDuration = 24 * time.Hour
 
+// The rest of the one bounds table specs, the CLI's load commands and the
+// distributed agents' jobs share (issue 60): a cell's request count, a
+// client timeout and a grace (load.timeout, load.grace).
+const (
+	MaxRequests = 1e9
+	MaxTimeout  = time.Hour
+)
+
 // Validate checks values; every problem is reported, with its path and line.
 func (p *Parsed) Validate(k Known) error {
 	s := &p.Spec
@@ -317,7 +325,7 @@ func (p *Parsed) Validate(k Known) error {
 		path string
 		d    Duration
 		max  time.Duration
-	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, time.Hour}, {"load.grace", l.Grace, time.Hour}} {
+	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, MaxTimeout}, {"load.grace", l.Grace, MaxTimeout}} {
 		if b.d.D() > b.max {
 			add(b.path, "%v: at most %v", b.d, b.max)
 		}
