@@ -49,14 +49,21 @@ func defaultSweeper(skip ...string) sweeper {
 }
 
 // sweep removes what each uid owns and returns what it removed, one line
-// each, per uid (one walk of the shared places for them all: a shutdown
-// gives back every function's uid at once). gid is the group the process
-// killer runs with.
+// each, per uid: one scan of /proc, one read of the IPC tables and one walk
+// of the shared places for them all (a burst of removals, a shutdown). gid
+// is the group the process killer runs with.
 func (sw sweeper) sweep(uids []uint32, gid uint32) map[uint32][]string {
 	out := map[uint32][]string{}
-	for _, uid := range uids {
-		out[uid] = append(out[uid], sw.killAll(uid, gid)...)
-		out[uid] = append(out[uid], sw.removeIPC(uid)...)
+	set := map[uint32]bool{}
+	for _, u := range uids {
+		set[u] = true
+	}
+	for uid, found := range sw.processesOfAny(set) {
+		sw.killAll(uid, gid)
+		out[uid] = append(out[uid], found...)
+	}
+	for uid, gone := range sw.removeIPC(set) {
+		out[uid] = append(out[uid], gone...)
 	}
 	for uid, files := range sw.removeFiles(uids) {
 		out[uid] = append(out[uid], files...)
@@ -64,16 +71,20 @@ func (sw sweeper) sweep(uids []uint32, gid uint32) map[uint32][]string {
 	return out
 }
 
-// processesOf lists the live processes whose real, effective, saved or
-// file system uid is uid, as "pid (comm)" (State comes before Uid in
-// /proc/PID/status).
+// processesOf lists the live processes of uid (processesOfAny).
 func (sw sweeper) processesOf(uid uint32) []string {
+	return sw.processesOfAny(map[uint32]bool{uid: true})[uid]
+}
+
+// processesOfAny lists, per uid of the set, the live processes whose real,
+// effective, saved or file system uid it is, as "process PID (comm)" (State
+// comes before Uid in /proc/PID/status).
+func (sw sweeper) processesOfAny(uids map[uint32]bool) map[uint32][]string {
+	out := map[uint32][]string{}
 	ents, err := os.ReadDir(sw.proc)
 	if err != nil {
-		return nil
+		return out
 	}
-	want := strconv.FormatUint(uint64(uid), 10)
-	var out []string
 	for _, e := range ents {
 		pid := e.Name()
 		if pid[0] < '0' || pid[0] > '9' {
@@ -91,8 +102,13 @@ func (sw sweeper) processesOf(uid uint32) []string {
 			if v, ok := strings.CutPrefix(line, "State:"); ok && strings.HasPrefix(strings.TrimSpace(v), "Z") {
 				break // a zombie: dead, only waiting for its parent
 			}
-			if v, ok := strings.CutPrefix(line, "Uid:"); ok && containsField(v, want) {
-				out = append(out, fmt.Sprintf("process %s (%s)", pid, name))
+			if v, ok := strings.CutPrefix(line, "Uid:"); ok {
+				for _, f := range strings.Fields(v) {
+					if u, err := strconv.ParseUint(f, 10, 32); err == nil && uids[uint32(u)] {
+						out[uint32(u)] = append(out[uint32(u)], fmt.Sprintf("process %s (%s)", pid, name))
+						break
+					}
+				}
 				break
 			}
 		}
@@ -100,24 +116,11 @@ func (sw sweeper) processesOf(uid uint32) []string {
 	return out
 }
 
-func containsField(line, v string) bool {
-	for _, f := range strings.Fields(line) {
-		if f == v {
-			return true
-		}
-	}
-	return false
-}
-
 // killAll ends every process of uid: a helper running as uid sends SIGKILL
 // to -1, which the kernel delivers to every process that uid may signal
 // (all of its own, and no other's) in one call, so a process forking as
 // fast as it can is not outrun by a scan.
-func (sw sweeper) killAll(uid, gid uint32) []string {
-	found := sw.processesOf(uid)
-	if len(found) == 0 {
-		return nil
-	}
+func (sw sweeper) killAll(uid, gid uint32) {
 	for range 3 {
 		cmd := exec.Command("/bin/sh", "-c", "kill -KILL -1 2>/dev/null; exit 0")
 		cmd.Env = []string{"PATH=/usr/bin:/bin"}
@@ -129,16 +132,15 @@ func (sw sweeper) killAll(uid, gid uint32) []string {
 			time.Sleep(10 * time.Millisecond)
 		}
 		if len(sw.processesOf(uid)) == 0 {
-			break
+			return
 		}
 	}
-	return found
 }
 
 // removeIPC removes the SysV shared memory segments, message queues and
-// semaphore sets uid owns or created.
-func (sw sweeper) removeIPC(uid uint32) []string {
-	var out []string
+// semaphore sets the uids own or created, per uid.
+func (sw sweeper) removeIPC(uids map[uint32]bool) map[uint32][]string {
+	out := map[uint32][]string{}
 	for _, k := range []struct {
 		file, id, what string
 		rm             func(id int) syscall.Errno
@@ -156,11 +158,13 @@ func (sw sweeper) removeIPC(uid uint32) []string {
 			return e
 		}},
 	} {
-		for _, id := range ipcOf(filepath.Join(sw.ipc, k.file), k.id, uid) {
-			if e := k.rm(id); e == 0 {
-				out = append(out, fmt.Sprintf("SysV %s %d", k.what, id))
-			} else {
-				out = append(out, fmt.Sprintf("SysV %s %d (not removed: %v)", k.what, id, e))
+		for uid, ids := range ipcOfAny(filepath.Join(sw.ipc, k.file), k.id, uids) {
+			for _, id := range ids {
+				if e := k.rm(id); e == 0 {
+					out[uid] = append(out[uid], fmt.Sprintf("SysV %s %d", k.what, id))
+				} else {
+					out[uid] = append(out[uid], fmt.Sprintf("SysV %s %d (not removed: %v)", k.what, id, e))
+				}
 			}
 		}
 	}
@@ -170,13 +174,20 @@ func (sw sweeper) removeIPC(uid uint32) []string {
 // ipcOf reads a /proc/sysvipc table and returns the ids whose owner (uid)
 // or creator (cuid) is uid.
 func ipcOf(path, idCol string, uid uint32) []int {
+	return ipcOfAny(path, idCol, map[uint32]bool{uid: true})[uid]
+}
+
+// ipcOfAny is ipcOf for a set of uids: the ids per uid (the owner's, else
+// the creator's).
+func ipcOfAny(path, idCol string, uids map[uint32]bool) map[uint32][]int {
+	out := map[uint32][]int{}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return out
 	}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	if !sc.Scan() {
-		return nil
+		return out
 	}
 	cols := map[string]int{}
 	for i, h := range strings.Fields(sc.Text()) {
@@ -186,20 +197,25 @@ func ipcOf(path, idCol string, uid uint32) []int {
 	uc, ok2 := cols["uid"]
 	cc, ok3 := cols["cuid"]
 	if !ok1 || !ok2 || !ok3 {
-		return nil
+		return out
 	}
-	want := strconv.FormatUint(uint64(uid), 10)
-	var ids []int
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
-		if len(f) <= max(ic, uc, cc) || (f[uc] != want && f[cc] != want) {
+		if len(f) <= max(ic, uc, cc) {
 			continue
 		}
-		if id, err := strconv.Atoi(f[ic]); err == nil {
-			ids = append(ids, id)
+		id, err := strconv.Atoi(f[ic])
+		if err != nil {
+			continue
+		}
+		for _, col := range []int{uc, cc} {
+			if u, err := strconv.ParseUint(f[col], 10, 32); err == nil && uids[uint32(u)] {
+				out[uint32(u)] = append(out[uint32(u)], id)
+				break
+			}
 		}
 	}
-	return ids
+	return out
 }
 
 // removeFiles removes what the uids own in the shared places (a directory

@@ -134,6 +134,12 @@ func TestWhatAFunctionLeftIsRemovedAndSaid(t *testing.T) {
 	if err := p.Remove(ctx, "messy"); err != nil {
 		t.Fatal(err)
 	}
+	// The sweep follows the removal (sweepGather), in the background; the
+	// file is the last it removes.
+	deadline = time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && !os.IsNotExist(func() error { _, err := os.Lstat(shm); return err }()) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if left := defaultSweeper().processesOf(uid); len(left) > 0 {
 		t.Errorf("processes of the function's uid after its removal: %v", left)
 	}

@@ -76,8 +76,12 @@ type Server struct {
 	tmpSize    int64 // bytes of a function's TMPDIR tmpfs (0: a directory, unbounded)
 	// gatewayConns bounds the gateway's open connections (files.go).
 	gatewayConns int
-	leftMu       sync.Mutex        // leftovers.jsonl, deferred
-	deferred     map[uint32]string // uids removeAll gives back after one sweep
+	leftMu       sync.Mutex        // leftovers.jsonl, pending
+	pending      map[uint32]string // uids given back, waiting for their sweep (name)
+	sweepWake    chan struct{}     // a uid is pending
+	sweepStop    chan struct{}     // closed at shutdown
+	sweepDone    chan struct{}     // closed when the sweeper has ended
+	sweepEnd     sync.Once         // closes sweepStop once
 	events       []Event           // bounded to maxEvents
 	// files counts the gateway's accepts that found no descriptor; maxIdle
 	// bounds each instance's idle upstream connections (files.go).
@@ -163,6 +167,8 @@ func NewServer(cfg ServeConfig) (*Server, error) {
 			_ = st.close()
 			return nil, fmt.Errorf("local: %w", err)
 		}
+		s.pending = map[uint32]string{}
+		s.sweepWake, s.sweepStop, s.sweepDone = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
 	}
 	if s.setpriv, err = exec.LookPath("setpriv"); err != nil {
 		s.setpriv = ""
@@ -206,6 +212,10 @@ func (s *Server) Serve(ctx context.Context) error {
 		return fmt.Errorf("local: listen: %w", err)
 	}
 	s.files.onFull = s.closeIdle
+	if s.sweepStop != nil {
+		go s.sweepLoop()
+		defer s.stopSweeps() // on an early return; after removeAll otherwise
+	}
 	s.gatewayConns = gatewayConns(fdLimit())
 	ln = newCapListener(countingListener{Listener: ln, fe: &s.files}, s.gatewayConns, &s.files.capWaits)
 	if w := exposure(ln.Addr()); w != "" {
@@ -265,6 +275,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	cancel()
 	s.removeAll()
+	s.stopSweeps()
 	if s.uids != nil {
 		s.uids.close()
 	}
