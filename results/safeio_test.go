@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -131,5 +132,33 @@ func TestRunFilesAreReadWithABound(t *testing.T) {
 	}
 	if b, err := d.ReadFile("alias.json", 0); err != nil || len(b) != 100 {
 		t.Errorf("a link inside the run: %d bytes, %v", len(b), err)
+	}
+}
+
+// WriteAtomic's file is readable by all (0644, whatever the temporary
+// file's mode was), and a write that fails leaves nothing and says why;
+// Subdir makes a directory that is one.
+func TestWriteAtomicAndSubdirAnswers(t *testing.T) {
+	d := &Dir{Path: t.TempDir()}
+	path := d.File("cells.csv")
+	if err := WriteAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "a\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("written: %v %v, want mode 0644", st.Mode(), err)
+	}
+	failing := errors.New("the disk is full")
+	if err := WriteAtomic(d.File("other.csv"), func(w io.Writer) error { return failing }); !errors.Is(err, failing) {
+		t.Errorf("a failing write: %v, want its error", err)
+	}
+	if es, _ := os.ReadDir(d.Path); len(es) != 1 {
+		t.Errorf("after a failing write the directory holds %v, want only cells.csv", es)
+	}
+	p, err := d.Subdir("figures")
+	if err != nil || p != d.File("figures") {
+		t.Fatalf("Subdir: %q %v", p, err)
+	}
+	if st, err := os.Lstat(p); err != nil || !st.IsDir() {
+		t.Errorf("figures: %v %v, want a directory", st, err)
 	}
 }
