@@ -18,6 +18,18 @@ func TestCapBufKeepsUpToItsLimitAndCountsTheRest(t *testing.T) {
 			"ReadFrom": func(b *capBuf) (int64, error) { return b.ReadFrom(strings.NewReader(body)) },
 			"Write":    func(b *capBuf) (int64, error) { return io.Copy(writerOnly{b}, strings.NewReader(body)) },
 			"CopyN":    func(b *capBuf) (int64, error) { return io.CopyN(b, strings.NewReader(body), int64(size)) },
+			"pieces": func(b *capBuf) (int64, error) { // Write after Write, the room shrinking
+				var n int64
+				for rest := body; len(rest) > 0; {
+					k, err := b.Write([]byte(rest[:min(len(rest), 3)]))
+					n += int64(k)
+					if err != nil {
+						return n, err
+					}
+					rest = rest[min(len(rest), 3):]
+				}
+				return n, nil
+			},
 		} {
 			b := &capBuf{limit: 10}
 			b.buf.WriteString("stale")

@@ -63,3 +63,25 @@ func TestAGraceBoundsATimedRunsEnd(t *testing.T) {
 		t.Errorf("interrupted in its grace: %v, aborted %d, cut %d, interrupted %v; want 2 aborted", err, res.Aborted, res.CutAtEnd, res.Interrupted)
 	}
 }
+
+// The grace's context: none for a run without a duration (a request
+// count may take as long as it takes), DefaultGrace (30 s) by default, the
+// end itself for a negative grace.
+func TestGraceContextDeadlines(t *testing.T) {
+	start := time.Now()
+	if ctx, stop := graceCtx(context.Background(), start, 0, time.Second); ctx != context.Background() {
+		stop()
+		t.Error("a run without a duration got a grace deadline")
+	}
+	if DefaultGrace != 30*time.Second {
+		t.Errorf("DefaultGrace %v, want k6's 30 s", DefaultGrace)
+	}
+	for _, c := range []struct{ grace, want time.Duration }{{0, 2*time.Second + DefaultGrace}, {-1, 2 * time.Second}, {5 * time.Second, 7 * time.Second}} {
+		ctx, stop := graceCtx(context.Background(), start, 2*time.Second, c.grace)
+		dl, ok := ctx.Deadline()
+		stop()
+		if !ok || dl.Sub(start) != c.want {
+			t.Errorf("grace %v: deadline %v after the start (%v), want %v", c.grace, dl.Sub(start), ok, c.want)
+		}
+	}
+}
