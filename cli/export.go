@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -41,7 +42,7 @@ windows.csv (one row per cell and second). Per-request records are Parquet alrea
 				"windows.csv": func(w io.Writer) error { return results.WriteWindowsCSV(w, s) },
 			} {
 				path := filepath.Join(out, name)
-				if err := writeFile(path, write); err != nil {
+				if err := fileutil.WriteAtomic(path, write); err != nil {
 					return fmt.Errorf("export: %w", err)
 				}
 				written = append(written, path)

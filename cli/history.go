@@ -12,8 +12,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/report"
-	"github.com/faasbench/faasbench/results"
 )
 
 func (a *app) historyCmd() *cobra.Command {
@@ -43,12 +43,12 @@ pandas or a spreadsheet); --svg DIR draws a chart per metric, a line per key acr
 			}
 			rows := report.History(runs, metrics)
 			if csvOut != "" {
-				if err := writeFile(csvOut, func(w io.Writer) error { return historyCSV(w, rows) }); err != nil {
+				if err := fileutil.WriteAtomic(csvOut, func(w io.Writer) error { return historyCSV(w, rows) }); err != nil {
 					return err
 				}
 			}
 			if parquetOut != "" {
-				if err := writeFile(parquetOut, func(w io.Writer) error {
+				if err := fileutil.WriteAtomic(parquetOut, func(w io.Writer) error {
 					pw := parquet.NewGenericWriter[report.HistoryRow](w)
 					if _, err := pw.Write(rows); err != nil {
 						return err
@@ -82,12 +82,6 @@ pandas or a spreadsheet); --svg DIR draws a chart per metric, a line per key acr
 }
 
 // writeFile writes a file whole through write, or says which file failed.
-// writeFile replaces path through results.WriteAtomic: a link at path is
-// replaced, never written through.
-func writeFile(path string, write func(io.Writer) error) error {
-	return results.WriteAtomic(path, write)
-}
-
 var historyHeader = []string{"run", "start", "commit", "platform", "key", "metric", "reps", "median", "lo", "hi", "change"}
 
 func historyRecord(r report.HistoryRow) []string {

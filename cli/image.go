@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/faasbench/faasbench/imagebuild"
+	"github.com/faasbench/faasbench/internal/fileutil"
 )
 
 // defaultImageCache is where base root file systems are kept between builds (outside any clone).
@@ -64,21 +66,13 @@ func (a *app) buildImage(cmd *cobra.Command, f imageFlags, dockerfile, contextDi
 	if err := os.MkdirAll(filepath.Dir(f.out), 0o755); err != nil {
 		return err
 	}
-	tmp := f.out + ".tmp"
-	out, err := os.Create(tmp)
+	var w imagebuild.Written
+	err = fileutil.WriteAtomic(f.out, func(out io.Writer) (err error) {
+		w, err = imagebuild.WriteArchive(out, im, f.tag)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("--output-file: %w", err)
-	}
-	w, err := imagebuild.WriteArchive(out, im, f.tag)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, f.out)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("%s: %w", f.out, err)
 	}
 	var size int64
 	for _, l := range w.Layers {

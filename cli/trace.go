@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/stats"
 	"github.com/faasbench/faasbench/trace"
 )
@@ -94,7 +95,7 @@ func writeTrace(t *trace.Trace, dir, format string, seed uint64) ([]string, erro
 			}
 		}
 		p := filepath.Join(dir, "AzureFunctionsInvocationTraceForTwoWeeksJan2021.txt")
-		return []string{p}, writeFile(p, func(w io.Writer) error { return trace.WriteAzure2021(t, w) })
+		return []string{p}, fileutil.WriteAtomic(p, func(w io.Writer) error { return trace.WriteAzure2021(t, w) })
 	}
 	inv, dur, mem := trace.Names2019(1)
 	paths := []string{filepath.Join(dir, inv), filepath.Join(dir, dur), filepath.Join(dir, mem)}
@@ -328,7 +329,7 @@ rate capped by --max-rate (what a cap leaves out is counted and printed, never h
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			if err := writeFile(out, func(w io.Writer) error {
+			if err := fileutil.WriteAtomic(out, func(w io.Writer) error {
 				cw := csv.NewWriter(bufio.NewWriter(w))
 				_ = cw.Write([]string{"offset_ns", "function", "app", "func"})
 				for _, ar := range r.Arrivals {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/faasbench/faasbench/internal/fileutil"
 	"github.com/faasbench/faasbench/load"
 	"github.com/faasbench/faasbench/replay"
 	"github.com/faasbench/faasbench/trace"
@@ -92,7 +93,7 @@ the totals, the worst gap, the slowdown's percentiles, and intended and sent per
 			minute := time.Duration(float64(time.Minute) / o.arrivals.Compress)
 			sum := replay.Summarize(out, minute)
 			if o.out != "" {
-				if werr := writeFile(o.out, func(w io.Writer) error { return json.NewEncoder(w).Encode(sum) }); werr != nil {
+				if werr := fileutil.WriteAtomic(o.out, func(w io.Writer) error { return json.NewEncoder(w).Encode(sum) }); werr != nil {
 					return werr
 				}
 			}

@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/faasbench/faasbench/results"
+	"github.com/faasbench/faasbench/internal/fileutil"
 )
 
 // WriteFigures writes every chart of the report as an SVG file into dir
@@ -51,9 +51,9 @@ func WriteFigures(dir string, runs []Run) (files []string, note string, err erro
 	return files, note, nil
 }
 
-// writeAtomic replaces path with b (results.WriteAtomic).
+// writeAtomic replaces path with b (fileutil.WriteAtomic).
 func writeAtomic(path string, b []byte) error {
-	return results.WriteAtomic(path, func(w io.Writer) error {
+	return fileutil.WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
