@@ -44,23 +44,23 @@ func (d *Dir) OpenRead(name string, max int64) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("results: %w", err)
 	}
-	st, err := f.Stat()
+	st, err := fileutil.Regular(f, name+" in "+d.Path)
 	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("results: %s: %w", name, err)
+		return nil, fmt.Errorf("results: %w", err)
 	}
-	if max <= 0 {
-		max = MaxRunFile
-	}
-	switch {
-	case !st.Mode().IsRegular():
-		f.Close()
-		return nil, fmt.Errorf("results: %s in %s is not a regular file (%s): refused", name, d.Path, st.Mode().Type())
-	case st.Size() > max:
+	if max = runFileBound(max); st.Size() > max {
 		f.Close()
 		return nil, fmt.Errorf("results: %s in %s has %d bytes, more than the %d read from a run directory's file", name, d.Path, st.Size(), max)
 	}
 	return f, nil
+}
+
+// runFileBound is max, or MaxRunFile when max is 0 or less.
+func runFileBound(max int64) int64 {
+	if max <= 0 {
+		return MaxRunFile
+	}
+	return max
 }
 
 // ReadFile reads name through OpenRead.
@@ -70,9 +70,7 @@ func (d *Dir) ReadFile(name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if max <= 0 {
-		max = MaxRunFile
-	}
+	max = runFileBound(max)
 	// A file that grew after the check is still read only up to its bound.
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(b)) > max {

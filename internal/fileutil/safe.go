@@ -20,6 +20,17 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 		}
 		return nil, err
 	}
+	if _, err := Regular(f, path); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Regular returns the open file f's information when it is a regular file;
+// otherwise it closes f and says why (name: how to call it). A file opened
+// without blocking and found not regular (a FIFO, a device) is refused
+// here, before anything waits on it or reads it without end.
+func Regular(f *os.File, name string) (os.FileInfo, error) {
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -27,9 +38,9 @@ func OpenNoFollow(path string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, fmt.Errorf("%s is not a regular file (%s): refused", path, st.Mode().Type())
+		return nil, fmt.Errorf("%s is not a regular file (%s): refused", name, st.Mode().Type())
 	}
-	return f, nil
+	return st, nil
 }
 
 // isLinkErr is O_NOFOLLOW's refusal: ELOOP on Linux.
