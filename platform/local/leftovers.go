@@ -65,7 +65,7 @@ func (sw sweeper) sweep(uids []uint32, gid uint32) map[uint32][]string {
 	for uid, gone := range sw.removeIPC(set) {
 		out[uid] = append(out[uid], gone...)
 	}
-	for uid, files := range sw.removeFiles(uids) {
+	for uid, files := range sw.removeFiles(set) {
 		out[uid] = append(out[uid], files...)
 	}
 	return out
@@ -127,14 +127,23 @@ func (sw sweeper) killAll(uid, gid uint32) {
 		cmd.Dir = "/"
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}}
 		_ = cmd.Run()
-		deadline := time.Now().Add(time.Second)
-		for len(sw.processesOf(uid)) > 0 && time.Now().Before(deadline) {
-			time.Sleep(10 * time.Millisecond)
-		}
-		if len(sw.processesOf(uid)) == 0 {
+		if sw.waitGone(uid, time.Second) {
 			return
 		}
 	}
+}
+
+// waitGone waits, at most d, until no process of uid lives; it says
+// whether none does.
+func (sw sweeper) waitGone(uid uint32, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for len(sw.processesOf(uid)) > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // removeIPC removes the SysV shared memory segments, message queues and
@@ -171,14 +180,8 @@ func (sw sweeper) removeIPC(uids map[uint32]bool) map[uint32][]string {
 	return out
 }
 
-// ipcOf reads a /proc/sysvipc table and returns the ids whose owner (uid)
-// or creator (cuid) is uid.
-func ipcOf(path, idCol string, uid uint32) []int {
-	return ipcOfAny(path, idCol, map[uint32]bool{uid: true})[uid]
-}
-
-// ipcOfAny is ipcOf for a set of uids: the ids per uid (the owner's, else
-// the creator's).
+// ipcOfAny reads a /proc/sysvipc table and returns, per uid of the set,
+// the ids it owns (uid) or, else, created (cuid).
 func ipcOfAny(path, idCol string, uids map[uint32]bool) map[uint32][]int {
 	out := map[uint32][]int{}
 	b, err := os.ReadFile(path)
@@ -220,14 +223,10 @@ func ipcOfAny(path, idCol string, uids map[uint32]bool) map[uint32][]int {
 
 // removeFiles removes what the uids own in the shared places (a directory
 // of one of them whole); links are removed, never followed.
-func (sw sweeper) removeFiles(uids []uint32) map[uint32][]string {
+func (sw sweeper) removeFiles(uids map[uint32]bool) map[uint32][]string {
 	out := map[uint32][]string{}
 	if len(uids) == 0 {
 		return out
-	}
-	of := map[uint32]bool{}
-	for _, u := range uids {
-		of[u] = true
 	}
 	seen := 0
 	for _, root := range sw.tmp {
@@ -251,7 +250,7 @@ func (sw sweeper) removeFiles(uids []uint32) map[uint32][]string {
 				return nil
 			}
 			st, ok := info.Sys().(*syscall.Stat_t)
-			if !ok || !of[st.Uid] {
+			if !ok || !uids[st.Uid] {
 				return nil
 			}
 			if err := os.RemoveAll(path); err != nil {
@@ -266,7 +265,7 @@ func (sw sweeper) removeFiles(uids []uint32) map[uint32][]string {
 		})
 	}
 	if seen > maxSweepEntries {
-		for _, u := range uids {
+		for u := range uids {
 			out[u] = append(out[u], fmt.Sprintf("(the walk stopped after %d entries: more may be left)", maxSweepEntries))
 		}
 	}

@@ -77,12 +77,8 @@ func TestSweepRemovesWhatAUIDLeftBehind(t *testing.T) {
 	if slices.ContainsFunc(removed, func(s string) bool { return strings.Contains(s, "not removed") || strings.Contains(s, "its-dir/f") }) {
 		t.Errorf("removed:\n%s\nwant each whole, nothing refused", text)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(sw.processesOf(uid)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if left := sw.processesOf(uid); len(left) > 0 {
-		t.Errorf("processes left: %v", left)
+	if !sw.waitGone(uid, 5*time.Second) {
+		t.Errorf("processes left: %v", sw.processesOf(uid))
 	}
 	for _, k := range []string{"shm", "msg", "sem"} {
 		if ids := ipcOf("/proc/sysvipc/"+k, map[string]string{"shm": "shmid", "msg": "msqid", "sem": "semid"}[k], uid); len(ids) > 0 {
@@ -158,4 +154,9 @@ func TestWhatAFunctionLeftIsRemovedAndSaid(t *testing.T) {
 			t.Errorf("the run's record says:\n%s\nwant %q", said, want)
 		}
 	}
+}
+
+// ipcOf is ipcOfAny for one uid.
+func ipcOf(path, idCol string, uid uint32) []int {
+	return ipcOfAny(path, idCol, map[uint32]bool{uid: true})[uid]
 }
