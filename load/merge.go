@@ -64,10 +64,8 @@ func MergeResults(parts []*Result) (*Result, error) {
 			offered += n
 		}
 		out.OfferedRate = float64(offered) / out.ScheduleSpan.Seconds()
-		if out.ScheduleSpan > out.Elapsed {
-			out.Elapsed = out.ScheduleSpan // as each share's (Open.Run)
-		}
 	}
+	out.spanAtLeastSchedule()
 	if batch.Items > 0 {
 		out.Batch = &batch
 	}

@@ -244,12 +244,7 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 			res.OfferedRate = float64(scheduled) / span.Seconds()
 		}
 	}
-	if res.ScheduleSpan > res.Elapsed {
-		// The run's window is the schedule's, however early the last reply
-		// came: one request in a run of a second is 1 req/s, not one over
-		// its own latency (1,456 req/s before).
-		res.Elapsed = res.ScheduleSpan
-	}
+	res.spanAtLeastSchedule()
 	return res, nil
 }
 
@@ -260,8 +255,8 @@ func (o Open) Run(ctx context.Context, cl *Client, t Target) (*Result, error) {
 // rate asked for.
 func (o Open) span(n int64, last time.Duration, interrupted bool) time.Duration {
 	if !interrupted {
-		if l, ok := o.Schedule.(Limit); ok {
-			if d := l.cutAt(n); d > 0 {
+		if c, ok := o.Schedule.(cutter); ok {
+			if d := c.cutAt(n); d > 0 {
 				if o.Deadline > 0 {
 					d = min(d, o.Deadline)
 				}

@@ -204,6 +204,8 @@ func TestLowRateFiguresArePerSecondOfTheRunsWindow(t *testing.T) {
 		{"one arrival of 0.5/s in a second", Open{Schedule: Limit{S: Constant{Rate: 0.5}, Duration: time.Second}, Deadline: time.Second}, 1, time.Second, 1},
 		{"three of 4/s in 750 ms", Open{Schedule: Limit{S: Constant{Rate: 4}, Duration: 750 * ms}, Deadline: 750 * ms}, 3, 750 * ms, 4},
 		{"a burst of 5 in 400 ms", Open{Schedule: Limit{S: Burst{Size: 5, Every: 10 * time.Second}, Duration: 400 * ms}, Deadline: 400 * ms}, 5, 400 * ms, 12.5},
+		// A generator's share of the same (distributed load): cut where the whole was.
+		{"share 1 of 2 of 4/s in 750 ms", Open{Schedule: Segment{S: Limit{S: Constant{Rate: 4}, Duration: 750 * ms}, Share: Share{Index: 0, Of: 2}}, Deadline: 750 * ms}, 2, 750 * ms, 2 / 0.75},
 		// Ended by its count: n mean gaps, and the last reply if later.
 		{"three of 10/s by count", Open{Schedule: Limit{S: Constant{Rate: 10}, Requests: 3}}, 3, 300 * ms, 10},
 	} {

@@ -60,6 +60,16 @@ func (r *Result) Throughput() float64 {
 	return float64(r.Succeeded()) / r.Elapsed.Seconds()
 }
 
+// spanAtLeastSchedule makes Elapsed at least the open loop's ScheduleSpan:
+// the run's window is the schedule's, however early the last reply came
+// (one request in a run of a second is 1 req/s, not one over its own
+// latency: 1,456 req/s before).
+func (r *Result) spanAtLeastSchedule() {
+	if r.ScheduleSpan > r.Elapsed {
+		r.Elapsed = r.ScheduleSpan
+	}
+}
+
 // extra are recorders the workers recorded through (shard.go), merged too.
 func mergeWorkers(ws []*worker, start time.Time, interrupted bool, extra ...*Recorder) (*Result, error) {
 	// The load is over: its connections go now, not when the collector

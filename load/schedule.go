@@ -259,6 +259,12 @@ func (l Limit) Offset(i int64) (time.Duration, bool) {
 	return off, true
 }
 
+// cutter is a schedule that knows whether a duration ended it: cutAt(n) is
+// that duration when it ended the schedule after n arrivals, else 0. An
+// open loop's window is then that duration (Open.span), however long before
+// it the last arrival came.
+type cutter interface{ cutAt(n int64) time.Duration }
+
 // cutAt is the limit's duration when it is what ended the schedule after n
 // arrivals (the schedule had one more, at or after the duration), else 0.
 func (l Limit) cutAt(n int64) time.Duration {

@@ -63,6 +63,16 @@ func (g Segment) Offset(j int64) (time.Duration, bool) {
 	return g.S.Offset(j*int64(g.Share.Of) + int64(g.Share.Index))
 }
 
+// cutAt is the inner schedule's (cutter): this share's arrival j is the
+// whole schedule's arrival j·Of + Index, so the share was cut where the
+// whole was.
+func (g Segment) cutAt(j int64) time.Duration {
+	if c, ok := g.S.(cutter); ok && j >= 0 {
+		return c.cutAt(j*int64(g.Share.Of) + int64(g.Share.Index))
+	}
+	return 0
+}
+
 // Split returns share s of the open loop: its segment of the schedule, and
 // its share of the in-flight bound (at least 1).
 func (o Open) Split(s Share) Open {
