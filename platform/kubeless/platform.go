@@ -108,9 +108,11 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 // there: no node address leads anywhere, so nothing is sent. Then, for a function Kubeless's
 // runtime runs, the runtime's /healthz on each pod (the controller gives its container no readiness
 // probe: a pod is Ready before kubeless.py listens, and a call then is refused, as a Kubeless user's
-// is) and one answer at the function's NodePort (kube-proxy programs it a moment after the Service
-// lists the pods: seen on the real node); for a contract image, the health path through the
-// NodePort until n different pods have answered (kube.WaitHealthy).
+// is) and then every pod reached through the function's NodePort (kube.WaitRouted, each pod told by
+// its runtime's metrics page: kube-proxy programs the pods a moment after the Service lists them,
+// and on the real node the first 54 to 113 calls after a scale from 1 to 2 all reached the first
+// pod); for a contract image, the health path through the NodePort until n different pods have
+// answered (kube.WaitHealthy).
 func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 	if err := p.WaitServed(ctx, name, name, n); err != nil {
 		return err
@@ -140,7 +142,7 @@ func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 			return fmt.Errorf("function %s: Kubeless's runtime: %w", name, err)
 		}
 	}
-	if err := kube.WaitAnswered(ctx, url+"healthz", p.ReadyTimeout, nil); err != nil {
+	if err := kube.WaitRouted(ctx, url, pods, metricsPath, runtimeIdentity, p.ReadyTimeout); err != nil {
 		return fmt.Errorf("function %s at its NodePort: %w", name, err)
 	}
 	return nil
