@@ -71,6 +71,9 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	if err := p.WaitReplicas(ctx, fn.Name, s.MinScale); err != nil {
 		return err
 	}
+	if err := p.waitService(ctx, fn.Name, s.Executor, s.MinScale); err != nil {
+		return err
+	}
 	return p.waitFunction(ctx, fn.Name, s, s.MinScale)
 }
 
@@ -219,6 +222,9 @@ func (p *Platform) Scale(ctx context.Context, name string, replicas int) error {
 		return fmt.Errorf("scale %s: %w", name, err)
 	}
 	if err := p.WaitReplicas(ctx, name, replicas); err != nil {
+		return err
+	}
+	if err := p.waitService(ctx, name, s.Executor, replicas); err != nil {
 		return err
 	}
 	return p.waitFunction(ctx, name, s, replicas)

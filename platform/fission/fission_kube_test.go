@@ -142,6 +142,34 @@ func TestExecutorsScaleAndCleanUp(t *testing.T) {
 	}
 }
 
+// A newdeploy function is deployed once the Service Fission's executor made for it lists its pod:
+// the router reaches the function through that Service, and a Ready pod the Service does not list
+// yet gets no call. The stand-in makes this function's Service 2 s after the pod is Ready.
+func TestDeployWaitsForTheFunctionsService(t *testing.T) {
+	p, ctx, _ := open(t, "fi-svc")
+	fn := platform.Function{Name: "late-svc-py", Workload: "hello", Language: "python", Replicas: 1,
+		Settings: map[string]string{"executor": "newdeploy", "env_image": "ghcr.io/fission/python-env", "code_file": "hello.py", "entrypoint": "hello.main"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	svcs, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=newdeploy,functionName=late-svc-py"})
+	if err != nil || len(svcs.Items) != 1 {
+		t.Fatalf("after Deploy, the function's Services: %d (%v), want Fission's one", len(svcs.Items), err)
+	}
+	slices, err := p.Cluster.Client.DiscoveryV1().EndpointSlices(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "kubernetes.io/service-name=" + svcs.Items[0].Name})
+	ready := 0
+	for _, sl := range slices.Items {
+		for _, e := range sl.Endpoints {
+			if e.Conditions.Ready == nil || *e.Conditions.Ready {
+				ready++
+			}
+		}
+	}
+	if err != nil || ready != 1 {
+		t.Errorf("after Deploy, the Service %s lists %d ready endpoints (%v), want its pod", svcs.Items[0].Name, ready, err)
+	}
+}
+
 // A forced cold start leaves the newdeploy function's Deployment at zero
 // with no pod; what the executor then does for a request starts a new pod,
 // which StartedSince names. A function with min_scale above 0 is never cold

@@ -21,6 +21,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/util/retry"
 
 	"github.com/faasbench/faasbench/platform/fission"
@@ -102,6 +103,13 @@ func standInPass(ctx context.Context, cl *kube.Cluster, rt *routes) error {
 		// least one pod", createOrGetDeployment); its idle reaper scales it down later.
 		if err := ensure(ctx, cl, &f, name, l, int32(max(minScale, 1)), image); err != nil {
 			return err
+		}
+		// A Function named late-svc-* gets its Service 2 s after it is Ready: the EndpointSlice
+		// controller's lag, made long enough for a test to see that a deploy waits for it.
+		if !strings.HasPrefix(f.GetName(), "late-svc-") || readyFor(&f, 2*time.Second) {
+			if err := ensureService(ctx, cl, &f, name, l); err != nil {
+				return err
+			}
 		}
 		if err := ensureHPA(ctx, cl, &f, name, l, int32(minScale), int32(maxScale)); err != nil {
 			return err
@@ -232,6 +240,42 @@ func ensure(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructu
 		_, err = deps.Update(ctx, cur, metav1.UpdateOptions{})
 		return err
 	})
+}
+
+// readyFor says whether the Function's Ready condition is at least d old.
+func readyFor(f *unstructured.Unstructured, d time.Duration) bool {
+	conds, _, _ := unstructured.NestedSlice(f.Object, "status", "conditions")
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if ts, _ := m["lastTransitionTime"].(string); m["type"] == "Ready" {
+			at, err := time.Parse(time.RFC3339, ts)
+			return err == nil && time.Since(at) >= d
+		}
+	}
+	return false
+}
+
+// ensureService makes the function's Service as createOrGetSvc does (newdeploy/newdeploy.go,
+// container/svc.go): the Deployment's name, its labels and fission.io/managed-by=fission, selecting
+// the pods by the Deployment's labels, port 80 to the environment's 8888. The control plane's
+// EndpointSlice controller lists its pods, as on a real cluster.
+func ensureService(ctx context.Context, cl *kube.Cluster, owner *unstructured.Unstructured, name string, labels map[string]string) error {
+	if len(name) > 63 {
+		name = strings.TrimRight(name[:63], "-")
+	}
+	svcs := cl.Client.CoreV1().Services(cl.Namespace)
+	if _, err := svcs.Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		return err
+	}
+	ctrl := true
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: merge(labels, map[string]string{"fission.io/managed-by": "fission"}),
+		OwnerReferences: []metav1.OwnerReference{{APIVersion: "fission.io/v1", Kind: owner.GetKind(), Name: owner.GetName(), UID: owner.GetUID(), Controller: &ctrl}}},
+		Spec: corev1.ServiceSpec{Selector: labels, Ports: []corev1.ServicePort{{Name: "http-env", Port: 80, TargetPort: intstr.FromInt32(8888)}}}}
+	_, err := svcs.Create(ctx, svc, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
 }
 
 // executorServes is what Fission's executor does when the router asks it
