@@ -93,7 +93,7 @@ func (k capacity) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return Driven{}, err
 		}
-		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: k.load.MaxInFlight, Expected: d, Live: c.live(), Deadline: d, Grace: k.load.Grace.D()}, fn.Target)
+		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: k.load.MaxInFlight, Expected: d, Live: c.live(), Deadline: d, Grace: k.load.GraceD()}, fn.Target)
 	}
 	if wu := k.load.Warmup.D(); wu > 0 {
 		if _, err := run(wu); err != nil {

@@ -47,7 +47,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	// The warm-up runs without the behind rule: a platform still warming up may lag.
 	run := func(d time.Duration, n int64, records *load.RecordSink, behind *load.Behind) (Driven, error) {
 		if k.load.Model != "open" {
-			return ses.Drive(ctx, load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records, Live: c.live(), Grace: k.load.Grace.D()}, fn.Target)
+			return ses.Drive(ctx, load.Closed{Concurrency: pc.Concurrency, Duration: d, Requests: n, Records: records, Live: c.live(), Grace: k.load.GraceD()}, fn.Target)
 		}
 		ss, err := load.ParseScheduleSpec(fmt.Sprintf("%s:%g", k.load.Schedule, pc.Rate))
 		if err != nil {
@@ -57,7 +57,7 @@ func (k sweep) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		if err != nil {
 			return Driven{}, err
 		}
-		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d, Behind: behind, Grace: k.load.Grace.D()}, fn.Target)
+		return ses.Drive(ctx, load.Open{Schedule: sched, MaxInFlight: pc.Concurrency, Expected: d, Records: records, Live: c.live(), Deadline: d, Behind: behind, Grace: k.load.GraceD()}, fn.Target)
 	}
 	warm, err := warmUp(ctx, k.load, func(d time.Duration) (*load.Result, error) {
 		dr, err := run(d, 0, nil, nil)

@@ -214,9 +214,10 @@ type LoadSpec struct {
 	Cooldown  Duration `yaml:"cooldown" json:"cooldown"`
 	Timeout   Duration `yaml:"timeout" json:"timeout"`
 	// Grace bounds how long requests in flight when a cell's duration is
-	// over may still take (0: load.DefaultGrace, 30 s); those still in
-	// flight then are cut and counted as timeouts.
-	Grace Duration `yaml:"grace" json:"grace,omitempty"`
+	// over may still take (unset: load.DefaultGrace, 30 s; 0: none, as
+	// load --grace 0); those still in flight then are cut and counted as
+	// timeouts. GraceD gives the load engine's value.
+	Grace *Duration `yaml:"grace" json:"grace,omitempty"`
 	// KeepAlive reuses connections (default true); false opens one per request.
 	KeepAlive *bool `yaml:"keep_alive" json:"keep_alive,omitempty"`
 	// Records writes every request of every cell to records/<cell>.parquet.
@@ -288,6 +289,18 @@ const MaxGenerators = 256
 
 // Duration is a time.Duration written as "3s", "250ms".
 type Duration time.Duration
+
+// GraceD is the load engine's grace for l.Grace: 0 (the engine's default,
+// load.DefaultGrace) when unset, -1 (cut at the duration) for 0.
+func (l LoadSpec) GraceD() time.Duration {
+	switch {
+	case l.Grace == nil:
+		return 0
+	case *l.Grace == 0:
+		return -1
+	}
+	return l.Grace.D()
+}
 
 // D returns the time.Duration.
 func (d Duration) D() time.Duration { return time.Duration(d) }
