@@ -230,6 +230,30 @@ func TestRealKnativeScaleKeepsTheRevision(t *testing.T) {
 		if err != nil || len(direct) != n {
 			t.Errorf("direct endpoints after scaling to %d: %v %v", n, direct, err)
 		}
+		// Through the gateway (Kourier, and the activator while it is in the path), a call on a fresh
+		// connection each, every pod answers from the first calls on: Knative needs no routing wait
+		// after Scale (Kubeless's NodePort did: kube.WaitRouted). 60 calls miss one of 3 balanced pods
+		// with a chance of 3·(2/3)^60, below 10^-10.
+		url, err := p.Endpoint(ctx, "hello-go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, err := p.FunctionHost(ctx, "hello-go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen, failed, all := map[string]bool{}, 0, 0
+		for i := 1; i <= 60; i++ {
+			if a := gatewayCall(ctx, url, host); a == "" {
+				failed++
+			} else if seen[a] = true; len(seen) == n && all == 0 {
+				all = i
+			}
+		}
+		t.Logf("after scaling to %d: %d pods answered through the gateway, all %d by call %d, %d calls failed", n, len(seen), n, all, failed)
+		if len(seen) != n || failed > 0 {
+			t.Errorf("after scaling to %d: 60 calls through the gateway reached %d pods, %d failed", n, len(seen), failed)
+		}
 	}
 	// Held: the autoscaler keeps the count with no traffic (min-scale on the PodAutoscaler).
 	time.Sleep(10 * time.Second)
@@ -272,4 +296,24 @@ func TestRealKnativeWebhookRefusalsAndFingerprint(t *testing.T) {
 	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "containerConcurrency") || !strings.Contains(err.Error(), "1000") {
 		t.Errorf("containerConcurrency 1001 above the cluster's limit of 1000: %v", err)
 	}
+}
+
+// gatewayCall calls a function through the Knative gateway (url, with the function's host) on a
+// connection of its own and returns the instance that answered 200, "" for any failure.
+func gatewayCall(ctx context.Context, url, host string) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return ""
+	}
+	req.Host = host
+	resp, err := (&http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}).Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return ""
+	}
+	return resp.Header.Get("X-Fb-Instance")
 }
