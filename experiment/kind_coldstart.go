@@ -99,12 +99,17 @@ func percentilesOf(ms []float64) stats.Percentiles { return stats.Of(histOf(ms))
 // it started for it. Samples that fail either are kept and flagged, never
 // counted as cold. Warm requests follow each cold one. With coldstart.idle,
 // each cell is a point of the idle-time sweep instead.
-type coldStart struct{ cfg spec.ColdStartSpec }
+type coldStart struct {
+	cfg  spec.ColdStartSpec
+	seed int64 // the spec's: the stages' intervals resample with it
+}
 
 // ColdFirst: the first request of each cell is to be cold; no probe warms it.
 func (coldStart) ColdFirst() bool { return true }
 
-func newColdStart(sp spec.Spec) (Kind, error) { return coldStart{cfg: sp.ColdStart}, nil }
+func newColdStart(sp spec.Spec) (Kind, error) {
+	return coldStart{cfg: sp.ColdStart, seed: sp.Seed}, nil
+}
 
 func (k coldStart) Levels() []plan.Level {
 	if len(k.cfg.Idle) == 0 {
@@ -278,6 +283,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			cr.PhasesMs[results.PhaseNames[i]] = percentilesOf(v)
 		}
 	}
+	cr.Stages = results.StagesOf(cr.Samples, uint64(k.seed)+uint64(pc.Index))
 	out := simpleCell(pc, c.Platform.Name(), "coldstart", start, int64(len(cold)+len(warm)+len(warmCold)), failed)
 	if err := c.writeHlogEntries(start, time.Since(start), []hist.LogEntry{{Tag: "cold", Histogram: histOf(cold)}, {Tag: "warm", Histogram: histOf(warm)}}); err != nil {
 		return nil, err

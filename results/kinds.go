@@ -98,6 +98,9 @@ type ColdResult struct {
 	// PhasesMs: over the verified samples, each phase of the start
 	// (PhaseNames) in ms after the request was sent.
 	PhasesMs map[string]stats.Percentiles `json:"phases_ms,omitempty"`
+	// Stages: the verified cold starts split into stages between the platform's milestones, each
+	// with its mean and that mean's interval, adding up (StagesOf).
+	Stages *ColdStages `json:"stages,omitempty"`
 	// PullMs is the image pulls' durations (coldstart.evict_image).
 	PullMs *stats.Percentiles `json:"pull_ms,omitempty"`
 	// ColdShare is, in an idle sweep, the share of calls after IdleS that were cold.

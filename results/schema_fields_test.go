@@ -92,3 +92,31 @@ func TestSchemaKnowsTraceReplay(t *testing.T) {
 		t.Error("a per-function file outside trace/ was accepted")
 	}
 }
+
+// A coldstart cell's stages and its phases (accepted included: OpenWhisk's controller stamps it)
+// are in the schema; a stage named otherwise is not.
+func TestSchemaKnowsColdStages(t *testing.T) {
+	var samples []ColdSample
+	for i := range 12 {
+		f := float64(i)
+		samples = append(samples, ColdSample{Iteration: i, Verified: true, LatencyMs: 50 + f, Kind: "pod",
+			Phases: &ColdPhases{AcceptedMs: ms(1), CreatedMs: ms(5 + f), ReadyMs: ms(30 + f), FirstByteMs: ms(45 + f)}})
+	}
+	cold := &ColdResult{Iterations: 12, Verified: 12, Kinds: map[string]int64{"pod": 12}, ColdByKindMs: map[string]stats.Percentiles{},
+		PhasesMs: map[string]stats.Percentiles{"accepted": {}, "created": {}}, Samples: samples, Stages: StagesOf(samples, 1)}
+	c := Cell{Cell: plan.Cell{ID: "f/cold/r=1", Key: "f/cold", Function: "f", Workload: "hello", Language: "go", Replicas: 1, Concurrency: 1, Repetition: 1, Kind: "coldstart"},
+		Platform: "local", Model: "closed", Errors: map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, Warnings: []string{},
+		ColdKinds: map[string]int64{}, Instances: map[string]int64{}, Windows: []Window{}, Cold: cold}
+	s := Summary{SchemaVersion: SchemaVersion, RunID: "r", Name: "q", Platform: "local", Status: StatusComplete, Cells: []Cell{c}}
+	doc, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Fatalf("a coldstart cell with stages: %v", err)
+	}
+	cold.Stages.Stages[0].To = "boot"
+	if doc, _ = json.Marshal(s); ValidateSummary(doc) == nil {
+		t.Error("a stage ending at an unknown milestone passed the schema")
+	}
+}
