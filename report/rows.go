@@ -281,7 +281,7 @@ func detail(cs []results.Cell) string {
 		if len(phases) > 0 {
 			line += "; the start, median ms after the send: " + strings.Join(phases, ", ")
 		}
-		return line
+		return line + stagesDetail(cs)
 	case c0.ColdRate != nil:
 		return coldRateDetail(cs)
 	case c0.Trace != nil:
