@@ -7,7 +7,6 @@ import (
 	"github.com/faasbench/faasbench/results"
 )
 
-
 // One repetition: each stage's mean with its interval, then the sum against the latency; two: the
 // repetitions' median [range] per stage; none without stages.
 func TestStagesDetail(t *testing.T) {
