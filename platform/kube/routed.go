@@ -23,8 +23,9 @@ const maxRouteBody = 1 << 20
 // where WaitHealthy cannot count instances: each pod is first asked directly for its identity at
 // path, then base+path is called, a new connection each time (kube-proxy picks an endpoint per
 // connection), until every identity has come back through it. Ready pods listed by the Service's
-// EndpointSlices are not yet routed: on the real node, Kubeless's NodePort sent the first 54 to
-// 113 calls after a scale from 1 to 2 to the first pod alone, and once refused one. Two pods that
+// EndpointSlices are not yet routed: on the real node, Kubeless's NodePort sent the first 9 to 69
+// calls after a scale from 1 to 2 to the first pod alone (docs/evidence/kubeless-scale-routing-2026-12-01.txt),
+// and once refused one. Two pods that
 // read as one identity are told apart by nothing here: they count as one, and the wait ends when
 // that one has answered. A refused or failed call is not an answer; the error, at the timeout, says
 // how many calls were made, how many failed and which pods never answered.

@@ -83,8 +83,8 @@ func TestRealKubelessRuntimeFunction(t *testing.T) {
 	fresh := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	// Scale returns when kube-proxy sends calls to both pods (kube.WaitRouted): from then on no call is
 	// refused, and 40 calls reach both (each picks one of two at random: all 40 on one, 2 in 10^12).
-	// Before that wait, the first 54 to 113 calls after Scale returned all reached the first pod (six
-	// scales on the real node), and make test at f9317fd saw one refused.
+	// Before that wait, the first 9 to 69 calls after a scale reached the first pod alone (four scales,
+	// docs/evidence/kubeless-scale-routing-2026-12-01.txt), and make test at f9317fd saw one refused.
 	seen := map[string]bool{}
 	calls, refused := 0, 0
 	for ; calls < 40; calls++ {

@@ -110,8 +110,8 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 // probe: a pod is Ready before kubeless.py listens, and a call then is refused, as a Kubeless user's
 // is) and then every pod reached through the function's NodePort (kube.WaitRouted, each pod told by
 // its runtime's metrics page: kube-proxy programs the pods a moment after the Service lists them,
-// and on the real node the first 54 to 113 calls after a scale from 1 to 2 all reached the first
-// pod); for a contract image, the health path through the NodePort until n different pods have
+// and on the real node the first 9 to 69 calls after a scale from 1 to 2 all reached the first pod:
+// docs/evidence/kubeless-scale-routing-2026-12-01.txt); for a contract image, the health path through the NodePort until n different pods have
 // answered (kube.WaitHealthy).
 func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 	if err := p.WaitServed(ctx, name, name, n); err != nil {
