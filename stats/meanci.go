@@ -6,7 +6,7 @@ import (
 )
 
 // MethodBootstrapMean is the interval of a mean by Efron's percentile bootstrap: the 2.5 % and
-// 97.5 % points (linear interpolation, NumPy's default) of the means of meanResamples seeded
+// 97.5 % points (SortedQuantile: linear interpolation, NumPy's default) of the means of meanResamples seeded
 // resamples with replacement, as SciPy's bootstrap(method="percentile") makes it.
 const MethodBootstrapMean = "percentile bootstrap of the mean"
 
@@ -34,16 +34,5 @@ func MeanInterval(vs []float64, seed uint64) *Interval {
 		means[b] = sum / float64(n)
 	}
 	slices.Sort(means)
-	return &Interval{Lo: linearQuantile(means, lowerTail), Hi: linearQuantile(means, upperTail), Method: MethodBootstrapMean}
-}
-
-// linearQuantile is the q-quantile of sorted values by linear interpolation between the closest
-// ranks (NumPy's percentile, method "linear").
-func linearQuantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	i := int(pos)
-	if i >= len(sorted)-1 {
-		return sorted[len(sorted)-1]
-	}
-	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+	return &Interval{Lo: SortedQuantile(means, lowerTail), Hi: SortedQuantile(means, upperTail), Method: MethodBootstrapMean}
 }

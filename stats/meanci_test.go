@@ -72,11 +72,12 @@ func TestMeanIntervalAgainstSciPy(t *testing.T) {
 	}
 }
 
-// NumPy's linear percentile: np.percentile([1, 2, 3, 4], [2.5, 50, 97.5, 100]) = 1.075, 2.5, 3.925, 4.
-func TestLinearQuantile(t *testing.T) {
+// SortedQuantile is NumPy's linear percentile, which MeanInterval's ends follow:
+// np.percentile([1, 2, 3, 4], [2.5, 50, 97.5, 100]) = 1.075, 2.5, 3.925, 4.
+func TestSortedQuantileIsNumPys(t *testing.T) {
 	vs := []float64{1, 2, 3, 4}
 	for q, want := range map[float64]float64{0.025: 1.075, 0.5: 2.5, 0.975: 3.925, 1: 4, 0: 1} {
-		if got := linearQuantile(vs, q); math.Abs(got-want) > 1e-12 {
+		if got := SortedQuantile(vs, q); math.Abs(got-want) > 1e-12 {
 			t.Errorf("q %v: %v, want %v", q, got, want)
 		}
 	}
