@@ -36,7 +36,8 @@ type ColdStages struct {
 // StagesOf is the stage breakdown of samples' verified cold starts, nil when no milestone is common
 // to all of those with phases. seed makes the intervals reproducible.
 func StagesOf(samples []ColdSample, seed uint64) *ColdStages {
-	var with []ColdSample
+	var marks [][]*float64 // per verified sample with phases, its milestones (PhaseNames)
+	var lat float64
 	common := make([]bool, len(PhaseNames))
 	for i := range common {
 		common[i] = true
@@ -45,8 +46,10 @@ func StagesOf(samples []ColdSample, seed uint64) *ColdStages {
 		if !s.Verified || s.Phases == nil {
 			continue
 		}
-		with = append(with, s)
-		for i, v := range s.Phases.Values() {
+		m := s.Phases.Values()
+		marks = append(marks, m)
+		lat += s.LatencyMs
+		for i, v := range m {
 			common[i] = common[i] && v != nil
 		}
 	}
@@ -56,22 +59,18 @@ func StagesOf(samples []ColdSample, seed uint64) *ColdStages {
 			idx = append(idx, i)
 		}
 	}
-	if len(with) == 0 || len(idx) == 0 {
+	if len(marks) == 0 || len(idx) == 0 {
 		return nil
 	}
-	cs := &ColdStages{Samples: len(with), Method: stats.MethodBootstrapMean}
-	from, prev := "sent", make([]float64, len(with))
-	var lat float64
-	for _, s := range with {
-		lat += s.LatencyMs
-	}
-	cs.LatencyMs = lat / float64(len(with))
+	n := len(marks)
+	cs := &ColdStages{Samples: n, LatencyMs: lat / float64(n), Method: stats.MethodBootstrapMean}
+	from, prev := "sent", make([]float64, n)
 	for k, i := range idx {
 		st := ColdStage{From: from, To: PhaseNames[i]}
-		d := make([]float64, len(with))
+		d := make([]float64, n)
 		var sum float64
-		for j, s := range with {
-			at := *s.Phases.Values()[i]
+		for j, m := range marks {
+			at := *m[i]
 			d[j] = at - prev[j]
 			prev[j] = at
 			sum += d[j]
@@ -79,7 +78,7 @@ func StagesOf(samples []ColdSample, seed uint64) *ColdStages {
 				st.Reversed++
 			}
 		}
-		st.MeanMs = sum / float64(len(with))
+		st.MeanMs = sum / float64(n)
 		if iv := stats.MeanInterval(d, seed+uint64(k)); iv != nil {
 			st.CILoMs, st.CIHiMs = &iv.Lo, &iv.Hi
 		}
