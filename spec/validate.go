@@ -327,7 +327,7 @@ func (p *Parsed) Validate(k Known) error {
 		path string
 		d    Duration
 		max  time.Duration
-	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, MaxTimeout}, {"load.grace", l.graceOrZero(), MaxTimeout}} {
+	}{{"load.duration", l.Duration, MaxCellDuration}, {"load.warmup", l.Warmup, time.Hour}, {"load.cooldown", l.Cooldown, time.Hour}, {"load.timeout", l.Timeout, MaxTimeout}, {"load.grace", Duration(max(l.GraceD(), 0)), MaxTimeout}} {
 		if b.d.D() > b.max {
 			add(b.path, "%v: at most %v", b.d, b.max)
 		}
@@ -422,12 +422,4 @@ func validateBehind(s *Spec, b *BehindSpec, add func(string, string, ...any)) {
 	case !open:
 		add("load.abort_when_behind", "applies to an open loop (kinds sweep and baseline with load.model open, or autoscale with its open model)")
 	}
-}
-
-// graceOrZero is l.Grace, 0 when unset, for the bounds check.
-func (l LoadSpec) graceOrZero() Duration {
-	if l.Grace == nil {
-		return 0
-	}
-	return *l.Grace
 }
