@@ -56,7 +56,7 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 			}
 		}
 		var err error
-		list, err = p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: "executorType=" + s.Executor + ",functionName=" + name})
+		list, err = p.Cluster.Client.AppsV1().Deployments(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: functionSelector(s.Executor, name)})
 		return err == nil && len(list.Items) > 0, err
 	})
 	if err != nil && !errors.Is(err, kube.ErrTimeout) {
@@ -106,7 +106,7 @@ const ServedLabel = "fission.io/served"
 // servedSelector selects the pool pods Fission has specialised for name and
 // still admits into its Service.
 func servedSelector(name string) string {
-	return "executorType=poolmgr,functionName=" + name + "," + ServedLabel
+	return functionSelector(PoolMgr, name) + "," + ServedLabel
 }
 
 // poolCold makes a poolmgr function cold Fission's own way: it waits for

@@ -10,11 +10,12 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
-// serviceSelector selects the Service Fission's executor makes for a newdeploy or container
-// function: named getObjName's "<executor>-<name>-<ns>-<uid tail>", labelled with the Deployment's
-// labels (getDeployLabels: executorType, functionName, ...) and selecting its pods
-// (newdeploy/newdeploy.go and container/svc.go createOrGetSvc).
-func serviceSelector(executor, name string) string {
+// functionSelector selects what Fission's executor makes for a function of executor with the
+// labels getDeployLabels gives it (executorType, functionName, ...): a newdeploy or container
+// function's Deployment, its pods and its Service (named getObjName's "<executor>-<name>-<ns>-<uid
+// tail>"; newdeploy/newdeploy.go and container/svc.go createOrGetSvc), the pool pods specialised for
+// a poolmgr function.
+func functionSelector(executor, name string) string {
 	return "executorType=" + executor + ",functionName=" + name
 }
 
@@ -28,7 +29,7 @@ func serviceSelector(executor, name string) string {
 func (p *Platform) waitService(ctx context.Context, name, executor string, n int) error {
 	var svc string
 	err := kube.Poll(ctx, p.ReadyTimeout, 100*time.Millisecond, func(ctx context.Context) (bool, error) {
-		l, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: serviceSelector(executor, name)})
+		l, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: functionSelector(executor, name)})
 		if err != nil {
 			return false, err
 		}
@@ -39,10 +40,10 @@ func (p *Platform) waitService(ctx context.Context, name, executor string, n int
 			svc = l.Items[0].Name
 			return true, nil
 		}
-		return false, fmt.Errorf("%d Services labelled %s in namespace %s, where Fission's executor makes one", len(l.Items), serviceSelector(executor, name), p.Namespace())
+		return false, fmt.Errorf("%d Services labelled %s in namespace %s, where Fission's executor makes one", len(l.Items), functionSelector(executor, name), p.Namespace())
 	})
 	if err != nil {
-		return fmt.Errorf("function %s: its Service (labels %s): %w", name, serviceSelector(executor, name), err)
+		return fmt.Errorf("function %s: its Service (labels %s): %w", name, functionSelector(executor, name), err)
 	}
 	if err := p.Cluster.WaitServiceEndpoints(ctx, p.Namespace(), svc, n, p.ReadyTimeout); err != nil {
 		return fmt.Errorf("function %s: %w", name, err)
