@@ -16,6 +16,7 @@
 # A part of make test-real for the reproductions (docs/reproductions.md), without building every workload
 # image. Evidence in EVIDENCE_DIR/PLATFORM-SPEC/ (a spec named again: PLATFORM-SPEC-2, ...; default
 # docs/evidence/PLATFORM-003-DATE), with host-speed.txt: the machine's speed and steal before each spec.
+# SEED_SETS: more settings for every run, one a line, applied last (deploy/node/campaign.sh's labels and repetitions).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PLATFORM=${1:?usage: deploy/node/seed.sh PLATFORM [EVIDENCE_DIR] [SPEC...]}
@@ -103,6 +104,8 @@ for s in "${specs[@]}"; do
   lab=(); [ -z "${labels[$s]:-}" ] || mapfile -t lab <<<"${labels[$s]%$'\n'}"
   mapfile -t fns < <(fnset "$s")
   lab+=("${fns[@]}")
+  # A campaign's settings, last so that they win (deploy/node/campaign.sh: its labels, one repetition a round).
+  while IFS= read -r o; do [ -z "$o" ] || lab+=(--set "$o"); done <<<"${SEED_SETS:-}"
   bad=0
   # A run that measured but broke an expectation (exit 1: e.g. a watchdog answering 500 under load) is a
   # result: its files are kept as any run's (its summary says what broke); the step still counts as failed.

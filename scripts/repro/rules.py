@@ -204,6 +204,12 @@ class Run:
         self.commit = (fp.get("faasbench") or {}).get("commit", "unknown")
         self.spec_file = self.manifest.get("spec_file", "")
         self.status = self.manifest.get("status", "?")
+        # A campaign's run (deploy/node/campaign.sh): its id and round; judged with the campaign's other runs.
+        self.campaign = self.labels.get("campaign", "")
+        try:
+            self.campaign_round = int(self.labels.get("campaign_round") or 0)
+        except ValueError:
+            self.campaign_round = 0
         self._cells = None
 
     def cells(self):
@@ -215,6 +221,64 @@ class Run:
             for c in s["cells"]:
                 self._cells.setdefault(c["key"], {})[c["repetition"]] = c
         return self._cells
+
+
+class CampaignRun:
+    """One platform's runs of one campaign (deploy/node/campaign.sh: the platforms run one after another, round
+    by round, the same day and binary), judged as one run: its repetitions are the rounds', repetition r of
+    round k numbered k * 100 + r, so that an every: check pairs the platforms' repetitions of the same round."""
+
+    def __init__(self, runs):
+        self.runs = sorted(runs, key=lambda x: (x.campaign_round, x.run_id))
+        first = self.runs[0]
+        self.campaign, self.platform, self.rules = first.campaign, first.platform, first.rules
+        commits = sorted({x.commit for x in self.runs})
+        self.commit = commits[0] if len(commits) == 1 else "+".join(c[:7] for c in commits)
+        self.run_id = f"campaign {self.campaign}: {self.platform} in rounds {', '.join(str(x.campaign_round) for x in self.runs)}"
+        self.status = "complete" if all(x.status == "complete" for x in self.runs) else "partial"
+        self.order = max(x.run_id for x in self.runs)
+        self._cells = None
+
+    def cells(self):
+        if self._cells is None:
+            self._cells = {}
+            for x in self.runs:
+                for key, reps in x.cells().items():
+                    for rep, c in reps.items():
+                        self._cells.setdefault(key, {})[x.campaign_round * 100 + rep] = c
+        return self._cells
+
+
+def units(runs):
+    """The runs as they are judged: each campaign's runs on one platform as one CampaignRun, every other run
+    alone; in the runs' order (a campaign's by its last run)."""
+    out, camp = [], {}
+    for x in runs:
+        if x.campaign:
+            camp.setdefault((x.campaign, x.platform), []).append(x)
+        else:
+            out.append(x)
+    out += [CampaignRun(v) for v in camp.values()]
+    return sorted(out, key=lambda x: getattr(x, "order", x.run_id))
+
+
+def campaign_problems(runs):
+    """A campaign is one binary, each platform once a round: runs that say otherwise are a problem."""
+    out, seen, commits = [], {}, {}
+    for x in runs:
+        if not x.campaign:
+            continue
+        if x.campaign_round < 1:
+            out.append(f"{x.run_id}: campaign {x.campaign} without a round (labels.campaign_round)")
+        commits.setdefault(x.campaign, set()).add(x.commit)
+        key = (x.campaign, x.platform, x.campaign_round, tuple(x.rules))
+        if key in seen:
+            out.append(f"{x.run_id}: campaign {x.campaign} round {x.campaign_round} on {x.platform} again (also {seen[key]})")
+        seen[key] = x.run_id
+    for c, cs in sorted(commits.items()):
+        if len(cs) > 1:
+            out.append(f"campaign {c}: runs of commits {', '.join(sorted(x[:12] for x in cs))}: a campaign is one binary")
+    return out
 
 
 def registered_runs(evidence=EVIDENCE):
@@ -570,26 +634,55 @@ def _judged(r, runs, designs, platforms):
 
 def _rows(r, cited, designs):
     """A rule's verdicts: (platform, run cell, what the checks read, verdict, class), one per platform and run
-    under it in the runs' order (a rule comparing platforms: one, its platforms' latest runs)."""
+    under it in the runs' order, a campaign's runs on a platform as one (units). A rule comparing platforms: one
+    row, judged from the latest campaign that ran every platform it compares; without one, the platforms'
+    latest runs are read but not judged (separate runs differ in day, binary and machine state: issue 62)."""
     rows = []
+    judged = units(cited)
     if any("platform" in f for f in r["figures"].values()):
-        latest = {f["platform"]: next((x for x in reversed(cited) if x.platform == f["platform"]), None)
-                  for f in r["figures"].values()}
+        plats = list(dict.fromkeys(f["platform"] for f in r["figures"].values()))
+        camps = {}
+        for x in judged:
+            if isinstance(x, CampaignRun):
+                camps.setdefault(x.campaign, {})[x.platform] = x
+        full = [c for c in sorted(camps) if all(p in camps[c] for p in plats)]
+        if full:
+            chosen = {p: camps[full[-1]][p] for p in plats}
+            rows.append((", ".join(r["platforms"]), _campaign_cell(full[-1], chosen), *_judged(r, chosen, designs, r["platforms"])))
+            return rows
+        latest = {p: next((x for x in reversed(judged) if x.platform == p), None) for p in plats}
         if all(latest.values()):
+            read, _, _ = _judged(r, latest, designs, r["platforms"])
+            days = sorted({_day(x) for x in latest.values()})
+            commits = sorted({x.commit[:7] for x in latest.values()})
             rows.append((", ".join(r["platforms"]), ", ".join(f"{x.run_id} ({x.commit[:7]})" for x in latest.values()),
-                         *_judged(r, latest, designs, r["platforms"])))
+                         f"not a verdict: separate runs ({', '.join(days)}; {', '.join(commits)}), no campaign ran "
+                         f"{', '.join(plats)} together (issue 62); they read: {read}", "not judged", "not judged"))
         else:
             missing = ", ".join(p for p, x in latest.items() if x is None)
             rows.append((", ".join(r["platforms"]), f"no run under this rule on {missing} yet", "", "not yet judged", ""))
     else:
         for p in r["platforms"]:
-            mine = [x for x in cited if x.platform == p]
+            mine = [x for x in judged if x.platform == p]
             if not mine:
                 rows.append((p, "no run under this rule yet", "", "not yet judged", ""))
             for x in mine:
                 rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
                              *_judged(r, {"*": x}, designs, [p])))
     return rows
+
+
+def _campaign_cell(c, chosen):
+    """The run cell of a comparison judged from campaign c: its id, binary and each platform's rounds."""
+    x = next(iter(chosen.values()))
+    part = [p for p, y in chosen.items() if y.status != "complete"]
+    return (f"campaign {c} ({x.commit[:7]}): " + ", ".join(f"{p} {len(y.runs)} rounds" for p, y in chosen.items())
+            + (f"; partial on {', '.join(part)}" if part else ""))
+
+
+def _day(x):
+    m = re.search(r"(\d{4})(\d{2})(\d{2})T", getattr(x, "order", x.run_id))
+    return f"{m[1]}-{m[2]}-{m[3]}" if m else "?"
 
 
 def _rule_rows(r, cited, designs):
@@ -648,7 +741,7 @@ def main(argv):
 def _check_or_write(what):
     doc = load()
     runs = registered_runs()
-    problems = hash_problems(doc, runs)
+    problems = hash_problems(doc, runs) + campaign_problems(runs)
     designs = load_designs(doc)  # a bad note is an error before anything is written
     if seeds_dir().is_dir():
         problems += quote_problems(doc)

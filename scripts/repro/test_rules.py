@@ -460,3 +460,78 @@ def test_a_doc_needs_both_markers():
     for text in (rules.BEGIN + "\nonly the beginning\n", "only the end\n" + rules.END):
         with pytest.raises(rules.RuleError, match="markers"):
             rules.doc_with_section(text, "x")
+
+
+# Campaigns (issue 62): a comparison is judged from one campaign's runs only.
+
+CMP = {"id": "t-cmp", "platforms": ["nuclio", "knative"],
+       "figures": {"nu": {"platform": "nuclio", "cell": "k", "metric": "throughput_rps"},
+                   "kn": {"platform": "knative", "cell": "k", "metric": "throughput_rps"}},
+       "checks": [{"name": "Nuclio ahead", "every": "nu > kn"}]}
+
+
+def camp_run(tmp_path, name, platform, vals, rnd=None, campaign="20261201T180000Z", commit="abc1234"):
+    labels = {"rule": "t-cmp"}
+    if rnd is not None:
+        labels.update(campaign=campaign, campaign_round=str(rnd))
+    return make_run(tmp_path, name, {"k": [{"throughput_rps": v} for v in vals]}, labels, platform=platform, commit=commit)
+
+
+def test_a_campaigns_rounds_are_one_runs_repetitions_paired_by_round(tmp_path):
+    # Rounds in the platforms' rotated order: round 2 ran Knative first.
+    runs = [camp_run(tmp_path, "r1-nuclio", "nuclio", [9], 1), camp_run(tmp_path, "r1-knative", "knative", [5], 1),
+            camp_run(tmp_path, "r2-knative", "knative", [2], 2), camp_run(tmp_path, "r2-nuclio", "nuclio", [3], 2),
+            camp_run(tmp_path, "r3-nuclio", "nuclio", [10], 3), camp_run(tmp_path, "r3-knative", "knative", [11], 3)]
+    us = rules.units(runs)
+    assert [type(u).__name__ for u in us] == ["CampaignRun", "CampaignRun"]
+    nu = next(u for u in us if u.platform == "nuclio")
+    assert sorted(nu.cells()["k"]) == [101, 201, 301] and len(nu.runs) == 3
+    word, res = rules.judge(CMP, {u.platform: u for u in us})
+    # Paired by round: 9 > 5, 3 > 2, then 10 > 11 fails.
+    assert word == "does not reproduce" and res[0][2] == "9 vs 5 / 3 vs 2 / 10 vs 11 ✗"
+
+
+def test_a_comparison_is_judged_from_its_latest_whole_campaign_only(tmp_path):
+    old = [camp_run(tmp_path, f"a{k}-{p}", p, [v], k, campaign="20261130T100000Z")
+           for k in (1, 2) for p, v in (("nuclio", 1), ("knative", 9))]
+    new = [camp_run(tmp_path, f"b{k}-{p}", p, [v], k, campaign="20261201T100000Z")
+           for k in (1, 2) for p, v in (("nuclio", 9), ("knative", 1))]
+    # A later campaign that ran Nuclio alone, and a separate later run: neither decides the comparison.
+    lone = [camp_run(tmp_path, "c1-nuclio", "nuclio", [0], 1, campaign="20261202T100000Z"),
+            camp_run(tmp_path, "d-knative", "knative", [100, 100, 100])]
+    rows = rules._rows(CMP, old + new + lone, {})
+    assert len(rows) == 1
+    plat, cell, read, word, cls = rows[0]
+    assert cell == "campaign 20261201T100000Z (abc1234): nuclio 2 rounds, knative 2 rounds"
+    assert word == "**reproduces**" and cls == "measured" and read == "Nuclio ahead: 9 vs 1 / 9 vs 1 ✓"
+
+
+def test_separate_runs_are_read_but_not_judged(tmp_path):
+    runs = [camp_run(tmp_path, "seed-20261127T100000-nu", "nuclio", [9, 9, 9]),
+            camp_run(tmp_path, "seed-20261129T100000-kn", "knative", [1, 1, 1], commit="def5678"),
+            camp_run(tmp_path, "seed-20261130T100000-nu", "nuclio", [2, 2, 2]),
+            camp_run(tmp_path, "seed-20261126T100000-nu", "nuclio", [0], 1)]  # an earlier campaign of Nuclio alone
+    (plat, cell, read, word, cls), = rules._rows(CMP, runs, {})
+    assert word == "not judged" and cls == "not judged"
+    assert read.startswith("not a verdict: separate runs (2026-11-29, 2026-11-30; abc1234, def5678), no campaign ran nuclio, knative together")
+    assert read.endswith("they read: Nuclio ahead: 2 vs 1 / 2 vs 1 / 2 vs 1 ✓")
+    assert rules.counts({"rules": [CMP]}, runs, {})["across platforms"]["not judged"] == 1
+
+
+def test_a_one_platform_rule_judges_a_campaigns_rounds_as_one_run(tmp_path):
+    rule = {"id": "t-cmp", "platforms": ["local", "knative"], "figures": {"t": {"cell": "k", "metric": "throughput_rps"}},
+            "checks": [{"name": "t", "every": "t > 1"}]}
+    runs = [camp_run(tmp_path, f"r{k}", "knative", [v], k) for k, v in ((1, 3), (2, 4), (3, 5))]
+    rows = rules._rows(rule, runs, {})
+    assert [r[0] for r in rows] == ["local", "knative"]
+    assert rows[1][1] == "campaign 20261201T180000Z: knative in rounds 1, 2, 3 (abc1234)" and rows[1][2] == "t: 3 / 4 / 5 ✓"
+
+
+def test_a_campaign_is_one_binary_and_each_platform_once_a_round(tmp_path):
+    runs = [camp_run(tmp_path, "a", "nuclio", [1], 1), camp_run(tmp_path, "b", "nuclio", [1], 1),
+            camp_run(tmp_path, "c", "knative", [1], 2, commit="def5678"), camp_run(tmp_path, "d", "knative", [1], 0)]
+    got = rules.campaign_problems(runs)
+    assert got == ["b: campaign 20261201T180000Z round 1 on nuclio again (also a)",
+                   "d: campaign 20261201T180000Z without a round (labels.campaign_round)",
+                   "campaign 20261201T180000Z: runs of commits abc1234, def5678: a campaign is one binary"]
+    assert rules.campaign_problems(runs[:1]) == []
