@@ -9,29 +9,50 @@
 #   PLATFORMS  comma-separated, default the platforms the rules' figures compare (one more the rules name may be added)
 # Evidence in EVIDENCE_DIR (default docs/evidence/campaign-ID): round-K/PLATFORM-SPEC/ as seed.sh keeps them, and
 # campaign.tsv: the campaign's id, commit and binary's sha256, then each run's round, platform, start, end and exit.
-# Refused before anything starts: a tree with uncommitted changes (a run's binary must be a commit's), a rule not
-# registered, bad ROUNDS or PLATFORMS (exit 2). A failed run is recorded and the campaign goes on; exit 1 at the end.
+# Refused before anything starts: a rule not registered, bad ROUNDS or PLATFORMS, a tree with uncommitted changes (a
+# run's binary must be a commit's) (exit 2). A failed run is recorded and the campaign goes on; exit 1 at the end.
+# EVIDENCE_DIR holding a campaign.tsv resumes that campaign: the same rules, commit and binary, only the runs that did
+# not end with exit 0 (a retry's row is added; the last attempt counts), e.g. after a failed run or an interrupt.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 RULE=${1:?usage: deploy/node/campaign.sh RULE[,RULE...] [EVIDENCE_DIR]}
+commit=$(git rev-parse HEAD)
+# EVIDENCE_DIR holding a campaign.tsv: that campaign goes on (the runs that did not end with exit 0 are made).
+resume=()
+[ -z "${2:-}" ] || [ ! -f "$2/campaign.tsv" ] || resume=(--resume "$2/campaign.tsv" --commit "$commit")
+mapfile -t plan < <(python3 scripts/repro/campaign.py plan "$RULE" --platforms "${PLATFORMS:-}" --rounds "${ROUNDS:-3}" "${resume[@]}")
+[ ${#plan[@]} -gt 0 ] || exit 2
 [ -z "$(git status --porcelain --untracked-files=no)" ] ||
   { echo "campaign: the tree has uncommitted changes: a campaign runs a commit's binary (commit or stash them)" >&2; exit 2; }
-mapfile -t plan < <(python3 scripts/repro/campaign.py plan "$RULE" --platforms "${PLATFORMS:-}" --rounds "${ROUNDS:-3}")
-[ ${#plan[@]} -gt 1 ] || exit 2
 ID=${plan[0]}
 EVIDENCE=$(realpath -m "${2:-docs/evidence/campaign-$ID}")
 mkdir -p "$EVIDENCE"
 scripts/phase.sh "release binary" make build
 sha=$(sha256sum bin/faasbench | cut -d' ' -f1)
 tsv="$EVIDENCE/campaign.tsv"
-{
-  printf 'campaign\t%s\nrules\t%s\ncommit\t%s\nbinary_sha256\t%s\n' "$ID" "$RULE" "$(git rev-parse HEAD)" "$sha"
-  printf 'round\tplatform\tstart\tend\texit\n'
-} > "$tsv"
+if [ ${#resume[@]} = 0 ]; then
+  {
+    printf 'campaign\t%s\nrules\t%s\ncommit\t%s\nbinary_sha256\t%s\n' "$ID" "$RULE" "$commit" "$sha"
+    printf 'round\tplatform\tstart\tend\texit\n'
+  } > "$tsv"
+else
+  # The same commit built in the same checkout gives the same binary; another is not this campaign's.
+  was=$(awk -F'\t' '$1 == "binary_sha256" {print $2}' "$tsv")
+  [ "$was" = "$sha" ] || { echo "campaign: bin/faasbench is $sha, campaign $ID ran $was: not its binary" >&2; exit 2; }
+  echo "campaign $ID resumed: $((${#plan[@]} - 1)) runs to make"
+fi
 failed=0
 for line in "${plan[@]:1}"; do
   read -r round platform <<<"$line"
   start=$(date -u +%FT%TZ)
+  # A retry's earlier attempt is kept aside, its manifest renamed so that no verdict reads it (campaign.tsv has its exit).
+  for old in "$EVIDENCE/round-$round/$platform-"*/; do
+    [ -d "$old" ] || continue
+    aside="$EVIDENCE/round-$round/earlier-attempts/$(basename "$old")-$(date -u +%H%M%S)"
+    mkdir -p "$(dirname "$aside")"
+    mv "$old" "$aside"
+    [ ! -f "$aside/manifest.json" ] || mv "$aside/manifest.json" "$aside/manifest-not-judged.json"
+  done
   rc=0
   SEED_SETS=$(printf 'labels.campaign="%s"\nlabels.campaign_round="%s"\nrepetitions=1\n' "$ID" "$round") \
     deploy/node/seed.sh "$platform" "$EVIDENCE/round-$round" "rule:$RULE" || rc=$?

@@ -1,7 +1,7 @@
 """A campaign: the platforms a registered comparison names, run back to back on the same day with the same binary,
 their repetitions interleaved (issue 62). deploy/node/campaign.sh runs it on the real node; this prints its plan.
 
-    python3 scripts/repro/campaign.py plan RULE[,RULE...] [--platforms a,b,c] [--rounds N]
+    python3 scripts/repro/campaign.py plan RULE[,RULE...] [--platforms a,b,c] [--rounds N] [--resume TSV --commit C]
 
 prints the campaign's id (UTC, to the second), then one line per run, "ROUND PLATFORM": every round runs each
 platform once (one repetition), the platforms' order rotated by one each round, so that no platform always
@@ -9,6 +9,10 @@ runs first on a fresh node or last in the day. The rules must be of one spec and
 them all, scripts/repro/run.py); the platforms, unless given, are those the rules' figures compare (a figure
 with `platform:`), and must be among the rules' platforms. Each run records labels.campaign (the id) and
 labels.campaign_round; scripts/repro/rules.py judges a comparison from one campaign's runs only.
+
+With --resume, the campaign of TSV (deploy/node/campaign.sh's campaign.tsv) goes on: its id, then only the runs of
+the plan that did not end with exit 0 there. Refused when TSV is a campaign of other rules, or of another commit
+than C (a campaign is one binary).
 """
 import argparse
 import datetime
@@ -49,6 +53,31 @@ def plan(rs, platforms, rounds):
     return [(k, platforms[(k - 1 + i) % n]) for k in range(1, rounds + 1) for i in range(n)], None
 
 
+def read_tsv(path):
+    """(header {campaign, rules, commit, binary_sha256}, {(round, platform): exit of its last attempt})."""
+    head, done = {}, {}
+    with open(path) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f if line.strip()]
+    for r in rows:
+        if len(r) == 2:
+            head[r[0]] = r[1]
+        elif len(r) == 5 and r[0] != "round":
+            done[(int(r[0]), r[1])] = int(r[4])
+    for k in ("campaign", "rules", "commit"):
+        if k not in head:
+            raise ValueError(f"{path}: no {k} line: not a campaign.tsv")
+    return head, done
+
+
+def resume(order, rule, head, done, commit):
+    """The runs of order still to make in the campaign of head/done, or an error naming --resume."""
+    if head["rules"] != rule:
+        return None, f"--resume: campaign {head['campaign']} ran {head['rules']}, not {rule}"
+    if head["commit"] != commit:
+        return None, f"--resume: campaign {head['campaign']} ran commit {head['commit'][:12]}, this is {commit[:12]}: a campaign is one binary"
+    return [x for x in order if done.get(x) != 0], None
+
+
 def campaign_id(now=None):
     return (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
 
@@ -59,6 +88,8 @@ def main(argv):
     ap.add_argument("rule")
     ap.add_argument("--platforms", default="")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--resume", default="")
+    ap.add_argument("--commit", default="")
     a = ap.parse_args(argv)
     rs, err = run_py.pick(rules.load(), a.rule)
     if err:
@@ -68,7 +99,19 @@ def main(argv):
     if err:
         print(f"campaign.py: {err}", file=sys.stderr)
         return 2
-    print(campaign_id())
+    cid = campaign_id()
+    if a.resume:
+        try:
+            head, done = read_tsv(a.resume)
+        except (OSError, ValueError) as e:
+            print(f"campaign.py: --resume: {e}", file=sys.stderr)
+            return 2
+        order, err = resume(order, a.rule, head, done, a.commit)
+        if err:
+            print(f"campaign.py: {err}", file=sys.stderr)
+            return 2
+        cid = head["campaign"]
+    print(cid)
     for k, p in order:
         print(k, p)
     return 0
