@@ -374,6 +374,14 @@ class Range:
         self.lo, self.hi, self.med = min(values), max(values), statistics.median(values)
 
 
+def _divide(a, b):
+    """a / b, and a positive or negative figure over a zero one is +/- infinity: `http / fork >= 10` says
+    `http >= 10 * fork`, which a forking mode that served nothing meets. 0 / 0 says nothing (ZeroDivisionError)."""
+    if b == 0 and a != 0:
+        return math.inf if a > 0 else -math.inf
+    return a / b
+
+
 def evaluate(expr, names):
     """A small, safe expression: numbers, names (and .lo/.hi/.med of a range), + - * /, comparisons
     (chained), and/or/not, abs/min/max."""
@@ -392,6 +400,8 @@ def evaluate(expr, names):
             if not isinstance(v, Range):
                 raise RuleError(f"{expr!r}: .{n.attr} only on a range (a ranges: check)")
             return getattr(v, n.attr)
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Div):
+            return _divide(ev(n.left), ev(n.right))
         if isinstance(n, ast.BinOp) and type(n.op) in _BIN:
             return _BIN[type(n.op)](ev(n.left), ev(n.right))
         if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):

@@ -2,6 +2,7 @@
 verdicts in docs/reproductions.md are the ones the rules compute from the committed runs."""
 import datetime
 import json
+import math
 import pathlib
 import re
 import shutil
@@ -535,3 +536,14 @@ def test_a_campaign_is_one_binary_and_each_platform_once_a_round(tmp_path):
                    "d: campaign 20261201T180000Z without a round (labels.campaign_round)",
                    "campaign 20261201T180000Z: runs of commits abc1234, def5678: a campaign is one binary"]
     assert rules.campaign_problems(runs[:1]) == []
+
+
+def test_a_figure_over_a_zero_one_is_infinite_and_zero_over_zero_is_not_judged():
+    """`http / fork >= 10` means http >= 10 × fork: a forking mode that served nothing in a repetition meets it
+    (issue 62: OpenFaaS's Fig 4 was "not judged" for it); 0 / 0 says nothing and stays unreadable."""
+    assert rules.evaluate("http / fork >= 10", {"http": 384.8, "fork": 0.0}) is True
+    assert rules.evaluate("fork / http < 0.1", {"http": 384.8, "fork": 0.0}) is True
+    assert rules.evaluate("-a / b < 0", {"a": 2, "b": 0}) is True
+    with pytest.raises(rules.RuleError, match="a figure it divides by is 0"):
+        rules.evaluate("a / b > 1", {"a": 0, "b": 0})
+    assert rules._fmt(math.inf) == "inf"
