@@ -601,8 +601,9 @@ def counts(doc, runs, designs):
 
 def counts_table(c):
     groups = sorted(g for g in c if g != ACROSS) + ([ACROSS] if ACROSS in c else [])
-    lines = ["Counted by the same code (each rule's latest run on each platform; a rule that compares platforms under "
-             f"\"{ACROSS}\"; the classes of the judged verdicts, a verdict having one or two):", "",
+    lines = ["Counted by the same code (each rule's latest run on each platform, a campaign's rounds on a platform as one "
+             f"run; a rule that compares platforms under \"{ACROSS}\", judged from one campaign; the classes of the "
+             "judged verdicts, a verdict having one or two):", "",
              "| platform | rules | " + " | ".join(VERDICTS) + " | " + " | ".join(CLASSES) + " |",
              "|---|" + "---|" * (1 + len(VERDICTS) + len(CLASSES))]
     for g in groups:
