@@ -53,7 +53,7 @@ components-wait:
 	@scripts/phase.sh "component builds (background; the wait beyond the phases they overlapped)" scripts/components.sh wait
 
 build:
-	@scripts/phase.sh "build" env CGO_ENABLED=0 $(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
+	@scripts/phase.sh "build" env CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
 
 lint:
 	@scripts/phase.sh "format check" bash -c 'out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi'
