@@ -36,7 +36,7 @@ if [ ${#resume[@]} = 0 ]; then
     printf 'round\tplatform\tstart\tend\texit\n'
   } > "$tsv"
 else
-  # The same commit built in the same checkout gives the same binary; another is not this campaign's.
+  # One commit built in any checkout gives one binary (make build: -trimpath); another is not this campaign's.
   was=$(awk -F'\t' '$1 == "binary_sha256" {print $2}' "$tsv")
   [ "$was" = "$sha" ] || { echo "campaign: bin/faasbench is $sha, campaign $ID ran $was: not its binary" >&2; exit 2; }
   echo "campaign $ID resumed: $((${#plan[@]} - 1)) runs to make"
