@@ -25,14 +25,8 @@ MAX_ROUNDS = 20
 
 
 def compared(rs):
-    """The platforms the rules' figures compare, in the order they first appear."""
-    out = []
-    for r in rs:
-        for f in r["figures"].values():
-            p = f.get("platform")
-            if p and p not in out:
-                out.append(p)
-    return out
+    """The platforms the rules' figures compare (rules.compared of each), in the order they first appear."""
+    return list(dict.fromkeys(p for r in rs for p in rules.compared(r)))
 
 
 def plan(rs, platforms, rounds):

@@ -199,6 +199,7 @@ class Run:
         shas = (self.labels.get("rule_sha256") or "").split(",")
         self.rules = [(rid, shas[i] if i < len(shas) else "") for i, rid in enumerate(ids)]
         self.run_id = self.manifest.get("run_id", self.dir.name)
+        self.order = self.run_id  # its place among a rule's runs (a CampaignRun's: its last run's)
         self.platform = spec.get("platform", {}).get("name", "?")
         fp = self.manifest.get("fingerprint") or {}
         self.commit = (fp.get("faasbench") or {}).get("commit", "unknown")
@@ -259,7 +260,7 @@ def units(runs):
         else:
             out.append(x)
     out += [CampaignRun(v) for v in camp.values()]
-    return sorted(out, key=lambda x: getattr(x, "order", x.run_id))
+    return sorted(out, key=lambda x: x.order)
 
 
 def campaign_problems(runs):
@@ -279,6 +280,12 @@ def campaign_problems(runs):
         if len(cs) > 1:
             out.append(f"campaign {c}: runs of commits {', '.join(sorted(x[:12] for x in cs))}: a campaign is one binary")
     return out
+
+
+def compared(rule):
+    """The platforms a rule's figures compare (a figure with `platform:`), in the order they first appear; none
+    for a rule judged on one platform at a time."""
+    return list(dict.fromkeys(f["platform"] for f in rule["figures"].values() if "platform" in f))
 
 
 def registered_runs(evidence=EVIDENCE):
@@ -586,7 +593,7 @@ def counts(doc, runs, designs):
     out = {}
     for r in doc["rules"]:
         rows = _rows(r, sorted(by_rule.get(r["id"], []), key=lambda x: x.run_id), designs)
-        across = any("platform" in f for f in r["figures"].values())
+        across = bool(compared(r))
         latest = {}
         for row in rows:
             latest[ACROSS if across else row[0]] = row  # the runs' order: the last is the latest
@@ -650,8 +657,8 @@ def _rows(r, cited, designs):
     latest runs are read but not judged (separate runs differ in day, binary and machine state: issue 62)."""
     rows = []
     judged = units(cited)
-    if any("platform" in f for f in r["figures"].values()):
-        plats = list(dict.fromkeys(f["platform"] for f in r["figures"].values()))
+    plats = compared(r)
+    if plats:
         camps = {}
         for x in judged:
             if isinstance(x, CampaignRun):
@@ -692,7 +699,7 @@ def _campaign_cell(c, chosen):
 
 
 def _day(x):
-    m = re.search(r"(\d{4})(\d{2})(\d{2})T", getattr(x, "order", x.run_id))
+    m = re.search(r"(\d{4})(\d{2})(\d{2})T", x.order)
     return f"{m[1]}-{m[2]}-{m[3]}" if m else "?"
 
 
