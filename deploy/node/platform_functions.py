@@ -19,8 +19,13 @@ the run's manifest records it (the spec as run):
             given no mode runs in mode fork, by the classic watchdog (a process per request, the query in
             Http_Query), as seed 000 ran its C++ functions on OpenFaaS (its of-watchdog image would wrap the
             same process in faasbench's server).
+  kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
+            runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
+            ran Kubeless: each call in a process forked for it; the others run as the workload's image
+            (Kubeless's runtime-image mode).
 """
 import json
+import pathlib
 import sys
 
 import yaml
@@ -32,6 +37,16 @@ NUCLIO_LANGUAGES = ("python", "node", "cpp", "go")
 # successes (../shared/reference/seed-systems.md); to measure the work the study meant, a spec whose payloads
 # exceed the default runs on Nuclio with the limit raised to its largest payload (in the manifest's spec).
 NUCLIO_DEFAULT_MAX_BODY = 4 << 20
+WORKLOADS = pathlib.Path(__file__).resolve().parents[2] / "workloads"
+KUBELESS_RUNTIME = "python3.11"  # deploy/kubeless/runtimes.yaml: the 2019 kubeless.py on Python 3.11
+
+
+def kubeless_code_file(f, workloads=WORKLOADS):
+    """The Kubeless function file a Python function of the spec runs from on Kubeless's runtime, or None."""
+    if f.get("language") != "python":
+        return None
+    rel = f"{f['workload']}/python/actions/kubeless.py"
+    return rel if (workloads / rel).is_file() else None
 
 
 def functions_for(spec, platform):
@@ -53,6 +68,8 @@ def functions_for(spec, platform):
             f = dict(f, settings=scale)
         if platform == "openfaas" and f.get("language") == "cpp" and not f.get("mode"):
             f = dict(f, mode="fork")
+        if platform == "kubeless" and "runtime" not in st and "image" not in st and kubeless_code_file(f):
+            f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=kubeless_code_file(f)))
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)
@@ -69,8 +86,13 @@ def images_for(spec, platform, plan):
     its processor's; on OpenWhisk the Docker action's (faasbench's action proxy); elsewhere the workload's own."""
     fns = functions_for(spec, platform) or spec.get("functions") or []  # the functions as they will run
     fork = {f.get("name") or f["workload"] + "-" + f["language"] for f in fns if f.get("mode") == "fork"}
+    # A function Kubeless's runtime runs has the runtime's image (deploy/kubeless/up.sh imports it), not its own.
+    runtime = {f.get("name") or f["workload"] + "-" + f["language"] for f in fns
+               if platform == "kubeless" and (f.get("settings") or {}).get("runtime")}
     out = set()
     for c in plan["cells"]:
+        if c["function"] in runtime:
+            continue
         forked = c["function"] in fork or "/mode=fork/" in c["id"]
         flavor = {"openfaas": "openfaas-classic" if forked else "openfaas", "nuclio": "nuclio", "openwhisk": "openwhisk"}.get(platform)
         out.add(f"{c['workload']}:{c['language']}" + (f":{flavor}" if flavor else ""))

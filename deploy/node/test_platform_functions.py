@@ -95,3 +95,22 @@ def test_openfaas_runs_cpp_by_the_classic_watchdog_as_seed_000_did():
              ("reverse-go/replicas=1/payload_size=1/batch", "reverse-go", "reverse", "go"))
     assert pf.images_for(spec("000-reverse-parallel.yaml"), "openfaas", p) == ["reverse:cpp:openfaas-classic", "reverse:go:openfaas"]
     assert pf.images_for(spec("000-reverse-parallel.yaml"), "knative", p) == ["reverse:cpp", "reverse:go"]
+
+
+def test_kubeless_runs_python_on_its_own_runtime_as_seed_003_did():
+    s = spec("003-hello-concurrency.yaml")
+    fns = pf.functions_for(s, "kubeless")
+    py = next(f for f in fns if f["language"] == "python")
+    go = next(f for f in fns if f["language"] == "go")
+    assert py["settings"] == {"runtime": "python3.11", "code_file": "hello/python/actions/kubeless.py"}
+    assert go == next(f for f in s["functions"] if f["language"] == "go")  # no Kubeless function: its image
+    p = plan(("hello-python/c=1/r=1", "hello-python", "hello", "python"), ("hello-go/c=1/r=1", "hello-go", "hello", "go"))
+    assert pf.images_for(s, "kubeless", p) == ["hello:go"]  # the runtime's image is deploy/kubeless/up.sh's
+    # The http-workload keeps its env and request; its function file is fetch's.
+    w = spec("003-http-workload.yaml")
+    (f,) = pf.functions_for(w, "kubeless")
+    assert f["settings"]["code_file"] == "fetch/python/actions/kubeless.py" and f["env"] == w["functions"][0]["env"]
+    assert (pf.WORKLOADS / f["settings"]["code_file"]).is_file()
+    # A function that already names a runtime or an image is run as written.
+    mine = {"functions": [{"workload": "hello", "language": "python", "settings": {"image": "x"}}]}
+    assert pf.functions_for(mine, "kubeless") is None
