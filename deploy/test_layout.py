@@ -121,3 +121,39 @@ def test_internal_holds_leaves_only():
             if imp.startswith("github.com/faasbench/faasbench/") and not imp.startswith("github.com/faasbench/faasbench/internal/"):
                 bad.append(f"{pkg['ImportPath']} imports {imp}")
     assert bad == []
+
+
+def seed_default_faults(root, registered):
+    """Each rule:ID[,ID...] line of a platform's seed-defaults names registered rules, of one spec and settings (one
+    run answers them: scripts/repro/run.py), at most three."""
+    by_id = {r["id"]: r for r in registered}
+    bad = []
+    for f in sorted((root / "deploy").glob("*/seed-defaults")):
+        for line in f.read_text().splitlines():
+            if not line.startswith("rule:"):
+                continue
+            ids = line[len("rule:"):].split(",")
+            where = f"{f.relative_to(root)}: {line}"
+            unknown = [i for i in ids if i not in by_id]
+            if unknown:
+                bad.append(f"{where}: not registered: {', '.join(unknown)}")
+            elif len({(by_id[i]["spec"], tuple(by_id[i].get("set") or [])) for i in ids}) > 1:
+                bad.append(f"{where}: the rules run different specs or settings")
+            elif len(ids) > 3:
+                bad.append(f"{where}: more than three rules for one run")
+    return bad
+
+
+def test_the_seed_defaults_name_registered_rules_one_run_answers():
+    import sys
+    sys.path.insert(0, str(ROOT / "scripts" / "repro"))
+    import rules
+    assert seed_default_faults(ROOT, rules.load()["rules"]) == []
+
+
+def test_the_seed_defaults_check_sees_an_unknown_rule_and_two_specs(tmp_path):
+    (tmp_path / "deploy" / "a").mkdir(parents=True)
+    (tmp_path / "deploy" / "a" / "seed-defaults").write_text("# x\nrule:r1,r9\nrule:r1,r2\nrule:r1,r3\n")
+    reg = [{"id": "r1", "spec": "s.yaml"}, {"id": "r2", "spec": "t.yaml"}, {"id": "r3", "spec": "s.yaml", "set": ["a=1"]}]
+    got = seed_default_faults(tmp_path, reg)
+    assert len(got) == 3 and "not registered: r9" in got[0] and "different specs" in got[1] and "different specs" in got[2]
