@@ -119,7 +119,7 @@ test-real-cgroup2: setup build
 	@GO=$(GO) scripts/phase.sh "real node on cgroup v2 (qemu guest)" deploy/cgroup2/guest.sh --node
 
 python-test:
-	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/mutate deploy/node deploy/shared deploy/cgroup2 deploy/knative deploy/test_layout.py
+	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/mutate scripts/test_phase.py deploy/node deploy/shared deploy/cgroup2 deploy/knative deploy/test_layout.py
 	@scripts/phase.sh "node function tests" node --test workloads/runtime/node/
 
 ## bench: the load engine's Go benchmarks (ns, allocations and req/s per request, printed, never asserted);

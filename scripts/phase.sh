@@ -21,6 +21,11 @@ if [ "${1:-}" = --table ]; then
   exit 0
 fi
 name=$1; shift
+# Interrupted (Ctrl-C, a TERM to the group), the command gets the signal too: wait for it to finish what it does on
+# one (faasbench keeps its partial results and tears down what it made) and pass on its exit, rather than leave it
+# running behind a caller that goes on to clean up under it. A handler, not an ignore: the command keeps the
+# default disposition.
+trap 'interrupted=1' INT TERM
 start=$(date +%s.%N)
 echo "==> ${name}"
 depth=${FB_PHASE_DEPTH:-0}

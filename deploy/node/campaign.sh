@@ -42,6 +42,10 @@ else
   echo "campaign $ID resumed: $((${#plan[@]} - 1)) runs to make"
 fi
 failed=0
+# Interrupted, the run under way ends as seed.sh ends one (its evidence kept, the node stopped) and is recorded with
+# its exit; no further run starts. The campaign resumes from its campaign.tsv (above).
+stop=0
+trap 'stop=1' INT TERM
 for line in "${plan[@]:1}"; do
   read -r round platform <<<"$line"
   start=$(date -u +%FT%TZ)
@@ -58,6 +62,7 @@ for line in "${plan[@]:1}"; do
     deploy/node/seed.sh "$platform" "$EVIDENCE/round-$round" "rule:$RULE" || rc=$?
   printf '%s\t%s\t%s\t%s\t%s\n' "$round" "$platform" "$start" "$(date -u +%FT%TZ)" "$rc" >> "$tsv"
   [ "$rc" = 0 ] || failed=$((failed + 1))
+  [ "$stop" = 0 ] || { echo "campaign $ID: interrupted after round $round, $platform (recorded); resume with: deploy/node/campaign.sh $RULE $EVIDENCE" >&2; exit 1; }
   # seed.sh builds the binary again (make: nothing to do at one commit): one binary for the whole campaign.
   [ "$(sha256sum bin/faasbench | cut -d' ' -f1)" = "$sha" ] ||
     { echo "campaign: bin/faasbench changed during the campaign (round $round, $platform): stopped" >&2; exit 1; }

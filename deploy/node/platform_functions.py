@@ -1,6 +1,8 @@
 """A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
 
     python3 deploy/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
+    python3 deploy/node/platform_functions.py --headerless SPEC PLATFORM
+        # the functions whose replies cannot name their instance there, one a line (check-run.py --headerless)
     faasbench run SPEC --dry-run ... | python3 deploy/node/platform_functions.py --images SPEC PLATFORM
         # the images the plan's cells need on PLATFORM, one WORKLOAD:LANG[:FLAVOR] a line (deploy/node/images.sh)
 
@@ -78,6 +80,18 @@ def functions_for(spec, platform):
     return None if out == fns else out
 
 
+def headerless_for(spec, platform):
+    """The functions (names) that answer without the function contract's headers on platform, so that no reply names
+    its instance: on OpenFaaS a function of mode fork (the classic watchdog passes the process's output alone), on
+    Nuclio a C++ function (the shell runtime answers with the command's output alone)."""
+    fns = functions_for(spec, platform) or spec.get("functions") or []
+    out = []
+    for f in fns:
+        if (platform == "openfaas" and f.get("mode") == "fork") or (platform == "nuclio" and f.get("language") == "cpp"):
+            out.append(f.get("name") or f"{f['workload']}-{f['language']}")
+    return out
+
+
 def images_for(spec, platform, plan):
     """The images plan's cells (faasbench run --dry-run) need on platform, as deploy/node/images.sh names
     them: on OpenFaaS the of-watchdog's flavor, or the classic watchdog's for a cell of mode fork (the
@@ -109,6 +123,17 @@ def main(argv):
             return 2
         for img in images_for(spec, argv[2], json.loads(text)):
             print(img)
+        return 0
+    if len(argv) == 3 and argv[0] == "--headerless":
+        with open(argv[1]) as fh:
+            spec = yaml.safe_load(fh)
+        try:
+            names = headerless_for(spec, argv[2])
+        except ValueError as e:
+            print(f"platform_functions: {argv[1]}: {e}", file=sys.stderr)
+            return 2
+        for n in names:
+            print(n)
         return 0
     if len(argv) != 2:
         raise SystemExit(__doc__)

@@ -46,6 +46,10 @@ done
 mkdir -p "$EVIDENCE"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
 trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+# Interrupted during a run (Ctrl-C, a TERM to the group: deploy/node/campaign.sh's), the run finishes what it does
+# on a signal (its partial results, its teardown), its evidence is kept as any run's, and no further spec starts.
+stop=0
+trap 'stop=1' INT TERM
 scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 scripts/phase.sh "real node packages" deploy/node/packages.sh
 scripts/phase.sh "$PLATFORM build (skipped when built)" deploy/$PLATFORM/build.sh
@@ -118,12 +122,19 @@ for s in "${specs[@]}"; do
     # Each cell's latency histograms and per-second buckets: any percentile can be computed again from the evidence.
     for d in hlog windows; do [ ! -d "$r/$d" ] || cp -r "$r/$d" "$EVIDENCE/$tag/"; done
     # Judged by what it measured too (every cell served, probes answered, some cell valid), not by exit code alone.
-    python3 deploy/node/check-run.py "$r" > "$EVIDENCE/$tag/check-run.txt" 2>&1 ||
+    # A function whose replies cannot name their instance there (platform_functions.py --headerless) is probed without one.
+    hl=(); while IFS= read -r h; do [ -z "$h" ] || hl+=(--headerless "$h"); done < <(python3 deploy/node/platform_functions.py --headerless "examples/$s.yaml" "$PLATFORM")
+    python3 deploy/node/check-run.py "$r" "${hl[@]}" > "$EVIDENCE/$tag/check-run.txt" 2>&1 ||
       { bad=1; echo "seed-on-node: $tag: the run checker says:" >&2; cat "$EVIDENCE/$tag/check-run.txt" >&2; }
   else
     bad=1; echo "seed-on-node: $tag: no run directory with a summary" >&2
   fi
   failed=$((failed + bad))
+  if [ "$stop" = 1 ]; then
+    echo "seed-on-node: interrupted during $tag: its evidence (partial if the run was) kept in $EVIDENCE/$tag; no further spec started" >&2
+    failed=$((failed + 1))
+    break
+  fi
 done
 hostspeed "after all"
 scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$((failed + 1))

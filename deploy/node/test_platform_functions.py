@@ -114,3 +114,12 @@ def test_kubeless_runs_python_on_its_own_runtime_as_seed_003_did():
     # A function that already names a runtime or an image is run as written.
     mine = {"functions": [{"workload": "hello", "language": "python", "settings": {"image": "x"}}]}
     assert pf.functions_for(mine, "kubeless") is None
+
+
+def test_headerless_functions_are_those_no_reply_of_which_names_its_instance(capsys):
+    s = spec("000-reverse-parallel.yaml")  # reverse in C++ and Go
+    assert pf.headerless_for(s, "nuclio") == ["reverse-cpp"]  # the shell runtime: the command's output alone
+    assert pf.headerless_for(s, "openfaas") == ["reverse-cpp"]  # C++ in mode fork: the classic watchdog
+    assert pf.headerless_for(s, "knative") == [] and pf.headerless_for(s, "kubeless") == []
+    assert pf.main(["--headerless", str(ROOT / "examples" / "000-reverse-parallel.yaml"), "openfaas"]) == 0
+    assert capsys.readouterr().out == "reverse-cpp\n"
