@@ -90,6 +90,15 @@ func aggregate(vs []float64) Agg {
 	return Agg{Median: m, Min: s[0], Max: s[len(s)-1], N: len(s), Present: true}
 }
 
+// seconds writes an autoscaling time: "at 8 [8–10] s", or, when no repetition saw the event (a scale-up that
+// never came: the field is null in every one), what did not happen, not "n too small" as for a percentile.
+func seconds(prefix string, a Agg, suffix, none string) string {
+	if !a.Present {
+		return none
+	}
+	return prefix + a.String() + " s" + suffix
+}
+
 func (a Agg) String() string {
 	if !a.Present {
 		return "n too small"
@@ -297,11 +306,11 @@ func detail(cs []results.Cell) string {
 				return *f(c.Scaling), true
 			})
 		}
-		line := fmt.Sprintf("replicas max %s (first scale-up at %s s, max at %s s), back down %s s after the load; errors while scaling %s",
+		line := fmt.Sprintf("replicas max %s (first scale-up %s, max %s), back down %s; errors while scaling %s",
 			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.MaxReplicas), c.Scaling != nil }),
-			opt(func(s *results.ScalingResult) *float64 { return s.FirstScaleUpS }),
-			opt(func(s *results.ScalingResult) *float64 { return s.TimeToMaxS }),
-			opt(func(s *results.ScalingResult) *float64 { return s.ScaleDownS }),
+			seconds("at ", opt(func(s *results.ScalingResult) *float64 { return s.FirstScaleUpS }), "", "none in any repetition"),
+			seconds("at ", opt(func(s *results.ScalingResult) *float64 { return s.TimeToMaxS }), "", "not reached"),
+			seconds("", opt(func(s *results.ScalingResult) *float64 { return s.ScaleDownS }), " after the load", "not seen after the load"),
 			pick(func(c results.Cell) (float64, bool) { return float64(c.Scaling.ErrorsScaling), c.Scaling != nil }))
 		el := func(f func(*results.Elasticity) float64) Agg {
 			return pick(func(c results.Cell) (float64, bool) {
