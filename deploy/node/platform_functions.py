@@ -125,29 +125,28 @@ def main(argv):
             print(img)
         return 0
     if len(argv) == 3 and argv[0] == "--headerless":
-        with open(argv[1]) as fh:
-            spec = yaml.safe_load(fh)
-        try:
-            names = headerless_for(spec, argv[2])
-        except ValueError as e:
-            print(f"platform_functions: {argv[1]}: {e}", file=sys.stderr)
-            return 2
-        for n in names:
-            print(n)
-        return 0
+        return _print_lines(argv[1], lambda spec: headerless_for(spec, argv[2]))
     if len(argv) != 2:
         raise SystemExit(__doc__)
-    with open(argv[0]) as fh:
+
+    def one_set(spec):
+        fns = functions_for(spec, argv[1])
+        return [] if fns is None else ["functions=" + json.dumps(fns, sort_keys=True)]
+    return _print_lines(argv[0], one_set)
+
+
+def _print_lines(spec_path, lines):
+    """Prints lines(the spec at spec_path), one a line: exit 0, or 2 with the spec's name and what is wrong."""
+    with open(spec_path) as fh:
         spec = yaml.safe_load(fh)
     try:
-        fns = functions_for(spec, argv[1])
+        out = lines(spec)
     except ValueError as e:
-        print(f"platform_functions: {argv[0]}: {e}", file=sys.stderr)
+        print(f"platform_functions: {spec_path}: {e}", file=sys.stderr)
         return 2
-    if fns is not None:
-        print("functions=" + json.dumps(fns, sort_keys=True))
+    for line in out:
+        print(line)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
