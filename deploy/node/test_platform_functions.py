@@ -123,3 +123,12 @@ def test_headerless_functions_are_those_no_reply_of_which_names_its_instance(cap
     assert pf.headerless_for(s, "knative") == [] and pf.headerless_for(s, "kubeless") == []
     assert pf.main(["--headerless", str(ROOT / "examples" / "000-reverse-parallel.yaml"), "openfaas"]) == 0
     assert capsys.readouterr().out == "reverse-cpp\n"
+
+
+def test_main_names_the_spec_when_no_function_can_run(tmp_path, capsys):
+    only_java = tmp_path / "java.yaml"
+    only_java.write_text("functions:\n  - {workload: prime, language: java}\n")
+    assert pf.main([str(only_java), "nuclio"]) == 2
+    assert pf.main(["--headerless", str(only_java), "nuclio"]) == 2
+    err = capsys.readouterr().err
+    assert err.count(f"platform_functions: {only_java}: functions: none of the spec's functions can run on nuclio") == 2
