@@ -129,3 +129,12 @@ def test_main_prints_and_fails(tmp_path, capsys):
     assert prose.main(["prose.py", str(doc)]) == 1
     assert "9999" in capsys.readouterr().out
     assert pathlib.Path(doc).exists()
+
+
+def test_power_moves_each_backed_figure_and_counts_what_is_caught(tmp_path):
+    doc = tree(tmp_path, "Nuclio served 8495 req/s at one connection (docs/evidence/camp-1/).")
+    got = prose.power(doc, root=tmp_path, seeds=tmp_path / "no-seeds", factors=(1.03,))
+    assert got == {1.03: [1, 1]}  # 8750 req/s is nowhere in the run
+    # A figure the evidence also holds moved (8278 × 1.07 = 8857 is not there; 8495 × 1.046 = 8879 is).
+    doc = tree(tmp_path / "b", "Nuclio served 8495 req/s (docs/evidence/camp-1/).")
+    assert prose.power(doc, root=tmp_path / "b", seeds=tmp_path / "no-seeds", factors=(8879 / 8495,)) == {8879 / 8495: [0, 1]}
