@@ -13,7 +13,8 @@ figure from a superseded run, a slip of the pen or a number from memory is found
   line numbers (Fig 5.8, l. 832) and years (1990-2039) are not figures.
 - A figure is backed when a number in the unit's evidence rounds to it at the precision it is written
   with (2666 by 2666.4, 42.9 by 42.94): the numbers of the folders' text files (summary.md, README.md,
-  *.txt, *.tsv) and manifests; the readings the registered rules give on the runs there (a median over the
+  *.txt, *.tsv) and manifests, a figure with a unit (req/s, ms, s, MiB/s...) only by the numbers stated in that
+  unit (a table's column, a sentence's number with the unit after it); the readings the registered rules give on the runs there (a median over the
   repetitions, a ratio: what rules.py computes and no file writes out); the computed verdict section of the
   same document; and, for a figure of four significant digits or more, any number of the runs' summary.json
   (a repetition's request count). A figure said of
@@ -112,22 +113,33 @@ def figures(unit):
     return out
 
 
+HEADER_UNITS = {"seconds": "s", "milliseconds": "ms"}
+
+
+def column_unit(h):
+    """The unit a table's column header states: req/s, "p99 ms" (its last word), "seconds"; or ""."""
+    last = h.rsplit(" ", 1)[-1]
+    return h if h in UNITS else HEADER_UNITS.get(h) or HEADER_UNITS.get(last) or (last if " " in h and last in UNITS else "")
+
+
 def tagged_numbers(text):
-    """unit -> the numbers the text states in it ("" for none): a markdown table's cells take their column's unit
-    (req/s; ms for a column whose header ends in ms; none for the others), a sentence's number the unit after it."""
+    """unit -> the numbers the text states in it ("" for none). A table's cells take their column's unit (a markdown
+    table's, or a tab-separated one's whose header row has no digits: durations.py's, campaign.tsv); a number of a
+    sentence the unit written after it. A figure with a unit is backed by its unit's numbers only, so the other
+    columns of a summary's table cannot back it by chance."""
     out = {}
     header = None
     for line in text.splitlines():
-        if line.startswith("|"):
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if header is None:
+        if line.startswith("|") or "\t" in line:
+            cells = [c.strip() for c in (line.strip().strip("|").split("|") if line.startswith("|") else line.split("\t"))]
+            # A markdown table's first row is its header; a tab-separated one's is a row without a number.
+            if header is None and (line.startswith("|") or not re.search(r"\d", line)):
                 header = cells
                 continue
             if all(set(c) <= set("-: ") for c in cells):
                 continue
             for i, c in enumerate(cells):
-                h = header[i] if i < len(header) else ""
-                unit = h if h in UNITS else h.rsplit(" ", 1)[-1] if h.rsplit(" ", 1)[-1] in UNITS and " " in h else ""
+                unit = column_unit(header[i]) if header and i < len(header) else ""
                 out.setdefault(unit, set()).update(numbers(c))
             continue
         header = None
@@ -269,8 +281,8 @@ class Checker:
                     stated.setdefault(u, set()).update(v)
 
             def is_backed(written, value, decimals, at, unit_word, unit=unit, pool=pool, stated=stated, wide=wide, evidence=evidence):
-                # A figure with a unit: the evidence's numbers in that unit or in none; without one: any of them.
-                here = pool | stated.get(unit_word, set()) | stated.get("", set()) if unit_word else pool.union(*stated.values())
+                # A figure with a unit: the evidence's numbers stated in that unit (and the readings); without one: any.
+                here = pool | stated.get(unit_word, set()) if unit_word else pool.union(*stated.values())
                 if backed(value, decimals, here):
                     return True
                 if significant(written) >= 4:

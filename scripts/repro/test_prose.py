@@ -138,3 +138,12 @@ def test_power_moves_each_backed_figure_and_counts_what_is_caught(tmp_path):
     # A figure the evidence also holds moved (8278 × 1.07 = 8857 is not there; 8495 × 1.046 = 8879 is).
     doc = tree(tmp_path / "b", "Nuclio served 8495 req/s (docs/evidence/camp-1/).")
     assert prose.power(doc, root=tmp_path / "b", seeds=tmp_path / "no-seeds", factors=(8879 / 8495,)) == {8879 / 8495: [0, 1]}
+
+
+def test_a_tab_separated_tables_columns_give_their_units(tmp_path):
+    doc = tree(tmp_path, "Nuclio's run took 130 s (docs/evidence/camp-1/).")
+    (tmp_path / "docs/evidence/camp-1/durations.txt").write_text(
+        "# produced by: durations.py\nrun\tstart\tseconds\tplatform\nround-1/nuclio\t2026-12-01T21:23:11Z\t130\tnuclio\n")
+    assert prose.unbacked(doc, root=tmp_path, seeds=tmp_path / "no-seeds") == []
+    doc.write_text(doc.read_text().replace("took 130 s", "served 130 req/s"))
+    assert len(prose.unbacked(doc, root=tmp_path, seeds=tmp_path / "no-seeds")) == 1
