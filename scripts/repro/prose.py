@@ -11,14 +11,14 @@ figure from a superseded run, a slip of the pen or a number from memory is found
   one or two digits are mostly the settings (connections, rounds, pods) and are not checked. Dates,
   times, commits, versions, run ids, paths, anything in backticks, seed numbers (000-004), figure and
   line numbers (Fig 5.8, l. 832) and years (1990-2039) are not figures.
-- A figure is backed when a number in the unit's evidence rounds to it at the precision it is written
-  with (2666 by 2666.4, 42.9 by 42.94): the numbers of the folders' text files (summary.md, README.md,
-  *.txt, *.tsv) and manifests, a figure with a unit (req/s, ms, s, MiB/s...) only by the numbers stated in that
-  unit (a table's column, a sentence's number with the unit after it); the readings the registered rules give on the runs there (a median over the
-  repetitions, a ratio: what rules.py computes and no file writes out); the computed verdict section of the
-  same document; and, for a figure of four significant digits or more, any number of the runs' summary.json
-  (a repetition's request count). A figure said of
-  a study (the word "study" or an opening quote shortly before it) may also come from the seeds' text.
+- A figure is backed when a number in the unit's evidence rounds to it at the precision it is written with
+  (2666 by 2666.4, 42.9 by 42.94): the numbers of the folders' text files (summary.md, README.md, *.txt,
+  *.tsv) and manifests, a figure with a unit (req/s, ms, s, MiB/s...) only by the numbers stated in that unit
+  (a table's column, a sentence's number with the unit after it); the readings the registered rules give on
+  the runs there (a median over the repetitions, a ratio: what rules.py computes and no file writes out); the
+  computed verdict section of the same document; and, for a figure of four significant digits or more, any
+  number of the runs' summary.json (a repetition's request count). A figure said of a study (the word "study"
+  or an opening quote shortly before it) may also come from the seeds' text.
 - A paragraph that carries the marker <!-- figures: settings --> states settings, not measurements, and
   is not checked, its list included (the same marker test_figures.py honours).
 
