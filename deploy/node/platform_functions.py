@@ -70,8 +70,9 @@ def functions_for(spec, platform):
             f = dict(f, settings=scale)
         if platform == "openfaas" and f.get("language") == "cpp" and not f.get("mode"):
             f = dict(f, mode="fork")
-        if platform == "kubeless" and "runtime" not in st and "image" not in st and kubeless_code_file(f):
-            f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=kubeless_code_file(f)))
+        code_file = kubeless_code_file(f) if platform == "kubeless" and "runtime" not in st and "image" not in st else None
+        if code_file:
+            f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=code_file))
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)

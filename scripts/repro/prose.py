@@ -81,7 +81,7 @@ def units(text):
     out = []
     line = 1
     for para in re.split(r"(\n\s*\n)", text):
-        if not para.strip() or para.startswith("\n") and not para.strip():
+        if not para.strip():
             line += para.count("\n")
             continue
         inherited = []
