@@ -9,7 +9,8 @@
 # platforms with plain functions, a spec's functions that Nuclio cannot run left out of the run,
 # deploy/node/platform_functions.py; fission: the container executor through the router on those rows).
 # Each run is judged by deploy/node/check-run.py too (its verdict in the evidence as check-run.txt), not by its
-# exit code alone.
+# exit code alone; what the cluster did during it (its events, pods restarted: deploy/node/events.py) is kept as
+# cluster-events.txt.
 # A SPEC may be defaults (the platform's defaults above, among other specs), or rule:ID[,ID...], registered rules of docs/reproductions/rules.yaml (several: of one spec and
 # settings): its spec is run with the rules' labels (ids, sha256s, the rules file's commit:
 # scripts/repro/run.py --sets), so that the run is judged by each.
@@ -19,6 +20,7 @@
 # SEED_SETS: more settings for every run, one a line, applied last (deploy/node/campaign.sh's labels and repetitions).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. deploy/kube/paths.sh
 PLATFORM=${1:?usage: deploy/node/seed.sh PLATFORM [EVIDENCE_DIR] [SPEC...]}
 shift
 [ -x "deploy/$PLATFORM/options.sh" ] && [ -f "deploy/$PLATFORM/seed-defaults" ] || {
@@ -43,6 +45,11 @@ for i in "${!specs[@]}"; do
     specs[$i]=$name ;;
   esac
 done
+# What the platform's install must be for these specs, VAR=VALUE for its up.sh (deploy/node/platform_functions.py
+# --install: on OpenFaaS, the study's alert for a spec labelled autoscaling: study); specs that need different
+# installs are refused here, before anything starts.
+paths=(); for s in "${specs[@]}"; do paths+=("examples/$s.yaml"); done
+install=$(python3 deploy/node/platform_functions.py --install "$PLATFORM" "${paths[@]}") || exit 2
 mkdir -p "$EVIDENCE"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
 trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
@@ -74,7 +81,8 @@ images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench 
 for img in $images; do
   scripts/phase.sh "image $img" deploy/node/images.sh "$DIR/node" "$img"
 done
-scripts/phase.sh "$PLATFORM install" deploy/$PLATFORM/up.sh "$DIR/node"
+install_env=(); [ -z "$install" ] || mapfile -t install_env <<<"$install"
+scripts/phase.sh "$PLATFORM install${install:+ ($(echo $install))}" env "${install_env[@]}" deploy/$PLATFORM/up.sh "$DIR/node"
 # What faasbench reads from its environment for this platform, never from a spec (a key: OpenWhisk's
 # FB_OPENWHISK_AUTH), where its up.sh wrote one (0600).
 [ ! -f "$DIR/node/$PLATFORM/faasbench.env" ] || { set -a; . "$DIR/node/$PLATFORM/faasbench.env"; set +a; }
@@ -92,6 +100,16 @@ for i in range(3_000_000): s += i
 print(f"{sys.argv[1]} cpu{sys.argv[2]} loop_ms={(time.perf_counter() - t) * 1e3:.0f}")' "$(date -u +%H:%M:%S) $1" "$cpu"
   done >>"$EVIDENCE/host-speed.txt"
   awk -v when="$(date -u +%H:%M:%S) $1" '/^cpu[0-9]/ {print when, $1, "steal_ticks=" $9}' /proc/stat >>"$EVIDENCE/host-speed.txt"
+}
+# What the cluster did during a run (deploy/node/events.py: its events, the pods that restarted), beside its evidence
+# as cluster-events.txt; the pods' JSON (their spec holds their environment) stays in DIR and is removed.
+clusterlog() {
+  local k=("$KUBE_BIN/kubectl" --kubeconfig "$KUBECONFIG")
+  deploy/node/exec.sh "${k[@]}" get events -A -o json > "$DIR/events.json" 2>/dev/null &&
+    deploy/node/exec.sh "${k[@]}" get pods -A -o json > "$DIR/pods.json" 2>/dev/null &&
+    python3 deploy/node/events.py --since "$1" "$DIR/events.json" "$DIR/pods.json" > "$2" 2>&1 ||
+    echo "seed-on-node: the cluster's events could not be read (kubectl or deploy/node/events.py failed)" >> "$2"
+  rm -f "$DIR/events.json" "$DIR/pods.json"
 }
 failed=0
 declare -A seen=()
@@ -111,6 +129,7 @@ for s in "${specs[@]}"; do
   # A campaign's settings, last so that they win (deploy/node/campaign.sh: its labels, one repetition a round).
   while IFS= read -r o; do [ -z "$o" ] || lab+=(--set "$o"); done <<<"${SEED_SETS:-}"
   bad=0
+  began=$(date -u +%FT%TZ)
   # A run that measured but broke an expectation (exit 1: e.g. a watchdog answering 500 under load) is a
   # result: its files are kept as any run's (its summary says what broke); the step still counts as failed.
   scripts/phase.sh "$PLATFORM: $s" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/$s.yaml" \
@@ -119,6 +138,7 @@ for s in "${specs[@]}"; do
   if [ -n "$r" ] && [ -f "$r/summary.json" ]; then
     mkdir -p "$EVIDENCE/$tag"
     for f in summary.md summary.json manifest.json; do [ ! -f "$r/$f" ] || cp "$r/$f" "$EVIDENCE/$tag/"; done
+    clusterlog "$began" "$EVIDENCE/$tag/cluster-events.txt"
     # Each cell's latency histograms and per-second buckets: any percentile can be computed again from the evidence.
     for d in hlog windows; do [ ! -d "$r/$d" ] || cp -r "$r/$d" "$EVIDENCE/$tag/"; done
     # Judged by what it measured too (every cell served, probes answered, some cell valid), not by exit code alone.
