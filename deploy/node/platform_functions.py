@@ -3,6 +3,8 @@
     python3 deploy/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
     python3 deploy/node/platform_functions.py --headerless SPEC PLATFORM
         # the functions whose replies cannot name their instance there, one a line (check-run.py --headerless)
+    python3 deploy/node/platform_functions.py --install PLATFORM SPEC...
+        # what the platform's install must be for the specs, VAR=VALUE a line for its up.sh (nothing: as it installs)
     faasbench run SPEC --dry-run ... | python3 deploy/node/platform_functions.py --images SPEC PLATFORM
         # the images the plan's cells need on PLATFORM, one WORKLOAD:LANG[:FLAVOR] a line (deploy/node/images.sh)
 
@@ -21,6 +23,11 @@ the run's manifest records it (the spec as run):
             given no mode runs in mode fork, by the classic watchdog (a process per request, the query in
             Http_Query), as seed 000 ran its C++ functions on OpenFaaS (its of-watchdog image would wrap the
             same process in faasbench's server).
+            A spec labelled autoscaling: study (seed 003's autoscaling as the study set it, its footnote 11) is
+            scaled as the study set OpenFaaS: com.openfaas.scale.factor 10 (a tenth of max per alert), and the
+            install's alert (--install: deploy/openfaas/up.sh's OPENFAAS_ALERT_*) fires above 10 req/s, its rule
+            held, evaluated and notified every 2 s. The study's Knative settings are the spec's own (portable:
+            stable and panic windows, panic threshold).
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -41,6 +48,20 @@ NUCLIO_LANGUAGES = ("python", "node", "cpp", "go")
 NUCLIO_DEFAULT_MAX_BODY = 4 << 20
 WORKLOADS = pathlib.Path(__file__).resolve().parents[2] / "workloads"
 KUBELESS_RUNTIME = "python3.11"  # deploy/kubeless/runtimes.yaml: the 2019 kubeless.py on Python 3.11
+# Seed 003's footnote 11 (l. 189): "for OpenFaaS, we set scale-factor to 10 and configure the alert-notification
+# window to 2s, and RPS threshold to 10". A spec labelled autoscaling: study runs OpenFaaS so.
+STUDY_003_OPENFAAS = {"scale_factor": "10"}
+STUDY_003_OPENFAAS_INSTALL = {"OPENFAAS_ALERT_RPS": "10", "OPENFAAS_ALERT_WINDOW": "2s"}
+AUTOSCALING_DESIGNS = ("study",)
+
+
+def autoscaling_design(spec):
+    """The spec's labels.autoscaling: "study" (seed 003's footnote 11 on every platform) or None (each platform's
+    own defaults); any other value is refused (ValueError), never ignored."""
+    d = (spec.get("labels") or {}).get("autoscaling")
+    if d is not None and d not in AUTOSCALING_DESIGNS:
+        raise ValueError(f"labels.autoscaling: {d!r}: want one of {', '.join(AUTOSCALING_DESIGNS)} (or no label: each platform's defaults)")
+    return d
 
 
 def kubeless_code_file(f, workloads=WORKLOADS):
@@ -56,6 +77,7 @@ def functions_for(spec, platform):
     fns = spec.get("functions") or []
     payloads = [int(p) for p in (spec.get("vary") or {}).get("payload_size") or []]
     big = max(payloads, default=0) if max(payloads, default=0) > NUCLIO_DEFAULT_MAX_BODY else 0
+    study = autoscaling_design(spec) == "study"
     out = []
     for f in fns:
         if platform == "nuclio" and f.get("language") not in NUCLIO_LANGUAGES:
@@ -67,6 +89,8 @@ def functions_for(spec, platform):
                 scale["scale_min"] = str(st["min"])
             if "max" in st:
                 scale["scale_max"] = str(st["max"])
+            if study:
+                scale.update(STUDY_003_OPENFAAS)
             f = dict(f, settings=scale)
         if platform == "openfaas" and f.get("language") == "cpp" and not f.get("mode"):
             f = dict(f, mode="fork")
@@ -79,6 +103,23 @@ def functions_for(spec, platform):
     if not out:
         raise ValueError(f"functions: none of the spec's functions can run on {platform}")
     return None if out == fns else out
+
+
+def install_for(specs, platform):
+    """What platform's install must be for all of specs (a dict for its up.sh's environment, {} for its defaults):
+    on OpenFaaS, a spec labelled autoscaling: study with a function it scales needs the study's alert. Specs that
+    need different installs cannot share one (ValueError: run them apart)."""
+    out, by = None, None
+    for name, spec in specs:
+        need = {}
+        if platform == "openfaas" and autoscaling_design(spec) == "study" and any(
+                "autoscale" in (f.get("settings") or {}) for f in spec.get("functions") or []):
+            need = dict(STUDY_003_OPENFAAS_INSTALL)
+        if out is not None and need != out:
+            raise ValueError(f"{name} needs {platform} installed with {need or 'its defaults'}, {by} with "
+                             f"{out or 'its defaults'}: one install serves them both only if alike; run them apart")
+        out, by = need, name
+    return out or {}
 
 
 def headerless_for(spec, platform):
@@ -124,6 +165,19 @@ def main(argv):
             return 2
         for img in images_for(spec, argv[2], json.loads(text)):
             print(img)
+        return 0
+    if len(argv) >= 3 and argv[0] == "--install":
+        specs = []
+        for path in argv[2:]:
+            with open(path) as fh:
+                specs.append((path, yaml.safe_load(fh)))
+        try:
+            env = install_for(specs, argv[1])
+        except ValueError as e:
+            print(f"platform_functions: {e}", file=sys.stderr)
+            return 2
+        for k, v in sorted(env.items()):
+            print(f"{k}={v}")
         return 0
     if len(argv) == 3 and argv[0] == "--headerless":
         return _print_lines(argv[1], lambda spec: headerless_for(spec, argv[2]))

@@ -132,3 +132,36 @@ def test_main_names_the_spec_when_no_function_can_run(tmp_path, capsys):
     assert pf.main(["--headerless", str(only_java), "nuclio"]) == 2
     err = capsys.readouterr().err
     assert err.count(f"platform_functions: {only_java}: functions: none of the spec's functions can run on nuclio") == 2
+
+
+def test_the_studys_autoscaling_runs_openfaas_as_the_study_set_it():
+    s = spec("003-autoscale-steady-study.yaml")
+    assert pf.functions_for(s, "openfaas")[0]["settings"] == {"scale_min": "1", "scale_max": "10", "scale_factor": "10"}
+    assert pf.functions_for(s, "knative") is None  # the study's Knative settings are the spec's own
+    assert pf.install_for([("s", s)], "openfaas") == {"OPENFAAS_ALERT_RPS": "10", "OPENFAAS_ALERT_WINDOW": "2s"}
+    assert pf.install_for([("s", s)], "knative") == {}
+    # Without the label, OpenFaaS's defaults: no factor, the chart's alert.
+    plain = spec("003-autoscale-steady.yaml")
+    assert "scale_factor" not in pf.functions_for(plain, "openfaas")[0]["settings"]
+    assert pf.install_for([("p", plain), ("q", spec("003-hello-concurrency.yaml"))], "openfaas") == {}
+    # A study spec with no autoscaled function needs no alert.
+    fixed = dict(s, functions=[dict(s["functions"][0], settings={})])
+    assert pf.install_for([("f", fixed)], "openfaas") == {}
+
+
+def test_specs_needing_different_installs_are_refused_and_an_unknown_design_named():
+    with pytest.raises(ValueError, match="p needs openfaas installed with its defaults, s with .*run them apart"):
+        pf.install_for([("s", spec("003-autoscale-steady-study.yaml")), ("p", spec("003-autoscale-steady.yaml"))], "openfaas")
+    odd = dict(spec("003-autoscale-steady.yaml"), labels={"autoscaling": "paper"})
+    with pytest.raises(ValueError, match="labels.autoscaling: 'paper': want one of study"):
+        pf.functions_for(odd, "openfaas")
+
+
+def test_main_prints_the_install(capsys):
+    study, plain = str(ROOT / "examples/003-autoscale-steady-study.yaml"), str(ROOT / "examples/003-autoscale-bursty-study.yaml")
+    assert pf.main(["--install", "openfaas", study, plain]) == 0
+    assert capsys.readouterr().out == "OPENFAAS_ALERT_RPS=10\nOPENFAAS_ALERT_WINDOW=2s\n"
+    assert pf.main(["--install", "openfaas", str(ROOT / "examples/003-autoscale-steady.yaml")]) == 0
+    assert capsys.readouterr().out == ""
+    assert pf.main(["--install", "openfaas", study, str(ROOT / "examples/003-autoscale-steady.yaml")]) == 2
+    assert "run them apart" in capsys.readouterr().err

@@ -8,3 +8,5 @@ echo 'platform.name=openfaas'
 . "$1/openfaas.env"
 echo 'platform.generator_cpus="1"'
 echo "platform.options={edition: ce-2022, image_tag: local, pull_policy: IfNotPresent, ready_timeout: 120s, gateway_url: '$OPENFAAS_GATEWAY'}"
+# The scale-up alert it was installed with (deploy/openfaas/up.sh), in the run's manifest.
+[ -z "${OPENFAAS_ALERT:-}" ] || echo "labels.openfaas_alert=\"$OPENFAAS_ALERT\""

@@ -79,3 +79,18 @@ def test_prometheus_and_alertmanager_built_here(objects):
         c = containers(by(objects, "Deployment", name))[name]
         assert c["image"] == f"ko.local/prometheus/{name}:{version(key)}", c["image"]
         assert c["imagePullPolicy"] == "Never"
+
+
+def test_the_studys_alert_in_the_rendered_chart():
+    """deploy/openfaas/alert.py on what Helm renders (deploy/openfaas/up.sh with OPENFAAS_ALERT_*): the objects
+    parse and the two ConfigMaps hold the study's alert (seed 003's footnote 11)."""
+    import alert
+    r = subprocess.run(["bash", str(ROOT / "deploy/openfaas/render.sh")], capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, r.stderr[-2000:]
+    objs = [d for d in yaml.safe_load_all(alert.apply(r.stdout, "10", "2s")) if d]
+    prom = by(objs, "ConfigMap", "prometheus-config")["data"]
+    rule = [x for g in yaml.safe_load(prom["alert.rules.yml"])["groups"] for x in g["rules"] if x["alert"] == "APIHighInvocationRate"][0]
+    assert rule["expr"].endswith("> 10") and rule["for"] == "2s"
+    assert yaml.safe_load(prom["prometheus.yml"])["global"]["evaluation_interval"] == "2s"
+    route = yaml.safe_load(by(objs, "ConfigMap", "alertmanager-config")["data"]["alertmanager.yml"])["route"]
+    assert (route["group_wait"], route["group_interval"], route["repeat_interval"]) == ("2s", "2s", "2s")

@@ -10,6 +10,9 @@
 #      openfaas-fn (labelled as upstream's namespaces.yml labels them) and applies it
 #   3. waits for the gateway (with faas-netes), the basic-auth plugin, Prometheus and AlertManager, then for
 #      the gateway to answer /system/info with the password and to refuse a wrong one (401)
+# OPENFAAS_ALERT_RPS and OPENFAAS_ALERT_WINDOW (both or neither; deploy/node/platform_functions.py --install prints
+# them for a spec labelled autoscaling: study): the chart's scale-up alert fires above that rate and is held,
+# evaluated and notified every that window (deploy/openfaas/alert.py), not as the chart sets it.
 # Writes DIR/openfaas.env: OPENFAAS_GATEWAY (reached inside the node's network namespace only) and
 # OPENFAAS_PASSWORD_FILE (0600). Undone by deploy/openfaas/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
@@ -18,6 +21,10 @@ cd "$(dirname "$0")/../.."
 . deploy/shared/prometheus-paths.sh
 . deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/openfaas/up.sh DIR}")
+case "${OPENFAAS_ALERT_RPS:+r}${OPENFAAS_ALERT_WINDOW:+w}" in
+"" | rw) ;;
+*) echo "openfaas-up: OPENFAAS_ALERT_RPS and OPENFAAS_ALERT_WINDOW: give both or neither" >&2; exit 2 ;;
+esac
 platform_up openfaas-up "$DIR" openfaas
 
 bin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
@@ -29,6 +36,14 @@ step "images imported"
 M="$DIR/openfaas"
 mkdir -p "$M" && chmod 0700 "$M"
 ( umask 077; deploy/openfaas/render.sh > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
+alert="as the chart sets it: above 5 req/s for 5 s, evaluated every 15 s, notified every 30 s"
+if [ -n "${OPENFAAS_ALERT_RPS:-}" ]; then
+  ( umask 077; python3 deploy/openfaas/alert.py --rps "$OPENFAAS_ALERT_RPS" --window "$OPENFAAS_ALERT_WINDOW" < "$M/openfaas.yaml" > "$M/openfaas-alert.yaml" ) ||
+    fail "the alert could not be set (OPENFAAS_ALERT_RPS=$OPENFAAS_ALERT_RPS, OPENFAAS_ALERT_WINDOW=$OPENFAAS_ALERT_WINDOW)"
+  mv "$M/openfaas-alert.yaml" "$M/openfaas.yaml"
+  alert="above $OPENFAAS_ALERT_RPS req/s, held, evaluated and notified every $OPENFAAS_ALERT_WINDOW"
+fi
+step "alert: $alert"
 cat > "$M/namespaces.yaml" <<NS
 apiVersion: v1
 kind: Namespace
@@ -63,6 +78,7 @@ step "gateway answers with basic auth ($(tr -d '\n' < "$M/info.json" | head -c 2
 {
   echo "OPENFAAS_GATEWAY=$gw"
   echo "OPENFAAS_PASSWORD_FILE=$M/password"
+  echo "OPENFAAS_ALERT=\"$alert\""
 } > "$DIR/openfaas.env"
 printf 'openfaas-up: OpenFaaS (gateway %s, faas-netes %s) ready in %.1f s; gateway in %s/openfaas.env\n' \
   "$(awk -F'\t' '$1 == "openfaas-faas-2022" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \
