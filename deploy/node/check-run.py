@@ -18,7 +18,9 @@ the expectation). Options add what the spec claims:
   --resets LEVEL=N       the manifest records N resets between repetitions at LEVEL, each saying what
   --no-probe, --probe    no probe expected, or one expected whatever the kind
   --headerless FN        FN's replies cannot name their instance (OpenFaaS's classic watchdog): its
-                         probe passes without one, and none of its cells may count an instance
+                         probe passes without one, and none of its cells may count an instance; the
+                         functions the manifest's spec runs so are known without it
+                         (deploy/node/platform_functions.py headerless_in)
   --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
                          cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
                          against workers=1/)
@@ -26,7 +28,11 @@ the expectation). Options add what the spec claims:
 Exit 0 with one line saying what held, 1 with every problem on stderr."""
 import argparse
 import json
+import pathlib
 import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import platform_functions  # noqa: E402 (beside this file)
 
 
 def pairs(values, conv=str):
@@ -48,6 +54,10 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
         summary = json.load(open(f"{run}/summary.json"))
     except (OSError, ValueError) as e:
         return [f"unreadable run directory: {e}"]
+    # The functions that run where no reply can name its instance, from the spec as run (OpenFaaS's forking
+    # watchdogs, Nuclio's shell runtime), beside those named by hand.
+    ran = manifest.get("spec") or {}
+    headerless = set(headerless) | set(platform_functions.headerless_in(ran.get("functions") or [], (ran.get("platform") or {}).get("name")))
     if manifest.get("status") != "complete":
         problems.append(f"run status {manifest.get('status')!r}: {manifest.get('error', '')}")
     cells = summary.get("cells") or []

@@ -126,10 +126,19 @@ def headerless_for(spec, platform):
     """The functions (names) that answer without the function contract's headers on platform, so that no reply names
     its instance: on OpenFaaS a function of mode fork (the classic watchdog passes the process's output alone), on
     Nuclio a C++ function (the shell runtime answers with the command's output alone)."""
-    fns = functions_for(spec, platform) or spec.get("functions") or []
+    return headerless_in(functions_for(spec, platform) or spec.get("functions") or [], platform)
+
+
+def headerless_in(fns, platform):
+    """The names of the functions fns (as they run on platform) whose replies cannot name their instance: on OpenFaaS
+    those a process per request answers (mode fork, or settings.watchdog classic or of-serializing: the watchdog
+    passes the process's output alone), on Nuclio C++ (its shell runtime). deploy/node/check-run.py reads them from
+    a run's manifest (the spec as run)."""
     out = []
     for f in fns:
-        if (platform == "openfaas" and f.get("mode") == "fork") or (platform == "nuclio" and f.get("language") == "cpp"):
+        wd = (f.get("settings") or {}).get("watchdog")
+        if (platform == "openfaas" and (f.get("mode") == "fork" or wd in ("classic", "of-serializing"))) or \
+                (platform == "nuclio" and f.get("language") == "cpp"):
             out.append(f.get("name") or f"{f['workload']}-{f['language']}")
     return out
 

@@ -237,3 +237,24 @@ def test_faster_compares_within_a_repetition(good, tmp_path):
         s["cells"] = out
     d = mutated(good, tmp_path, reps)
     assert check_run.check(d, faster=[("workers=4//workers=1/", 2)]) == []
+
+
+def test_the_spec_as_run_says_which_functions_are_headerless(good, tmp_path):
+    # A run of OpenFaaS's classic watchdog (mode fork) or Nuclio's C++: no instance in the probe, none counted; known
+    # from the manifest's spec without --headerless. The same replies from a function of mode http still fail.
+    def anonymous(platform, fn_change):
+        def change(s, m):
+            for p in m["probes"]:
+                p["instance"] = ""
+            for c in s["cells"]:
+                c["instances"] = {}
+            m["spec"]["platform"] = {"name": platform}
+            fn_change(m["spec"]["functions"][0])
+        return change
+    fork = anonymous("openfaas", lambda f: f.update(mode="fork"))
+    serializing = anonymous("openfaas", lambda f: f.update(settings={"watchdog": "of-serializing"}))
+    cpp = anonymous("nuclio", lambda f: f.update(language="cpp", name="hello-python"))
+    http = anonymous("openfaas", lambda f: None)
+    for i, ch in enumerate((fork, serializing, cpp)):
+        assert check_run.check(mutated(good, tmp_path / str(i), ch)) == [], i
+    assert any("its probe got 200 from ''" in p for p in check_run.check(mutated(good, tmp_path / "http", http)))
