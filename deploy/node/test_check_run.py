@@ -153,13 +153,15 @@ def test_an_unchanged_copy_passes(good, tmp_path):
     assert check_run.check(mutated(good, tmp_path, lambda s, m: None)) == []
 
 
+def anonymous(s, m):
+    """The classic watchdog's replies: no instance in the probe or the cells."""
+    for p in m["probes"]:
+        p["instance"] = ""
+    for c in s["cells"]:
+        c["instances"] = {}
+
+
 def test_a_headerless_function_passes_without_instances(good, tmp_path):
-    # The classic watchdog's replies: no instance in the probe or the cells.
-    def anonymous(s, m):
-        for p in m["probes"]:
-            p["instance"] = ""
-        for c in s["cells"]:
-            c["instances"] = {}
     assert check_run.check(mutated(good, tmp_path, anonymous), headerless=["hello-python"]) == []
 
 
@@ -242,19 +244,16 @@ def test_faster_compares_within_a_repetition(good, tmp_path):
 def test_the_spec_as_run_says_which_functions_are_headerless(good, tmp_path):
     # A run of OpenFaaS's classic watchdog (mode fork) or Nuclio's C++: no instance in the probe, none counted; known
     # from the manifest's spec without --headerless. The same replies from a function of mode http still fail.
-    def anonymous(platform, fn_change):
+    def ran(platform, fn_change):
         def change(s, m):
-            for p in m["probes"]:
-                p["instance"] = ""
-            for c in s["cells"]:
-                c["instances"] = {}
+            anonymous(s, m)
             m["spec"]["platform"] = {"name": platform}
             fn_change(m["spec"]["functions"][0])
         return change
-    fork = anonymous("openfaas", lambda f: f.update(mode="fork"))
-    serializing = anonymous("openfaas", lambda f: f.update(settings={"watchdog": "of-serializing"}))
-    cpp = anonymous("nuclio", lambda f: f.update(language="cpp", name="hello-python"))
-    http = anonymous("openfaas", lambda f: None)
+    fork = ran("openfaas", lambda f: f.update(mode="fork"))
+    serializing = ran("openfaas", lambda f: f.update(settings={"watchdog": "of-serializing"}))
+    cpp = ran("nuclio", lambda f: f.update(language="cpp", name="hello-python"))
+    http = ran("openfaas", lambda f: None)
     for i, ch in enumerate((fork, serializing, cpp)):
         assert check_run.check(mutated(good, tmp_path / str(i), ch)) == [], i
     assert any("its probe got 200 from ''" in p for p in check_run.check(mutated(good, tmp_path / "http", http)))
