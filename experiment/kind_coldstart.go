@@ -175,7 +175,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 	byKind := map[string][]float64{}
 	warmClient := &http.Client{}
 	defer warmClient.CloseIdleConnections()
-	failed := int64(0)
+	failed := map[string]int64{} // by the load engine's class (DESIGN.md "Error classes")
 	deployed := false
 	byRecord := 0
 	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
@@ -201,7 +201,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			if ctx.Err() != nil {
 				break
 			}
-			failed++
+			failed[failure(err, 0)]++
 			cr.Samples = append(cr.Samples, results.ColdSample{Iteration: i})
 			continue
 		}
@@ -249,7 +249,7 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 		for j := 0; j < k.cfg.Warm && ctx.Err() == nil; j++ {
 			w, err := call(ctx, warmClient, target)
 			if err != nil || w.status != 200 {
-				failed++
+				failed[failure(err, w.status)]++
 				continue
 			}
 			if w.cold {
@@ -331,10 +331,10 @@ func (k coldStart) idle(ctx context.Context, c *Cell, idle time.Duration) (*resu
 	cr := &results.ColdResult{Kinds: map[string]int64{}, ColdByKindMs: map[string]stats.Percentiles{}, IdleS: idle.Seconds(),
 		ForcedBy: "idle " + idle.String()}
 	var cold, warm []float64
-	failed := int64(0)
+	failed := map[string]int64{} // by the load engine's class (DESIGN.md "Error classes")
 	for i := 1; i <= k.cfg.Iterations && ctx.Err() == nil; i++ {
 		if _, err := call(ctx, nil, target); err != nil {
-			failed++
+			failed[failure(err, 0)]++
 			continue
 		}
 		select {
@@ -346,7 +346,7 @@ func (k coldStart) idle(ctx context.Context, c *Cell, idle time.Duration) (*resu
 		}
 		r, err := call(ctx, nil, target)
 		if err != nil {
-			failed++
+			failed[failure(err, 0)]++
 			continue
 		}
 		smp := results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status, ColdFlag: r.cold,
@@ -377,15 +377,35 @@ func (k coldStart) idle(ctx context.Context, c *Cell, idle time.Duration) (*resu
 	return &out, nil
 }
 
-// simpleCell is a cell whose figures are not a load run's.
-func simpleCell(pc plan.Cell, platformName, model string, start time.Time, succeeded, failed int64) results.Cell {
+// failure names a failed call by the load engine's classes, as every cell's errors are named (DESIGN.md "Error
+// classes"): the transport error's class, or the status's; a 2xx or 3xx other than 200 (OpenWhisk's 202 "not yet
+// ready") is not-ready. Before, a cold-start cell counted them all as "failed", a name the summary's schema does not
+// have, and hid what the platform answered (on real OpenWhisk, its throttle or its 202).
+func failure(err error, status int) string {
+	if err != nil {
+		return load.ClassOfError(err).String()
+	}
+	if c := load.ClassOfStatus(status); c != load.ClassOK {
+		return c.String()
+	}
+	return load.ClassNotReady.String()
+}
+
+// simpleCell is a cell whose figures are not a load run's; errors counts its failed calls by class.
+func simpleCell(pc plan.Cell, platformName, model string, start time.Time, succeeded int64, errors map[string]int64) results.Cell {
+	var failed int64
+	for _, n := range errors {
+		failed += n
+	}
 	pc.Concurrency = 1 // one request at a time
 	c := results.Cell{Cell: pc, Platform: platformName, Model: model, StartedAt: start.UTC(), ElapsedS: time.Since(start).Seconds(),
 		Requests: results.Requests{Total: succeeded + failed, Succeeded: succeeded, Failed: failed},
 		Errors:   map[string]int64{}, LatencyByClassMs: map[string]stats.Percentiles{}, ColdKinds: map[string]int64{},
 		Instances: map[string]int64{}, Windows: []results.Window{}, Warnings: []string{}, Valid: true}
+	for k, n := range errors {
+		c.Errors[k] = n
+	}
 	if failed > 0 {
-		c.Errors["failed"] = failed
 		c.Warnings = append(c.Warnings, fmt.Sprintf("%d of %d requests failed", failed, succeeded+failed))
 	}
 	return c

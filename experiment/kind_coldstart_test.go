@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,50 @@ func TestWarmCallsAnsweredByANewInstanceAreNotWarm(t *testing.T) {
 	}
 	if out.Requests.Total != 4 || !strings.Contains(strings.Join(out.Warnings, "\n"), "1 of 3 warm calls were answered by a new instance") {
 		t.Errorf("requests %+v, warnings %q", out.Requests, out.Warnings)
+	}
+}
+
+// A cold-start cell names its failed calls by the load engine's classes, as the summary's schema has them: OpenWhisk's
+// throttle answered warm calls 429 on the real node, which the cell once counted as "failed", a name the schema
+// refuses (the seed 004 run of 2026-12-02: "additional properties 'failed' not allowed").
+func TestColdStartFailuresAreNamedByTheirClass(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n++
+		switch n {
+		case 1:
+			w.Header().Set("X-Fb-Instance", "pod-1")
+			w.Header().Set("X-Fb-Cold", "1")
+		case 2:
+			w.WriteHeader(http.StatusTooManyRequests)
+		case 3:
+			w.WriteHeader(http.StatusAccepted) // OpenWhisk's "not yet ready"
+		default:
+			w.WriteHeader(http.StatusBadGateway)
+		}
+		_, _ = w.Write([]byte("pong"))
+	}))
+	defer srv.Close()
+	dir, err := results.Create(t.TempDir(), "cold", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
+		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
+	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 1, Warm: 3}}.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{"http-429": 1, "not-ready": 1, "http-502": 1}
+	if !reflect.DeepEqual(out.Errors, want) || out.Requests.Failed != 3 || out.Requests.Total != 4 {
+		t.Errorf("errors %v, requests %+v; want %v, 3 of 4 failed", out.Errors, out.Requests, want)
+	}
+	for k := range out.Errors {
+		if _, ok := load.ParseClass(k); !ok {
+			t.Errorf("error %q is not one of the load engine's classes", k)
+		}
+	}
+	if got := failure(errors.New("dial tcp: connection refused"), 0); got != load.ClassOfError(errors.New("dial tcp: connection refused")).String() {
+		t.Errorf("a transport error's class %q", got)
 	}
 }
