@@ -205,6 +205,14 @@ func (k coldStart) Run(ctx context.Context, c *Cell) (*results.Cell, error) {
 			cr.Samples = append(cr.Samples, results.ColdSample{Iteration: i})
 			continue
 		}
+		if r.status != http.StatusOK {
+			// Refused or not answered (OpenWhisk's throttle answers 429): a failed call, not a cold start that
+			// failed to verify; its warm calls are not made. Before, such a call was a sample "not verified",
+			// counted neither failed nor succeeded.
+			failed[failure(nil, r.status)]++
+			cr.Samples = append(cr.Samples, results.ColdSample{Iteration: i, LatencyMs: float64(r.latency) / 1e6, Status: r.status})
+			continue
+		}
 		started, err := cst.StartedSince(ctx, pc.Function, since)
 		if err != nil {
 			return nil, err

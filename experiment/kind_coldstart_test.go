@@ -220,3 +220,29 @@ func TestColdStartFailuresAreNamedByTheirClass(t *testing.T) {
 		t.Errorf("a transport error's class %q", got)
 	}
 }
+
+// A cold call the platform refused (OpenWhisk's throttle, 429) is a failed call of its class, not a cold start that
+// failed to verify, and no warm call follows it: the seed 004 run on real OpenWhisk counted such calls neither
+// failed nor succeeded (115 of its 120 calls in a cell).
+func TestARefusedColdCallIsAFailure(t *testing.T) {
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n++
+		w.WriteHeader(http.StatusTooManyRequests)
+	}))
+	defer srv.Close()
+	dir, err := results.Create(t.TempDir(), "cold", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
+		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
+	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 2, Warm: 3}}.Run(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 || out.Requests.Total != 2 || out.Requests.Failed != 2 || out.Errors["http-429"] != 2 || out.Cold.Verified != 0 || out.Cold.NotVerified != 0 {
+		t.Errorf("calls %d, requests %+v, errors %v, verified %d, not verified %d; want 2 calls, both failed 429, none a cold start",
+			n, out.Requests, out.Errors, out.Cold.Verified, out.Cold.NotVerified)
+	}
+}
