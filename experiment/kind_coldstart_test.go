@@ -154,16 +154,7 @@ func TestWarmCallsAnsweredByANewInstanceAreNotWarm(t *testing.T) {
 		_, _ = w.Write([]byte("pong"))
 	}))
 	defer srv.Close()
-	dir, err := results.Create(t.TempDir(), "cold", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
-		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
-	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 1, Warm: 3}}.Run(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runColdCell(t, srv.URL, 1)
 	cr := out.Cold
 	if cr.Verified != 1 || cr.WarmMs.Count != 2 || cr.WarmCold != 1 || cr.WarmColdMs == nil || cr.WarmColdMs.Count != 1 || cr.WarmColdMs.Mean < 20 || cr.WarmMs.Max >= 20 {
 		t.Errorf("verified %d, warm %+v, warm_cold %d %+v", cr.Verified, cr.WarmMs, cr.WarmCold, cr.WarmColdMs)
@@ -197,16 +188,7 @@ func TestColdStartFailuresAreNamedByTheirClass(t *testing.T) {
 		_, _ = w.Write([]byte("pong"))
 	}))
 	defer srv.Close()
-	dir, err := results.Create(t.TempDir(), "cold", time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
-		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
-	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 1, Warm: 3}}.Run(context.Background(), c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runColdCell(t, srv.URL, 1)
 	want := map[string]int64{"http-429": 1, "not-ready": 1, "http-502": 1}
 	if !reflect.DeepEqual(out.Errors, want) || out.Requests.Failed != 3 || out.Requests.Total != 4 {
 		t.Errorf("errors %v, requests %+v; want %v, 3 of 4 failed", out.Errors, out.Requests, want)
@@ -231,18 +213,25 @@ func TestARefusedColdCallIsAFailure(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	defer srv.Close()
+	out := runColdCell(t, srv.URL, 2)
+	if n != 2 || out.Requests.Total != 2 || out.Requests.Failed != 2 || out.Errors["http-429"] != 2 || out.Cold.Verified != 0 || out.Cold.NotVerified != 0 {
+		t.Errorf("calls %d, requests %+v, errors %v, verified %d, not verified %d; want 2 calls, both failed 429, none a cold start",
+			n, out.Requests, out.Errors, out.Cold.Verified, out.Cold.NotVerified)
+	}
+}
+
+// runColdCell runs a cold-start cell of iterations cold calls, 3 warm calls each, against url.
+func runColdCell(t *testing.T, url string, iterations int) *results.Cell {
+	t.Helper()
 	dir, err := results.Create(t.TempDir(), "cold", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &Cell{Plan: plan.Cell{ID: "f/cold/r=1", Function: "f", Kind: "coldstart"}, Platform: &coldPlatform{}, Dir: dir,
-		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: srv.URL}}}}
-	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: 2, Warm: 3}}.Run(context.Background(), c)
+		Functions: []Function{{Name: "f", Target: load.Target{Method: http.MethodGet, URL: url}}}}
+	out, err := coldStart{cfg: spec.ColdStartSpec{Iterations: iterations, Warm: 3}}.Run(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n != 2 || out.Requests.Total != 2 || out.Requests.Failed != 2 || out.Errors["http-429"] != 2 || out.Cold.Verified != 0 || out.Cold.NotVerified != 0 {
-		t.Errorf("calls %d, requests %+v, errors %v, verified %d, not verified %d; want 2 calls, both failed 429, none a cold start",
-			n, out.Requests, out.Errors, out.Cold.Verified, out.Cold.NotVerified)
-	}
+	return out
 }
