@@ -1,8 +1,6 @@
 """A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
 
     python3 deploy/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
-    python3 deploy/node/platform_functions.py --headerless SPEC PLATFORM
-        # the functions whose replies cannot name their instance there, one a line (check-run.py --headerless)
     python3 deploy/node/platform_functions.py --install PLATFORM SPEC...
         # what the platform's install must be for the specs, VAR=VALUE a line for its up.sh (nothing: as it installs)
     faasbench run SPEC --dry-run ... | python3 deploy/node/platform_functions.py --images SPEC PLATFORM
@@ -122,13 +120,6 @@ def install_for(specs, platform):
     return out or {}
 
 
-def headerless_for(spec, platform):
-    """The functions (names) that answer without the function contract's headers on platform, so that no reply names
-    its instance: on OpenFaaS a function of mode fork (the classic watchdog passes the process's output alone), on
-    Nuclio a C++ function (the shell runtime answers with the command's output alone)."""
-    return headerless_in(functions_for(spec, platform) or spec.get("functions") or [], platform)
-
-
 def headerless_in(fns, platform):
     """The names of the functions fns (as they run on platform) whose replies cannot name their instance: on OpenFaaS
     those a process per request answers (mode fork, or settings.watchdog classic or of-serializing: the watchdog
@@ -188,8 +179,6 @@ def main(argv):
         for k, v in sorted(env.items()):
             print(f"{k}={v}")
         return 0
-    if len(argv) == 3 and argv[0] == "--headerless":
-        return _print_lines(argv[1], lambda spec: headerless_for(spec, argv[2]))
     if len(argv) != 2:
         raise SystemExit(__doc__)
 
