@@ -26,6 +26,11 @@ the run's manifest records it (the spec as run):
             install's alert (--install: deploy/openfaas/up.sh's OPENFAAS_ALERT_*) fires above 10 req/s, its rule
             held, evaluated and notified every 2 s. The study's Knative settings are the spec's own (portable:
             stable and panic windows, panic threshold).
+  openwhisk a spec labelled limits: study (seed 004's deployment, its l. 387: "custom configured to allow unlimited
+            concurrent requests instead of the default 100 requests per minute per namespace") runs on an OpenWhisk
+            installed (--install: deploy/openwhisk/up.sh's OW_INVOKES_*) with its per-minute and concurrent
+            invocation limits at the largest up.sh takes, 9999999 each: none binds a run. Without the label,
+            OpenWhisk's own defaults (60 a minute, 30 at once) answer what exceeds them with 429.
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -51,6 +56,11 @@ KUBELESS_RUNTIME = "python3.11"  # deploy/kubeless/runtimes.yaml: the 2019 kubel
 STUDY_003_OPENFAAS = {"scale_factor": "10"}
 STUDY_003_OPENFAAS_INSTALL = {"OPENFAAS_ALERT_RPS": "10", "OPENFAAS_ALERT_WINDOW": "2s"}
 AUTOSCALING_DESIGNS = ("study",)
+# Seed 004, l. 387: "Openwhisk is custom configured to allow unlimited concurrent requests instead of the default 100
+# requests per minute per namespace". OpenWhisk's limits are whole numbers (its Entitlement's throttlers); up.sh
+# takes at most 9999999, which no run of faasbench's reaches in a minute. A spec labelled limits: study runs so.
+STUDY_004_OPENWHISK_INSTALL = {"OW_INVOKES_PER_MINUTE": "9999999", "OW_INVOKES_CONCURRENT": "9999999"}
+LIMITS_DESIGNS = ("study",)
 
 
 def autoscaling_design(spec):
@@ -103,16 +113,28 @@ def functions_for(spec, platform):
     return None if out == fns else out
 
 
+def limits_design(spec):
+    """The spec's labels.limits: "study" (the platform's request limits as seed 004 raised OpenWhisk's) or None (the
+    platform's own); any other value is refused (ValueError), never ignored."""
+    d = (spec.get("labels") or {}).get("limits")
+    if d is not None and d not in LIMITS_DESIGNS:
+        raise ValueError(f"labels.limits: {d!r}: want one of {', '.join(LIMITS_DESIGNS)} (or no label: the platform's own limits)")
+    return d
+
+
 def install_for(specs, platform):
     """What platform's install must be for all of specs (a dict for its up.sh's environment, {} for its defaults):
-    on OpenFaaS, a spec labelled autoscaling: study with a function it scales needs the study's alert. Specs that
-    need different installs cannot share one (ValueError: run them apart)."""
+    on OpenFaaS, a spec labelled autoscaling: study with a function it scales needs the study's alert; on OpenWhisk,
+    a spec labelled limits: study needs seed 004's raised invocation limits. Specs that need different installs
+    cannot share one (ValueError: run them apart)."""
     out, by = None, None
     for name, spec in specs:
         need = {}
         if platform == "openfaas" and autoscaling_design(spec) == "study" and any(
                 "autoscale" in (f.get("settings") or {}) for f in spec.get("functions") or []):
             need = dict(STUDY_003_OPENFAAS_INSTALL)
+        if limits_design(spec) == "study" and platform == "openwhisk":
+            need = dict(STUDY_004_OPENWHISK_INSTALL)
         if out is not None and need != out:
             raise ValueError(f"{name} needs {platform} installed with {need or 'its defaults'}, {by} with "
                              f"{out or 'its defaults'}: one install serves them both only if alike; run them apart")

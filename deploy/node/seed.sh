@@ -46,7 +46,8 @@ for i in "${!specs[@]}"; do
   esac
 done
 # What the platform's install must be for these specs, VAR=VALUE for its up.sh (deploy/node/platform_functions.py
-# --install: on OpenFaaS, the study's alert for a spec labelled autoscaling: study); specs that need different
+# --install: on OpenFaaS, the study's alert for a spec labelled autoscaling: study; on OpenWhisk, seed 004's raised
+# invocation limits for a spec labelled limits: study); specs that need different
 # installs are refused here, before anything starts.
 paths=(); for s in "${specs[@]}"; do paths+=("examples/$s.yaml"); done
 install=$(python3 deploy/node/platform_functions.py --install "$PLATFORM" "${paths[@]}") || exit 2

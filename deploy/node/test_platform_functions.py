@@ -157,6 +157,25 @@ def test_specs_needing_different_installs_are_refused_and_an_unknown_design_name
         pf.functions_for(odd, "openfaas")
 
 
+def test_seed_004_runs_openwhisk_with_its_limits_raised_as_the_study_did():
+    ow = {"OW_INVOKES_PER_MINUTE": "9999999", "OW_INVOKES_CONCURRENT": "9999999"}
+    every = sorted((ROOT / "examples").glob("004-*.yaml"))
+    assert len(every) == 12
+    # Every seed 004 spec: OpenWhisk's throttle raised out of reach, one install for them all; elsewhere nothing.
+    assert pf.install_for([(p.name, yaml.safe_load(p.read_text())) for p in every], "openwhisk") == ow
+    cold = spec("004-coldwarm.yaml")
+    for other in ("openfaas", "knative", "nuclio", "fission", "kubeless", "local"):
+        assert pf.install_for([("c", cold)], other) == {}
+    # Without the label, OpenWhisk's own limits; with another spec that has it, refused.
+    plain = dict(cold, labels={})
+    assert pf.install_for([("p", plain)], "openwhisk") == {}
+    with pytest.raises(ValueError, match="p needs openwhisk installed with its defaults, c with .*run them apart"):
+        pf.install_for([("c", cold), ("p", plain)], "openwhisk")
+    # An unknown value is named, on every platform (a misspelt label would silently keep the throttle).
+    with pytest.raises(ValueError, match="labels.limits: 'none': want one of study"):
+        pf.install_for([("c", dict(cold, labels={"limits": "none"}))], "knative")
+
+
 def test_main_prints_the_install(capsys):
     study, plain = str(ROOT / "examples/003-autoscale-steady-study.yaml"), str(ROOT / "examples/003-autoscale-bursty-study.yaml")
     assert pf.main(["--install", "openfaas", study, plain]) == 0
@@ -165,3 +184,5 @@ def test_main_prints_the_install(capsys):
     assert capsys.readouterr().out == ""
     assert pf.main(["--install", "openfaas", study, str(ROOT / "examples/003-autoscale-steady.yaml")]) == 2
     assert "run them apart" in capsys.readouterr().err
+    assert pf.main(["--install", "openwhisk", str(ROOT / "examples/004-coldwarm.yaml")]) == 0
+    assert capsys.readouterr().out == "OW_INVOKES_CONCURRENT=9999999\nOW_INVOKES_PER_MINUTE=9999999\n"

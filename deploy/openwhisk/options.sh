@@ -8,3 +8,5 @@ echo 'platform.name=openwhisk'
 . "$1/openwhisk.env"
 echo 'platform.generator_cpus="1"'
 echo "platform.options={api_host: '$OPENWHISK_API', image_tag: local, container_factory: kubernetes, deployment: standalone-kcf, prewarm: 'nodejs:20:256'}"
+# The invocation limits it was installed with (deploy/openwhisk/up.sh), in the run's manifest.
+[ -z "${OPENWHISK_LIMITS:-}" ] || echo "labels.openwhisk_limits=\"$OPENWHISK_LIMITS\""

@@ -14,6 +14,8 @@
 # Limits (OpenWhisk's own defaults unless set, as upstream's standalone.conf and deploy-kube's values give them):
 #   OW_INVOKES_PER_MINUTE (60), OW_INVOKES_CONCURRENT (30), OW_CONCURRENCY_MAX (1: activations one container takes),
 #   OW_USER_MEMORY (the invoker's memory for action containers, 2048 MB as deploy-kube's), OW_HEAP (1g).
+#   deploy/node/platform_functions.py --install prints the invocation limits seed 004's deployment raised, for a spec
+#   labelled limits: study; the limits installed are in DIR/openwhisk.env (OPENWHISK_LIMITS), for each run's manifest.
 # Writes DIR/openwhisk.env: OPENWHISK_API (reached inside the node's network namespace only) and
 # OPENWHISK_AUTH_FILE (the guest key, 0600), and DIR/openwhisk/faasbench.env (0600): FB_OPENWHISK_AUTH, the key as
 # faasbench's adapter reads it (deploy/node/seed.sh loads a platform's DIR/<platform>/faasbench.env).
@@ -36,6 +38,8 @@ fail_more() {
 out=$(deploy/openwhisk/build.sh 2>"$DIR/logs/openwhisk-build.log" | tail -1) || { tail -20 "$DIR/logs/openwhisk-build.log" >&2; fail "the OpenWhisk build failed"; }
 deploy/openwhisk/build-runtimes.sh "$DIR" 2>"$DIR/logs/openwhisk-runtimes.log" >/dev/null || { tail -20 "$DIR/logs/openwhisk-runtimes.log" >&2; fail "the action runtimes failed to build or import"; }
 step "built"
+limits="${OW_INVOKES_PER_MINUTE:-60} invocations a minute, ${OW_INVOKES_CONCURRENT:-30} at once"
+step "limits: $limits"
 import_images openwhisk "$out/images/standalone.tar"
 step "images imported"
 
@@ -116,6 +120,7 @@ step "API answers; $cells stem cells ready"
 {
   echo "OPENWHISK_API=$api"
   echo "OPENWHISK_AUTH_FILE=$M/guest.auth"
+  echo "OPENWHISK_LIMITS=\"$limits\""
 } > "$DIR/openwhisk.env"
 # What faasbench reads from its environment to run on this OpenWhisk (0600; deploy/node/seed.sh and the tests
 # load it with set -a): the key, which a spec never holds.
