@@ -31,6 +31,9 @@ the run's manifest records it (the spec as run):
             installed (--install: deploy/openwhisk/up.sh's OW_INVOKES_*) with its per-minute and concurrent
             invocation limits at the largest up.sh takes, 9999999 each: none binds a run. Without the label,
             OpenWhisk's own defaults (60 a minute, 30 at once) answer what exceeds them with 429.
+  nuclio    (install) a spec labelled gateway: ingress runs on a Nuclio installed with Traefik in front of its
+            functions (--install: deploy/nuclio/up.sh's NUCLIO_INGRESS=traefik); each function then gets an ingress
+            from the platform's host template and is called through it (platform.options.ingress_url).
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -61,6 +64,11 @@ AUTOSCALING_DESIGNS = ("study",)
 # takes at most 9999999, which no run of faasbench's reaches in a minute. A spec labelled limits: study runs so.
 STUDY_004_OPENWHISK_INSTALL = {"OW_INVOKES_PER_MINUTE": "9999999", "OW_INVOKES_CONCURRENT": "9999999"}
 LIMITS_DESIGNS = ("study",)
+# A spec labelled gateway: ingress calls its functions through an ingress controller where the platform's users put
+# one in front of them: on Nuclio, Traefik (deploy/nuclio/up.sh NUCLIO_INGRESS=traefik; seed 003 ran an ingress in
+# front of Nuclio for its Fig 6 remark and Fig 9's IG mode, and Traefik in front of Kubeless).
+GATEWAY_DESIGNS = ("ingress",)
+NUCLIO_INGRESS_INSTALL = {"NUCLIO_INGRESS": "traefik"}
 
 
 def autoscaling_design(spec):
@@ -122,6 +130,15 @@ def limits_design(spec):
     return d
 
 
+def gateway_design(spec):
+    """The spec's labels.gateway: "ingress" (an ingress controller in front of the functions where the platform's
+    users put one) or None (the platform's own gateway: Nuclio's NodePort); any other value is refused (ValueError)."""
+    d = (spec.get("labels") or {}).get("gateway")
+    if d is not None and d not in GATEWAY_DESIGNS:
+        raise ValueError(f"labels.gateway: {d!r}: want one of {', '.join(GATEWAY_DESIGNS)} (or no label: the platform's own gateway)")
+    return d
+
+
 def install_for(specs, platform):
     """What platform's install must be for all of specs (a dict for its up.sh's environment, {} for its defaults):
     on OpenFaaS, a spec labelled autoscaling: study with a function it scales needs the study's alert; on OpenWhisk,
@@ -135,6 +152,8 @@ def install_for(specs, platform):
             need = dict(STUDY_003_OPENFAAS_INSTALL)
         if limits_design(spec) == "study" and platform == "openwhisk":
             need = dict(STUDY_004_OPENWHISK_INSTALL)
+        if gateway_design(spec) == "ingress" and platform == "nuclio":
+            need = dict(NUCLIO_INGRESS_INSTALL)
         if out is not None and need != out:
             raise ValueError(f"{name} needs {platform} installed with {need or 'its defaults'}, {by} with "
                              f"{out or 'its defaults'}: one install serves them both only if alike; run them apart")

@@ -176,6 +176,19 @@ def test_seed_004_runs_openwhisk_with_its_limits_raised_as_the_study_did():
         pf.install_for([("c", dict(cold, labels={"limits": "none"}))], "knative")
 
 
+def test_an_ingress_in_front_of_nuclio_for_a_spec_labelled_gateway_ingress():
+    ing = spec("003-gateway-direct-ingress.yaml")
+    assert pf.install_for([("i", ing)], "nuclio") == {"NUCLIO_INGRESS": "traefik"}
+    for other in ("openfaas", "knative", "fission", "kubeless", "openwhisk", "local"):
+        assert pf.install_for([("i", ing)], other) == {}
+    # The same load unlabelled: Nuclio's NodePort, no ingress; the two cannot share an install.
+    assert pf.install_for([("g", spec("003-gateway-direct.yaml"))], "nuclio") == {}
+    with pytest.raises(ValueError, match="g needs nuclio installed with its defaults, i with .*run them apart"):
+        pf.install_for([("i", ing), ("g", spec("003-gateway-direct.yaml"))], "nuclio")
+    with pytest.raises(ValueError, match="labels.gateway: 'nginx': want one of ingress"):
+        pf.install_for([("i", dict(ing, labels={"gateway": "nginx"}))], "knative")
+
+
 def test_main_prints_the_install(capsys):
     study, plain = str(ROOT / "examples/003-autoscale-steady-study.yaml"), str(ROOT / "examples/003-autoscale-bursty-study.yaml")
     assert pf.main(["--install", "openfaas", study, plain]) == 0

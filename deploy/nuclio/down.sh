@@ -12,6 +12,8 @@ platform_down nuclio-down "$DIR" nuclio/nuclio.yaml
 # The APIServices first: one whose adapter is gone makes the API server's discovery fail, which stalls the
 # deletion of any namespace (this one's included).
 [ ! -f "$DIR/nuclio/metrics.yaml" ] || K delete --ignore-not-found --wait=false -f "$DIR/nuclio/metrics.yaml" > "$DIR/logs/nuclio-delete.log" 2>&1 || true
+# The ingress in front of the functions, if up.sh installed one (deploy/shared/traefik-up.sh).
+deploy/shared/traefik-down.sh "$DIR" >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
 # Functions next, while the controller still runs (it owns their Deployments and Services).
 K -n nuclio delete nucliofunctions --all --wait=false >> "$DIR/logs/nuclio-delete.log" 2>&1 || true
 K -n nuclio delete --ignore-not-found --wait=false -f "$DIR/nuclio/nuclio.yaml" >> "$DIR/logs/nuclio-delete.log" 2>&1 || true

@@ -14,7 +14,13 @@
 #   4. applies deploy/nuclio/metrics.yaml (Prometheus scraping the functions' processors, the metrics adapter
 #      behind the API server's custom.metrics.k8s.io: what Nuclio's autoscaler reads) and waits until the API
 #      server serves custom.metrics.k8s.io
-# Writes DIR/nuclio.env: NUCLIO_DASHBOARD (reached inside the node's network namespace only) and NUCLIO_DLX.
+#   5. with NUCLIO_INGRESS=traefik (deploy/node/platform_functions.py --install prints it for a spec labelled
+#      gateway: ingress): an ingress controller in front of the functions, as Nuclio's users put one there
+#      (Nuclio's chart leaves it to them; its default class is ingress-nginx's, which needs an nginx built with Lua
+#      modules; seed 003 ran Kubeless behind Traefik): Traefik (deploy/shared/traefik-up.sh) serving the namespace
+#      nuclio, and the platform's ingress class and host template set to it (deploy/nuclio/ingress-values.yaml)
+# Writes DIR/nuclio.env: NUCLIO_DASHBOARD (reached inside the node's network namespace only) and NUCLIO_DLX, and
+# with the ingress NUCLIO_INGRESS_URL (Traefik's Service).
 # Undone by deploy/nuclio/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,6 +28,10 @@ cd "$(dirname "$0")/../.."
 . deploy/shared/prometheus-paths.sh
 . deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/nuclio/up.sh DIR}")
+case "${NUCLIO_INGRESS:-}" in
+"" | traefik) ;;
+*) echo "nuclio-up: NUCLIO_INGRESS must be traefik or empty (no ingress), not \"$NUCLIO_INGRESS\"" >&2; exit 2 ;;
+esac
 platform_up nuclio-up "$DIR" nuclio
 
 out=$(deploy/nuclio/build.sh 2>"$DIR/logs/nuclio-build.log" | tail -1) || { tail -20 "$DIR/logs/nuclio-build.log" >&2; fail "the Nuclio build failed"; }
@@ -33,7 +43,8 @@ step "images imported"
 
 M="$DIR/nuclio"
 mkdir -p "$M"
-deploy/nuclio/render.sh > "$M/nuclio.yaml" 2> "$DIR/logs/nuclio-render.log" || { cat "$DIR/logs/nuclio-render.log" >&2; fail "the chart could not be rendered"; }
+render=(); [ -z "${NUCLIO_INGRESS:-}" ] || render=(-f deploy/nuclio/ingress-values.yaml)
+deploy/nuclio/render.sh "${render[@]}" > "$M/nuclio.yaml" 2> "$DIR/logs/nuclio-render.log" || { cat "$DIR/logs/nuclio-render.log" >&2; fail "the chart could not be rendered"; }
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: nuclio}\n' > "$M/namespace.yaml"
 K apply -f "$M/namespace.yaml" > "$DIR/logs/nuclio-apply.log" 2>&1 || { cat "$DIR/logs/nuclio-apply.log" >&2; fail "the namespace was refused"; }
 K -n nuclio apply -f "$M/nuclio.yaml" >> "$DIR/logs/nuclio-apply.log" 2>&1 || { tail -20 "$DIR/logs/nuclio-apply.log" >&2; fail "the chart's objects were refused"; }
@@ -62,9 +73,17 @@ for _ in $(seq 1 60); do K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/
 K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/null 2>"$DIR/logs/custom-metrics.log" ||
   { cat "$DIR/logs/custom-metrics.log" >&2; fail "the API server does not serve custom.metrics.k8s.io 60 s after the adapter started"; }
 step "custom.metrics.k8s.io served (Prometheus, metrics adapter)"
+ingress=
+if [ -n "${NUCLIO_INGRESS:-}" ]; then
+  deploy/shared/traefik-up.sh "$DIR" nuclio > "$DIR/logs/traefik-up.log" 2>&1 || { tail -20 "$DIR/logs/traefik-up.log" >&2; fail "the ingress (Traefik) did not start"; }
+  . "$DIR/traefik.env"
+  ingress=$TRAEFIK_URL
+  step "ingress: Traefik $TRAEFIK_VERSION at $ingress"
+fi
 {
   echo "NUCLIO_DASHBOARD=$dash"
   echo "NUCLIO_DLX=http://nuclio-dlx.nuclio.svc.cluster.local:8080"
+  [ -z "$ingress" ] || echo "NUCLIO_INGRESS_URL=$ingress"
 } > "$DIR/nuclio.env"
 printf 'nuclio-up: Nuclio 1.14.1 (%s) ready in %.1f s; dashboard in %s/nuclio.env\n' \
   "$(awk -F'\t' '$1 == "nuclio" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
@@ -37,17 +38,24 @@ type Config struct {
 	// instead of waiting for its decision (scale_to_zero: autoscaler, the
 	// default).
 	ZeroNow bool
+	// IngressURL, when set, is the ingress controller in front of the functions
+	// (deploy/nuclio/up.sh with NUCLIO_INGRESS=traefik): each function's HTTP trigger
+	// asks for an ingress with the platform's default host template, as Nuclio's
+	// dashboard UI does, and is called through IngressURL with that host (Endpoint,
+	// FunctionHost). Needs DashboardURL: the dashboard renders the host, the
+	// controller does not.
+	IngressURL string
 }
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(runID string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url", "dlx_url", "scale_to_zero_timeout", "scale_to_zero"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "nuclio_namespace", "dashboard_url", "dlx_url", "scale_to_zero_timeout", "scale_to_zero", "ingress_url"})
 	if err != nil {
 		return Config{}, err
 	}
 	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio", DashboardURL: own["dashboard_url"],
-		DLXURL: own["dlx_url"], ZeroTimeout: 5 * time.Minute}
-	for _, k := range []string{"dashboard_url", "dlx_url"} {
+		DLXURL: own["dlx_url"], IngressURL: strings.TrimRight(own["ingress_url"], "/"), ZeroTimeout: 5 * time.Minute}
+	for _, k := range []string{"dashboard_url", "dlx_url", "ingress_url"} {
 		v := own[k]
 		if v == "" {
 			continue
@@ -55,6 +63,9 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return Config{}, fmt.Errorf("platform.options.%s: %q is not an http(s) URL", k, v)
 		}
+	}
+	if c.IngressURL != "" && c.DashboardURL == "" {
+		return Config{}, fmt.Errorf("platform.options.ingress_url needs platform.options.dashboard_url: Nuclio's dashboard renders a function's ingress host from the platform's template, its controller does not")
 	}
 	if v := own["scale_to_zero_timeout"]; v != "" {
 		d, err := time.ParseDuration(v)

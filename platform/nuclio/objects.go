@@ -72,6 +72,14 @@ func (c Config) Function(ns string, fn platform.Function, s Settings) (*unstruct
 	if s.MaxBody > 0 {
 		attrs["maxRequestBodySize"] = int64(s.MaxBody)
 	}
+	if c.IngressURL != "" {
+		// An ingress as Nuclio's dashboard UI asks for one: the host rendered from the platform's
+		// kube.defaultHTTPIngressHostTemplate ("@nuclio.fromDefault": pkg/common/consts.go), every
+		// path; the controller makes the Ingress nuclio-<name> of the platform's default class
+		// (pkg/platform/kube/functionres/lazy.go).
+		attrs["ingresses"] = map[string]any{"faasbench": map[string]any{
+			"hostTemplate": "@nuclio.fromDefault", "paths": []any{"/"}}}
+	}
 	trigger := map[string]any{"kind": "http", "numWorkers": workers, "attributes": attrs}
 	if s.WorkerTimeoutMs > 0 {
 		// A field of the trigger, not an attribute (functionconfig.Trigger).

@@ -55,6 +55,7 @@ var (
 	_ platform.Fingerprinter   = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
 	_ platform.DirectCaller    = (*Platform)(nil)
+	_ platform.HostRouter      = (*Platform)(nil)
 	_ platform.Explainer       = (*Platform)(nil)
 	_ platform.Headerless      = (*Platform)(nil)
 )
@@ -439,11 +440,16 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 }
 
 // Endpoint implements platform.Platform: the HTTP trigger's NodePort
-// (status.httpPort) on a node.
+// (status.httpPort) on a node; with platform.options.ingress_url, the ingress
+// controller in front of the functions, the request's host then being the
+// function's ingress host (FunctionHost).
 func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 	st, err := p.waitReady(ctx, name)
 	if err != nil {
 		return "", err
+	}
+	if p.cfg.IngressURL != "" {
+		return p.cfg.IngressURL + "/", nil
 	}
 	url, err := p.Cluster.NodePortURL(ctx, p.cfg.EndpointHost, int32(st.HTTPPort))
 	if err != nil {
