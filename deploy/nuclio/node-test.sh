@@ -13,13 +13,20 @@ DIR=$(realpath -m "${1:?usage: deploy/nuclio/node-test.sh DIR (the node is in DI
 # Nuclio 1.14.1 as its own chart installs it, with its autoscaler and DLX (deploy/nuclio/up.sh), alone on
 # the node: the functions on Nuclio's processor and Python wrapper built from the pinned source.
 scripts/phase.sh "nuclio function images (on the pinned processor and Python wrapper)" deploy/node/images.sh "$DIR/node" hello:python:nuclio sleep:python:nuclio
-scripts/phase.sh "nuclio install (1.14.1 chart by helm; controller, dashboard, autoscaler, DLX, Prometheus, metrics adapter)" deploy/nuclio/up.sh "$DIR/node"
+# With Traefik in front of the functions (NUCLIO_INGRESS=traefik), as seed 003 Fig 9's IG mode runs it.
+scripts/phase.sh "nuclio install (1.14.1 chart by helm; controller, dashboard, autoscaler, DLX, Prometheus, metrics adapter; Traefik)" env NUCLIO_INGRESS=traefik deploy/nuclio/up.sh "$DIR/node"
+. "$DIR/node/nuclio.env"
 for s in nuclio-hello nuclio-workers nuclio-coldstart; do
   scripts/phase.sh "faasbench run on nuclio ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Through the Service and straight at a pod; both pods serve through the Service (16 connections: kube-proxy
 # balances connections, not requests; at 4 both pods served in seven runs of eight, stop 48's CI the eighth).
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
+# Through the ingress: the function's trigger asks for one, Nuclio's controller makes it, Traefik routes by its host
+# to both pods (request by request), every request answered (a host Traefik does not know answers 404).
+scripts/phase.sh "faasbench run on nuclio through Traefik (nuclio-hello, ingress_url)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run \
+  examples/realnode/nuclio-hello.yaml --set "platform.options.ingress_url=$NUCLIO_INGRESS_URL" --results "$DIR/runs-nuclio-ingress"
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-ingress/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
 # numWorkers for real: four 200 ms requests at once in one wave with 4 workers, four waves with 1.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-workers/*/)" --failed-max 0 --faster 'workers=4//workers=1/=3'
 # Nuclio's own scale to zero, the request through the DLX starting the pod (kind pod, on the path).

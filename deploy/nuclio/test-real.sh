@@ -17,7 +17,8 @@
 #     connections, three repetitions) on Nuclio
 #   - the platform's idle footprint (each run's manifest records it), then its removal (nuclio-down)
 #   - then on a node of their own, the seeds' registered rules with Nuclio in them: seed 003's plain-function rows,
-#     seed 000's byte reversal (parallel and one at a time) and image batch (deploy/node/seed.sh nuclio)
+#     seed 000's byte reversal (parallel and one at a time) and image batch (deploy/node/seed.sh nuclio), and on
+#     another seed 003 Fig 9 through an ingress (Traefik in front of the functions: 003-fig9-nuclio-ingress)
 # Budget: about 40 minutes on 2 cores with the builds cached, and the seeds' rules about 90 more. Evidence in EVIDENCE_DIR (default
 # docs/evidence/nuclio-real-DATE), as deploy/knative/test-real.sh writes it. Keeps going when a step fails and
 # fails at the end if any did.
@@ -63,6 +64,9 @@ scripts/phase.sh "real node stop (host checked)" deploy/node/down.sh || failed=$
 # their own (deploy/node/seed.sh).
 step "nuclio: seed 003's and seed 000's registered rules" deploy/node/seed.sh nuclio "$EVIDENCE/seeds" defaults \
   rule:000-table2-parallel,000-table2-platforms rule:000-table3-means rule:000-table1-image,000-table1-platforms
+# Seed 003 Fig 9's IG mode: Nuclio installed with Traefik in front of its functions (the spec's gateway: ingress
+# label), each called through it and straight at its pod; an install of its own, so a seed.sh of its own.
+step "nuclio: Fig 9 through an ingress (Traefik)" deploy/node/seed.sh nuclio "$EVIDENCE/seeds-ingress" rule:003-fig9-nuclio-ingress
 
 write_readme "Nuclio 1.14.1 on the real node: make test-real-nuclio" "\`make test-real-nuclio\` (deploy/nuclio/test-real.sh)" \
   "2 cores: the node (control plane, containerd, kubelet, Nuclio's controller, dashboard, autoscaler and DLX,
