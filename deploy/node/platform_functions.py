@@ -34,6 +34,8 @@ the run's manifest records it (the spec as run):
   nuclio    (install) a spec labelled gateway: ingress runs on a Nuclio installed with Traefik in front of its
             functions (--install: deploy/nuclio/up.sh's NUCLIO_INGRESS=traefik); each function then gets an ingress
             from the platform's host template and is called through it (platform.options.ingress_url).
+  openwhisk settings.max_body (the local platform's model of OpenWhisk's payload limit) is dropped: the deployment's
+            own limit (whisk.activation.payload.max, 1 MiB) answers 413.
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -113,6 +115,10 @@ def functions_for(spec, platform):
         code_file = kubeless_code_file(f) if platform == "kubeless" and "runtime" not in st and "image" not in st else None
         if code_file:
             f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=code_file))
+        if platform == "openwhisk" and "max_body" in st:
+            # The local platform's model of OpenWhisk's payload limit (seed 004 Fig 5.16): on OpenWhisk the
+            # deployment's own whisk.activation.payload.max refuses what exceeds it (413), as the study met it.
+            f = dict(f, settings={k: v for k, v in st.items() if k != "max_body"})
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)

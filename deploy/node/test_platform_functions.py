@@ -189,6 +189,13 @@ def test_an_ingress_in_front_of_nuclio_for_a_spec_labelled_gateway_ingress():
         pf.install_for([("i", dict(ing, labels={"gateway": "nginx"}))], "knative")
 
 
+def test_openwhisk_meets_its_own_payload_limit_not_the_local_model():
+    fns = pf.functions_for(spec("004-payload-limit.yaml"), "openwhisk")
+    assert fns == [{"workload": "payload", "language": "node", "settings": {}}]
+    # Elsewhere the setting stays (the local platform models the limit with it).
+    assert pf.functions_for(spec("004-payload-limit.yaml"), "local") is None
+
+
 def test_main_prints_the_install(capsys):
     study, plain = str(ROOT / "examples/003-autoscale-steady-study.yaml"), str(ROOT / "examples/003-autoscale-bursty-study.yaml")
     assert pf.main(["--install", "openfaas", study, plain]) == 0
