@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/components.sh start|wait: make test builds the components its Kubernetes tiers run beside its Go
 # phases instead of after them: the shared ones first (Kubernetes, etcd, KWOK, CoreDNS: deploy/kube/build.sh; the
-# node's image registry, the custom metrics adapter, Helm: deploy/shared/*-build.sh; the node's Debian packages:
+# node's image registry, the custom metrics adapter, Helm, Traefik (Nuclio's ingress): deploy/shared/*-build.sh; the
+# node's Debian packages:
 # deploy/node/packages.sh), then every platform's (FB_PLATFORMS, make passes the Makefile's PLATFORMS): its
 # deploy/<platform>/build.sh and any deploy/<platform>/build-*.sh, in the list's order, with Prometheus and
 # AlertManager (deploy/shared/prometheus-build.sh) beside them. A fresh machine spends ~20 minutes on them; the
@@ -34,7 +35,7 @@ start)
     trap "" HUP
     # Prometheus beside the platforms once the packages are in (it makes images on Debian roots with mmdebstrap,
     # as Knative does): on a fresh machine Prometheus alone was 327 s at the end of one chain.
-    chrt --idle 0 ionice -c3 bash -c "deploy/kube/build.sh all && deploy/shared/registry-build.sh >/dev/null && deploy/shared/metrics-adapter-build.sh >/dev/null && deploy/shared/helm-build.sh && deploy/node/packages.sh || exit
+    chrt --idle 0 ionice -c3 bash -c "deploy/kube/build.sh all && deploy/shared/registry-build.sh >/dev/null && deploy/shared/metrics-adapter-build.sh >/dev/null && deploy/shared/helm-build.sh && deploy/shared/traefik-build.sh >/dev/null && deploy/node/packages.sh || exit
       deploy/shared/prometheus-build.sh > \"\$0\" 2>&1 & p=\$!
       k=0
       for platform in \$1; do
