@@ -73,13 +73,19 @@ GATEWAY_DESIGNS = ("ingress",)
 NUCLIO_INGRESS_INSTALL = {"NUCLIO_INGRESS": "traefik"}
 
 
+def _label_design(spec, label, designs, unlabelled):
+    """The spec's labels.<label>: one of designs, or None when it has none (unlabelled says what that means); any
+    other value is refused (ValueError), never ignored: a misspelt label would silently run another design."""
+    d = (spec.get("labels") or {}).get(label)
+    if d is not None and d not in designs:
+        raise ValueError(f"labels.{label}: {d!r}: want one of {', '.join(designs)} (or no label: {unlabelled})")
+    return d
+
+
 def autoscaling_design(spec):
     """The spec's labels.autoscaling: "study" (seed 003's footnote 11 on every platform) or None (each platform's
-    own defaults); any other value is refused (ValueError), never ignored."""
-    d = (spec.get("labels") or {}).get("autoscaling")
-    if d is not None and d not in AUTOSCALING_DESIGNS:
-        raise ValueError(f"labels.autoscaling: {d!r}: want one of {', '.join(AUTOSCALING_DESIGNS)} (or no label: each platform's defaults)")
-    return d
+    own defaults)."""
+    return _label_design(spec, "autoscaling", AUTOSCALING_DESIGNS, "each platform's defaults")
 
 
 def kubeless_code_file(f, workloads=WORKLOADS):
@@ -129,20 +135,14 @@ def functions_for(spec, platform):
 
 def limits_design(spec):
     """The spec's labels.limits: "study" (the platform's request limits as seed 004 raised OpenWhisk's) or None (the
-    platform's own); any other value is refused (ValueError), never ignored."""
-    d = (spec.get("labels") or {}).get("limits")
-    if d is not None and d not in LIMITS_DESIGNS:
-        raise ValueError(f"labels.limits: {d!r}: want one of {', '.join(LIMITS_DESIGNS)} (or no label: the platform's own limits)")
-    return d
+    platform's own)."""
+    return _label_design(spec, "limits", LIMITS_DESIGNS, "the platform's own limits")
 
 
 def gateway_design(spec):
     """The spec's labels.gateway: "ingress" (an ingress controller in front of the functions where the platform's
-    users put one) or None (the platform's own gateway: Nuclio's NodePort); any other value is refused (ValueError)."""
-    d = (spec.get("labels") or {}).get("gateway")
-    if d is not None and d not in GATEWAY_DESIGNS:
-        raise ValueError(f"labels.gateway: {d!r}: want one of {', '.join(GATEWAY_DESIGNS)} (or no label: the platform's own gateway)")
-    return d
+    users put one) or None (the platform's own gateway: Nuclio's NodePort)."""
+    return _label_design(spec, "gateway", GATEWAY_DESIGNS, "the platform's own gateway")
 
 
 def install_for(specs, platform):
