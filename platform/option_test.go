@@ -17,3 +17,17 @@ func TestOptionStringTakesScalars(t *testing.T) {
 		}
 	}
 }
+
+func TestOptionURLWantsAnHTTPURLWithAHost(t *testing.T) {
+	for in, want := range map[string]string{"": "", "http://traefik.traefik.svc.cluster.local/": "http://traefik.traefik.svc.cluster.local",
+		"https://gw:8443//": "https://gw:8443", "http://10.0.0.1:31112/base": "http://10.0.0.1:31112/base"} {
+		if got, err := OptionURL("ingress_url", in); err != nil || got != want {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"traefik:80", "ftp://h/", "http://", "/path", "http://h:%zz"} {
+		if _, err := OptionURL("ingress_url", bad); err == nil || err.Error() != `platform.options.ingress_url: "`+bad+`" is not an http(s) URL` {
+			t.Errorf("%q: %v, want a refusal naming the option", bad, err)
+		}
+	}
+}

@@ -15,5 +15,7 @@ K delete --ignore-not-found --timeout 180s -f "$DIR/kubeless/kubeless.yaml" >> "
   { tail -20 "$log" >&2; echo "kubeless-down: the install was not gone in 180 s" >&2; exit 1; }
 K delete --ignore-not-found --timeout 60s -f deploy/kubeless/crd.yaml >> "$log" 2>&1 ||
   { tail -20 "$log" >&2; echo "kubeless-down: the Function CRD was not gone in 60 s" >&2; exit 1; }
+# The ingress in front of the functions, if up.sh installed one (deploy/shared/traefik-up.sh).
+deploy/shared/traefik-down.sh "$DIR" >> "$log" 2>&1 || true
 rm -rf "$DIR/kubeless" "$DIR/kubeless.env"
 echo "kubeless-down: Kubeless removed in $(elapsed) s"

@@ -6,4 +6,7 @@ echo 'platform.name=kubeless'
 [ "${1:?usage: deploy/kubeless/options.sh DIR|--dry}" != --dry ] || exit 0
 . "$1/kubeless.env"
 echo 'platform.generator_cpus="1"'
-echo "platform.options={patched_controller: 'true', kubeless_namespace: $KUBELESS_NAMESPACE, image_tag: local, pull_policy: Never, ready_timeout: 120s}"
+# With an ingress installed (KUBELESS_INGRESS=traefik), the functions' gateway is it: each function gets the Ingress
+# Kubeless's HTTP trigger makes, and is called through Traefik with its host (via=direct: its pod).
+ingress=; [ -z "${KUBELESS_INGRESS_URL:-}" ] || ingress=", ingress_url: '$KUBELESS_INGRESS_URL'"
+echo "platform.options={patched_controller: 'true', kubeless_namespace: $KUBELESS_NAMESPACE, image_tag: local, pull_policy: Never, ready_timeout: 120s$ingress}"

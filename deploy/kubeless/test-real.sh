@@ -2,7 +2,8 @@
 # deploy/kubeless/test-real.sh [EVIDENCE_DIR]: the full Kubeless tier (make test-real-kubeless; part of make test-real).
 # Kubeless v1.0.8's function controller built from the pinned source with deploy/kubeless/kubeless.patch, its 2019
 # Python runtime (deploy/kubeless/up.sh), alone on the real node:
-#   - the realnode tests (deploy/kubeless/node-test.sh's: runtime and image mode, scale, cold start, removal)
+#   - the realnode tests (deploy/kubeless/node-test.sh's: runtime and image mode, scale, cold start, through Traefik,
+#     removal)
 #   - hello in Go as a custom runtime image (no failure) and in Python on Kubeless's runtime (a process forked per
 #     call; its failures recorded), closed loop at 1 and 4 connections, 10 s per cell, three repetitions
 #     (kubeless-hello, resized)
@@ -17,10 +18,10 @@ EVIDENCE=$(realpath -m "${1:-docs/evidence/kubeless-real-$(date +%F)}")
 
 real_node_up
 step "image hello:go" bash -c 'set -o pipefail; deploy/node/images.sh "$1" hello:go | tee -a "$2"' _ "$DIR/node" "$DIR/images.txt"
-scripts/phase.sh "kubeless install" deploy/kubeless/up.sh "$DIR/node" | tee "$EVIDENCE/kubeless-up.txt"
+scripts/phase.sh "kubeless install (with Traefik)" env KUBELESS_INGRESS=traefik deploy/kubeless/up.sh "$DIR/node" | tee "$EVIDENCE/kubeless-up.txt"
 . "$DIR/node/kubeless.env"
 "${GO:-go}" test -c -race -tags realnode -o "$DIR/kubeless.test" ./platform/kubeless/
-realnode() { FB_KUBECONFIG=$KUBECONFIG FB_KUBELESS_NAMESPACE=$KUBELESS_NAMESPACE deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/kubeless.test" \
+realnode() { FB_KUBECONFIG=$KUBECONFIG FB_KUBELESS_NAMESPACE=$KUBELESS_NAMESPACE FB_KUBELESS_INGRESS_URL=$KUBELESS_INGRESS_URL deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/kubeless.test" \
   -test.count=1 -test.v -test.run RealKubeless | tee "$EVIDENCE/realnode-tests.txt"; }
 step "kubeless: the realnode tests" realnode
 sized=(--set load.duration=10s --set load.warmup=2s --set repetitions=3)

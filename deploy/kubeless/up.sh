@@ -4,13 +4,22 @@
 # the Function CRD (deploy/kubeless/crd.yaml) and the install (deploy/kubeless/kubeless.yaml: namespace kubeless,
 # the controller's service account and cluster role, kubeless-config with the runtimes of deploy/kubeless/runtimes.yaml
 # on the images built here), then waits until the controller has started and watches Functions.
-# Writes DIR/kubeless.env: KUBELESS_NAMESPACE. Undone by deploy/kubeless/down.sh DIR (or with the node). Prints each
-# step's time.
+# With KUBELESS_INGRESS=traefik (deploy/node/platform_functions.py --install prints it for a spec labelled
+# gateway: ingress), Traefik (deploy/shared/traefik-up.sh) in front of the functions, serving the namespace they run
+# in (default), as seed 003 ran Kubeless (l. 114; footnote 10: "Kubeless (v1.0.4) with Traefik ingress controller
+# (v1.7)"): each function then gets the Ingress Kubeless's HTTP trigger makes for --gateway traefik
+# (platform/kubeless/ingress.go).
+# Writes DIR/kubeless.env: KUBELESS_NAMESPACE, and with an ingress KUBELESS_INGRESS_URL (Traefik's Service). Undone by
+# deploy/kubeless/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/kubeless/up.sh DIR}")
+case "${KUBELESS_INGRESS:-}" in
+"" | traefik) ;;
+*) echo "kubeless-up: KUBELESS_INGRESS must be traefik or empty (no ingress), not \"$KUBELESS_INGRESS\"" >&2; exit 2 ;;
+esac
 platform_up kubeless-up "$DIR" kubeless
 fail_more() {
   K -n kubeless logs deployment/kubeless-controller-manager --tail 30
@@ -37,5 +46,16 @@ K -n kubeless rollout status deployment/kubeless-controller-manager --timeout 12
 started() { local log; log=$(K -n kubeless logs deployment/kubeless-controller-manager 2>/dev/null || true); grep -q "Starting Function controller" <<<"$log"; }
 for _ in $(seq 1 60); do started && break; sleep 1; done
 started || fail "the controller did not start watching Functions in 60 s"
-echo "KUBELESS_NAMESPACE=kubeless" > "$DIR/kubeless.env"
 step "the function controller watches Functions (kubeless ${commit:0:12}, patched)"
+ingress=
+if [ -n "${KUBELESS_INGRESS:-}" ]; then
+  # The functions run in the node's kubeconfig namespace (default; deploy/kubeless/options.sh sets none).
+  deploy/shared/traefik-up.sh "$DIR" default > "$DIR/logs/traefik-up.log" 2>&1 || { tail -20 "$DIR/logs/traefik-up.log" >&2; fail "the ingress (Traefik) did not start"; }
+  . "$DIR/traefik.env"
+  ingress=$TRAEFIK_URL
+  step "ingress: Traefik $TRAEFIK_VERSION at $ingress"
+fi
+{
+  echo "KUBELESS_NAMESPACE=kubeless"
+  [ -z "$ingress" ] || echo "KUBELESS_INGRESS_URL=$ingress"
+} > "$DIR/kubeless.env"

@@ -34,6 +34,10 @@ the run's manifest records it (the spec as run):
   nuclio    (install) a spec labelled gateway: ingress runs on a Nuclio installed with Traefik in front of its
             functions (--install: deploy/nuclio/up.sh's NUCLIO_INGRESS=traefik); each function then gets an ingress
             from the platform's host template and is called through it (platform.options.ingress_url).
+  kubeless  (install) a spec labelled gateway: ingress runs on a Kubeless installed with Traefik in front of its
+            functions (--install: deploy/kubeless/up.sh's KUBELESS_INGRESS=traefik), as seed 003 ran Kubeless (l. 114,
+            its footnote 10: "Kubeless (v1.0.4) with Traefik ingress controller"); each function then gets the Ingress
+            Kubeless's HTTP trigger makes with --gateway traefik and is called through it (platform.options.ingress_url).
   openwhisk settings.max_body (the local platform's model of OpenWhisk's payload limit) is dropped: the deployment's
             own limit (whisk.activation.payload.max, 1 MiB) answers 413.
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
@@ -68,9 +72,11 @@ STUDY_004_OPENWHISK_INSTALL = {"OW_INVOKES_PER_MINUTE": "9999999", "OW_INVOKES_C
 LIMITS_DESIGNS = ("study",)
 # A spec labelled gateway: ingress calls its functions through an ingress controller where the platform's users put
 # one in front of them: on Nuclio, Traefik (deploy/nuclio/up.sh NUCLIO_INGRESS=traefik; seed 003 ran an ingress in
-# front of Nuclio for its Fig 6 remark and Fig 9's IG mode, and Traefik in front of Kubeless).
+# front of Nuclio for its Fig 6 remark and Fig 9's IG mode, and Traefik in front of Kubeless); on Kubeless, Traefik
+# (deploy/kubeless/up.sh KUBELESS_INGRESS=traefik).
 GATEWAY_DESIGNS = ("ingress",)
 NUCLIO_INGRESS_INSTALL = {"NUCLIO_INGRESS": "traefik"}
+KUBELESS_INGRESS_INSTALL = {"KUBELESS_INGRESS": "traefik"}
 
 
 def _label_design(spec, label, designs, unlabelled):
@@ -148,7 +154,8 @@ def gateway_design(spec):
 def install_for(specs, platform):
     """What platform's install must be for all of specs (a dict for its up.sh's environment, {} for its defaults):
     on OpenFaaS, a spec labelled autoscaling: study with a function it scales needs the study's alert; on OpenWhisk,
-    a spec labelled limits: study needs seed 004's raised invocation limits. Specs that need different installs
+    a spec labelled limits: study needs seed 004's raised invocation limits; on Nuclio and Kubeless, a spec labelled
+    gateway: ingress needs Traefik in front of the functions. Specs that need different installs
     cannot share one (ValueError: run them apart)."""
     out, by = None, None
     for name, spec in specs:
@@ -160,6 +167,8 @@ def install_for(specs, platform):
             need = dict(STUDY_004_OPENWHISK_INSTALL)
         if gateway_design(spec) == "ingress" and platform == "nuclio":
             need = dict(NUCLIO_INGRESS_INSTALL)
+        if gateway_design(spec) == "ingress" and platform == "kubeless":
+            need = dict(KUBELESS_INGRESS_INSTALL)
         if out is not None and need != out:
             raise ValueError(f"{name} needs {platform} installed with {need or 'its defaults'}, {by} with "
                              f"{out or 'its defaults'}: one install serves them both only if alike; run them apart")

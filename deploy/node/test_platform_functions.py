@@ -176,11 +176,15 @@ def test_seed_004_runs_openwhisk_with_its_limits_raised_as_the_study_did():
         pf.install_for([("c", dict(cold, labels={"limits": "none"}))], "knative")
 
 
-def test_an_ingress_in_front_of_nuclio_for_a_spec_labelled_gateway_ingress():
+def test_an_ingress_in_front_of_nuclio_and_kubeless_for_a_spec_labelled_gateway_ingress():
     ing = spec("003-gateway-direct-ingress.yaml")
     assert pf.install_for([("i", ing)], "nuclio") == {"NUCLIO_INGRESS": "traefik"}
-    for other in ("openfaas", "knative", "fission", "kubeless", "openwhisk", "local"):
+    # Seed 003 ran Kubeless behind Traefik (l. 114, footnote 10).
+    assert pf.install_for([("i", ing)], "kubeless") == {"KUBELESS_INGRESS": "traefik"}
+    for other in ("openfaas", "knative", "fission", "openwhisk", "local"):
         assert pf.install_for([("i", ing)], other) == {}
+    with pytest.raises(ValueError, match="g needs kubeless installed with its defaults, i with .*run them apart"):
+        pf.install_for([("i", ing), ("g", spec("003-gateway-direct.yaml"))], "kubeless")
     # The same load unlabelled: Nuclio's NodePort, no ingress; the two cannot share an install.
     assert pf.install_for([("g", spec("003-gateway-direct.yaml"))], "nuclio") == {}
     with pytest.raises(ValueError, match="g needs nuclio installed with its defaults, i with .*run them apart"):

@@ -127,7 +127,7 @@ func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 	if err != nil {
 		return err
 	}
-	return kube.WaitHealthy(ctx, ep, n, p.cfg.ReadyTimeout)
+	return kube.WaitHealthy(ctx, ep, n, p.cfg.ReadyTimeout, nil)
 }
 
 // Scale implements platform.Platform through the Deployment's scale

@@ -28,12 +28,13 @@ const maxRouteBody = 1 << 20
 // and once refused one. Two pods that
 // read as one identity are told apart by nothing here: they count as one, and the wait ends when
 // that one has answered. A refused or failed call is not an answer; the error, at the timeout, says
-// how many calls were made, how many failed and which pods never answered.
-func WaitRouted(ctx context.Context, base string, pods []string, path string, id Identify, timeout time.Duration) error {
+// how many calls were made, how many failed and which pods never answered. prepare, when not nil,
+// completes each call through base (the function's Host at an ingress controller that routes by it).
+func WaitRouted(ctx context.Context, base string, pods []string, path string, id Identify, timeout time.Duration, prepare func(*http.Request)) error {
 	cl := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	want := map[string]string{} // identity -> the pod's URL
 	for _, pod := range pods {
-		who, err := identify(ctx, cl, strings.TrimSuffix(pod, "/")+path, id)
+		who, err := identify(ctx, cl, strings.TrimSuffix(pod, "/")+path, id, nil)
 		if err != nil {
 			return fmt.Errorf("pod %s: %w", pod, err)
 		}
@@ -43,7 +44,7 @@ func WaitRouted(ctx context.Context, base string, pods []string, path string, id
 	calls, failed, last := 0, 0, "no call yet"
 	err := Poll(ctx, timeout, 10*time.Millisecond, func(ctx context.Context) (bool, error) {
 		calls++
-		who, err := identify(ctx, cl, url, id)
+		who, err := identify(ctx, cl, url, id, prepare)
 		if err != nil {
 			if ctx.Err() == nil {
 				failed++
@@ -70,10 +71,13 @@ func WaitRouted(ctx context.Context, base string, pods []string, path string, id
 }
 
 // identify calls url once, on its own connection, and reads who answered.
-func identify(ctx context.Context, cl *http.Client, url string, id Identify) (string, error) {
+func identify(ctx context.Context, cl *http.Client, url string, id Identify, prepare func(*http.Request)) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return "", err
+	}
+	if prepare != nil {
+		prepare(req)
 	}
 	resp, err := cl.Do(req)
 	if err != nil {

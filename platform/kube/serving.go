@@ -57,8 +57,9 @@ func (s *Session) WaitServed(ctx context.Context, function, service string, n in
 // different instances (X-Fb-Instance) have answered 200 through it: the data path (Service,
 // kube-proxy, every pod) is programmed. A Service picks a pod per connection at random, so n
 // instances take about n·H(n) calls. An image whose health answer names no instance is done at its
-// first 200. The health path never counts as a function's first request.
-func WaitHealthy(ctx context.Context, base string, n int, timeout time.Duration) error {
+// first 200. The health path never counts as a function's first request. prepare, when not nil,
+// completes each call (the function's Host at an ingress controller that routes by it).
+func WaitHealthy(ctx context.Context, base string, n int, timeout time.Duration, prepare func(*http.Request)) error {
 	client := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 	url := strings.TrimSuffix(base, "/") + HealthPath
 	var last string
@@ -68,9 +69,14 @@ func WaitHealthy(ctx context.Context, base string, n int, timeout time.Duration)
 		if err != nil {
 			return false, err
 		}
+		if prepare != nil {
+			prepare(req)
+		}
 		resp, err := client.Do(req)
 		if err != nil {
-			last = err.Error()
+			if ctx.Err() == nil { // the deadline cutting the last call short is no reason
+				last = err.Error()
+			}
 			return false, nil
 		}
 		resp.Body.Close()

@@ -28,6 +28,14 @@ type Config struct {
 	PatchedController bool
 	// WorkloadsDir resolves settings.code_file.
 	WorkloadsDir string
+	// IngressURL, when set, is the ingress controller in front of the
+	// functions, as seed 003 ran Kubeless (Traefik; deploy/kubeless/up.sh with
+	// KUBELESS_INGRESS=traefik): each function gets the Ingress Kubeless's
+	// HTTP trigger controller makes for `kubeless trigger http create
+	// --gateway traefik` (ingress.go), and is called through IngressURL with
+	// its host (Endpoint, FunctionHost); its pods stay reachable directly
+	// (DirectEndpoints, the study's LC mode) and its NodePort unused.
+	IngressURL string
 }
 
 // ParseConfig reads the options; errors name the option.
@@ -36,11 +44,14 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 }
 
 func parseConfig(runID, workloads string, opts map[string]any) (Config, error) {
-	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "kubeless_namespace", "patched_controller"})
+	common, own, err := kube.ParseCommon(Name, runID, opts, []string{"endpoint_host", "kubeless_namespace", "patched_controller", "ingress_url"})
 	if err != nil {
 		return Config{}, err
 	}
 	c := Config{Common: common, EndpointHost: own["endpoint_host"], KubelessNamespace: "kubeless", WorkloadsDir: workloads}
+	if c.IngressURL, err = platform.OptionURL("ingress_url", own["ingress_url"]); err != nil {
+		return Config{}, err
+	}
 	if v := own["kubeless_namespace"]; v != "" {
 		c.KubelessNamespace = v
 	}

@@ -5,6 +5,7 @@ package kubeless_test
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"strings"
@@ -26,6 +27,12 @@ import (
 
 func openKubeless(t *testing.T, run string) (*kubeless.Platform, context.Context) {
 	t.Helper()
+	return openKubelessWith(t, run, nil)
+}
+
+// openKubelessWith is openKubeless with more platform options.
+func openKubelessWith(t *testing.T, run string, more map[string]any) (*kubeless.Platform, context.Context) {
+	t.Helper()
 	if os.Getenv("FB_KUBELESS_NAMESPACE") == "" {
 		t.Fatal("FB_KUBELESS_NAMESPACE is not set: run these tests with deploy/kubeless/node-test.sh, which installs Kubeless (deploy/kubeless/up.sh)")
 	}
@@ -36,9 +43,11 @@ func openKubeless(t *testing.T, run string) (*kubeless.Platform, context.Context
 	if _, err := os.Stat(workloads); err != nil {
 		workloads = "../../workloads"
 	}
-	p, err := kubeless.New(ctx, platform.Config{RunID: run, WorkloadsDir: workloads, Options: map[string]any{
+	opts := map[string]any{
 		"kubeconfig": kubetest.Kubeconfig(t), "ready_timeout": "120s", "image_tag": "local", "pull_policy": "Never",
-		"patched_controller": "true", "kubeless_namespace": os.Getenv("FB_KUBELESS_NAMESPACE")}})
+		"patched_controller": "true", "kubeless_namespace": os.Getenv("FB_KUBELESS_NAMESPACE")}
+	maps.Copy(opts, more)
+	p, err := kubeless.New(ctx, platform.Config{RunID: run, WorkloadsDir: workloads, Options: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,4 +303,65 @@ func scaleWaitingAsBefore(ctx context.Context, p *kubeless.Platform, url string)
 		}
 	}
 	return nil
+}
+
+// hello in Python on Kubeless's runtime behind Traefik (deploy/kubeless/up.sh KUBELESS_INGRESS=traefik), as seed 003
+// ran Kubeless: the function gets the Ingress Kubeless's HTTP trigger makes for --gateway traefik; Deploy returns once
+// Traefik routes its host to both pods, request by request; a call without the host is Traefik's 404; each pod also
+// answers at its own address (the study's LC mode); removal takes the Ingress with it.
+func TestRealKubelessThroughTheIngress(t *testing.T) {
+	ingress := os.Getenv("FB_KUBELESS_INGRESS_URL")
+	if ingress == "" {
+		t.Fatal("FB_KUBELESS_INGRESS_URL is not set: deploy/kubeless/node-test.sh installs Kubeless with Traefik (KUBELESS_INGRESS=traefik) and sets it")
+	}
+	p, ctx := openKubelessWith(t, "realkubeless:ingress", map[string]any{"ingress_url": ingress})
+	fn := platform.Function{Name: "hello-ig", Workload: "hello", Language: "python", Replicas: 2,
+		Settings: map[string]string{"runtime": "python3.11", "code_file": "hello/python/actions/kubeless.py"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	ing, err := p.Cluster.Client.NetworkingV1().Ingresses(p.Namespace()).Get(ctx, "hello-ig", metav1.GetOptions{})
+	if err != nil || ing.Annotations["kubernetes.io/ingress.class"] != "traefik" {
+		t.Fatalf("the function's Ingress: %+v %v", ing, err)
+	}
+	url, err := p.Endpoint(ctx, "hello-ig")
+	if err != nil || url != ingress+"/" {
+		t.Fatalf("endpoint %q %v, want the ingress", url, err)
+	}
+	host, err := p.FunctionHost(ctx, "hello-ig")
+	if err != nil || host != kubeless.IngressHost(p.Namespace(), "hello-ig") {
+		t.Fatalf("host %q %v", host, err)
+	}
+	fresh := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	if a := kubetest.Call(t, fresh, url, ""); a.Status != http.StatusNotFound {
+		t.Errorf("without the function's host: %+v, want Traefik's 404", a)
+	}
+	// Traefik balances requests over the Service's endpoints (weighted round robin): 20 calls reach both pods.
+	seen := map[string]int{}
+	for i := 0; i < 20; i++ {
+		a := kubetest.Call(t, fresh, url, host)
+		if a.Status != http.StatusOK || a.Body != "pong" {
+			t.Fatalf("call %d through the ingress: %+v", i+1, a)
+		}
+		seen[a.Instance]++
+	}
+	if len(seen) != 2 {
+		t.Errorf("20 calls through the ingress reached %v, want both pods", seen)
+	}
+	pods, err := p.DirectEndpoints(ctx, "hello-ig")
+	if err != nil || len(pods) != 2 {
+		t.Fatalf("direct endpoints %v %v", pods, err)
+	}
+	for _, u := range pods {
+		if a := kubetest.Call(t, fresh, u, ""); a.Status != http.StatusOK || a.Body != "pong" || seen[a.Instance] == 0 {
+			t.Errorf("pod %s called directly: %+v (through the ingress: %v)", u, a, seen)
+		}
+	}
+	t.Logf("through Traefik: %v; direct: %v", seen, pods)
+	if err := p.Remove(ctx, "hello-ig"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Cluster.Client.NetworkingV1().Ingresses(p.Namespace()).Get(ctx, "hello-ig", metav1.GetOptions{}); err == nil {
+		t.Error("the function's Ingress is left after its removal")
+	}
 }

@@ -9,7 +9,9 @@ package kubeless
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strconv"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -40,6 +42,8 @@ var (
 	_ platform.ResourceSampler = (*Platform)(nil)
 	_ platform.Fingerprinter   = (*Platform)(nil)
 	_ platform.ColdStarter     = (*Platform)(nil)
+	_ platform.DirectCaller    = (*Platform)(nil)
+	_ platform.HostRouter      = (*Platform)(nil)
 )
 
 // Kinds are the Kubeless resources a run creates.
@@ -66,7 +70,11 @@ func Open(ctx context.Context, cfg Config) (*Platform, error) {
 			return nil, fmt.Errorf("%w: %w; with a Kubeless controller patched to read its CRD through apiextensions.k8s.io/v1 (deploy/kubeless/up.sh installs one) set platform.options.patched_controller: true", platform.ErrRefused, err)
 		}
 	}
-	s, err := kube.OpenSession(ctx, cfg.Common, nil, Kinds())
+	kinds := Kinds()
+	if cfg.IngressURL != "" {
+		kinds = append(kinds, IngressGVR)
+	}
+	s, err := kube.OpenSession(ctx, cfg.Common, nil, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +107,29 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 		return err
 	}
 	p.runtime.Put(fn.Name, s.RuntimeMode())
+	if p.cfg.IngressURL != "" {
+		if err := p.waitService(ctx, fn.Name); err != nil {
+			return err
+		}
+		if err := p.putIngress(ctx, fn.Name); err != nil {
+			return err
+		}
+	}
 	return p.waitServing(ctx, fn.Name, s.Replicas(fn))
+}
+
+// waitService waits until Kubeless's controller has made the function's Service (an HTTP trigger is
+// refused before: the trigger controller reads it).
+func (p *Platform) waitService(ctx context.Context, name string) error {
+	var last error
+	err := kube.Poll(ctx, p.ReadyTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
+		_, last = p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
+		return last == nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kubeless function %s: no Service from Kubeless's controller within %s (platform.options.ready_timeout; last: %v): %w", name, p.ReadyTimeout, last, err)
+	}
+	return nil
 }
 
 // waitServing waits for n ready pods of name and for the function's Service to list them (its
@@ -127,9 +157,13 @@ func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 	if err != nil {
 		return err
 	}
+	at, prepare := "at its NodePort", func(*http.Request) {}
+	if p.cfg.IngressURL != "" {
+		at, prepare = "through the ingress (host "+IngressHost(p.Namespace(), name)+")", p.hostOf(name)
+	}
 	if rt, _ := p.runtime.Get(name); !rt {
-		if err := kube.WaitHealthy(ctx, url, n, p.ReadyTimeout); err != nil {
-			return fmt.Errorf("function %s at its NodePort: %w", name, err)
+		if err := kube.WaitHealthy(ctx, url, n, p.ReadyTimeout, prepare); err != nil {
+			return fmt.Errorf("function %s %s: %w", name, at, err)
 		}
 		return nil
 	}
@@ -142,8 +176,8 @@ func (p *Platform) waitServing(ctx context.Context, name string, n int) error {
 			return fmt.Errorf("function %s: Kubeless's runtime: %w", name, err)
 		}
 	}
-	if err := kube.WaitRouted(ctx, url, pods, metricsPath, runtimeIdentity, p.ReadyTimeout); err != nil {
-		return fmt.Errorf("function %s at its NodePort: %w", name, err)
+	if err := kube.WaitRouted(ctx, url, pods, metricsPath, runtimeIdentity, p.ReadyTimeout, prepare); err != nil {
+		return fmt.Errorf("function %s %s: %w", name, at, err)
 	}
 	return nil
 }
@@ -183,8 +217,13 @@ func (p *Platform) MakeCold(ctx context.Context, name string) (platform.Cold, er
 }
 
 // Endpoint implements platform.Platform: the function Service's NodePort
-// (the Service has the function's name) on a node.
+// (the Service has the function's name) on a node; with
+// platform.options.ingress_url, the ingress controller in front of the
+// functions, the request's host then being the function's (FunctionHost).
 func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
+	if p.cfg.IngressURL != "" {
+		return p.cfg.IngressURL + "/", nil
+	}
 	svc, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return "", fmt.Errorf("kubeless function %s: its Service: %w", name, err)

@@ -3,7 +3,6 @@ package nuclio
 import (
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -56,12 +55,8 @@ func ParseConfig(runID string, opts map[string]any) (Config, error) {
 	c := Config{Common: common, EndpointHost: own["endpoint_host"], NuclioNamespace: "nuclio", DashboardURL: own["dashboard_url"],
 		DLXURL: own["dlx_url"], IngressURL: strings.TrimRight(own["ingress_url"], "/"), ZeroTimeout: 5 * time.Minute}
 	for _, k := range []string{"dashboard_url", "dlx_url", "ingress_url"} {
-		v := own[k]
-		if v == "" {
-			continue
-		}
-		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return Config{}, fmt.Errorf("platform.options.%s: %q is not an http(s) URL", k, v)
+		if _, err := platform.OptionURL(k, own[k]); err != nil {
+			return Config{}, err
 		}
 	}
 	if c.IngressURL != "" && c.DashboardURL == "" {
