@@ -38,8 +38,11 @@ the run's manifest records it (the spec as run):
             functions (--install: deploy/kubeless/up.sh's KUBELESS_INGRESS=traefik), as seed 003 ran Kubeless (l. 114,
             its footnote 10: "Kubeless (v1.0.4) with Traefik ingress controller"); each function then gets the Ingress
             Kubeless's HTTP trigger makes with --gateway traefik and is called through it (platform.options.ingress_url).
-  openwhisk settings.max_body (the local platform's model of OpenWhisk's payload limit) is dropped: the deployment's
-            own limit (whisk.activation.payload.max, 1 MiB) answers 413.
+  openwhisk the local platform's models of OpenWhisk are dropped: settings.max_body (its payload limit: the
+            deployment's own whisk.activation.payload.max, 1 MiB, answers 413), settings.routing least-outstanding and
+            queue_timeout (its balancer within an invoker and its queue) and replicas (the containers an invoker's
+            2048 MB of user memory holds: the invoker's own container pool decides). A function routed as OpenWhisk's
+            balancer over several invokers (routing: sharding) is refused: the node's OpenWhisk has one invoker.
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -77,6 +80,8 @@ LIMITS_DESIGNS = ("study",)
 GATEWAY_DESIGNS = ("ingress",)
 NUCLIO_INGRESS_INSTALL = {"NUCLIO_INGRESS": "traefik"}
 KUBELESS_INGRESS_INSTALL = {"KUBELESS_INGRESS": "traefik"}
+# The local platform's settings that model OpenWhisk (functions_for drops them there, with replicas).
+OPENWHISK_LOCAL_MODELS = {"max_body", "routing", "queue_timeout"}
 
 
 def _label_design(spec, label, designs, unlabelled):
@@ -127,10 +132,19 @@ def functions_for(spec, platform):
         code_file = kubeless_code_file(f) if platform == "kubeless" and "runtime" not in st and "image" not in st else None
         if code_file:
             f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=code_file))
-        if platform == "openwhisk" and "max_body" in st:
-            # The local platform's model of OpenWhisk's payload limit (seed 004 Fig 5.16): on OpenWhisk the
-            # deployment's own whisk.activation.payload.max refuses what exceeds it (413), as the study met it.
-            f = dict(f, settings={k: v for k, v in st.items() if k != "max_body"})
+        if platform == "openwhisk" and st.get("routing") == "sharding":
+            raise ValueError(f"functions: {f.get('name') or f['workload']}: settings.routing sharding models OpenWhisk's "
+                             f"balancer over {f.get('replicas', 1)} invokers (an instance each); the real node's OpenWhisk "
+                             "(deploy/openwhisk/up.sh, standalone) has one invoker: the figure cannot be run there")
+        if platform == "openwhisk" and (OPENWHISK_LOCAL_MODELS & set(st) or "replicas" in f):
+            # The local platform's models of OpenWhisk (seed 004): its payload limit (max_body, Fig 5.16), its
+            # balancer within an invoker and its queue (routing least-outstanding, queue_timeout) and the containers
+            # an invoker's user memory holds (replicas: 2048 MB over the action's memory). On OpenWhisk the
+            # deployment's own limit, balancer, queue and container pool do it, as the study met them.
+            f = {k: v for k, v in f.items() if k != "replicas"}
+            f["settings"] = {k: v for k, v in st.items() if k not in OPENWHISK_LOCAL_MODELS}
+            if not f["settings"]:
+                del f["settings"]
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)

@@ -195,9 +195,21 @@ def test_an_ingress_in_front_of_nuclio_and_kubeless_for_a_spec_labelled_gateway_
 
 def test_openwhisk_meets_its_own_payload_limit_not_the_local_model():
     fns = pf.functions_for(spec("004-payload-limit.yaml"), "openwhisk")
-    assert fns == [{"workload": "payload", "language": "node", "settings": {}}]
+    assert fns == [{"workload": "payload", "language": "node"}]
     # Elsewhere the setting stays (the local platform models the limit with it).
     assert pf.functions_for(spec("004-payload-limit.yaml"), "local") is None
+
+
+def test_openwhisk_runs_the_ram_quotas_with_its_own_balancer_queue_and_container_pool():
+    # The local platform's models (replicas = 2048 MB / quota, least-outstanding routing, a queue) go; the quota stays.
+    fns = pf.functions_for(spec("004-memory-quota.yaml"), "openwhisk")
+    assert [(f["name"], f["memory_mb"], f["concurrency"], "replicas" in f, f.get("settings")) for f in fns] == [
+        ("matrix-128mb", 128, 1, False, None), ("matrix-256mb", 256, 1, False, None), ("matrix-512mb", 512, 1, False, None)]
+    assert all(f["request"] == {"path": "?n=300&ram=69999"} for f in fns)
+    assert pf.functions_for(spec("004-memory-quota.yaml"), "local") is None
+    # Four invokers modelled by the balancer's sharding cannot run on one invoker: refused, naming the function.
+    with pytest.raises(ValueError, match="prime-light: settings.routing sharding models OpenWhisk's balancer over 4 invokers"):
+        pf.functions_for(spec("004-heavy-vs-light.yaml"), "openwhisk")
 
 
 def test_main_prints_the_install(capsys):
