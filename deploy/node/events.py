@@ -4,8 +4,10 @@
 
 EVENTS.json is `kubectl get events -A -o json`, PODS.json `kubectl get pods -A -o json`. Prints the events of the
 run (their last time at or after --since; the kubelet's legacy events carry lastTimestamp, the scheduler's newer
-ones eventTime only), oldest first, one a line: time, namespace, object, type, reason, count and message; then
-every pod that restarted a container, with the count and how its last run ended. A run that failed (a platform's
+ones eventTime only), oldest first, one a line: time, namespace, object, type, reason, count and message; then, per
+pod, the containers ended against their will as the events tell it (a liveness probe's restart, out of memory,
+evicted: known even when the pod is gone); then every pod still there that restarted a container, with the count and
+how its last run ended. A run that failed (a platform's
 calls hanging, its port refusing) is then explained by what Kubernetes saw (a probe failing, a container killed
 for memory, a pod evicted), not guessed at. Events hold no secret (object names, reasons, the components'
 messages); neither do the pods' statuses read here (their spec, where an environment would be, is not read).
@@ -48,6 +50,30 @@ def restart_lines(pods):
     return sorted(out)
 
 
+# What the kubelet (and the node) report when a container is ended against its will: a liveness probe's restart
+# ("Container X failed liveness probe, will be restarted", reason Killing; a pod's deletion is Killing too, with
+# "Stopping container X", and is not counted), a container over its memory, a node short of it, a pod evicted.
+FORCED = {"OOMKilling", "SystemOOM", "Evicted", "Preempting"}
+
+
+def killed_lines(events, since):
+    """Per pod, the containers ended against their will during the run, read from the events: a pod's own status
+    says so only while the pod exists, and a run's pods are gone by the time its evidence is written (the
+    Fig 7 campaign of 2026-12-02: Kubeless's liveness kills in the events, "(none)" among the restarted pods)."""
+    since = since[:19] + "Z"
+    per = {}
+    for e in events.get("items") or []:
+        t, reason = when(e), e.get("reason") or ""
+        msg = " ".join((e.get("message") or e.get("note") or "").split())
+        if not t or t < since or not ((reason == "Killing" and "will be restarted" in msg) or reason in FORCED):
+            continue
+        o = e.get("involvedObject") or e.get("regarding") or {}
+        key = (f"{o.get('namespace') or '-'}/{o.get('name', '?')}", reason)
+        n, first, last, why = per.get(key, (0, t, t, msg))
+        per[key] = (n + (e.get("count") or (e.get("series") or {}).get("count") or 1), min(first, t), max(last, t), why)
+    return [f"{pod} {reason} x{n} from {first} to {last}: {why}" for (pod, reason), (n, first, last, why) in sorted(per.items())]
+
+
 def main(argv):
     a = argparse.ArgumentParser(prog="deploy/node/events.py")
     a.add_argument("--since", required=True, help="the run's start, RFC 3339 UTC (2026-12-02T00:30:00Z)")
@@ -64,9 +90,11 @@ def main(argv):
     except (OSError, json.JSONDecodeError) as e:
         print(f"events: {e}", file=sys.stderr)
         return 1
-    ev, rs = event_lines(events, args.since), restart_lines(pods)
+    ev, rs, kl = event_lines(events, args.since), restart_lines(pods), killed_lines(events, args.since)
     print(f"# the cluster's events since {args.since} ({len(ev)}), oldest first")
     print("\n".join(ev) if ev else "(none)")
+    print(f"# containers ended against their will, from the events (their pods may be gone): {len(kl)} pods")
+    print("\n".join(kl) if kl else "(none)")
     print(f"# pods whose containers restarted ({len(rs)})")
     print("\n".join(rs) if rs else "(none)")
     return 0
