@@ -47,15 +47,10 @@ started() { local log; log=$(K -n kubeless logs deployment/kubeless-controller-m
 for _ in $(seq 1 60); do started && break; sleep 1; done
 started || fail "the controller did not start watching Functions in 60 s"
 step "the function controller watches Functions (kubeless ${commit:0:12}, patched)"
-ingress=
-if [ -n "${KUBELESS_INGRESS:-}" ]; then
-  # The functions run in the node's kubeconfig namespace (default; deploy/kubeless/options.sh sets none).
-  deploy/shared/traefik-up.sh "$DIR" default > "$DIR/logs/traefik-up.log" 2>&1 || { tail -20 "$DIR/logs/traefik-up.log" >&2; fail "the ingress (Traefik) did not start"; }
-  . "$DIR/traefik.env"
-  ingress=$TRAEFIK_URL
-  step "ingress: Traefik $TRAEFIK_VERSION at $ingress"
-fi
+# The functions run in the node's kubeconfig namespace (default; deploy/kubeless/options.sh sets none).
+INGRESS_URL=
+[ -z "${KUBELESS_INGRESS:-}" ] || ingress_up default
 {
   echo "KUBELESS_NAMESPACE=kubeless"
-  [ -z "$ingress" ] || echo "KUBELESS_INGRESS_URL=$ingress"
+  [ -z "$INGRESS_URL" ] || echo "KUBELESS_INGRESS_URL=$INGRESS_URL"
 } > "$DIR/kubeless.env"

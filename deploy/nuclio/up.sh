@@ -73,17 +73,12 @@ for _ in $(seq 1 60); do K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/
 K get --raw /apis/custom.metrics.k8s.io/v1beta1 > /dev/null 2>"$DIR/logs/custom-metrics.log" ||
   { cat "$DIR/logs/custom-metrics.log" >&2; fail "the API server does not serve custom.metrics.k8s.io 60 s after the adapter started"; }
 step "custom.metrics.k8s.io served (Prometheus, metrics adapter)"
-ingress=
-if [ -n "${NUCLIO_INGRESS:-}" ]; then
-  deploy/shared/traefik-up.sh "$DIR" nuclio > "$DIR/logs/traefik-up.log" 2>&1 || { tail -20 "$DIR/logs/traefik-up.log" >&2; fail "the ingress (Traefik) did not start"; }
-  . "$DIR/traefik.env"
-  ingress=$TRAEFIK_URL
-  step "ingress: Traefik $TRAEFIK_VERSION at $ingress"
-fi
+INGRESS_URL=
+[ -z "${NUCLIO_INGRESS:-}" ] || ingress_up nuclio
 {
   echo "NUCLIO_DASHBOARD=$dash"
   echo "NUCLIO_DLX=http://nuclio-dlx.nuclio.svc.cluster.local:8080"
-  [ -z "$ingress" ] || echo "NUCLIO_INGRESS_URL=$ingress"
+  [ -z "$INGRESS_URL" ] || echo "NUCLIO_INGRESS_URL=$INGRESS_URL"
 } > "$DIR/nuclio.env"
 printf 'nuclio-up: Nuclio 1.14.1 (%s) ready in %.1f s; dashboard in %s/nuclio.env\n' \
   "$(awk -F'\t' '$1 == "nuclio" {print substr($3,1,12)}' deploy/shared/pins.tsv)" \

@@ -11,6 +11,9 @@
 #                                   fail_more of the script prints, if it has one); exit 1
 #   import_images NAME TAR...       each TAR into the node's containerd (namespace k8s.io), its output in
 #                                   DIR/logs/import-NAME-<tar>.log, which fail names when containerd refuses it
+#   ingress_up NAMESPACE            Traefik in front of the functions of NAMESPACE (deploy/shared/traefik-up.sh, its
+#                                   output in DIR/logs/traefik-up.log), where the platform's users put an ingress;
+#                                   sets INGRESS_URL to its Service's address
 # Nothing here starts or changes anything on its own.
 
 platform_up() {
@@ -49,4 +52,12 @@ import_images() {
     log="logs/import-$name-$(basename "$t" .tar).log"
     ctr --address "$CONTAINERD_SOCK" -n k8s.io images import "$t" > "$DIR/$log" 2>&1 || fail "containerd could not import $t ($log)"
   done
+}
+
+ingress_up() {
+  deploy/shared/traefik-up.sh "$DIR" "$1" > "$DIR/logs/traefik-up.log" 2>&1 ||
+    { tail -20 "$DIR/logs/traefik-up.log" >&2; fail "the ingress (Traefik) did not start"; }
+  . "$DIR/traefik.env"
+  INGRESS_URL=$TRAEFIK_URL
+  step "ingress: Traefik $TRAEFIK_VERSION at $INGRESS_URL (the ingresses of namespace $1)"
 }

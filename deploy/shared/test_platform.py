@@ -117,3 +117,27 @@ def test_import_images_notes_the_cache_entries_it_imports_from(tmp_path):
     # besides what deploy/kube/paths.sh names (Kubernetes, CoreDNS, the registry), only the entry imported from
     notes = {p.name for p in (cache / ".used").iterdir() if not p.name.startswith(("kube-", "coredns-", "registry-"))}
     assert notes == {"demo-0123456789ab"}
+
+
+def test_ingress_up_starts_traefik_for_the_namespace_and_gives_its_url(tmp_path):
+    d = node(tmp_path)
+    # The script is stood in for by a bash function of its path's name (bash allows the slashes).
+    script = f'''platform_up demo-up "{d}" demo
+deploy/shared/traefik-up.sh() {{ echo "up $1 $2"; printf 'TRAEFIK_URL=http://traefik.traefik.svc.cluster.local\\nTRAEFIK_VERSION=v3.6.12\\n' > "$1/traefik.env"; }}
+ingress_up default
+echo "url=$INGRESS_URL"'''
+    code, out, err = bash(script, tmp_path)
+    assert code == 0, err
+    assert re.search(r"^demo-up: ingress: Traefik v3\.6\.12 at http://traefik\.traefik\.svc\.cluster\.local "
+                     r"\(the ingresses of namespace default\) at \d+\.\d s$", out, re.M), out
+    assert out.rstrip().endswith("url=http://traefik.traefik.svc.cluster.local")
+    assert (d / "logs" / "traefik-up.log").read_text() == f"up {d} default\n"
+    failing = f'''platform_up demo-up "{d}" demo
+K() {{ :; }}
+deploy/shared/traefik-up.sh() {{ echo "traefik-up: deployment traefik did not become available in 120 s" >&2; return 1; }}
+ingress_up nuclio
+echo after'''
+    code, out, err = bash(failing, tmp_path)
+    assert code == 1 and "after" not in out
+    assert "traefik-up: deployment traefik did not become available in 120 s" in err
+    assert "demo-up: the ingress (Traefik) did not start" in err
