@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # deploy/kubeless/build.sh [DIR]: builds Kubeless v1.0.8's function controller and the images its functions run on
-# from the pinned source (deploy/shared/pins.tsv: kubeless, kubeless-runtimes-2019; through deploy/shared/upstream.sh:
+# from the pinned source (deploy/shared/pins.tsv: kubeless, kubeless-runtimes-2019, kubeless-runtimes; through deploy/shared/upstream.sh:
 # ../shared/upstream/ or $FAASBENCH_UPSTREAM, else a clone of the commit), once per version of what goes into them,
 # into ${FAASBENCH_CACHE:-/var/cache/faasbench}/kubeless-<hash>/:
 #   bin/kubeless-function-controller   cmd/function-controller after deploy/kubeless/kubeless.patch (below), static
 #   images/controller.tar       that binary (deploy/kubeless/controller.Dockerfile), ko.local/kubeless/function-controller:<commit>
 #   images/runtime-python.tar   the 2019 Python runtime (deploy/kubeless/runtime-python.Dockerfile),
 #                               ko.local/kubeless/runtime-python:3.11-<runtimes commit>
+#   images/runtime-python-2021.tar  the 2021 Python runtime, a forkserver (deploy/kubeless/runtime-python-2021.Dockerfile;
+#                               pins: kubeless-runtimes), ko.local/kubeless/runtime-python:3.11-forkserver-<its commit>
 #   images/provision.tar        the functions' "prepare" init container (deploy/kubeless/provision.Dockerfile),
 #                               ko.local/kubeless/provision:bookworm
 # The smallest patch that runs the controller on Kubernetes 1.22+ (kubeless.patch, zero context lines, and the
@@ -30,11 +32,12 @@ cd "$(dirname "$0")/../.."
 here=deploy/kubeless
 DIR=
 if [ -n "${1:-}" ]; then DIR=$(realpath "$1"); . "$DIR/node.env"; fi
-pins=$(grep -E '^kubeless(-runtimes-2019)?	' deploy/shared/pins.tsv)
-KL_DIR="$FB_CACHE/kubeless-$(_fb_hash $here/build.sh $here/kubeless.patch $here/*.go.in $here/*.Dockerfile $here/runtime-python.txt $here/getargspec.pth \
+pins=$(grep -E '^kubeless(-runtimes(-2019)?)?	' deploy/shared/pins.tsv)
+KL_DIR="$FB_CACHE/kubeless-$(_fb_hash $here/build.sh $here/kubeless.patch $here/*.go.in $here/*.Dockerfile $here/runtime-python*.txt $here/getargspec.pth \
   $(find imagebuild -name "*.go" -not -name "*_test.go" | sort) <(echo "$pins") <(go version))"
 commit=$(awk -F'\t' '$1 == "kubeless" {print $3}' deploy/shared/pins.tsv)
 rcommit=$(awk -F'\t' '$1 == "kubeless-runtimes-2019" {print $3}' deploy/shared/pins.tsv)
+r21commit=$(awk -F'\t' '$1 == "kubeless-runtimes" {print $3}' deploy/shared/pins.tsv)
 start=$(date +%s)
 mkdir -p "$KL_DIR/bin" "$KL_DIR/images"
 exec 9>"$FB_CACHE/.lock-kubeless-build"
@@ -79,6 +82,11 @@ image() {
         cp "$rsrc/stable/python/kubeless.py" "$ctx/"
         cp $here/runtime-python.txt "$ctx/requirements.txt"
         cp $here/getargspec.pth "$ctx/" ;;
+      runtime-python-2021)
+        rsrc=$(deploy/shared/upstream.sh kubeless-runtimes)
+        cp "$rsrc/stable/python/_kubeless.py" "$ctx/"
+        cp $here/runtime-python-2021.txt "$ctx/requirements.txt"
+        cp $here/getargspec.pth "$ctx/" ;;
     esac
     s=$(date +%s)
     bin/faasbench image build "$ctx/Dockerfile" --context "$ctx" -t "$tag" -O "$tar.tmp" > "$KL_DIR/images/$name.log" 2>&1 ||
@@ -94,6 +102,7 @@ image() {
 }
 image controller "ko.local/kubeless/function-controller:${commit:0:12}"
 image runtime-python "ko.local/kubeless/runtime-python:3.11-${rcommit:0:12}"
+image runtime-python-2021 "ko.local/kubeless/runtime-python:3.11-forkserver-${r21commit:0:12}"
 image provision ko.local/kubeless/provision:bookworm
 echo "==> kubeless-build: $(( $(date +%s) - start )) s" >&2
 echo "$KL_DIR"

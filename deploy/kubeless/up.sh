@@ -30,8 +30,10 @@ step "built and imported"
 commit=$(awk -F'\t' '$1 == "kubeless" {print $3}' deploy/shared/pins.tsv)
 rcommit=$(awk -F'\t' '$1 == "kubeless-runtimes-2019" {print $3}' deploy/shared/pins.tsv)
 python_image="ko.local/kubeless/runtime-python:3.11-${rcommit:0:12}"
+r21commit=$(awk -F'\t' '$1 == "kubeless-runtimes" {print $3}' deploy/shared/pins.tsv)
+python_fs_image="ko.local/kubeless/runtime-python:3.11-forkserver-${r21commit:0:12}"
 # kubeless-config's runtime-images is a YAML string in the ConfigMap: runtimes.yaml, its comments dropped, indented.
-runtimes=$(grep -v '^#' deploy/kubeless/runtimes.yaml | sed "s|@PYTHON_IMAGE@|$python_image|; s/^/    /")
+runtimes=$(grep -v '^#' deploy/kubeless/runtimes.yaml | sed "s|@PYTHON_IMAGE@|$python_image|; s|@PYTHON_FS_IMAGE@|$python_fs_image|; s/^/    /")
 awk -v rt="$runtimes" '$0 == "@RUNTIME_IMAGES@" {print rt; next} {print}' deploy/kubeless/kubeless.yaml |
   sed "s|@CONTROLLER_IMAGE@|ko.local/kubeless/function-controller:${commit:0:12}|; s|@PROVISION_IMAGE@|ko.local/kubeless/provision:bookworm|" > "$DIR/kubeless/kubeless.yaml"
 K apply -f deploy/kubeless/crd.yaml > "$DIR/logs/kubeless-apply.log" 2>&1 || { cat "$DIR/logs/kubeless-apply.log" >&2; fail "the Function CRD was refused"; }

@@ -365,3 +365,35 @@ func TestRealKubelessThroughTheIngress(t *testing.T) {
 		t.Error("the function's Ingress is left after its removal")
 	}
 }
+
+// hello in Python on Kubeless's 2021 runtime (runtime pythonfs3.11: each call in a process forked by
+// multiprocessing's forkserver, deploy/kubeless/runtime-python-2021.Dockerfile): the controller runs it on that image,
+// and it answers, the pod's first call cold and the next warm.
+func TestRealKubelessForkserverRuntime(t *testing.T) {
+	p, ctx := openKubeless(t, "realkubeless:fs")
+	fn := platform.Function{Name: "hello-fs", Workload: "hello", Language: "python", Replicas: 1,
+		Settings: map[string]string{"runtime": "pythonfs3.11", "code_file": "hello/python/actions/kubeless.py"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	dep, err := p.Cluster.Client.AppsV1().Deployments(p.Namespace()).Get(ctx, "hello-fs", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img := dep.Spec.Template.Spec.Containers[0].Image; !strings.HasPrefix(img, "ko.local/kubeless/runtime-python:3.11-forkserver-") {
+		t.Fatalf("the controller's Deployment runs %s: want Kubeless's 2021 (forkserver) Python runtime", img)
+	}
+	url, err := p.Endpoint(ctx, "hello-fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Timeout: 30 * time.Second}
+	first, second := kubetest.Call(t, c, url, ""), kubetest.Call(t, c, url, "")
+	if first.Status != 200 || first.Body != "pong" || first.Cold != "1" || second.Cold != "0" || first.Instance != second.Instance {
+		t.Fatalf("first %+v, second %+v: want pong, cold then warm, from one pod", first, second)
+	}
+	t.Logf("2021 runtime: first call %s (cold), second %s", first.Elapsed.Round(time.Microsecond), second.Elapsed.Round(time.Microsecond))
+	if err := p.Remove(ctx, "hello-fs"); err != nil {
+		t.Fatal(err)
+	}
+}
