@@ -9,8 +9,10 @@
 #      ships fixed, published ones), pods reached by IP (port forwarding off), the action pods' template (no
 #      service account token, no service links: deploy/openwhisk/openwhisk.yaml) and the limits below
 #   3. applies deploy/openwhisk/openwhisk.yaml (namespace openwhisk: the server's service account may manage
-#      pods there and nowhere else) and waits for the server, then for the guest's action list, then for the
-#      invoker's stem cells (the prewarmed pods runtimes.json asks for)
+#      pods there and nowhere else; in front of the server, the nginx openwhisk-deploy-kube puts there:
+#      deploy/openwhisk/nginx.conf, built by deploy/openwhisk/build-nginx.sh) and waits for the server and nginx,
+#      then for the guest's action list through nginx, then for the invoker's stem cells (the prewarmed pods
+#      runtimes.json asks for)
 # Limits (OpenWhisk's own defaults unless set, as upstream's standalone.conf and deploy-kube's values give them):
 #   OW_INVOKES_PER_MINUTE (60), OW_INVOKES_CONCURRENT (30), OW_CONCURRENCY_MAX (1: activations one container takes),
 #   OW_USER_MEMORY (the invoker's memory for action containers, 2048 MB as deploy-kube's), OW_HEAP (1g).
@@ -41,6 +43,7 @@ step "built"
 limits="${OW_INVOKES_PER_MINUTE:-60} invocations a minute, ${OW_INVOKES_CONCURRENT:-30} at once"
 step "limits: $limits"
 import_images openwhisk "$out/images/standalone.tar"
+deploy/openwhisk/build-nginx.sh "$DIR" 2>"$DIR/logs/openwhisk-nginx.log" >/dev/null || { tail -20 "$DIR/logs/openwhisk-nginx.log" >&2; fail "the nginx in front of the controller failed to build or import"; }
 step "images imported"
 
 M="$DIR/openwhisk"
@@ -90,15 +93,20 @@ K -n openwhisk create secret generic openwhisk-config --from-file=standalone.con
   K apply -f - >> "$DIR/logs/openwhisk-apply.log" 2>&1 || { tail -5 "$DIR/logs/openwhisk-apply.log" >&2; fail "the configuration Secret was refused"; }
 python=$(awk -F'\t' '$1 == "openwhisk-runtime-python" {print $3}' deploy/shared/pins.tsv)
 runtimes=$(sed -e "s|@NODEJS_TAG@|${nodejs:0:12}|g" -e "s|@PYTHON_TAG@|${python:0:12}|g" deploy/openwhisk/runtimes.json | sed 's/^/    /')
-awk -v r="$runtimes" '$0 == "@RUNTIMES@" {print r; next} {print}' deploy/openwhisk/openwhisk.yaml |
+# nginx.conf, its comments dropped, indented into its ConfigMap; the controller is the server's Service.
+nginx=$(grep -v '^#' deploy/openwhisk/nginx.conf | sed "s|@CONTROLLER@|openwhisk.openwhisk.svc.cluster.local:3233|; s/^/    /")
+awk -v r="$runtimes" -v n="$nginx" '$0 == "@RUNTIMES@" {print r; next} $0 == "@NGINX_CONF@" {print n; next} {print}' deploy/openwhisk/openwhisk.yaml |
   sed -e "s|@IMAGE@|ko.local/openwhisk/standalone:${commit:0:12}|" -e "s|@JAVA_OPTS@|-Xmx${OW_HEAP:-1g}|" \
       -e "s|@MEMORY@|$(( $(echo "${OW_HEAP:-1g}" | sed 's/g$/*1024/; s/m$//') + 512 ))Mi|g" \
-      -e "s|@CONFIG_HASH@|$(cat "$M/standalone.conf" deploy/openwhisk/runtimes.json | sha256sum | cut -c1-12)|" > "$M/openwhisk.yaml"
+      -e "s|@CONFIG_HASH@|$(cat "$M/standalone.conf" deploy/openwhisk/runtimes.json | sha256sum | cut -c1-12)|" \
+      -e "s|@NGINX_HASH@|$(sha256sum < deploy/openwhisk/nginx.conf | cut -c1-12)|" > "$M/openwhisk.yaml"
 K apply -f "$M/openwhisk.yaml" >> "$DIR/logs/openwhisk-apply.log" 2>&1 || { tail -20 "$DIR/logs/openwhisk-apply.log" >&2; fail "the server's objects were refused"; }
 step "applied"
 K -n openwhisk rollout status deployment/openwhisk-standalone --timeout 240s > /dev/null 2>&1 || fail "the standalone server did not become ready in 240 s"
-step "server ready"
-api=http://openwhisk.openwhisk.svc.cluster.local:3233
+K -n openwhisk rollout status deployment/openwhisk-nginx --timeout 120s > /dev/null 2>&1 || fail "the nginx in front of the controller did not become ready in 120 s"
+step "server ready, nginx in front"
+# The API as a deploy-kube user reaches it: through nginx (the controller's own Service stays, for nginx).
+api=http://openwhisk-nginx.openwhisk.svc.cluster.local
 ok=
 for _ in $(seq 1 60); do
   # The guest key goes to curl through a file (--config), never on its command line.

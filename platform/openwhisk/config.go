@@ -58,7 +58,8 @@ var Deployments = map[string]string{
 	"standalone-kcf": "upstream's standalone server (core/standalone, --dev-kcf): the controller and one invoker in one JVM " +
 		"with the lean load balancer; no Kafka hop (in-memory queues between them); an in-memory store instead of CouchDB " +
 		"(actions and activation records live in the server's heap and go when it restarts); the Kubernetes container factory " +
-		"runs each action container as a pod, as deploy-kube's invoker.containerFactory.impl=kubernetes does",
+		"runs each action container as a pod, as deploy-kube's invoker.containerFactory.impl=kubernetes does; the API behind an " +
+		"nginx configured as deploy-kube's (deploy/openwhisk/nginx.conf; Debian bookworm's nginx 1.22 for its 1.21.1)",
 }
 
 var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "cpus"}
