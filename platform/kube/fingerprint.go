@@ -135,3 +135,22 @@ func (c *Cluster) DeploymentEnv(ctx context.Context, namespace, name string) (ma
 	}
 	return env, nil
 }
+
+// IngressNamespace is where deploy/shared/traefik-up.sh runs the ingress controller it puts in front of a
+// platform's functions (platform.options.ingress_url on Nuclio and Kubeless).
+const IngressNamespace = "traefik"
+
+// IngressFacts is what a run's fingerprint records of the ingress controller in front of a platform's
+// functions: the URL the run called, the ingress class its Ingresses ask for, and the images of
+// IngressNamespace's Deployments (the controller's version: Traefik's image tag); an error reading them is
+// recorded, not fatal.
+func (c *Cluster) IngressFacts(ctx context.Context, url, class string) map[string]any {
+	f := map[string]any{"url": url, "class": class, "namespace": IngressNamespace}
+	comps, err := c.Components(ctx, IngressNamespace, "")
+	if err != nil {
+		f["components_error"] = err.Error()
+		return f
+	}
+	f["components"] = comps
+	return f
+}

@@ -104,8 +104,16 @@ func TestFunctionsGoThroughTheIngress(t *testing.T) {
 	if err := p.putIngress(ctx, "nosvc"); err == nil || !strings.Contains(err.Error(), "its Service, for the ingress") {
 		t.Errorf("no Service yet: %v", err)
 	}
+	// The fingerprint says the run went through the ingress, and which.
+	if f, err := p.Fingerprint(ctx); err != nil || f["ingress"].(map[string]any)["url"] != "http://traefik.traefik.svc.cluster.local" ||
+		f["ingress"].(map[string]any)["class"] != "traefik" {
+		t.Errorf("fingerprint %v %v", f["ingress"], err)
+	}
 	p.cfg.IngressURL = ""
 	if h, err := p.FunctionHost(ctx, "f"); err != nil || h != "" {
 		t.Errorf("no ingress_url: host %q %v", h, err)
+	}
+	if f, _ := p.Fingerprint(ctx); f["ingress"] != nil {
+		t.Errorf("no ingress_url, yet the fingerprint names one: %v", f["ingress"])
 	}
 }

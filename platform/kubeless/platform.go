@@ -240,12 +240,16 @@ func (p *Platform) Endpoint(ctx context.Context, name string) (string, error) {
 }
 
 // Fingerprint implements platform.Fingerprinter: the cluster, Kubeless's
-// component images and its controller configuration.
+// component images and its controller configuration (its runtimes' images
+// among it), and the ingress in front of the functions when there is one.
 func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f := p.Session.Fingerprint(ctx, Name, p.cfg.KubelessNamespace)
 	f["validated"] = Validated
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.KubelessNamespace, "kubeless-config"); err == nil {
 		f["kubeless_config"] = cfg
+	}
+	if p.cfg.IngressURL != "" {
+		f["ingress"] = p.Cluster.IngressFacts(ctx, p.cfg.IngressURL, IngressClass)
 	}
 	return f, nil
 }

@@ -81,6 +81,10 @@ func TestEndpointAndHostGoThroughTheIngress(t *testing.T) {
 	if _, err := p.FunctionHost(ctx, "gone"); err == nil || !strings.Contains(err.Error(), "nuclio function gone: its ingress") {
 		t.Errorf("no ingress: %v", err)
 	}
+	// The fingerprint says the run went through the ingress, and which.
+	if f, err := p.Fingerprint(ctx); err != nil || f["ingress"].(map[string]any)["url"] != "http://traefik.traefik.svc.cluster.local" {
+		t.Errorf("fingerprint %v %v", f["ingress"], err)
+	}
 	// Without ingress_url, no host: the NodePort is called as it is.
 	p.cfg.IngressURL = ""
 	if h, err := p.FunctionHost(ctx, "hello-go"); err != nil || h != "" {

@@ -480,6 +480,9 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	if cfg, err := p.Cluster.ConfigMapData(ctx, p.cfg.NuclioNamespace, "nuclio-platform-config"); err == nil {
 		f["platform_config"] = cfg
 	}
+	if p.cfg.IngressURL != "" {
+		f["ingress"] = p.Cluster.IngressFacts(ctx, p.cfg.IngressURL, "traefik")
+	}
 	return f, nil
 }
 
