@@ -34,7 +34,7 @@ func TestPlatformCheckOnTheTestControlPlane(t *testing.T) {
 	// Knative's preflight needs its CRDs (the real ones, from the release's module): the Service's, and
 	// the PodAutoscaler's, whose bounds Scale sets.
 	cl := kubetest.Cluster(t)
-	serving := kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0")
+	serving := kubetest.ModuleDir(t, kubetest.ServingCRDModule)
 	kubetest.Apply(t, cl, filepath.Join(serving, "config/core/300-resources/service.yaml"))
 	kubetest.Apply(t, cl, filepath.Join(serving, "config/core/300-resources/podautoscaler.yaml"))
 	code, out, _ = runCLI(t, "platform", "check", "--platform", "knative", "--kubeconfig", kc, "-n", cl.Namespace)

@@ -13,12 +13,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 GO=${GO:-go}
+# platform/kube/kubetest's Modules (its test checks that they are the same).
+KUBE_TEST_MODULES=(knative.dev/serving@v0.51.0)
 pkgs=$(grep -rl --include='*_test.go' '^//go:build kube' . | xargs -n1 dirname | sort -u | sed 's|^\./|./|')
 if [ "${FB_KUBE_NETNS:-}" != 1 ]; then
   scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
   bin=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-kubebin.XXXXXX")
   trap 'rm -rf "$bin"' EXIT
   scripts/phase.sh "kubernetes tests' compilation" "$GO" test -race -tags kube -c -o "$bin/" $pkgs
+  # The modules whose files the tests read (platform/kube/kubetest: Modules), while the proxy is reachable: the
+  # tests run offline below, and a fresh machine's module cache has none of them.
+  scripts/phase.sh "kubernetes tests' modules (${KUBE_TEST_MODULES[*]})" "$GO" mod download "${KUBE_TEST_MODULES[@]}"
   rm -rf "$bin"
   trap - EXIT
   exec unshare --net -- env FB_KUBE_NETNS=1 GOPROXY=off GOFLAGS=-mod=readonly "$0" "$@"

@@ -24,7 +24,7 @@ import (
 // ServingModule is the Knative Serving release whose CRDs and
 // configuration the tests install, read from the Go module proxy at test
 // time (knative.dev/serving v0.51.0).
-const ServingModule = "knative.dev/serving@v0.51.0"
+const ServingModule = kubetest.ServingCRDModule
 
 func installKnative(t *testing.T, cl *kube.Cluster) string {
 	dir := kubetest.ModuleDir(t, ServingModule)

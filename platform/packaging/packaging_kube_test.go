@@ -26,7 +26,7 @@ import (
 // written from their types.
 func TestPackagesPassTheAPIServer(t *testing.T) {
 	cl := kubetest.Cluster(t)
-	kubetest.Apply(t, cl, filepath.Join(kubetest.ModuleDir(t, "knative.dev/serving@v0.51.0"), "config/core/300-resources/service.yaml"),
+	kubetest.Apply(t, cl, filepath.Join(kubetest.ModuleDir(t, kubetest.ServingCRDModule), "config/core/300-resources/service.yaml"),
 		"../nuclio/testdata/nucliofunction-crd.yaml", "../fission/testdata/fission-crds.yaml", "../../deploy/kubeless/crd.yaml")
 	cat, err := workloads.Load("../../workloads")
 	if err != nil {

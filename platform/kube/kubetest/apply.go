@@ -23,18 +23,28 @@ import (
 	"github.com/faasbench/faasbench/platform/kube"
 )
 
+// ServingCRDModule is the Knative Serving release whose CRDs and configuration the kube tests install.
+const ServingCRDModule = "knative.dev/serving@v0.51.0"
+
+// Modules are the Go modules whose files the kube tests read (ModuleDir). deploy/kube/test.sh downloads
+// them before it runs the tests offline (GOPROXY=off, in a network namespace of their own): a fresh
+// machine's module cache has none of them (make test on 2026-12-02 failed there without it).
+var Modules = []string{ServingCRDModule}
+
 // ModuleDir downloads a Go module (path@version) through the module proxy
 // and returns its directory in the module cache: how tests read a
 // platform's own CRDs and configuration at test time, never committing them.
 func ModuleDir(t testing.TB, module string) string {
 	t.Helper()
-	out, err := exec.Command("go", "mod", "download", "-json", module).Output()
-	if err != nil {
-		t.Fatalf("go mod download %s: %v", module, err)
-	}
+	var stderr bytes.Buffer
+	cmd := exec.Command("go", "mod", "download", "-json", module)
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	var m struct{ Dir, Error string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		t.Fatalf("go mod download %s: %s %v", module, m.Error, err)
+	_ = json.Unmarshal(out, &m) // -json reports a failure in Error, and exits 1
+	if err != nil || m.Dir == "" {
+		t.Fatalf("go mod download %s: %v: %s %s (the kube tier downloads kubetest.Modules before it goes offline: deploy/kube/test.sh)",
+			module, err, m.Error, strings.TrimSpace(stderr.String()))
 	}
 	return m.Dir
 }
