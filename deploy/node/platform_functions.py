@@ -78,8 +78,7 @@ LIMITS_DESIGNS = ("study",)
 # front of Nuclio for its Fig 6 remark and Fig 9's IG mode, and Traefik in front of Kubeless); on Kubeless, Traefik
 # (deploy/kubeless/up.sh KUBELESS_INGRESS=traefik).
 GATEWAY_DESIGNS = ("ingress",)
-NUCLIO_INGRESS_INSTALL = {"NUCLIO_INGRESS": "traefik"}
-KUBELESS_INGRESS_INSTALL = {"KUBELESS_INGRESS": "traefik"}
+INGRESS_INSTALL = {"nuclio": {"NUCLIO_INGRESS": "traefik"}, "kubeless": {"KUBELESS_INGRESS": "traefik"}}
 # The local platform's settings that model OpenWhisk (functions_for drops them there, with replicas).
 OPENWHISK_LOCAL_MODELS = {"max_body", "routing", "queue_timeout"}
 
@@ -179,10 +178,8 @@ def install_for(specs, platform):
             need = dict(STUDY_003_OPENFAAS_INSTALL)
         if limits_design(spec) == "study" and platform == "openwhisk":
             need = dict(STUDY_004_OPENWHISK_INSTALL)
-        if gateway_design(spec) == "ingress" and platform == "nuclio":
-            need = dict(NUCLIO_INGRESS_INSTALL)
-        if gateway_design(spec) == "ingress" and platform == "kubeless":
-            need = dict(KUBELESS_INGRESS_INSTALL)
+        if gateway_design(spec) == "ingress" and platform in INGRESS_INSTALL:
+            need = dict(INGRESS_INSTALL[platform])
         if out is not None and need != out:
             raise ValueError(f"{name} needs {platform} installed with {need or 'its defaults'}, {by} with "
                              f"{out or 'its defaults'}: one install serves them both only if alike; run them apart")

@@ -63,16 +63,13 @@ func Ingress(ns string, fn metav1.Object, svc *corev1.Service, labels map[string
 	}, nil
 }
 
-// putIngress makes the function's Ingress once Kubeless's controller has made its Service (the trigger
-// controller reads it), or brings an existing one to it (the controller updates on conflict).
-func (p *Platform) putIngress(ctx context.Context, name string) error {
+// putIngress makes the function's Ingress to svc, the Service Kubeless's controller made for it (the
+// trigger controller reads it: waitService), or brings an existing one to it (the controller updates on
+// conflict).
+func (p *Platform) putIngress(ctx context.Context, name string, svc *corev1.Service) error {
 	fn, err := p.functions().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("kubeless function %s: %w", name, err)
-	}
-	svc, err := p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		return fmt.Errorf("kubeless function %s: its Service, for the ingress: %w", name, err)
 	}
 	ing, err := Ingress(p.Namespace(), fn, svc, fn.GetLabels())
 	if err != nil {

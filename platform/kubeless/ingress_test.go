@@ -2,8 +2,10 @@ package kubeless
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	netv1 "k8s.io/api/networking/v1"
@@ -85,7 +87,8 @@ func TestFunctionsGoThroughTheIngress(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(),
 		map[schema.GroupVersionResource]string{FunctionGVR: "FunctionList"}, kubelessFunction("f"), kubelessFunction("g"), kubelessFunction("nosvc"))
 	cl := &kube.Cluster{Client: cs, Dynamic: dyn, Namespace: "fb"}
-	p := &Platform{Session: &kube.Session{Cluster: cl}, cfg: Config{IngressURL: "http://traefik.traefik.svc.cluster.local"}}
+	p := &Platform{Session: &kube.Session{Cluster: cl, Common: kube.Common{ReadyTimeout: 500 * time.Millisecond}},
+		cfg: Config{IngressURL: "http://traefik.traefik.svc.cluster.local"}}
 	if u, err := p.Endpoint(ctx, "f"); err != nil || u != "http://traefik.traefik.svc.cluster.local/" {
 		t.Errorf("endpoint %q %v", u, err)
 	}
@@ -93,7 +96,11 @@ func TestFunctionsGoThroughTheIngress(t *testing.T) {
 		t.Errorf("host %q %v", h, err)
 	}
 	for _, name := range []string{"f", "g"} {
-		if err := p.putIngress(ctx, name); err != nil {
+		svc, err := p.waitService(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.putIngress(ctx, name, svc); err != nil {
 			t.Fatal(err)
 		}
 		ing, err := cs.NetworkingV1().Ingresses("fb").Get(ctx, name, metav1.GetOptions{})
@@ -101,7 +108,7 @@ func TestFunctionsGoThroughTheIngress(t *testing.T) {
 			t.Errorf("%s: ingress %+v %v", name, ing, err)
 		}
 	}
-	if err := p.putIngress(ctx, "nosvc"); err == nil || !strings.Contains(err.Error(), "its Service, for the ingress") {
+	if _, err := p.waitService(ctx, "nosvc"); !errors.Is(err, kube.ErrTimeout) || !strings.Contains(err.Error(), "no Service from Kubeless's controller within 500ms") {
 		t.Errorf("no Service yet: %v", err)
 	}
 	// The fingerprint says the run went through the ingress, and which.

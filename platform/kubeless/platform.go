@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -108,28 +109,30 @@ func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
 	}
 	p.runtime.Put(fn.Name, s.RuntimeMode())
 	if p.cfg.IngressURL != "" {
-		if err := p.waitService(ctx, fn.Name); err != nil {
+		svc, err := p.waitService(ctx, fn.Name)
+		if err != nil {
 			return err
 		}
-		if err := p.putIngress(ctx, fn.Name); err != nil {
+		if err := p.putIngress(ctx, fn.Name, svc); err != nil {
 			return err
 		}
 	}
 	return p.waitServing(ctx, fn.Name, s.Replicas(fn))
 }
 
-// waitService waits until Kubeless's controller has made the function's Service (an HTTP trigger is
-// refused before: the trigger controller reads it).
-func (p *Platform) waitService(ctx context.Context, name string) error {
+// waitService waits until Kubeless's controller has made the function's Service and returns it (an
+// HTTP trigger is refused before: the trigger controller reads it).
+func (p *Platform) waitService(ctx context.Context, name string) (*corev1.Service, error) {
+	var svc *corev1.Service
 	var last error
 	err := kube.Poll(ctx, p.ReadyTimeout, 200*time.Millisecond, func(ctx context.Context) (bool, error) {
-		_, last = p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
+		svc, last = p.Cluster.Client.CoreV1().Services(p.Namespace()).Get(ctx, name, metav1.GetOptions{})
 		return last == nil, nil
 	})
 	if err != nil {
-		return fmt.Errorf("kubeless function %s: no Service from Kubeless's controller within %s (platform.options.ready_timeout; last: %v): %w", name, p.ReadyTimeout, last, err)
+		return nil, fmt.Errorf("kubeless function %s: no Service from Kubeless's controller within %s (platform.options.ready_timeout; last: %v): %w", name, p.ReadyTimeout, last, err)
 	}
-	return nil
+	return svc, nil
 }
 
 // waitServing waits for n ready pods of name and for the function's Service to list them (its
