@@ -45,10 +45,13 @@ type Dashboard struct {
 	cellsTotal int
 	cell       *plan.Cell
 	cellStart  time.Time
-	live       *load.Live
-	prev       load.LiveView
-	prevAt     time.Time
-	timeline   func() []observe.TimelineSample
+	// measurement counts the cell's measurements: a cell measured again
+	// (the hypervisor stole CPU time) starts again from zero.
+	measurement int
+	live        *load.Live
+	prev        load.LiveView
+	prevAt      time.Time
+	timeline    func() []observe.TimelineSample
 
 	hub    *hub
 	ln     net.Listener
@@ -120,6 +123,11 @@ func (d *Dashboard) RunStarted(runID, name, platform string, cells int, timeline
 func (d *Dashboard) CellStarted(pc plan.Cell, live *load.Live) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.cell != nil && d.cell.ID == pc.ID {
+		d.measurement++ // measured again before it ended
+	} else {
+		d.measurement = 1
+	}
 	c := pc
 	d.cell, d.live, d.cellStart, d.prevAt = &c, live, time.Now(), time.Now()
 	d.prev = load.LiveView{}
@@ -171,6 +179,7 @@ func (d *Dashboard) frame(t time.Time) (Frame, bool) {
 		var v load.LiveView
 		d.live.Read(&v) // a nil live reads zeros
 		f.Cell = now(*d.cell, v, d.prev, t.Sub(d.cellStart), t.Sub(d.prevAt))
+		f.Cell.Measurement = d.measurement
 		d.prev, d.prevAt = v, t
 	}
 	if d.timeline != nil {

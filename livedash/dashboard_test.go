@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/load"
+	"github.com/faasbench/faasbench/plan"
 	"github.com/faasbench/faasbench/results"
 )
 
@@ -317,4 +318,29 @@ func TestABrowserThatStopsReadingIsLetGo(t *testing.T) {
 	if n := active.Load(); n != 0 {
 		t.Fatalf("%d stream handler(s) still writing to a browser that reads nothing", n)
 	}
+}
+
+// A cell measured again (the hypervisor stole CPU time) starts from zero
+// in the frames, numbered: its second measurement says 2; the next cell
+// is measured once again (1).
+func TestACellMeasuredAgainIsNumbered(t *testing.T) {
+	d := New()
+	d.RunStarted("live-1", "live", "local", 2, nil)
+	first := &load.Live{}
+	measurement := func(what string, want int) {
+		t.Helper()
+		f, ok := d.frame(time.Now())
+		if !ok || f.Cell == nil || f.Cell.Measurement != want {
+			t.Errorf("%s: frame %+v, want measurement %d", what, f.Cell, want)
+		}
+	}
+	d.CellStarted(fakeCell(), first)
+	measurement("the first cell", 1)
+	d.CellStarted(fakeCell(), &load.Live{})
+	measurement("the first cell measured again", 2)
+	d.CellStarted(fakeCell(), &load.Live{})
+	measurement("the first cell measured a third time", 3)
+	d.CellEnded(&results.Cell{Cell: fakeCell()}, 1, 2)
+	d.CellStarted(plan.Cell{ID: "g/c=1/r=1", Function: "g", Concurrency: 1}, &load.Live{})
+	measurement("the next cell", 1)
 }

@@ -23,6 +23,9 @@ type starved struct {
 }
 
 func (k *starved) Run(ctx context.Context, c *experiment.Cell) (*results.Cell, error) {
+	if c.Live != nil {
+		c.Live() // as the load kinds do: a watcher hears each measurement start
+	}
 	out, err := k.freshProbe.Run(ctx, c)
 	if err != nil {
 		return nil, err
@@ -38,7 +41,8 @@ func (k *starved) Run(ctx context.Context, c *experiment.Cell) (*results.Cell, e
 // afresh for a fresh-start kind, up to steal_retries times; the dropped
 // measurements' reasons stay in the cell kept. A cell still starved after
 // them is kept invalid (the run measured nothing valid); a cell invalid for
-// another reason, or with steal_retries 0, is measured once.
+// another reason, or with steal_retries 0, is measured once. A watcher (the
+// live dashboard) hears each measurement start and the cell end once.
 func TestStarvedCellsAreMeasuredAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -58,6 +62,8 @@ func TestStarvedCellsAreMeasuredAgain(t *testing.T) {
 			var fp *fakePlatform
 			o := fakeOptions(t, &fp)
 			o.Kinds = experiment.NewRegistry()
+			var notes []string
+			o.Watch = noteWatcher{"w", &notes}
 			k := &starved{freshProbe: freshProbe{&probe{start: 1, ceiling: 1, requests: 5, asked: map[string]int{}}}, steals: tc.steals, stolen: tc.stolen}
 			if err := o.Kinds.Register("probe", func(spec.Spec) (experiment.Kind, error) { return k, nil }); err != nil {
 				t.Fatal(err)
@@ -82,9 +88,24 @@ func TestStarvedCellsAreMeasuredAgain(t *testing.T) {
 			if tc.runs > 1 && !slices.ContainsFunc(c.Warnings, func(w string) bool { return strings.HasPrefix(w, "measured ") && strings.Contains(w, "(discarded)") }) {
 				t.Errorf("warnings %q: nothing says the cell was measured again", c.Warnings)
 			}
+			var starts, ends int
+			for _, n := range notes {
+				starts += boolInt(strings.HasPrefix(n, "w start "+c.ID))
+				ends += boolInt(strings.HasPrefix(n, "w end "+c.ID))
+			}
+			if starts != tc.runs || ends != 1 {
+				t.Errorf("the watcher heard %v: want %d starts of %s and one end", notes, tc.runs, c.ID)
+			}
 			if tc.events != nil && !slices.Equal(fp.events, tc.events) {
 				t.Errorf("platform events %v, want %v", fp.events, tc.events)
 			}
 		})
 	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

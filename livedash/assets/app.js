@@ -56,7 +56,7 @@ function onFrame(f) {
   const t = f.t_ms / 1000;
   const c = f.cell;
   if (c) {
-    $("cell").textContent = c.id;
+    $("cell").textContent = c.id + (c.measurement > 1 ? " (measured again: " + c.measurement + ", the hypervisor stole CPU time in the one before)" : "");
     $("rps").textContent = fmt(c.rps, 0);
     $("p50").textContent = c.p50_ms ? fmt(c.p50_ms, 2) : "-";
     $("p99").textContent = c.p99_ms ? fmt(c.p99_ms, 2) : "-";
