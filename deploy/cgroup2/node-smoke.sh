@@ -22,8 +22,8 @@ scripts/phase.sh "real node images (imported from the host's cache)" deploy/node
 spec=/tmp/baseline-hello.yaml
 # The spec as the real tier runs it, with the readiness wait scaled for emulation.
 sed 's/ready_timeout: 90s/ready_timeout: 600s/' examples/realnode/baseline-hello.yaml > "$spec"
-scripts/phase.sh "faasbench run on the real node (cgroup v2)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run "$spec" --results "$DIR/runs"
+scripts/phase.sh "faasbench run on the real node (cgroup v2)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  "$spec" --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
 python3 deploy/node/check-run.py "$run" --instances 'via=gateway/c=32=2'
 # A pod's limits land in v2's files, in a group under the node's cgroup (the kubelet's cgroupRoot).

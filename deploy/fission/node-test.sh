@@ -15,7 +15,7 @@ DIR=$(realpath -m "${1:?usage: deploy/fission/node-test.sh DIR (the node is in D
 scripts/phase.sh "fission function images (faasbench's environment server)" deploy/node/images.sh "$DIR/node" hello:go:fission
 scripts/phase.sh "fission install (v1.27.0 chart by helm; executor, router, storagesvc, webhook, ...)" deploy/fission/up.sh "$DIR/node"
 for s in fission-hello fission-executors fission-coldstart; do
-  scripts/phase.sh "faasbench run on fission ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+  scripts/phase.sh "faasbench run on fission ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Through the router and straight at a pod; at 16 connections the router spreads over both pods.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'

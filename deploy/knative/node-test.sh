@@ -20,14 +20,14 @@ FB_KUBECONFIG=$KUBECONFIG FB_KNATIVE_GATEWAY=$KNATIVE_GATEWAY scripts/phase.sh "
   deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/knative.test" -test.count=1 -test.v -test.run RealKnative
 # One cold start through faasbench here (the spec's 2, and make test-real's 20, repeat the same path; the tests
 # above make one in Go and one in Python).
-scripts/phase.sh "faasbench run on knative (knative-hello)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/knative-hello.yaml --results "$DIR/runs-knative-hello"
-scripts/phase.sh "faasbench run on knative (knative-coldstart, 1 iteration)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/knative-coldstart.yaml --set coldstart.iterations=1 --results "$DIR/runs-knative-coldstart"
+scripts/phase.sh "faasbench run on knative (knative-hello)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/knative-hello.yaml --results "$DIR/runs-knative-hello"
+scripts/phase.sh "faasbench run on knative (knative-coldstart, 1 iteration)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/knative-coldstart.yaml --set coldstart.iterations=1 --results "$DIR/runs-knative-coldstart"
 # Cold starts a second (kind coldrate), smoke-sized: one copy a step, created at zero pods (initial_scale 0) and
 # called once through the activator; check-run asserts each call was cold (make test-real runs the curve whole).
-scripts/phase.sh "faasbench run on knative (knative-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/knative-coldrate.yaml --smoke --results "$DIR/runs-knative-coldrate"
+scripts/phase.sh "faasbench run on knative (knative-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/knative-coldrate.yaml --smoke --results "$DIR/runs-knative-coldrate"
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-knative-coldrate/*/)"
 # Through the gateway, the activator is in the path of the default revision, and out of it (the pods
 # serve) with target-burst-capacity 0; straight to the pod, no gateway at all.
@@ -41,8 +41,8 @@ python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-knative-coldstart/*/)" --c
 # agent image is the release binary (static), imported like the function images; the coordinator
 # reaches the agents only through the API server.
 scripts/phase.sh "agent image (faasbench image agent)" deploy/node/agent-image.sh "$DIR/node"
-scripts/phase.sh "faasbench run on knative (2 generators as an Indexed Job)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/knative-generators.yaml --results "$DIR/runs-generators"
+scripts/phase.sh "faasbench run on knative (2 generators as an Indexed Job)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/knative-generators.yaml --results "$DIR/runs-generators"
 rg=$(ls -d "$DIR/runs-generators"/*/)
 python3 deploy/node/check-run.py "$rg"
 python3 deploy/node/check-generators.py "$rg" 2 || { echo "node-test: the generator run is not as it should be: $rg" >&2; exit 1; }
@@ -55,8 +55,8 @@ while IFS= read -r o; do kn+=(--set "$o"); done < <(deploy/knative/options.sh "$
 for s in 003-payload; do
   # A spec with services (the fetch workload's upstream): they listen on the node's address, where pods reach them.
   svc=(); grep -q '^services:' "examples/$s.yaml" && svc=(--set "services.listen=\"$NODE_IP:0\"")
-  scripts/phase.sh "faasbench run on knative ($s, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-    bin/faasbench run "examples/$s.yaml" "${kn[@]}" "${svc[@]}" --results "$DIR/runs-$s"
+  scripts/phase.sh "faasbench run on knative ($s, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+    "examples/$s.yaml" "${kn[@]}" "${svc[@]}" --results "$DIR/runs-$s"
   python3 deploy/node/check-run.py "$(ls -d "$DIR/runs-$s"/*/)"
 done
 # What cannot apply is refused before anything starts: Knative runs the image's own server.

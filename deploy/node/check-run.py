@@ -2,7 +2,9 @@
 
 A run that ended "complete" is not enough (a broken route answers fast): every cell must hold
 successful requests (unless the spec declared its status) and its expectation must have held (the
-spec's expect: at most 1 % failed by default), some cell must be valid (invalid ones are listed),
+spec's expect: at most 1 % failed by default), some cell must be valid (invalid ones are listed; a run
+whose every cell the hypervisor's steal alone made invalid, after the runner measured it again, is
+checked all the same: the machine was starved, the platform's answers are still there to check),
 and every function must have answered its probe with its own reply (kinds coldstart and autoscale
 are not probed); every success of a coldrate step was a cold start, and some step called each of its
 copies once, cold (past the knee, calls may fail: those steps are judged by being sustained, not by
@@ -21,6 +23,8 @@ the expectation). Options add what the spec claims:
                          probe passes without one, and none of its cells may count an instance; the
                          functions the manifest's spec runs so are known without it
                          (deploy/node/platform_functions.py headerless_in)
+ --starved              only say (exit 0 or 1) whether the run failed for the hypervisor's steal alone (every
+                         cell invalid for it and nothing else): deploy/node/smoke-run.sh asks it
   --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
                          cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
                          against workers=1/)
@@ -29,6 +33,7 @@ Exit 0 with one line saying what held, 1 with every problem on stderr."""
 import argparse
 import json
 import pathlib
+import re
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
@@ -45,6 +50,23 @@ def pairs(values, conv=str):
     return out
 
 
+# load.Judge's steal reason as a cell says it ("invalid: " first; with several generators, after
+# load.GeneratorReason's "generator N (host): ").
+STEAL = re.compile(r"invalid: (generator \d+ \([^)]*\): )?second \d+: the hypervisor stole ")
+
+
+def stolen_only(cell):
+    """Whether the cell is invalid for the hypervisor's steal and nothing else."""
+    reasons = [w for w in cell.get("warnings") or [] if w.startswith("invalid: ")]
+    return not cell.get("valid") and bool(reasons) and all(STEAL.match(r) for r in reasons)
+
+
+def starved(manifest, cells):
+    """Whether the run failed only because the hypervisor's steal made every cell invalid."""
+    return (manifest.get("status") == "failed" and (manifest.get("error") or "").startswith("nothing valid was measured")
+            and bool(cells) and all(stolen_only(c) for c in cells))
+
+
 def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=(),
           headerless=(), faster=()):
     """Returns the problems of the run directory run (empty: it measured what it claims)."""
@@ -58,9 +80,12 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
     # watchdogs, Nuclio's shell runtime), beside those named by hand.
     ran = manifest.get("spec") or {}
     headerless = set(headerless) | set(platform_functions.headerless_in(ran.get("functions") or [], (ran.get("platform") or {}).get("name")))
-    if manifest.get("status") != "complete":
-        problems.append(f"run status {manifest.get('status')!r}: {manifest.get('error', '')}")
     cells = summary.get("cells") or []
+    if starved(manifest, cells):
+        print(f"check-run: note: the hypervisor's steal made every cell of {len(cells)} invalid: the rest is checked all the same",
+              file=sys.stderr)
+    elif manifest.get("status") != "complete":
+        problems.append(f"run status {manifest.get('status')!r}: {manifest.get('error', '')}")
     if not cells:
         problems.append("no cell was measured")
     if probe is None:
@@ -76,7 +101,7 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
                 problems.append(f"{fn}: never probed before its first cell")
             elif p.get("error") or p.get("status") != 200 or not (p.get("instance") or fn in headerless):
                 problems.append(f"{fn}: its probe got {p.get('status')} from {p.get('instance')!r}: {p.get('error', '')}")
-    if cells and not any(c.get("valid") for c in cells):
+    if cells and not any(c.get("valid") for c in cells) and not starved(manifest, cells):
         problems.append(f"no cell of {len(cells)} is valid")
     cold_total = 0
     kinds = {}
@@ -162,9 +187,18 @@ def main(argv):
     ap.add_argument("--cold-kind", action="append")
     ap.add_argument("--no-probe", action="store_true")
     ap.add_argument("--probe", action="store_true")
+    ap.add_argument("--starved", action="store_true")
     ap.add_argument("--headerless", action="append", default=[])
     ap.add_argument("--faster", action="append")
     a = ap.parse_args(argv)
+    if a.starved:
+        try:
+            manifest = json.load(open(f"{a.run}/manifest.json"))
+            cells = json.load(open(f"{a.run}/summary.json")).get("cells") or []
+        except (OSError, ValueError) as e:
+            print(f"check-run: unreadable run directory: {e}", file=sys.stderr)
+            return 1
+        return 0 if starved(manifest, cells) else 1
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
                      pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless, pairs(a.faster, float))

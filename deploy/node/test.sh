@@ -36,8 +36,8 @@ scripts/phase.sh "real node services (MariaDB, upstream)" deploy/node/services.s
 set -a; . "$DIR/node/services.env"; set +a
 FB_KUBECONFIG=$KUBECONFIG FB_REALNODE_IMAGES="sleep:go payload:python" scripts/phase.sh "real node tests (-race)" deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/baseline.test" -test.count=1 -test.v -test.run RealNode
 # The load comes from the release binary (never a -race build), on its own CPU.
-scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/baseline-hello.yaml --results "$DIR/runs"
+scripts/phase.sh "faasbench run on the real node" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/baseline-hello.yaml --results "$DIR/runs"
 run=$(ls -d "$DIR"/runs/*/)
 # What each run measured, asserted (deploy/node/check-run.py): successes in every cell, failures
 # within 1 %, the functions' own answers to their probes, and what the spec claims (a Service's two

@@ -257,3 +257,40 @@ def test_the_spec_as_run_says_which_functions_are_headerless(good, tmp_path):
     for i, ch in enumerate((fork, serializing, cpp)):
         assert check_run.check(mutated(good, tmp_path / str(i), ch)) == [], i
     assert any("its probe got 200 from ''" in p for p in check_run.check(mutated(good, tmp_path / "http", http)))
+
+
+STOLE = "invalid: second 0: the hypervisor stole 14.9% of CPU time (threshold 5.0%)"
+
+
+def starve(reasons, error="nothing valid was measured: no cell of 1 is valid"):
+    def change(s, m):
+        m.update(status="failed", error=error)
+        for c in s["cells"]:
+            c.update(valid=False, stolen=True, warnings=reasons + ["measured 3 times: the hypervisor stole CPU time in the 2 before this one (discarded)"])
+    return change
+
+
+# A run the hypervisor starved (every cell invalid for steal alone, one generator or several) is checked all
+# the same, and passes; any other reason, or another error, still fails it.
+@pytest.mark.parametrize("reasons", [[STOLE], ["invalid: generator 1 (node): second 3: the hypervisor stole 8.0% of CPU time (threshold 5.0%)", STOLE]])
+def test_a_run_the_hypervisor_starved_is_checked_all_the_same(good, tmp_path, reasons):
+    assert check_run.check(mutated(good, tmp_path, starve(reasons))) == []
+
+
+@pytest.mark.parametrize("reasons,error,want", [
+    ([STOLE, "invalid: generator lag p99 40ms exceeds 10ms: requests were sent late"], None, "no cell of 1 is valid"),
+    (["invalid: the generator sent 10 of 20 scheduled requests"], None, "no cell of 1 is valid"),
+    ([STOLE], "interrupted", "run status 'failed': interrupted"),
+])
+def test_a_starved_run_with_another_fault_fails(good, tmp_path, reasons, error, want):
+    change = starve(reasons) if error is None else starve(reasons, error)
+    problems = check_run.check(mutated(good, tmp_path, change))
+    assert any(want in p for p in problems), problems
+
+
+# --starved says whether the run failed for steal alone (deploy/node/smoke-run.sh asks it on faasbench's exit 3).
+def test_starved_says_whether_steal_alone_failed_the_run(good, tmp_path):
+    assert check_run.main([mutated(good, tmp_path / "a", starve([STOLE])), "--starved"]) == 0
+    assert check_run.main([mutated(good, tmp_path / "b", starve([STOLE, "invalid: the generator sent 10 of 20"])), "--starved"]) == 1
+    assert check_run.main([str(good), "--starved"]) == 1
+    assert check_run.main([str(tmp_path / "none"), "--starved"]) == 1

@@ -17,14 +17,14 @@ scripts/phase.sh "nuclio function images (on the pinned processor and Python wra
 scripts/phase.sh "nuclio install (1.14.1 chart by helm; controller, dashboard, autoscaler, DLX, Prometheus, metrics adapter; Traefik)" env NUCLIO_INGRESS=traefik deploy/nuclio/up.sh "$DIR/node"
 . "$DIR/node/nuclio.env"
 for s in nuclio-hello nuclio-workers nuclio-coldstart; do
-  scripts/phase.sh "faasbench run on nuclio ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+  scripts/phase.sh "faasbench run on nuclio ($s)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Through the Service and straight at a pod; both pods serve through the Service (16 connections: kube-proxy
 # balances connections, not requests; at 4 both pods served in seven runs of eight, stop 48's CI the eighth).
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-hello/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
 # Through the ingress: the function's trigger asks for one, Nuclio's controller makes it, Traefik routes by its host
 # to both pods (request by request), every request answered (a host Traefik does not know answers 404).
-scripts/phase.sh "faasbench run on nuclio through Traefik (nuclio-hello, ingress_url)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh bin/faasbench run \
+scripts/phase.sh "faasbench run on nuclio through Traefik (nuclio-hello, ingress_url)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
   examples/realnode/nuclio-hello.yaml --set "platform.options.ingress_url=$NUCLIO_INGRESS_URL" --results "$DIR/runs-nuclio-ingress"
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-nuclio-ingress/*/)" --failed-max 0 --instances 'via=gateway/c=16=2'
 # numWorkers for real: four 200 ms requests at once in one wave with 4 workers, four waves with 1.

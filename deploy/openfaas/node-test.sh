@@ -21,7 +21,7 @@ FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPEN
   deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
 for s in openfaas-hello openfaas-watchdog-modes openfaas-coldstart openfaas-coldstart-pull; do
   scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" CONTAINER_RUNTIME_ENDPOINT="$CONTAINER_RUNTIME_ENDPOINT" \
-    deploy/node/exec.sh bin/faasbench run "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
+    deploy/node/smoke-run.sh "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Two pods each, through the gateway at 8 connections: both serve (faas-netes' proxy picks one per call).
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
@@ -34,8 +34,8 @@ python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart-pull/*/)" --cold-verified 2 --cold-kind image-pull=2
 # Cold starts a second (kind coldrate), smoke-sized: one copy a step, deployed, scaled to zero through the
 # gateway, then called once; check-run asserts each call was cold (make test-real runs the curve whole).
-scripts/phase.sh "faasbench run on openfaas (openfaas-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/exec.sh \
-  bin/faasbench run examples/realnode/openfaas-coldrate.yaml --smoke --results "$DIR/runs-openfaas-coldrate"
+scripts/phase.sh "faasbench run on openfaas (openfaas-coldrate, smoke)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/openfaas-coldrate.yaml --smoke --results "$DIR/runs-openfaas-coldrate"
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldrate/*/)"
 scripts/phase.sh "openfaas: a run killed with SIGKILL, then platform clean" deploy/openfaas/killed.sh "$DIR"
 scripts/phase.sh "openfaas remove" deploy/openfaas/down.sh "$DIR/node"

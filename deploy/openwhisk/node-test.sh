@@ -18,7 +18,7 @@ scripts/phase.sh "openwhisk install (standalone server from the pinned source, K
   env OW_INVOKES_PER_MINUTE=60000 OW_INVOKES_CONCURRENT=500 deploy/openwhisk/up.sh "$DIR/node"
 . "$DIR/node/openwhisk.env"
 set -a; . "$DIR/node/openwhisk/faasbench.env"; set +a
-scripts/phase.sh "faasbench run on openwhisk (openwhisk-coldstart)" deploy/node/exec.sh bin/faasbench run \
+scripts/phase.sh "faasbench run on openwhisk (openwhisk-coldstart)" deploy/node/smoke-run.sh \
   examples/realnode/openwhisk-coldstart.yaml --set "platform.options.api_host=$OPENWHISK_API" --results "$DIR/runs-openwhisk-coldstart"
 # The cold request ran /init in a prewarmed nodejs:20 container (the activation record's initTime), the warm
 # ones after it answered from the same container; the run removed its action.
