@@ -23,8 +23,9 @@ FB_KUBECONFIG=$KUBECONFIG FB_KNATIVE_GATEWAY=$KNATIVE_GATEWAY scripts/phase.sh "
 # cold start in Go and one in Python through the adapter's scale-to-zero path, and on the node the coldstart kind
 # runs through OpenFaaS, Nuclio, Fission and OpenWhisk, coldrate through OpenFaaS (Knative's smoke runs of the two
 # took 96 s each: make test's budget, docs/testing.md).
-scripts/phase.sh "faasbench run on knative (knative-hello)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
-  examples/realnode/knative-hello.yaml --results "$DIR/runs-knative-hello"
+# Cells of 1 s (the spec's 3 s are make test-real's): what is checked here is the path, not the figures.
+scripts/phase.sh "faasbench run on knative (knative-hello, 1 s cells)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
+  examples/realnode/knative-hello.yaml --set load.duration=1s --results "$DIR/runs-knative-hello"
 # Through the gateway, the activator is in the path of the default revision, and out of it (the pods
 # serve) with target-burst-capacity 0; straight to the pod, no gateway at all.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-knative-hello/*/)" --data-path 'hello-go/via=gateway=ServerlessService mode Proxy' \

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deploy/openfaas/node-test.sh DIR: OpenFaaS's part of make test's real-node tier: the function images on the
-# pinned watchdogs, the 2022 chart installed, the realnode tests, five runs and their checks, a killed run
-# cleaned by platform clean, and OpenFaaS removed.
+# pinned watchdogs, the 2022 chart installed, the realnode tests, four runs and their checks, a killed run
+# cleaned by platform clean, and OpenFaaS removed. Seed 003's watchdog modes (of-http, of-serializing, the classic
+# watchdog) run in make test-real (deploy/openfaas/test-real.sh, 3 repetitions): their smoke run here took 68 s of
+# make test's budget (docs/testing.md); the local platform's watchdog modes run in the integration tests.
 # deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
 # it leaves the node as it found it (OpenFaaS removed). Alone: start a node (deploy/node/up.sh DIR/node) first.
 set -euo pipefail
@@ -12,22 +14,18 @@ DIR=$(realpath -m "${1:?usage: deploy/openfaas/node-test.sh DIR (the node is in 
 . "$DIR/node/node.env"
 # OpenFaaS of 2022-10 as its own chart installs it (deploy/openfaas/up.sh), alone on the node (the node has
 # one core), then removed before Knative: hello in Go and Python on the pinned of-watchdog.
-scripts/phase.sh "openfaas function images (on the pinned of-watchdog and classic watchdog)" deploy/node/images.sh "$DIR/node" hello:go:openfaas hello:python:openfaas \
-  hello:python:openfaas-classic
+scripts/phase.sh "openfaas function images (on the pinned of-watchdog)" deploy/node/images.sh "$DIR/node" hello:go:openfaas hello:python:openfaas
 scripts/phase.sh "openfaas install (2022 chart by helm; gateway, faas-netes, basic auth, Prometheus, AlertManager)" deploy/openfaas/up.sh "$DIR/node"
 . "$DIR/node/openfaas.env"
 "$GO" test -c -race -tags realnode -o "$DIR/openfaas.test" ./platform/openfaas/
 FB_KUBECONFIG=$KUBECONFIG FB_OPENFAAS_GATEWAY=$OPENFAAS_GATEWAY FB_REALNODE_OPENFAAS_IMAGES="hello:go hello:python" scripts/phase.sh "openfaas tests (-race)" \
   deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/openfaas.test" -test.count=1 -test.v -test.run RealOpenFaaS
-for s in openfaas-hello openfaas-watchdog-modes openfaas-coldstart openfaas-coldstart-pull; do
+for s in openfaas-hello openfaas-coldstart openfaas-coldstart-pull; do
   scripts/phase.sh "faasbench run on openfaas ($s)" env KUBECONFIG="$KUBECONFIG" CONTAINER_RUNTIME_ENDPOINT="$CONTAINER_RUNTIME_ENDPOINT" \
     deploy/node/smoke-run.sh "examples/realnode/$s.yaml" --results "$DIR/runs-$s"
 done
 # Two pods each, through the gateway at 8 connections: both serve (faas-netes' proxy picks one per call).
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-hello/*/)" --instances 'via=gateway/c=8=2'
-# Seed 003's watchdog modes: of-http, of-serializing and the classic watchdog each answered every request
-# as the function (the classic watchdog's replies name no instance: the forked function cannot set a header).
-python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-watchdog-modes/*/)" --failed-max 0 --headerless hello-classic --headerless hello-of-serializing
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openfaas-coldstart/*/)" --cold-verified 2
 # The image removed from the node before each call (coldstart.evict_image): both starts pulled it from the
 # node's registry, by the kubelet's own Pulled events for those pods.
