@@ -209,6 +209,10 @@ type Cell struct {
 	Discarded []string `json:"discarded,omitempty"`
 	// Statuses counts the requests answered with each HTTP status.
 	Statuses map[string]int64 `json:"statuses,omitempty"`
+	// Drain is the wait after the cell for the platform to finish the
+	// invocations it went on running after their replies (platform.Drainer:
+	// OpenWhisk), nil on platforms that do not.
+	Drain *Drain `json:"drain,omitempty"`
 	// Expect is the cell's expectation (spec expect) and whether it held.
 	Expect   *Expectation `json:"expect,omitempty"`
 	Warnings []string     `json:"warnings"`

@@ -29,6 +29,9 @@ type cells struct {
 	used map[string]bool
 	// repetition is the repetition of the last cell run (0: none yet).
 	repetition int
+	// undrained says why the last measurement left the platform running
+	// its invocations ("": it did not): the next one is marked (drain.go).
+	undrained string
 }
 
 // run deploys the spec's functions and runs the cells in order (the plan
@@ -188,7 +191,12 @@ func (c *cells) runCell(ctx context.Context, pc plan.Cell, prog *progress) (*res
 			f, err := c.targetAs(ctx, pc, name)
 			return f.Target, err
 		}}
+	began := time.Now()
 	out, err := c.kind.Run(ctx, cell)
+	if err == nil {
+		c.besideBacklog(out)
+		c.drain(ctx, pc, began, out)
+	}
 	if out != nil && dataPath != "" {
 		out.DataPath = dataPath
 		// The path can change during the cell (Knative's activator leaves it as pods appear).

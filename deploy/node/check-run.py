@@ -2,7 +2,8 @@
 
 A run that ended "complete" is not enough (a broken route answers fast): every cell must hold
 successful requests (unless the spec declared its status) and its expectation must have held (the
-spec's expect: at most 1 % failed by default), some cell must be valid (invalid ones are listed; a run
+spec's expect: at most 1 % failed by default), every drain after a cell must have finished (OpenWhisk's
+backlog, platform.Drainer), some cell must be valid (invalid ones are listed; a run
 whose every cell the hypervisor's steal alone made invalid, after the runner measured it again, is
 checked all the same: the machine was starved, the platform's answers are still there to check),
 and every function must have answered its probe with its own reply (kinds coldstart and autoscale
@@ -118,6 +119,11 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
             problems.append(f"{cid}: expectation {x or 'missing'}")
         if not c.get("valid"):
             print(f"check-run: note: {cid} is not valid: {c.get('warnings')}", file=sys.stderr)
+        # A platform that goes on running invocations after their replies (OpenWhisk) is drained after each
+        # cell (platform.Drainer): a drain that failed or ran out of time is a problem of the run.
+        for w in c.get("warnings") or []:
+            if w.startswith("not drained: "):
+                problems.append(f"{cid}: {w}")
         cold = c.get("cold")
         if cold is not None and cold.get("cold_share") is None:
             cold_total += cold.get("verified", 0)

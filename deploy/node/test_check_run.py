@@ -94,6 +94,8 @@ def cells(f):
     ("no cell valid", cells(lambda c: c.update(valid=False)), {}, "no cell of 1 is valid"),
     ("status", lambda s, m: m.update(status="partial"), {}, "run status 'partial'"),
     ("no probe", lambda s, m: m.update(probes=[]), {}, "never probed"),
+    ("a drain that ran out of time", cells(lambda c: c.update(warnings=["not drained: after 10m0s, 7 of the cell's activations had records"])),
+     {}, "not drained: after 10m0s"),
     ("no expectation", cells(lambda c: c.pop("expect")), {}, "expectation missing"),
     ("cold starts unverified", cells(lambda c: c.update(cold={"verified": 1, "iterations": 2})), {"cold_verified": 2}, "1 of 2 cold starts verified"),
     ("cold starts of another kind", cells(lambda c: c.update(cold={"verified": 2, "iterations": 2, "kinds": {"pod": 2}})),

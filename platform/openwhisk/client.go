@@ -202,6 +202,23 @@ func (c *Client) Activations(ctx context.Context, name string, sinceMs int64) ([
 	return all, err
 }
 
+// CountActivations is how many activations of an action that started at
+// or after sinceMs have a record (the controller's count=true: {"activations": N},
+// core/controller/.../Activations.scala list, WhiskStore countCollectionInNamespace).
+func (c *Client) CountActivations(ctx context.Context, name string, sinceMs int64) (int64, error) {
+	var out struct {
+		Activations *int64 `json:"activations"`
+	}
+	q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "count": {"true"}}
+	if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out); err != nil {
+		return 0, err
+	}
+	if out.Activations == nil {
+		return 0, fmt.Errorf("activations of %s: the count's reply has no \"activations\"", name)
+	}
+	return *out.Activations, nil
+}
+
 // Info is GET / on the API host: the deployment's limits and runtimes.
 func (c *Client) Info(ctx context.Context) (map[string]any, error) {
 	var out map[string]any

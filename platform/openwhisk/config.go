@@ -49,6 +49,11 @@ type Config struct {
 	// apart, Kafka between them, CouchDB) or "standalone-kcf" (upstream's standalone server with the
 	// Kubernetes container factory, as deploy/openwhisk/up.sh runs it).
 	Deployment string
+	// DrainQuiet and DrainTimeout shape the wait after each cell for the activations OpenWhisk goes on
+	// running after their callers stopped waiting (platform.options.drain_quiet, default 10 s: no more of
+	// the cell's activations finished for that long; drain_timeout, default 10 min, 0s: no wait).
+	DrainQuiet   time.Duration
+	DrainTimeout time.Duration
 }
 
 // Deployments are the values of platform.options.deployment, with what the fingerprint says differs from
@@ -62,12 +67,13 @@ var Deployments = map[string]string{
 		"nginx configured as deploy-kube's (deploy/openwhisk/nginx.conf; Debian bookworm's nginx 1.22 for its 1.21.1)",
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
 	c := Config{RunID: pc.RunID, APIHost: "https://openwhisk.local", Namespace: "guest", ImagePrefix: "faasbench/", ImageTag: "latest", WorkloadsDir: pc.WorkloadsDir, ConcurrencyMax: 1, RecordWait: 10 * time.Second,
-		ContainerFactory: "kubernetes", Prewarm: map[string]int{"nodejs:14": 256}, Deployment: "deploy-kube"}
+		ContainerFactory: "kubernetes", Prewarm: map[string]int{"nodejs:14": 256}, Deployment: "deploy-kube",
+		DrainQuiet: 10 * time.Second, DrainTimeout: 10 * time.Minute}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
 		if k == "cpus" {
@@ -105,6 +111,18 @@ func ParseConfig(pc platform.Config) (Config, error) {
 				return c, fmt.Errorf("platform.options.activation_record_wait: %q is not a duration in (0, 10m]", s)
 			}
 			c.RecordWait = d
+		case "drain_quiet":
+			d, err := time.ParseDuration(s)
+			if err != nil || d <= 0 || d > 10*time.Minute {
+				return c, fmt.Errorf("platform.options.drain_quiet: %q is not a duration in (0, 10m] (how long no more of a cell's activations may finish before the next cell)", s)
+			}
+			c.DrainQuiet = d
+		case "drain_timeout":
+			d, err := time.ParseDuration(s)
+			if err != nil || d < 0 || d > 2*time.Hour {
+				return c, fmt.Errorf("platform.options.drain_timeout: %q is not a duration in [0, 2h] (the longest wait after a cell for its activations; 0s: none)", s)
+			}
+			c.DrainTimeout = d
 		case "container_factory":
 			if s != "kubernetes" && s != "docker" {
 				return c, fmt.Errorf("platform.options.container_factory: %q: kubernetes (openwhisk-deploy-kube) or docker (OpenWhisk's ansible and standalone deployments)", s)

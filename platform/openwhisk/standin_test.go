@@ -185,6 +185,22 @@ func (s *apiStandIn) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		sinceMs, _ := strconv.ParseInt(q.Get("since"), 10, 64)
+		if q.Get("count") == "true" {
+			// count=true: the records' count, {"activations": N}, never with docs (Activations.scala
+			// list: Messages.docsNotAllowedWithCount; WhiskStore countCollectionInNamespace).
+			if q.Get("docs") == "true" {
+				http.Error(w, `{"error":"The parameter 'docs' is not permitted with 'count'."}`, http.StatusBadRequest)
+				return
+			}
+			n := 0
+			for i, a := range s.acts {
+				if a.Name == q.Get("name") && a.Start >= sinceMs && !time.Now().Before(s.stored[i]) {
+					n++
+				}
+			}
+			_ = json.NewEncoder(w).Encode(map[string]int{"activations": n})
+			return
+		}
 		var match []Activation
 		for i := len(s.acts) - 1; i >= 0; i-- {
 			if a := s.acts[i]; a.Name == q.Get("name") && a.Start >= sinceMs && !time.Now().Before(s.stored[i]) {
