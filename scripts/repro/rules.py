@@ -26,6 +26,9 @@ Each verdict has a class: measured; by construction (the stand-in was configured
 differs (the run is not the study's design), both from docs/reproductions/designs.yaml, which says which
 setting or how; did not happen (what a figure measures, a scale-up, a scale-down, never happened in the
 run: a failure of that check); not judged (a figure could not be read, with the reason).
+
+A run directory holding withdrawn.txt (why its figures are not the platform's, found after the run: never a
+verdict one dislikes) is listed, read by no check and counted nowhere; the rule's run before it counts.
 """
 import ast
 import gzip
@@ -187,6 +190,9 @@ def quote_problems(doc, seeds=None):
 # --- runs -------------------------------------------------------------------------------------------------
 
 
+WITHDRAWN = "withdrawn.txt"
+
+
 class Run:
     def __init__(self, dirpath):
         self.dir = pathlib.Path(dirpath)
@@ -205,6 +211,10 @@ class Run:
         self.commit = (fp.get("faasbench") or {}).get("commit", "unknown")
         self.spec_file = self.manifest.get("spec_file", "")
         self.status = self.manifest.get("status", "?")
+        # withdrawn.txt beside the run's files: why its figures are not the platform's (a backlog of the cells
+        # before, found after the run); the run stays in the evidence and the table, read but never judged.
+        w = self.dir / WITHDRAWN
+        self.withdrawn = " ".join(w.read_text().split()) if w.exists() else ""
         # A campaign's run (deploy/node/campaign.sh): its id and round; judged with the campaign's other runs.
         self.campaign = self.labels.get("campaign", "")
         try:
@@ -596,7 +606,12 @@ def counts(doc, runs, designs):
         across = bool(compared(r))
         latest = {}
         for row in rows:
-            latest[ACROSS if across else row[0]] = row  # the runs' order: the last is the latest
+            group = ACROSS if across else row[0]
+            if row[1].endswith(", withdrawn"):
+                # A withdrawn run counts for nothing: the run before it is the latest, or none was judged yet.
+                latest.setdefault(group, (row[0], "", "", "not yet judged", ""))
+                continue
+            latest[group] = row  # the runs' order: the last is the latest
         for group, (_, _, _, word, cls) in latest.items():
             c = out.setdefault(group, dict.fromkeys(VERDICTS + CLASSES, 0))
             c[word.strip("*")] += 1
@@ -685,8 +700,11 @@ def _rows(r, cited, designs):
             if not mine:
                 rows.append((p, "no run under this rule yet", "", "not yet judged", ""))
             for x in mine:
-                rows.append((p, f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}",
-                             *_judged(r, {"*": x}, designs, [p])))
+                cell = f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}"
+                if getattr(x, "withdrawn", ""):
+                    rows.append((p, cell + ", withdrawn", f"withdrawn ({WITHDRAWN}): {x.withdrawn}", "not judged", "not judged"))
+                    continue
+                rows.append((p, cell, *_judged(r, {"*": x}, designs, [p])))
     return rows
 
 

@@ -547,3 +547,27 @@ def test_a_figure_over_a_zero_one_is_infinite_and_zero_over_zero_is_not_judged()
     with pytest.raises(rules.RuleError, match="a figure it divides by is 0"):
         rules.evaluate("a / b > 1", {"a": 0, "b": 0})
     assert rules._fmt(math.inf) == "inf"
+
+
+def test_a_withdrawn_run_is_listed_read_by_no_check_and_counted_nowhere(tmp_path):
+    """A run with withdrawn.txt (seed 004's memory quotas measured beside a backlog) is a row saying why, not
+    judged; the counts take the rule's run before it, or count the rule as not yet judged without one (an earlier
+    run's verdict is never replaced by a withdrawn one's)."""
+    rule = dict(SCALE, id="t-wd", platforms=["openwhisk", "nuclio"])
+    doc = {"rules": [rule]}
+    up = {"f/autoscale": [{"scaling": {"first_scale_up_s": 4, "max_replicas": 3,
+                                       "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    runs = [make_run(tmp_path, "a-ow", up, platform="openwhisk"), make_run(tmp_path, "b-ow", up, platform="openwhisk"),
+            make_run(tmp_path, "c-nu", up, platform="nuclio")]
+    for name in ("b-ow", "c-nu"):
+        (tmp_path / name / rules.WITHDRAWN).write_text("the cells before\nleft a backlog\n")
+    runs = [rules.Run(tmp_path / r.dir.name) for r in runs]
+    for run in runs:
+        run.rules = [("t-wd", rules.rule_hash(rule))]
+    rows = rules._rows(rule, runs, {})
+    assert rows[1] == ("openwhisk", "b-ow (abc1234), withdrawn", "withdrawn (withdrawn.txt): the cells before left a backlog",
+                       "not judged", "not judged"), rows
+    assert rows[0][3] == "**reproduces**" and rows[2][1].endswith(", withdrawn")
+    c = rules.counts(doc, runs, {})
+    assert c["openwhisk"]["reproduces"] == 1 and c["openwhisk"]["not judged"] == 0
+    assert c["nuclio"]["not yet judged"] == 1 and sum(c["nuclio"][v] for v in rules.VERDICTS) == 1
