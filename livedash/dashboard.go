@@ -123,14 +123,22 @@ func (d *Dashboard) RunStarted(runID, name, platform string, cells int, timeline
 func (d *Dashboard) CellStarted(pc plan.Cell, live *load.Live) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.cell != nil && d.cell.ID == pc.ID {
-		d.measurement++ // measured again before it ended
-	} else {
-		d.measurement = 1
+	if d.cell == nil || d.cell.ID != pc.ID {
+		d.measurement = 1 // a new cell; the same one's load again is a warm-up's end or MeasuringAgain's
 	}
 	c := pc
 	d.cell, d.live, d.cellStart, d.prevAt = &c, live, time.Now(), time.Now()
 	d.prev = load.LiveView{}
+}
+
+// MeasuringAgain says pc is measured again (runner.AgainWatcher): its
+// next CellStarted's counts are of measurement n, from zero.
+func (d *Dashboard) MeasuringAgain(pc plan.Cell, n int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.cell != nil && d.cell.ID == pc.ID {
+		d.measurement = n
+	}
 }
 
 // CellEnded sends the kept cell's figures.

@@ -321,12 +321,12 @@ func TestABrowserThatStopsReadingIsLetGo(t *testing.T) {
 }
 
 // A cell measured again (the hypervisor stole CPU time) starts from zero
-// in the frames, numbered: its second measurement says 2; the next cell
-// is measured once again (1).
+// in the frames, numbered: the runner says so (MeasuringAgain) before its
+// next load starts; a load started again within one measurement (the
+// warm-up's, then the measured one) keeps the number; the next cell is 1.
 func TestACellMeasuredAgainIsNumbered(t *testing.T) {
 	d := New()
 	d.RunStarted("live-1", "live", "local", 2, nil)
-	first := &load.Live{}
 	measurement := func(what string, want int) {
 		t.Helper()
 		f, ok := d.frame(time.Now())
@@ -334,13 +334,18 @@ func TestACellMeasuredAgainIsNumbered(t *testing.T) {
 			t.Errorf("%s: frame %+v, want measurement %d", what, f.Cell, want)
 		}
 	}
-	d.CellStarted(fakeCell(), first)
-	measurement("the first cell", 1)
+	d.CellStarted(fakeCell(), &load.Live{})
+	measurement("the first cell's warm-up", 1)
+	d.CellStarted(fakeCell(), &load.Live{})
+	measurement("the first cell's measured load", 1)
+	d.MeasuringAgain(fakeCell(), 2)
 	d.CellStarted(fakeCell(), &load.Live{})
 	measurement("the first cell measured again", 2)
+	d.MeasuringAgain(fakeCell(), 3)
 	d.CellStarted(fakeCell(), &load.Live{})
 	measurement("the first cell measured a third time", 3)
 	d.CellEnded(&results.Cell{Cell: fakeCell()}, 1, 2)
+	d.MeasuringAgain(fakeCell(), 4) // no cell of that id going: nothing to number
 	d.CellStarted(plan.Cell{ID: "g/c=1/r=1", Function: "g", Concurrency: 1}, &load.Live{})
 	measurement("the next cell", 1)
 }

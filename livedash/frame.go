@@ -33,7 +33,7 @@ type Now struct {
 	OfferedRPS  float64 `json:"offered_rps,omitempty"`
 	// Measurement is 1, or which measurement of the cell this is when it
 	// is measured again (the hypervisor stole CPU time in the one before:
-	// its counts start again from zero).
+	// its counts start again from zero; runner.AgainWatcher).
 	Measurement int     `json:"measurement"`
 	ElapsedS    float64 `json:"elapsed_s"`
 	OK          int64   `json:"ok"`

@@ -21,6 +21,15 @@ type Watcher interface {
 	Progress(done, total int)
 }
 
+// AgainWatcher is a Watcher that also hears when a cell is measured again
+// (the hypervisor stole CPU time: remeasure), before its next measurement's
+// CellStarted: that measurement's live counters start from zero. A kind may
+// start its load more than once in one measurement (a warm-up, then the
+// measured load), so CellStarted alone does not say it.
+type AgainWatcher interface {
+	MeasuringAgain(pc plan.Cell, measurement int)
+}
+
 // progress draws a status line (cell i/N, elapsed, ETA, req/s over the
 // last half second, errors, the last cell's p99) on a terminal, redrawn
 // in place. A nil writer draws nothing.

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -42,7 +43,8 @@ func (k *starved) Run(ctx context.Context, c *experiment.Cell) (*results.Cell, e
 // measurements' reasons stay in the cell kept. A cell still starved after
 // them is kept invalid (the run measured nothing valid); a cell invalid for
 // another reason, or with steal_retries 0, is measured once. A watcher (the
-// live dashboard) hears each measurement start and the cell end once.
+// live dashboard) hears each measurement start, numbered from the second,
+// and the cell end once.
 func TestStarvedCellsAreMeasuredAgain(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -89,12 +91,20 @@ func TestStarvedCellsAreMeasuredAgain(t *testing.T) {
 				t.Errorf("warnings %q: nothing says the cell was measured again", c.Warnings)
 			}
 			var starts, ends int
+			var again []string
 			for _, n := range notes {
 				starts += boolInt(strings.HasPrefix(n, "w start "+c.ID))
 				ends += boolInt(strings.HasPrefix(n, "w end "+c.ID))
+				if strings.HasPrefix(n, "w again ") {
+					again = append(again, n)
+				}
 			}
-			if starts != tc.runs || ends != 1 {
-				t.Errorf("the watcher heard %v: want %d starts of %s and one end", notes, tc.runs, c.ID)
+			var wantAgain []string
+			for m := 2; m <= tc.runs; m++ {
+				wantAgain = append(wantAgain, fmt.Sprintf("w again %s %d", c.ID, m))
+			}
+			if starts != tc.runs || ends != 1 || !slices.Equal(again, wantAgain) {
+				t.Errorf("the watcher heard %v: want %d starts of %s, measurements %v and one end", notes, tc.runs, c.ID, wantAgain)
 			}
 			if tc.events != nil && !slices.Equal(fp.events, tc.events) {
 				t.Errorf("platform events %v, want %v", fp.events, tc.events)

@@ -46,6 +46,14 @@ func (ws watchers) CellEnded(c *results.Cell, done, total int) {
 	}
 }
 
+func (ws watchers) MeasuringAgain(pc plan.Cell, measurement int) {
+	for _, w := range ws {
+		if a, ok := w.(AgainWatcher); ok {
+			a.MeasuringAgain(pc, measurement)
+		}
+	}
+}
+
 func (ws watchers) Progress(done, total int) {
 	for _, w := range ws {
 		w.Progress(done, total)
