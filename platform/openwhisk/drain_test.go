@@ -3,6 +3,7 @@ package openwhisk
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -104,5 +105,21 @@ func TestDrainOptions(t *testing.T) {
 		if _, err := ParseConfig(platform.Config{Options: map[string]any{k: v}}); err == nil || !strings.Contains(err.Error(), "platform.options."+k) {
 			t.Errorf("%s %s: %v", k, v, err)
 		}
+	}
+}
+
+// A count whose reply lacks "activations" is an error naming the action, not
+// a count of zero (which would end a drain at once).
+func TestCountActivationsNeedsItsField(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("count") != "true" || r.URL.Query().Get("name") != "fn" {
+			t.Errorf("asked %s", r.URL)
+		}
+		_, _ = w.Write([]byte(`{"count": 3}`))
+	}))
+	defer srv.Close()
+	c := &Client{APIHost: srv.URL, Namespace: "guest", HTTP: srv.Client()}
+	if n, err := c.CountActivations(context.Background(), "fn", 0); err == nil || !strings.Contains(err.Error(), `activations of fn: the count's reply has no "activations"`) {
+		t.Errorf("count %d, %v", n, err)
 	}
 }
