@@ -125,6 +125,17 @@ func (p *progress) grow(total int) {
 	}
 }
 
+// again tells a watcher that hears it (AgainWatcher) that pc is measured
+// again, measurement n, before that measurement's load starts.
+func (p *progress) again(pc plan.Cell, n int) {
+	if p == nil {
+		return
+	}
+	if a, ok := p.watch.(AgainWatcher); ok {
+		a.MeasuringAgain(pc, n)
+	}
+}
+
 func (p *progress) skip(plan.Cell) {
 	p.mu.Lock()
 	p.done++

@@ -25,11 +25,7 @@ func (c *cells) remeasure(ctx context.Context, pc plan.Cell, prog *progress, out
 	for try := 1; out != nil && out.Stolen && !out.Valid && !out.Interrupted && try <= n && ctx.Err() == nil; try++ {
 		why := fmt.Sprintf("measurement %d: %s", try, strings.Join(invalidReasons(out.Warnings), "; "))
 		fmt.Fprintf(c.o.Log, "cell %s: measuring again (%d of at most %d): the hypervisor stole CPU time (%s)\n", pc.ID, try, n, why)
-		if prog != nil {
-			if a, ok := prog.watch.(AgainWatcher); ok {
-				a.MeasuringAgain(pc, try+1)
-			}
-		}
+		prog.again(pc, try+1)
 		next, err := c.again(ctx, pc, prog)
 		if err != nil || next == nil || ctx.Err() != nil {
 			msg := "interrupted"

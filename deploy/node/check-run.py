@@ -68,21 +68,28 @@ def starved(manifest, cells):
             and bool(cells) and all(stolen_only(c) for c in cells))
 
 
+def load_run(run):
+    """The run directory's manifest and summary, or the reason they cannot be read."""
+    try:
+        return json.load(open(f"{run}/manifest.json")), json.load(open(f"{run}/summary.json")), None
+    except (OSError, ValueError) as e:
+        return None, None, f"unreadable run directory: {e}"
+
+
 def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(), instances=(), probe=None, resets=(), cold_kinds=(),
           headerless=(), faster=()):
     """Returns the problems of the run directory run (empty: it measured what it claims)."""
     problems = []
-    try:
-        manifest = json.load(open(f"{run}/manifest.json"))
-        summary = json.load(open(f"{run}/summary.json"))
-    except (OSError, ValueError) as e:
-        return [f"unreadable run directory: {e}"]
+    manifest, summary, err = load_run(run)
+    if err:
+        return [err]
     # The functions that run where no reply can name its instance, from the spec as run (OpenFaaS's forking
     # watchdogs, Nuclio's shell runtime), beside those named by hand.
     ran = manifest.get("spec") or {}
     headerless = set(headerless) | set(platform_functions.headerless_in(ran.get("functions") or [], (ran.get("platform") or {}).get("name")))
     cells = summary.get("cells") or []
-    if starved(manifest, cells):
+    is_starved = starved(manifest, cells)
+    if is_starved:
         print(f"check-run: note: the hypervisor's steal made every cell of {len(cells)} invalid: the rest is checked all the same",
               file=sys.stderr)
     elif manifest.get("status") != "complete":
@@ -102,7 +109,7 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
                 problems.append(f"{fn}: never probed before its first cell")
             elif p.get("error") or p.get("status") != 200 or not (p.get("instance") or fn in headerless):
                 problems.append(f"{fn}: its probe got {p.get('status')} from {p.get('instance')!r}: {p.get('error', '')}")
-    if cells and not any(c.get("valid") for c in cells) and not starved(manifest, cells):
+    if cells and not any(c.get("valid") for c in cells) and not is_starved:
         problems.append(f"no cell of {len(cells)} is valid")
     cold_total = 0
     kinds = {}
@@ -198,13 +205,11 @@ def main(argv):
     ap.add_argument("--faster", action="append")
     a = ap.parse_args(argv)
     if a.starved:
-        try:
-            manifest = json.load(open(f"{a.run}/manifest.json"))
-            cells = json.load(open(f"{a.run}/summary.json")).get("cells") or []
-        except (OSError, ValueError) as e:
-            print(f"check-run: unreadable run directory: {e}", file=sys.stderr)
+        manifest, summary, err = load_run(a.run)
+        if err:
+            print(f"check-run: {err}", file=sys.stderr)
             return 1
-        return 0 if starved(manifest, cells) else 1
+        return 0 if starved(manifest, summary.get("cells") or []) else 1
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
                      pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless, pairs(a.faster, float))

@@ -21,13 +21,8 @@ import (
 	"github.com/faasbench/faasbench/workloads"
 )
 
-// ServingModule is the Knative Serving release whose CRDs and
-// configuration the tests install, read from the Go module proxy at test
-// time (knative.dev/serving v0.51.0).
-const ServingModule = kubetest.ServingCRDModule
-
 func installKnative(t *testing.T, cl *kube.Cluster) string {
-	dir := kubetest.ModuleDir(t, ServingModule)
+	dir := kubetest.ModuleDir(t, kubetest.ServingCRDModule)
 	kubetest.Apply(t, cl, filepath.Join(dir, "config/core/300-resources/service.yaml"))
 	kubetest.Apply(t, cl, filepath.Join(dir, "config/core/300-resources/podautoscaler.yaml"))
 	return dir
@@ -94,7 +89,7 @@ func TestServicesPassKnativesSchema(t *testing.T) {
 	if _, err := svcs.Create(context.Background(), u, dry); err == nil || !strings.Contains(err.Error(), "containerConcurency") {
 		t.Errorf("a field outside Knative's schema was accepted: %v", err)
 	}
-	t.Logf("%d services validated by the API server against %s's CRD", n, ServingModule)
+	t.Logf("%d services validated by the API server against %s's CRD", n, kubetest.ServingCRDModule)
 }
 
 // Fixed replicas (min = max), scaling in place (the revision's PodAutoscaler), the replica
@@ -164,7 +159,7 @@ func installAutoscalerConfig(ctx context.Context, t *testing.T, p *knative.Platf
 	t.Helper()
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "knative-serving"}}
 	_, _ = p.Cluster.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{})
-	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, ServingModule), "config/core/configmaps/autoscaler.yaml"))
+	kubetest.Apply(t, p.Cluster, filepath.Join(kubetest.ModuleDir(t, kubetest.ServingCRDModule), "config/core/configmaps/autoscaler.yaml"))
 }
 
 // The fingerprint reads Knative's config-autoscaler (the real file from

@@ -118,8 +118,13 @@ func (c *Client) do(ctx context.Context, method, path string, in, out any) error
 	return api.Do(ctx, method, path, in, out)
 }
 
+// entitiesPath is the path of the namespace's entities (actions, activations).
+func (c *Client) entitiesPath(entities string) string {
+	return "/api/v1/namespaces/" + url.PathEscape(c.Namespace) + "/" + entities
+}
+
 func (c *Client) actionPath(name string) string {
-	return "/api/v1/namespaces/" + url.PathEscape(c.Namespace) + "/actions/" + url.PathEscape(name)
+	return c.entitiesPath("actions") + "/" + url.PathEscape(name)
 }
 
 // PutAction creates or overwrites an action (a new revision).
@@ -155,7 +160,7 @@ func (c *Client) Actions(ctx context.Context) ([]Action, error) {
 // (401: not a key it knows; 403: not the key's namespace).
 func (c *Client) CheckKey(ctx context.Context) error {
 	var out []Action
-	return c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/actions?limit=1", nil, &out)
+	return c.do(ctx, http.MethodGet, c.entitiesPath("actions")+"?limit=1", nil, &out)
 }
 
 // Invoke makes a blocking invocation and returns its activation record.
@@ -181,7 +186,7 @@ func listAll[T any](ctx context.Context, c *Client, entities string, q url.Value
 		var out []T
 		q.Set("limit", fmt.Sprint(listLimit))
 		q.Set("skip", fmt.Sprint(page*listLimit))
-		if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/"+entities+"?"+q.Encode(), nil, &out); err != nil {
+		if err := c.do(ctx, http.MethodGet, c.entitiesPath(entities)+"?"+q.Encode(), nil, &out); err != nil {
 			return all, false, err
 		}
 		all = append(all, out...)
@@ -210,7 +215,7 @@ func (c *Client) CountActivations(ctx context.Context, name string, sinceMs int6
 		Activations *int64 `json:"activations"`
 	}
 	q := url.Values{"name": {name}, "since": {fmt.Sprint(sinceMs)}, "count": {"true"}}
-	if err := c.do(ctx, http.MethodGet, "/api/v1/namespaces/"+url.PathEscape(c.Namespace)+"/activations?"+q.Encode(), nil, &out); err != nil {
+	if err := c.do(ctx, http.MethodGet, c.entitiesPath("activations")+"?"+q.Encode(), nil, &out); err != nil {
 		return 0, err
 	}
 	if out.Activations == nil {

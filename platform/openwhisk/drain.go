@@ -46,16 +46,14 @@ func (p *Platform) Drain(ctx context.Context, name string, since time.Time, ok, 
 		}
 		select {
 		case <-ctx.Done():
-			d.Why, d.Waited = "interrupted", time.Since(start)
-			return d, nil
 		case <-time.After(poll):
 		}
-		n, err := count()
+		n, err := count() // with ctx done, at once (no request goes out)
+		if ctx.Err() != nil {
+			d.Why = "interrupted"
+			break
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				d.Why, d.Waited = "interrupted", time.Since(start)
-				return d, nil
-			}
 			return d, fmt.Errorf("draining %s: %w", name, err)
 		}
 		if n != d.Finished {

@@ -599,19 +599,15 @@ ACROSS = "across platforms"
 def counts(doc, runs, designs):
     """Verdicts counted per platform (rules comparing platforms under ACROSS): each rule's latest run on each
     platform, the verdict's words and its classes (a verdict may have two: by construction and design differs)."""
-    by_rule = runs_by_rule(runs)
+    # A withdrawn run counts for nothing: the run before it is the latest, or none was judged yet.
+    by_rule = runs_by_rule([x for x in runs if not x.withdrawn])
     out = {}
     for r in doc["rules"]:
         rows = _rows(r, sorted(by_rule.get(r["id"], []), key=lambda x: x.run_id), designs)
         across = bool(compared(r))
         latest = {}
         for row in rows:
-            group = ACROSS if across else row[0]
-            if row[1].endswith(", withdrawn"):
-                # A withdrawn run counts for nothing: the run before it is the latest, or none was judged yet.
-                latest.setdefault(group, (row[0], "", "", "not yet judged", ""))
-                continue
-            latest[group] = row  # the runs' order: the last is the latest
+            latest[ACROSS if across else row[0]] = row  # the runs' order: the last is the latest
         for group, (_, _, _, word, cls) in latest.items():
             c = out.setdefault(group, dict.fromkeys(VERDICTS + CLASSES, 0))
             c[word.strip("*")] += 1
