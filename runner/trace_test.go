@@ -88,7 +88,7 @@ functions: [{workload: spin, language: go, memory_mb: 128}]
 trace: {functions: 40, minutes: 2, compress: 60, seed: 3, process: even}
 repetitions: 1
 `
-	r := runSpec(t, yaml, o)
+	r := runSpecLagging(t, yaml, o)
 	s := r.Summary()
 	if len(s.Cells) != 1 {
 		t.Fatalf("%d cells, want 1", len(s.Cells))
