@@ -60,6 +60,7 @@ func ServerOf(f spec.FunctionSpec, srv *spec.BaselineServer, env *Env) (platform
 	if srv.Language != "" {
 		fn.Language = srv.Language
 	}
+	fn.Server = true
 	return fn, err
 }
 

@@ -41,6 +41,10 @@ type Function struct {
 	CPUs     float64 `json:"cpus,omitempty"`
 	// Settings are platform-specific (documented per platform).
 	Settings map[string]string `json:"settings,omitempty"`
+	// Server marks baseline.server's plain server of the workload (experiment.ServerOf), called at its
+	// instance past the gateway: a platform whose own functions cannot be called so (OpenWhisk's actions)
+	// runs it beside itself, not as one of them.
+	Server bool `json:"server,omitempty"`
 }
 
 // Liveness is an optional capability: a platform whose parts can die under

@@ -19,7 +19,7 @@ import (
 // the same way, since nothing says the backlog was gone.
 func (c *cells) drain(ctx context.Context, pc plan.Cell, began time.Time, out *results.Cell) {
 	dr, ok := c.p.(platform.Drainer)
-	if !ok || out == nil {
+	if !ok || out == nil || pastThePlatform(pc) {
 		return
 	}
 	okN := out.Requests.Succeeded
@@ -38,6 +38,13 @@ func (c *cells) drain(ctx context.Context, pc plan.Cell, began time.Time, out *r
 		out.Warnings = append(out.Warnings, "not drained: "+d.Why)
 		c.undrained = fmt.Sprintf("cell %s's invocations were still running: %s", pc.ID, d.Why)
 	}
+}
+
+// pastThePlatform says whether pc's calls went past the platform (baseline.via direct or server, batch.native):
+// none of them ran in it, so nothing of theirs is left to drain (a drain would wait its quiet time for nothing).
+func pastThePlatform(pc plan.Cell) bool {
+	via, _ := pc.Params.Get("via")
+	return via == "direct" || via == "server" || via == "native"
 }
 
 // besideBacklog marks out invalid when the measurement before it left the

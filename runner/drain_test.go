@@ -90,3 +90,45 @@ func TestCellsWaitForThePlatformToDrain(t *testing.T) {
 			cells[0].Warnings, cells[1].Warnings, cells[2].Warnings, cells[0].Valid, cells[1].Valid, cells[2].Valid)
 	}
 }
+
+// drainingServerPlatform is serverPlatform (direct calls) with drainingPlatform's Drain.
+type drainingServerPlatform struct {
+	*serverPlatform
+	d drainingPlatform
+}
+
+func (p *drainingServerPlatform) Drain(ctx context.Context, name string, since time.Time, ok, open int64) (platform.Drained, error) {
+	return p.d.Drain(ctx, name, since, ok, open)
+}
+
+// A cell whose calls went past the platform (baseline.via server or direct) left nothing running in it: no
+// drain, where each gateway cell has one.
+func TestCellsPastThePlatformAreNotDrained(t *testing.T) {
+	o := fakeOptions(t, new(*fakePlatform))
+	dp := &drainingServerPlatform{}
+	withPlatform(t, &o, func() platform.Platform {
+		dp.serverPlatform = &serverPlatform{langs: map[string]string{}, paths: map[string]int{}, fakePlatform: pongPlatform(nil)}
+		return dp
+	})
+	r, err := execute(t, `version: 1
+name: past
+kind: baseline
+platform: {name: fake}
+functions: [{name: ping, workload: hello, language: go}]
+baseline: {via: [gateway, direct, server]}
+load: {concurrency: [1], requests: 5, warmup: 0s}
+repetitions: 1
+`, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range r.Summary().Cells {
+		gateway := !strings.Contains(c.ID, "via=direct") && !strings.Contains(c.ID, "via=server")
+		if (c.Drain != nil) != gateway {
+			t.Errorf("cell %s: drain %+v: want one for a gateway cell only", c.ID, c.Drain)
+		}
+	}
+	if len(dp.d.calls) != 1 {
+		t.Errorf("%d drains: want the gateway cell's alone", len(dp.d.calls))
+	}
+}

@@ -15,14 +15,18 @@ import (
 // and which paths the requests took.
 type serverPlatform struct {
 	*fakePlatform
-	mu    sync.Mutex
-	langs map[string]string
-	paths map[string]int
+	mu      sync.Mutex
+	langs   map[string]string
+	paths   map[string]int
+	servers []string // the functions deployed marked platform.Function.Server
 }
 
 func (p *serverPlatform) Deploy(ctx context.Context, fn platform.Function) error {
 	p.mu.Lock()
 	p.langs[fn.Name] = fn.Language
+	if fn.Server {
+		p.servers = append(p.servers, fn.Name)
+	}
 	p.mu.Unlock()
 	return p.fakePlatform.Deploy(ctx, fn)
 }
@@ -57,6 +61,10 @@ repetitions: 2
 `, o)
 	if sp.langs["ping"] != "python" || sp.langs["ping-server"] != "go" || len(sp.langs) != 2 {
 		t.Fatalf("deployed %v: want ping in python and its server ping-server in go", sp.langs)
+	}
+	// The platform is told which is the server (OpenWhisk runs it beside itself, not as an action).
+	if !slices.Equal(sp.servers, []string{"ping-server"}) {
+		t.Errorf("deployed as servers: %v, want ping-server alone", sp.servers)
 	}
 	for _, c := range r.Summary().Cells {
 		if c.Requests.Total != 5 || c.Requests.Failed != 0 {

@@ -54,6 +54,10 @@ type Config struct {
 	// the cell's activations finished for that long; drain_timeout, default 10 min, 0s: no wait).
 	DrainQuiet   time.Duration
 	DrainTimeout time.Duration
+	// Servers are the baseline platform's options for the servers of baseline.server, which run beside
+	// OpenWhisk on its Kubernetes cluster (platform.options.servers; servers.go), OpenWhisk's image prefix
+	// and tag where they name none.
+	Servers map[string]any
 }
 
 // Deployments are the values of platform.options.deployment, with what the fingerprint says differs from
@@ -67,7 +71,7 @@ var Deployments = map[string]string{
 		"nginx configured as deploy-kube's (deploy/openwhisk/nginx.conf; Debian bookworm's nginx 1.22 for its 1.21.1)",
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "servers", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
@@ -76,8 +80,8 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		DrainQuiet: 10 * time.Second, DrainTimeout: 10 * time.Minute}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
-		if k == "cpus" {
-			continue
+		if k == "cpus" || k == "servers" {
+			continue // servers: read last, with the image prefix and tag
 		}
 		s, err := platform.OptionString(k, pc.Options[k])
 		switch {
@@ -149,7 +153,9 @@ func ParseConfig(pc platform.Config) (Config, error) {
 			}
 		}
 	}
-	return c, nil
+	var err error
+	c.Servers, err = serverOptions(pc.Options["servers"], c)
+	return c, err
 }
 
 // CheckLimits refuses what the deployment's limits refuse: a concurrency

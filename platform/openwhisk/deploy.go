@@ -50,6 +50,9 @@ func (c Config) Action(fn platform.Function, s Settings) (Action, error) {
 
 // Deploy implements platform.Platform: PUT the action (overwrite).
 func (p *Platform) Deploy(ctx context.Context, fn platform.Function) error {
+	if fn.Server {
+		return p.srv.deploy(ctx, fn) // servers.go: beside OpenWhisk, not an action
+	}
 	p.deployedAt.Store(fn.Name, time.Now())
 	s, err := ParseSettings(fn)
 	if err == nil {

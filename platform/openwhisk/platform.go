@@ -43,6 +43,8 @@ type Platform struct {
 	waits recordWaits
 	// deployedAt: action name → when Deploy began (Explain reads its records from then).
 	deployedAt sync.Map
+	// srv runs baseline.server's servers beside OpenWhisk (servers.go).
+	srv servers
 }
 
 var (
@@ -52,6 +54,7 @@ var (
 	_ platform.Fingerprinter    = (*Platform)(nil)
 	_ platform.NotReadyReporter = (*Platform)(nil)
 	_ platform.LoadChecker      = (*Platform)(nil)
+	_ platform.DirectCaller     = (*Platform)(nil)
 )
 
 // New reads the options and the API key from $FB_OPENWHISK_AUTH.
@@ -69,7 +72,7 @@ func New(_ context.Context, pc platform.Config) (*Platform, error) {
 
 // Open is New with a parsed configuration and key.
 func Open(cfg Config, auth string) *Platform {
-	return &Platform{cfg: cfg,
+	return &Platform{cfg: cfg, srv: servers{open: openBaseline(cfg.RunID, cfg.Servers)},
 		c: &Client{APIHost: cfg.APIHost, Namespace: cfg.Namespace, Auth: auth, HTTP: &http.Client{Timeout: 70 * time.Second}}}
 }
 
@@ -115,6 +118,12 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 
 // Remove implements platform.Platform.
 func (p *Platform) Remove(ctx context.Context, name string) error {
+	if p.srv.is(name) {
+		if err := p.srv.remove(ctx, name); err != nil {
+			return fmt.Errorf("remove %s: %w", name, err)
+		}
+		return nil
+	}
 	if err := p.c.DeleteAction(ctx, name); err != nil && !httpapi.IsStatus(err, http.StatusNotFound) {
 		return fmt.Errorf("remove %s: %w", name, err)
 	}
@@ -130,9 +139,9 @@ func (p *Platform) Close(ctx context.Context) error {
 	}
 	_, err := p.Clean(ctx, p.cfg.RunID)
 	if err != nil {
-		return fmt.Errorf("openwhisk cleanup: %w", err)
+		err = fmt.Errorf("openwhisk cleanup: %w", err)
 	}
-	return nil
+	return errors.Join(err, p.srv.close(ctx))
 }
 
 // Clean deletes the namespace's actions faasbench made (its function annotation), only one run's with a
