@@ -1,6 +1,7 @@
 """A seed spec's functions as a real platform can run them, or nothing when it runs them as written.
 
     python3 deploy/node/platform_functions.py SPEC PLATFORM   # prints functions=<JSON> for --set, or nothing
+    python3 deploy/node/platform_functions.py --database SPEC...  # exit 0 when any reaches the project's database
     python3 deploy/node/platform_functions.py --install PLATFORM SPEC...
         # what the platform's install must be for the specs, VAR=VALUE a line for its up.sh (nothing: as it installs)
     faasbench run SPEC --dry-run ... | python3 deploy/node/platform_functions.py --images SPEC PLATFORM
@@ -43,6 +44,10 @@ the run's manifest records it (the spec as run):
             queue_timeout (its balancer within an invoker and its queue) and replicas (the containers an invoker's
             2048 MB of user memory holds: the invoker's own container pool decides). A function routed as OpenWhisk's
             balancer over several invokers (routing: sharding) is refused: the node's OpenWhisk has one invoker.
+  (every)   a function that reaches the project's database (an env value naming ${FB_DB_...}) and names no host is
+            given FB_DB_HOST: "${FB_DB_HOST}": the database runs inside the node on its address
+            (deploy/node/services.sh, started by deploy/node/seed.sh for such a spec), where the workload's default,
+            127.0.0.1, is the function's own container.
   kubeless  a Python function whose workload has a Kubeless function (workloads/W/python/actions/kubeless.py)
             runs on Kubeless's own 2019 Python runtime (settings.runtime python3.11 and code_file), as seed 003
             ran Kubeless: each call in a process forked for it; the others run as the workload's image
@@ -81,6 +86,15 @@ GATEWAY_DESIGNS = ("ingress",)
 INGRESS_INSTALL = {"nuclio": {"NUCLIO_INGRESS": "traefik"}, "kubeless": {"KUBELESS_INGRESS": "traefik"}}
 # The local platform's settings that model OpenWhisk (functions_for drops them there, with replicas).
 OPENWHISK_LOCAL_MODELS = {"max_body", "routing", "queue_timeout"}
+# The project's database as the workloads find it (workloads/query/workload.yaml): FB_DB_HOST defaults to 127.0.0.1.
+DB_ENV_REF = "${FB_DB_"
+DB_HOST = "FB_DB_HOST"
+
+
+def uses_database(spec):
+    """Whether any of spec's functions reaches the project's database: an env value naming ${FB_DB_...} (what
+    deploy/node/seed.sh starts deploy/node/services.sh for)."""
+    return any(DB_ENV_REF in str(v) for f in spec.get("functions") or [] for v in (f.get("env") or {}).values())
 
 
 def _label_design(spec, label, designs, unlabelled):
@@ -144,6 +158,10 @@ def functions_for(spec, platform):
             f["settings"] = {k: v for k, v in st.items() if k not in OPENWHISK_LOCAL_MODELS}
             if not f["settings"]:
                 del f["settings"]
+        env = f.get("env") or {}
+        if DB_HOST not in env and any(DB_ENV_REF in str(v) for v in env.values()):
+            # On a real platform the database is the node's (deploy/node/services.sh), not the container's loopback.
+            f = dict(f, env=dict(env, **{DB_HOST: "${" + DB_HOST + "}"}))
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)
@@ -212,8 +230,17 @@ def images_for(spec, platform, plan):
     # A function Kubeless's runtime runs has the runtime's image (deploy/kubeless/up.sh imports it), not its own.
     runtime = {f.get("name") or f["workload"] + "-" + f["language"] for f in fns
                if platform == "kubeless" and (f.get("settings") or {}).get("runtime")}
+    server_lang = ((spec.get("baseline") or {}).get("server") or {}).get("language")
     out = set()
     for c in plan["cells"]:
+        via = next((p["value"] for p in c.get("params") or [] if p["name"] == "via"), None)
+        if via == "server":
+            # baseline.server's server, in its own language: on OpenWhisk a plain Deployment beside it (the
+            # workload's own image: platform/openwhisk/servers.go), elsewhere one of the platform's functions.
+            lang = server_lang or c["language"]
+            flavor = {"openfaas": "openfaas", "nuclio": "nuclio"}.get(platform)
+            out.add(f"{c['workload']}:{lang}" + (f":{flavor}" if flavor else ""))
+            continue
         if c["function"] in runtime:
             continue
         forked = c["function"] in fork or "/mode=fork/" in c["id"]
@@ -233,6 +260,13 @@ def main(argv):
         for img in images_for(spec, argv[2], json.loads(text)):
             print(img)
         return 0
+    if len(argv) >= 2 and argv[0] == "--database":
+        # Exit 0 when any of the specs reaches the project's database (deploy/node/seed.sh then starts it), else 1.
+        for path in argv[1:]:
+            with open(path) as fh:
+                if uses_database(yaml.safe_load(fh)):
+                    return 0
+        return 1
     if len(argv) >= 3 and argv[0] == "--install":
         specs = []
         for path in argv[2:]:

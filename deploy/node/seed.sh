@@ -87,6 +87,13 @@ for img in $images; do
 done
 install_env=(); [ -z "$install" ] || mapfile -t install_env <<<"$install"
 scripts/phase.sh "$PLATFORM install${install:+ ($(echo $install))}" env "${install_env[@]}" deploy/$PLATFORM/up.sh "$DIR/node"
+# The project's database inside the node (deploy/node/services.sh: MariaDB on the node's address, reachable from the
+# pods only) for a spec whose functions reach it (seed 004's query; deploy/node/platform_functions.py gives them the
+# node's FB_DB_HOST): its FB_DB_* settings, the password generated for this node, in the runs' environment.
+if python3 deploy/node/platform_functions.py --database "${paths[@]}"; then
+  scripts/phase.sh "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
+  set -a; . "$DIR/node/services.env"; set +a
+fi
 # What faasbench reads from its environment for this platform, never from a spec (a key: OpenWhisk's
 # FB_OPENWHISK_AUTH), where its up.sh wrote one (0600).
 [ ! -f "$DIR/node/$PLATFORM/faasbench.env" ] || { set -a; . "$DIR/node/$PLATFORM/faasbench.env"; set +a; }

@@ -222,3 +222,38 @@ def test_main_prints_the_install(capsys):
     assert "run them apart" in capsys.readouterr().err
     assert pf.main(["--install", "openwhisk", str(ROOT / "examples/004-coldwarm.yaml")]) == 0
     assert capsys.readouterr().out == "OW_INVOKES_CONCURRENT=9999999\nOW_INVOKES_PER_MINUTE=9999999\n"
+
+
+def test_a_function_reaching_the_database_finds_it_on_the_node():
+    # Seed 004's query function names the database's password and port, and no host: the workload's default is
+    # 127.0.0.1, its own container on a real platform. It is given the node's (deploy/node/services.sh's FB_DB_HOST).
+    for platform in ("openwhisk", "openfaas", "knative"):
+        fns = pf.functions_for(spec("004-query-delay.yaml"), platform)
+        assert fns == [{"workload": "query", "language": "node", "env": {
+            "FB_DB_PASSWORD": "${FB_DB_PASSWORD}", "FB_DB_PORT": "${FB_DB_PORT}", "FB_DB_HOST": "${FB_DB_HOST}"}}]
+    # A host the spec names stays; a function that does not reach the database is untouched.
+    own = {"functions": [{"workload": "query", "language": "node", "env": {"FB_DB_PASSWORD": "${FB_DB_PASSWORD}",
+                                                                          "FB_DB_HOST": "db"}}]}
+    assert pf.functions_for(own, "openwhisk") is None
+    assert pf.functions_for(spec("004-coldwarm.yaml"), "openfaas") is None
+    assert pf.uses_database(spec("004-query-delay.yaml")) and not pf.uses_database(spec("004-coldwarm.yaml"))
+
+
+def test_main_says_whether_any_spec_reaches_the_database():
+    query, cold = str(ROOT / "examples/004-query-delay.yaml"), str(ROOT / "examples/004-coldwarm.yaml")
+    assert pf.main(["--database", cold, query]) == 0
+    assert pf.main(["--database", cold]) == 1
+
+
+def test_a_server_cells_image_is_the_servers_own():
+    # Seed 004 Fig 5.1: the functions in Node.js through the gateway, their servers in Java (baseline.server) past it.
+    s = spec("004-platform-vs-server.yaml")
+    cells = [{"id": "prime-light/via=gateway/burst=50/r=1", "function": "prime-light", "workload": "prime",
+              "language": "node", "params": [{"name": "via", "value": "gateway"}, {"name": "burst", "value": "50"}]},
+             {"id": "prime-light/via=server/burst=50/r=1", "function": "prime-light", "workload": "prime",
+              "language": "node", "params": [{"name": "via", "value": "server"}, {"name": "burst", "value": "50"}]}]
+    # On OpenWhisk the server is a plain Deployment beside it: the workload's own image; the action its proxy's.
+    assert pf.images_for(s, "openwhisk", {"cells": cells}) == ["prime:java", "prime:node:openwhisk"]
+    # Elsewhere it is one of the platform's functions, in the server's language.
+    assert pf.images_for(s, "openfaas", {"cells": cells}) == ["prime:java:openfaas", "prime:node:openfaas"]
+    assert pf.images_for(s, "knative", {"cells": cells}) == ["prime:java", "prime:node"]
