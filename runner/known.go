@@ -53,7 +53,7 @@ func Known(o Options) spec.Known {
 		return packaging.CheckFunctions(ps.Name, ps.Options, len(fs))
 	}, ColdStart: func(ps spec.PlatformSpec, f spec.FunctionSpec, v spec.Vary) error {
 		return AtEveryPoint(f, v, func(fn platform.Function) error { return packaging.CheckCold(ps.Name, fn, cat.Root) })
-	}}
+	}, Via: func(ps spec.PlatformSpec, via string) error { return packaging.CheckVia(ps.Name, via) }}
 	if o.Platforms != nil {
 		k.Platforms = o.Platforms.Names()
 	}

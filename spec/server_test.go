@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -36,5 +37,30 @@ func TestBaselineServer(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("got %v\nwant %q", err, tc.want)
 		}
+	}
+}
+
+// A platform that cannot call a function as a baseline.via entry says refuses it before anything starts
+// (Known.Via: OpenWhisk's actions have no direct call), naming the entry; a platform without the hook is not asked.
+func TestBaselineViaThePlatformCannotTake(t *testing.T) {
+	base := strings.Replace(good, "version: 1\n", "version: 1\nkind: baseline\n", 1)
+	k := known
+	var asked []string
+	k.Via = func(ps PlatformSpec, via string) error {
+		asked = append(asked, ps.Name+" "+via)
+		if via == "direct" {
+			return errors.New("no direct call here")
+		}
+		return nil
+	}
+	p, err := Parse("q.yaml", []byte(base+"baseline: {via: [gateway, server, direct]}\n"))
+	if err == nil {
+		err = p.Validate(k)
+	}
+	if err == nil || !strings.Contains(err.Error(), `baseline.via[2]: "direct": no direct call here`) || strings.Contains(err.Error(), "via[0]") {
+		t.Errorf("got %v, want baseline.via[2] refused alone", err)
+	}
+	if strings.Join(asked, ",") != "local gateway,local server,local direct" {
+		t.Errorf("asked %q", asked)
 	}
 }

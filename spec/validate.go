@@ -33,6 +33,9 @@ type Known struct {
 	// ColdStart checks that the platform can force a cold start of a function (nil: not
 	// checked), for the coldstart kind's forced iterations.
 	ColdStart func(p PlatformSpec, f FunctionSpec, v Vary) error
+	// Via checks that the platform can call a function as baseline.via's entry says (nil: not checked):
+	// OpenWhisk's actions are called through its controller only (no via direct).
+	Via func(p PlatformSpec, via string) error
 	// LookupEnv finds the variables functions[].env refers to (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
 	// FileExists reports whether a functions[].request.payload_file exists (nil: os.Stat).

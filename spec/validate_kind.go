@@ -178,6 +178,10 @@ func (p *Parsed) validateKind(k Known, add func(path, format string, args ...any
 		for i, v := range s.Baseline.Via {
 			if v != "gateway" && v != "direct" && v != "server" {
 				add(fmt.Sprintf("baseline.via[%d]", i), "%q: want gateway, direct or server", v)
+			} else if k.Via != nil && contains(k.Platforms, s.Platform.Name) {
+				if err := k.Via(s.Platform, v); err != nil {
+					add(fmt.Sprintf("baseline.via[%d]", i), "%q: %v", v, err)
+				}
 			}
 		}
 		if j := repeatAt(s.Baseline.Via); j >= 0 {

@@ -280,6 +280,16 @@ func CheckCold(platformName string, fn platform.Function, workloadsDir string) e
 	return nil
 }
 
+// CheckVia checks that platformName can call a function as baseline.via says: an OpenWhisk action is called
+// through the controller only (its container answers OpenWhisk's /init and /run, not the function's requests),
+// so via direct is refused there; via server runs the function's server beside OpenWhisk.
+func CheckVia(platformName, via string) error {
+	if platformName == openwhisk.Name && via == "direct" {
+		return fmt.Errorf("an OpenWhisk action is called through the controller only (its container answers OpenWhisk's /init and /run, not the function's requests); via server calls the function's server beside OpenWhisk")
+	}
+	return nil
+}
+
 // CheckFunctions checks how many functions a spec deploys against what
 // platformName allows (OpenFaaS CE: 15).
 func CheckFunctions(platformName string, options map[string]string, n int) error {

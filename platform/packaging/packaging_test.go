@@ -93,3 +93,16 @@ func TestPackagesNameWhatTheyCannotDo(t *testing.T) {
 		}
 	}
 }
+
+// OpenWhisk's actions are called through its controller only: baseline.via direct is refused there, server and
+// gateway taken; elsewhere every via is taken.
+func TestCheckVia(t *testing.T) {
+	if err := CheckVia("openwhisk", "direct"); err == nil || !strings.Contains(err.Error(), "through the controller only") {
+		t.Errorf("openwhisk direct: %v", err)
+	}
+	for _, c := range [][2]string{{"openwhisk", "server"}, {"openwhisk", "gateway"}, {"openfaas", "direct"}, {"knative", "direct"}} {
+		if err := CheckVia(c[0], c[1]); err != nil {
+			t.Errorf("%s via %s: %v", c[0], c[1], err)
+		}
+	}
+}
