@@ -37,13 +37,15 @@ type servers struct {
 }
 
 // serverOptions is platform.options.servers as baseline's options, with OpenWhisk's image prefix and tag where
-// it names none. Errors name the option under platform.options.servers.
+// it names none, and a ClusterIP Service unless it names another type: a server is called at its pod, so
+// nothing opens a port on the cluster's nodes for it (baseline's own default is NodePort). Errors name the
+// option under platform.options.servers.
 func serverOptions(v any, c Config) (map[string]any, error) {
 	m, ok := v.(map[string]any)
 	if v != nil && !ok {
 		return nil, fmt.Errorf("platform.options.servers: want a map of the baseline platform's options for the servers of baseline.server (kubeconfig, namespace, image_tag, ...), got %T", v)
 	}
-	out := map[string]any{"image_prefix": c.ImagePrefix, "image_tag": c.ImageTag}
+	out := map[string]any{"image_prefix": c.ImagePrefix, "image_tag": c.ImageTag, "service_type": "ClusterIP"}
 	for k, x := range m {
 		out[k] = x
 	}

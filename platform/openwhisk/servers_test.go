@@ -110,14 +110,15 @@ func TestServersHostOpenedOnlyForAServer(t *testing.T) {
 }
 
 // platform.options.servers is the baseline platform's options, OpenWhisk's image prefix and tag where it names
-// none; a bad one is named under platform.options.servers.
+// none, and a ClusterIP Service (no port on the nodes); a bad one is named under platform.options.servers.
 func TestServerOptions(t *testing.T) {
 	cfg, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"image_tag": "local",
 		"servers": map[string]any{"namespace": "faasbench-servers"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Servers["image_tag"] != "local" || cfg.Servers["image_prefix"] != "faasbench/" || cfg.Servers["namespace"] != "faasbench-servers" {
+	if cfg.Servers["image_tag"] != "local" || cfg.Servers["image_prefix"] != "faasbench/" || cfg.Servers["namespace"] != "faasbench-servers" ||
+		cfg.Servers["service_type"] != "ClusterIP" {
 		t.Errorf("servers options %v", cfg.Servers)
 	}
 	for _, c := range []struct {
