@@ -72,7 +72,11 @@ dry=()
 while IFS= read -r o; do dry+=(--set "$o"); done < <(deploy/$PLATFORM/options.sh --dry)
 # The images the plan's cells need on the platform (deploy/node/platform_functions.py --images: on OpenFaaS
 # the of-watchdog's, or the classic watchdog's for a cell of mode fork; on Nuclio its processor's).
-images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run |
+# A spec that reaches the project's database names its settings (${FB_DB_...}), which exist once the node's
+# MariaDB runs (below); the plan is checked with stand-ins for them (nothing is contacted by a dry run).
+usesdb=; python3 deploy/node/platform_functions.py --database "${paths[@]}" && usesdb=1
+dbdry=(); [ -z "$usesdb" ] || dbdry=(FB_DB_HOST=the-node FB_DB_PORT=33306 FB_DB_PASSWORD=made-by-services.sh)
+images=$(for s in "${specs[@]}"; do mapfile -t f < <(fnset "$s"); env "${dbdry[@]}" bin/faasbench run "examples/$s.yaml" "${dry[@]}" "${f[@]}" --dry-run |
   python3 deploy/node/platform_functions.py --images "examples/$s.yaml" "$PLATFORM" || exit 2; done | sort -u)
 # Every spec's plan is checked above, as the platform will run it (a refusal exits 2 through pipefail), before a build
 # or the node starts: a spec the platform refuses (a setting it does not know) is named at once, not after the builds
@@ -90,7 +94,7 @@ scripts/phase.sh "$PLATFORM install${install:+ ($(echo $install))}" env "${insta
 # The project's database inside the node (deploy/node/services.sh: MariaDB on the node's address, reachable from the
 # pods only) for a spec whose functions reach it (seed 004's query; deploy/node/platform_functions.py gives them the
 # node's FB_DB_HOST): its FB_DB_* settings, the password generated for this node, in the runs' environment.
-if python3 deploy/node/platform_functions.py --database "${paths[@]}"; then
+if [ -n "$usesdb" ]; then
   scripts/phase.sh "real node services (MariaDB, upstream)" deploy/node/services.sh "$DIR/node"
   set -a; . "$DIR/node/services.env"; set +a
 fi
