@@ -83,22 +83,31 @@ func (s *servers) is(name string) bool {
 	return s.names[name]
 }
 
-// deploy opens the host when needed and deploys fn on it.
+// deploy opens the host when needed (once) and deploys fn on it, outside the lock (a deploy waits for its pod).
 func (s *servers) deploy(ctx context.Context, fn platform.Function) error {
+	h, err := s.hostFor(ctx, fn.Name)
+	if err != nil {
+		return fmt.Errorf("server %s: %w", fn.Name, err)
+	}
+	return h.Deploy(ctx, fn)
+}
+
+// hostFor opens the host when none is open and marks name a server.
+func (s *servers) hostFor(ctx context.Context, name string) (serverHost, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.host == nil {
 		h, err := s.open(ctx)
 		if err != nil {
-			return fmt.Errorf("server %s: %w", fn.Name, err)
+			return nil, err
 		}
 		s.host = h
 	}
 	if s.names == nil {
 		s.names = map[string]bool{}
 	}
-	s.names[fn.Name] = true
-	return s.host.Deploy(ctx, fn)
+	s.names[name] = true
+	return s.host, nil
 }
 
 // endpoints are the server's pods' addresses.
