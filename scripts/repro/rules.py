@@ -368,11 +368,23 @@ def metric(cell, path, rule_id, where=None):
     return float(v)
 
 
-def figure(run, rule_id, name, fig, subst):
+def figure_cell(rule_id, name, fig, subst):
+    """The cell key a figure reads, its {var}s from the check's for:."""
     try:
-        cell = fig["cell"].format(**subst)
+        return fig["cell"].format(**subst)
     except KeyError as e:
         raise RuleError(f"{rule_id}: figure {name}: its cell {fig['cell']} needs {{{e.args[0]}}}, which the check's for: does not give") from None
+
+
+def invalid_read(run, cell, reps):
+    """The repetitions reps of cell that the run marked invalid (valid: false: the hypervisor's steal, the
+    generator's lag), as "CELL rN": a figure read from them is said beside the verdict, never hidden."""
+    cells = run.cells().get(cell) or {}
+    return [f"{cell} r{r}" for r in reps if r in cells and cells[r].get("valid") is False]
+
+
+def figure(run, rule_id, name, fig, subst):
+    cell = figure_cell(rule_id, name, fig, subst)
     reps = run.cells().get(cell)
     if not reps:
         raise RuleError(f"{rule_id}: figure {name}: run {run.run_id} has no cell {cell}")
@@ -489,7 +501,7 @@ def judge_check(rule, check, runs):
     loops = [{}]
     for var, vals in (check.get("for") or {}).items():
         loops = [dict(l, **{var: v}) for l in loops for v in vals]
-    held, parts = True, []
+    held, parts, bad = True, [], []
     for subst in loops:
         figs = {}
         try:
@@ -506,6 +518,10 @@ def judge_check(rule, check, runs):
         reps = sorted(set.intersection(*[set(v) for v in figs.values()])) if figs else []
         if not reps:
             raise RuleError(f"{rule['id']}: {expr}: no repetition has every figure")
+        for name in figs:
+            fig = rule["figures"][name]
+            run = runs.get(fig.get("platform", "*")) or runs.get("*")
+            bad += [b for b in invalid_read(run, figure_cell(rule["id"], name, fig, subst), reps) if b not in bad]
         if mode == "every":
             per = [(evaluate(expr, {k: v[r] for k, v in figs.items()}), _values(expr, {k: v[r] for k, v in figs.items()})) for r in reps]
             ok = all(h for h, _ in per)
@@ -520,7 +536,10 @@ def judge_check(rule, check, runs):
         held = held and bool(ok)
         label = ", ".join(f"{k}={v}" for k, v in subst.items())
         parts.append(f"{label + ': ' if label else ''}{shown} {'✓' if ok else '✗'}")
-    return held, "; ".join(parts)
+    detail = "; ".join(parts)
+    if bad:
+        detail += f" (read from {len(bad)} cell(s) the run marked invalid: {', '.join(bad)})"
+    return held, detail
 
 
 def verdict_word(helds):

@@ -571,3 +571,15 @@ def test_a_withdrawn_run_is_listed_read_by_no_check_and_counted_nowhere(tmp_path
     c = rules.counts(doc, runs, {})
     assert c["openwhisk"]["reproduces"] == 1 and c["openwhisk"]["not judged"] == 0
     assert c["nuclio"]["not yet judged"] == 1 and sum(c["nuclio"][v] for v in rules.VERDICTS) == 1
+
+
+def test_a_figure_read_from_an_invalid_cell_is_said(tmp_path):
+    # The steal (or the generator's lag) marks a cell valid: false; its figure is still read, and said beside the
+    # detail, by cell and repetition; a run of valid cells says nothing more.
+    run = make_run(tmp_path, "a", {"f/workers=1": [{"throughput_rps": 100}, {"throughput_rps": 100, "valid": False}, {"throughput_rps": 100}],
+                                   "f/workers=4": [{"throughput_rps": 250, "valid": False}, {"throughput_rps": 250}, {"throughput_rps": 250, "valid": True}]})
+    word, res = rules.judge(RULE, {"*": run})
+    assert word == "reproduces"
+    assert res[0][2] == "2.5 / 2.5 / 2.5 ✓ (read from 2 cell(s) the run marked invalid: f/workers=1 r2, f/workers=4 r1)"
+    ok = make_run(tmp_path, "b", {"f/workers=1": [{"throughput_rps": 100}] * 3, "f/workers=4": [{"throughput_rps": 250}] * 3})
+    assert rules.judge(RULE, {"*": ok})[1][0][2] == "2.5 / 2.5 / 2.5 ✓"
