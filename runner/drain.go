@@ -44,7 +44,7 @@ func (c *cells) drain(ctx context.Context, pc plan.Cell, began time.Time, out *r
 // none of them ran in it, so nothing of theirs is left to drain (a drain would wait its quiet time for nothing).
 func pastThePlatform(pc plan.Cell) bool {
 	via, _ := pc.Params.Get("via")
-	return via == "direct" || via == "server" || via == "native"
+	return pastGateway(via) || via == "native"
 }
 
 // besideBacklog marks out invalid when the measurement before it left the

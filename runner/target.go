@@ -25,8 +25,7 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	if err != nil {
 		return fn, "", err
 	}
-	via, _ := pc.Params.Get("via")
-	if via == "direct" || via == "server" {
+	if via, _ := pc.Params.Get("via"); pastGateway(via) {
 		return fn, "direct to an instance", nil
 	}
 	dataPath := ""
@@ -37,6 +36,10 @@ func (c *cells) target(ctx context.Context, pc plan.Cell) (experiment.Function, 
 	}
 	return fn, dataPath, nil
 }
+
+// pastGateway says whether a cell's via (baseline.via) calls an instance straight, past the platform's
+// gateway: direct (the function's own instance) or server (its server's, baseline.server).
+func pastGateway(via string) bool { return via == "direct" || via == "server" }
 
 // targetAs is target's request for another deployment of the cell's
 // function, called name (kind coldrate's copies): the spec's request of
@@ -49,7 +52,7 @@ func (c *cells) targetAs(ctx context.Context, pc plan.Cell, name string) (experi
 		return fn, err
 	}
 	via, _ := pc.Params.Get("via")
-	direct := via == "direct" || via == "server"
+	direct := pastGateway(via)
 	if direct {
 		dc, ok := c.p.(platform.DirectCaller)
 		if !ok {

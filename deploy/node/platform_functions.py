@@ -91,10 +91,15 @@ DB_ENV_REF = "${FB_DB_"
 DB_HOST = "FB_DB_HOST"
 
 
+def reaches_database(f):
+    """Whether function f reaches the project's database: an env value naming ${FB_DB_...}."""
+    return any(DB_ENV_REF in str(v) for v in (f.get("env") or {}).values())
+
+
 def uses_database(spec):
-    """Whether any of spec's functions reaches the project's database: an env value naming ${FB_DB_...} (what
-    deploy/node/seed.sh starts deploy/node/services.sh for)."""
-    return any(DB_ENV_REF in str(v) for f in spec.get("functions") or [] for v in (f.get("env") or {}).values())
+    """Whether any of spec's functions reaches the project's database (what deploy/node/seed.sh starts
+    deploy/node/services.sh for)."""
+    return any(reaches_database(f) for f in spec.get("functions") or [])
 
 
 def _label_design(spec, label, designs, unlabelled):
@@ -158,10 +163,9 @@ def functions_for(spec, platform):
             f["settings"] = {k: v for k, v in st.items() if k not in OPENWHISK_LOCAL_MODELS}
             if not f["settings"]:
                 del f["settings"]
-        env = f.get("env") or {}
-        if DB_HOST not in env and any(DB_ENV_REF in str(v) for v in env.values()):
+        if reaches_database(f) and DB_HOST not in f["env"]:
             # On a real platform the database is the node's (deploy/node/services.sh), not the container's loopback.
-            f = dict(f, env=dict(env, **{DB_HOST: "${" + DB_HOST + "}"}))
+            f = dict(f, env=dict(f["env"], **{DB_HOST: "${" + DB_HOST + "}"}))
         if platform == "nuclio" and big and "max_request_body_size" not in st:
             f = dict(f, settings=dict(st, max_request_body_size=str(big)))
         out.append(f)

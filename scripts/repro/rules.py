@@ -383,8 +383,8 @@ def invalid_read(run, cell, reps):
     return [f"{cell} r{r}" for r in reps if r in cells and cells[r].get("valid") is False]
 
 
-def figure(run, rule_id, name, fig, subst):
-    cell = figure_cell(rule_id, name, fig, subst)
+def figure(run, rule_id, name, fig, cell):
+    """The figure's value in each repetition of cell (figure_cell) of run."""
     reps = run.cells().get(cell)
     if not reps:
         raise RuleError(f"{rule_id}: figure {name}: run {run.run_id} has no cell {cell}")
@@ -503,7 +503,7 @@ def judge_check(rule, check, runs):
         loops = [dict(l, **{var: v}) for l in loops for v in vals]
     held, parts, bad = True, [], []
     for subst in loops:
-        figs = {}
+        figs, read = {}, {}  # name -> its values by repetition; name -> (run, cell) it read them from
         try:
             used = {n.id for n in ast.walk(ast.parse(expr, mode="eval")) if isinstance(n, ast.Name)}
         except SyntaxError as e:
@@ -514,14 +514,13 @@ def judge_check(rule, check, runs):
             run = runs.get(fig.get("platform", "*")) or runs.get("*")
             if run is None:
                 raise RuleError(f"{rule['id']}: figure {name} needs a run on {fig.get('platform')}")
-            figs[name] = figure(run, rule["id"], name, fig, subst)
+            read[name] = (run, figure_cell(rule["id"], name, fig, subst))
+            figs[name] = figure(run, rule["id"], name, fig, read[name][1])
         reps = sorted(set.intersection(*[set(v) for v in figs.values()])) if figs else []
         if not reps:
             raise RuleError(f"{rule['id']}: {expr}: no repetition has every figure")
-        for name in figs:
-            fig = rule["figures"][name]
-            run = runs.get(fig.get("platform", "*")) or runs.get("*")
-            bad += [b for b in invalid_read(run, figure_cell(rule["id"], name, fig, subst), reps) if b not in bad]
+        for run, cell in read.values():
+            bad += [b for b in invalid_read(run, cell, reps) if b not in bad]
         if mode == "every":
             per = [(evaluate(expr, {k: v[r] for k, v in figs.items()}), _values(expr, {k: v[r] for k, v in figs.items()})) for r in reps]
             ok = all(h for h, _ in per)
