@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/faasbench/faasbench/dataset"
@@ -104,7 +106,11 @@ func DataCacheDir() string {
 }
 
 // prepareData generates one data set into cacheDir/<kind>-<hash>, unless a
-// complete one is there already.
+// complete one is there already. It is generated in a directory of its own
+// beside it and renamed into place whole, so that two runs on one machine
+// (or two examples of the integration tests at once) preparing the same set
+// never write into, or remove, the directory the other reads: the first to
+// finish wins, the other's copy is removed.
 func prepareData(ctx context.Context, d spec.DataSpec, seed uint64, cacheDir string) (string, error) {
 	d.Name = "" // the name is the spec's handle, not a parameter: same data, same cache entry
 	key, _ := json.Marshal(struct {
@@ -114,13 +120,50 @@ func prepareData(ctx context.Context, d spec.DataSpec, seed uint64, cacheDir str
 	key = append(key, []byte("|v1")...)
 	sum := sha256.Sum256(key)
 	dir := filepath.Join(cacheDir, d.Kind+"-"+hex.EncodeToString(sum[:6]))
-	done := filepath.Join(dir, ".complete")
-	if _, err := os.Stat(done); err == nil {
+	if complete(dir) {
 		return dir, nil
 	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", fmt.Errorf("data cache %s: %w", cacheDir, err)
+	}
+	part, err := os.MkdirTemp(cacheDir, filepath.Base(dir)+".part-")
+	if err != nil {
+		return "", fmt.Errorf("data cache %s: %w", cacheDir, err)
+	}
+	defer os.RemoveAll(part) // gone once renamed; else what a failure or a faster run left
+	if err := generateData(ctx, d, seed, part); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(part, ".complete"), key, 0o644); err != nil {
+		return "", err
+	}
+	err = os.Rename(part, dir)
+	switch {
+	case err == nil, complete(dir): // renamed into place, or another run's copy was first
+		return dir, nil
+	case !os.IsExist(err) && !errors.Is(err, syscall.ENOTEMPTY):
+		return "", fmt.Errorf("data set %s: %w", dir, err)
+	}
+	// A directory without .complete: what a run killed mid-way left before data sets were
+	// renamed into place. Never read; replaced.
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
+	if err := os.Rename(part, dir); err != nil && !complete(dir) {
+		return "", fmt.Errorf("data set %s: %w", dir, err)
+	}
+	return dir, nil
+}
+
+// complete says whether dir holds a whole data set (.complete written last).
+func complete(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".complete"))
+	return err == nil
+}
+
+// generateData writes data set d into dir, readable by the local platform's
+// instances whatever the umask.
+func generateData(ctx context.Context, d spec.DataSpec, seed uint64, dir string) error {
 	var err error
 	switch d.Kind {
 	case "images":
@@ -137,20 +180,15 @@ func prepareData(ctx context.Context, d spec.DataSpec, seed uint64, cacheDir str
 		err = fmt.Errorf("unknown kind %q", d.Kind)
 	}
 	if err != nil {
-		return "", err
+		return err
 	}
-	// Readable by the local platform's instances whatever the umask.
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	return filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() {
+		if e.IsDir() {
 			return os.Chmod(p, 0o755)
 		}
 		return os.Chmod(p, 0o644)
 	})
-	if err != nil {
-		return "", err
-	}
-	return dir, os.WriteFile(done, key, 0o644)
 }
