@@ -30,7 +30,7 @@ run: setup build
 ## kube-proxy, CoreDNS, real pods, then each platform in turn; deploy/node/test.sh). docs/testing.md says what each
 ## phase covers and what it costs.
 ## Kubernetes is built once into $$FAASBENCH_CACHE (default /var/cache/faasbench), outside the clone.
-test: phases-begin setup components-start build lint unit python-test integration cgroup2-test components-wait metrics-test platform-tests kube-test node-test
+test: phases-begin setup components-start build lint unit python-test integration cgroup2-test kube-test node-test metrics-test platform-tests components-wait
 	@scripts/phase.sh --table
 
 # Every phase's time goes to $(FB_PHASES) (scripts/phase.sh); make test and .ci/run print the table.
@@ -43,14 +43,15 @@ setup:
 
 # The components (Kubernetes, the registry, Helm, Prometheus, every platform's build) build in the background
 # at idle priority from right after setup, beside the build, vet, staticcheck, unit, Python and integration
-# phases (scripts/components.sh), and stop if make exits before them; components-wait joins them before the
-# Kubernetes tiers (its phase time is what they cost beyond the phases they overlapped). On a fresh machine they
-# are the longest chain (about 40 minutes at idle priority): started after the lint phases, as before, they
-# still had about 13 minutes to go when the Go phases ended (docs/testing.md).
+# phases and then the tiers (scripts/components.sh), and stop if make exits before them. Each tier waits only for
+# what it runs (scripts/components.sh await: the kube tier for Kubernetes; the real node's tier for the shared
+# components, then each platform for its own build, in the chain's order), so the platforms still building on a
+# fresh machine build beside the node's tier instead of before it (about 40 to 50 minutes of idle CPU in all, more
+# than the Go phases leave: docs/testing.md). components-wait, last, joins them and fails on a failed build.
 components-start:
 	@FB_PLATFORMS="$(PLATFORMS)" scripts/components.sh start $$PPID
 components-wait:
-	@scripts/phase.sh "component builds (background; the wait beyond the phases they overlapped)" scripts/components.sh wait
+	@scripts/phase.sh "component builds (background: the rest of their wait, and their log)" scripts/components.sh wait
 
 build:
 	@scripts/phase.sh "build" env CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/faasbench ./cmd/faasbench
@@ -83,15 +84,17 @@ cgroup2-test:
 ## metrics-test: run --metrics-listen's exporter scraped by a real Prometheus (built from the module proxy by the
 ## background builds), its HTTP API giving the series back (deploy/shared/metrics-test.sh)
 metrics-test:
+	@scripts/phase.sh "component builds: waiting for Prometheus" scripts/components.sh await prometheus
 	@GO=$(GO) scripts/phase.sh "live metrics scraped by a real Prometheus" deploy/shared/metrics-test.sh
 
 ## platform-tests: each platform's tests off the node, where it has them (deploy/<platform>/test.sh): OpenFaaS's real
 ## watchdogs, its 2022 chart rendered by Helm and its real 2022 gateway on KWOK; Nuclio's real processor
 platform-tests:
-	@for p in $(PLATFORMS); do [ ! -x deploy/$$p/test.sh ] || GO=$(GO) deploy/$$p/test.sh || exit; done
+	@for p in $(PLATFORMS); do [ ! -x deploy/$$p/test.sh ] || { scripts/components.sh await $$p && GO=$(GO) deploy/$$p/test.sh; } || exit; done
 
 ## kube-test: build (once) and start a real Kubernetes control plane, run the tests tagged kube, stop it
 kube-test:
+	@scripts/phase.sh "component builds: waiting for Kubernetes" scripts/components.sh await kube
 	@GO=$(GO) deploy/kube/test.sh
 
 ## node-test: a real one-node cluster in a network namespace of its own: the tests tagged realnode and a
@@ -119,7 +122,7 @@ test-real-cgroup2: setup build
 	@GO=$(GO) scripts/phase.sh "real node on cgroup v2 (qemu guest)" deploy/cgroup2/guest.sh --node
 
 python-test:
-	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/mutate scripts/test_phase.py deploy/node deploy/shared deploy/cgroup2 deploy/knative deploy/test_layout.py
+	@scripts/phase.sh "python tests (functions, reproductions, the real tier's run checker)" python3 -m pytest -q workloads scripts/repro scripts/mutate scripts/test_phase.py scripts/test_components.py deploy/node deploy/shared deploy/cgroup2 deploy/knative deploy/test_layout.py deploy/test_traps.py
 	@scripts/phase.sh "node function tests" node --test workloads/runtime/node/
 
 ## bench: the load engine's Go benchmarks (ns, allocations and req/s per request, printed, never asserted);

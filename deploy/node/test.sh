@@ -18,15 +18,15 @@ NODE_CPUS=${NODE_CPUS:-0}
 # manifest records it), so the node takes CPU 0.
 [ "$NODE_CPUS" = 0 ] || { echo "node-test: the real-node spec pins the generator to CPU 1: NODE_CPUS must be 0" >&2; exit 2; }
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-node.XXXXXX")
-trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+trap 'deploy/node/down.sh >/dev/null 2>&1 || echo "$0: the node did not stop cleanly: run deploy/node/down.sh" >&2; rm -rf "$DIR"' EXIT
+# Under make test the components build in the background (scripts/components.sh): the node waits for the shared
+# ones here and each platform for its own below, while the later platforms build on beside the tier. Alone, or once
+# built, each wait ends at once and each build call is a check of its cache.
+scripts/phase.sh "component builds: waiting for the shared ones" scripts/components.sh await kube registry metrics-adapter helm traefik packages
 scripts/phase.sh "kubernetes build (skipped when built)" deploy/kube/build.sh all
 # The Debian packages first: the Knative build makes its images' root filesystems with mmdebstrap.
 scripts/phase.sh "real node packages" deploy/node/packages.sh
 FB_PLATFORMS=${FB_PLATFORMS:-openfaas nuclio fission openwhisk kubeless knative}
-# Each platform's build (make test's background builds made them: then each is a check of its cache).
-for p in $FB_PLATFORMS; do
-  scripts/phase.sh "$p build (skipped when built)" deploy/$p/build.sh
-done
 scripts/phase.sh "real node start" env NODE_CPUS="$NODE_CPUS" deploy/node/up.sh "$DIR/node"
 images=(hello:go hello:python query:python fetch:python sleep:go payload:python)
 scripts/phase.sh "real node images" deploy/node/images.sh "$DIR/node" "${images[@]}"
@@ -49,6 +49,10 @@ python3 deploy/node/check-run.py "$run" --instances 'via=gateway/c=32=2'
 # its own deploy/<platform>/node-test.sh: installed, measured, checked, removed (deploy/README.md).
 for p in $FB_PLATFORMS; do
   [ -x "deploy/$p/node-test.sh" ] || { echo "node-test: no deploy/$p/node-test.sh (FB_PLATFORMS names a platform without a node tier)" >&2; exit 2; }
+done
+for p in $FB_PLATFORMS; do
+  scripts/phase.sh "component builds: waiting for $p's (and Prometheus)" scripts/components.sh await prometheus "$p"
+  scripts/phase.sh "$p build (skipped when built)" deploy/$p/build.sh
   GO=$GO deploy/$p/node-test.sh "$DIR"
 done
 # NODE_TEST_KEEP=DIR keeps the run directories (the evidence under docs/evidence/ comes from them).
