@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-ingress.XXXXXX")
-trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+trap 'deploy/node/down.sh >/dev/null 2>&1 || echo "$0: the node did not stop cleanly: run deploy/node/down.sh" >&2; rm -rf "$DIR"' EXIT
 go build -o bin/faasbench ./cmd/faasbench
 NODE_CPUS=0 deploy/node/up.sh "$DIR/node"
 deploy/node/images.sh "$DIR/node" hello:go

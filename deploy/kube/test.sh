@@ -30,7 +30,7 @@ if [ "${FB_KUBE_NETNS:-}" != 1 ]; then
 fi
 ip link set lo up
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-kube.XXXXXX")
-trap 'deploy/kube/down.sh "$DIR"; rm -rf "$DIR"' EXIT
+trap 'deploy/kube/down.sh "$DIR" || echo "kube-test: the control plane did not stop cleanly (above)" >&2; rm -rf "$DIR"' EXIT
 # The control plane keeps its state under $DIR: kube-controller-manager's flex-volume prober makes its
 # plugin directory where it is told, /usr/libexec/kubernetes by default (a fresh machine showed it).
 had_libexec=$([ -e /usr/libexec/kubernetes ] && echo 1 || echo 0)

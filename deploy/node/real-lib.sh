@@ -9,7 +9,7 @@ mkdir -p "$EVIDENCE"
 RUN_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RUN_DIRTY=$(git status --porcelain 2>/dev/null | grep -v '^??' | grep -vc "docs/evidence" || true)
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-real.XXXXXX")
-trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+trap 'deploy/node/down.sh >/dev/null 2>&1 || echo "$0: the node did not stop cleanly: run deploy/node/down.sh" >&2; rm -rf "$DIR"' EXIT
 : > "$DIR/steps.tsv"
 failed=0
 # step NAME CMD...: runs CMD as a phase, records its status and time, and carries on when it fails.

@@ -53,7 +53,7 @@ paths=(); for s in "${specs[@]}"; do paths+=("examples/$s.yaml"); done
 install=$(python3 deploy/node/platform_functions.py --install "$PLATFORM" "${paths[@]}") || exit 2
 mkdir -p "$EVIDENCE"
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/faasbench-seed-$PLATFORM.XXXXXX")
-trap 'deploy/node/down.sh >/dev/null 2>&1; rm -rf "$DIR"' EXIT
+trap 'deploy/node/down.sh >/dev/null 2>&1 || echo "$0: the node did not stop cleanly: run deploy/node/down.sh" >&2; rm -rf "$DIR"' EXIT
 # Interrupted during a run (Ctrl-C, a TERM to the group: deploy/node/campaign.sh's), the run finishes what it does
 # on a signal (its partial results, its teardown), its evidence is kept as any run's, and no further spec starts.
 stop=0
