@@ -4,7 +4,7 @@
 # node's image registry, the custom metrics adapter, Helm, Traefik; the node's Debian packages), then each platform's
 # deploy/<platform>/build.sh and deploy/<platform>/build-*.sh in the order of PLATFORMS, with Prometheus and
 # AlertManager beside them (they make images on Debian roots with mmdebstrap, as Knative does, so after the packages;
-# on a fresh machine Prometheus alone was 327 s at the end of one chain). Each component's name is appended to DONE
+# on fresh machines Prometheus took 327 s, and 633 s beside the platforms on 2026-12-03). Each component's name is appended to DONE
 # once it is built (kube registry metrics-adapter helm traefik packages prometheus, then each platform), so that a
 # tier waits for what it needs only (scripts/components.sh await) while the rest builds on. Exit: the first
 # failure's, else Prometheus's.
