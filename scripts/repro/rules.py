@@ -17,6 +17,9 @@ A check is one of
     ranges: EXPR   holds on the ranges: each name has .lo, .hi and .med (e.g. a.lo > b.hi: disjoint);
 with `for: {x: [..]}` the check holds for every value, each substituted for {x} in the figures' cells.
 A rule's verdict: every check holds: reproduces; none: does not reproduce; some: partly.
+A check reads the repetitions in which no figure's cell was marked invalid by the run (valid: false: the
+hypervisor's steal, the generator's lag), saying which it left out and why; with half or fewer left, the rule
+is not judged.
 
 Rules are append-only: a registered rule is never edited (a test reads the rules file's git history). A
 later rule with `amends: ID` is an amendment, shown after the rule it amends and labelled post hoc; the
@@ -377,10 +380,27 @@ def figure_cell(rule_id, name, fig, subst):
 
 
 def invalid_read(run, cell, reps):
-    """The repetitions reps of cell that the run marked invalid (valid: false: the hypervisor's steal, the
-    generator's lag), as "CELL rN": a figure read from them is said beside the verdict, never hidden."""
+    """The repetitions of reps in which the run marked cell invalid (valid: false: the hypervisor's steal, the
+    generator's lag): {rep: "CELL rN (why)"}, why from the cell's first "invalid: " warning."""
     cells = run.cells().get(cell) or {}
-    return [f"{cell} r{r}" for r in reps if r in cells and cells[r].get("valid") is False]
+    out = {}
+    for r in reps:
+        c = cells.get(r) or {}
+        if c.get("valid") is False:
+            why = next((w.removeprefix("invalid: ") for w in c.get("warnings") or [] if w.startswith("invalid: ")), "")
+            out[r] = f"{cell} r{r}" + (f" ({why})" if why else "")
+    return out
+
+
+def valid_reps(rule_id, expr, reps, left):
+    """The repetitions a check reads: those in which no figure's cell was marked invalid, when they are more than
+    half of them (one repetition of one, two of three, three of five); else the check cannot be read. A figure
+    from an invalid cell is never read: its verdict would rest on a measurement the run itself refused."""
+    valid = [r for r in reps if r not in left]
+    if len(valid) * 2 <= len(reps):
+        raise RuleError(f"{rule_id}: {expr}: {len(valid)} of {len(reps)} repetitions valid, too few to judge "
+                        f"(invalid: {', '.join(w for r in sorted(left) for w in left[r])})")
+    return valid
 
 
 def figure(run, rule_id, name, fig, cell):
@@ -519,8 +539,15 @@ def judge_check(rule, check, runs):
         reps = sorted(set.intersection(*[set(v) for v in figs.values()])) if figs else []
         if not reps:
             raise RuleError(f"{rule['id']}: {expr}: no repetition has every figure")
+        left = {}  # rep -> the invalid cells that leave it out
         for run, cell in read.values():
-            bad += [b for b in invalid_read(run, cell, reps) if b not in bad]
+            for r, why in invalid_read(run, cell, reps).items():
+                left.setdefault(r, [])
+                if why not in left[r]:
+                    left[r].append(why)
+        reps = valid_reps(rule["id"], expr, reps, left)
+        bad += [w for r in sorted(left) for w in left[r] if w not in bad]
+        figs = {k: {r: v[r] for r in reps} for k, v in figs.items()}
         if mode == "every":
             per = [(evaluate(expr, {k: v[r] for k, v in figs.items()}), _values(expr, {k: v[r] for k, v in figs.items()})) for r in reps]
             ok = all(h for h, _ in per)
@@ -537,7 +564,7 @@ def judge_check(rule, check, runs):
         parts.append(f"{label + ': ' if label else ''}{shown} {'✓' if ok else '✗'}")
     detail = "; ".join(parts)
     if bad:
-        detail += f" (read from {len(bad)} cell(s) the run marked invalid: {', '.join(bad)})"
+        detail += f" (left out, the run marked them invalid: {', '.join(bad)})"
     return held, detail
 
 

@@ -573,13 +573,32 @@ def test_a_withdrawn_run_is_listed_read_by_no_check_and_counted_nowhere(tmp_path
     assert c["nuclio"]["not yet judged"] == 1 and sum(c["nuclio"][v] for v in rules.VERDICTS) == 1
 
 
-def test_a_figure_read_from_an_invalid_cell_is_said(tmp_path):
-    # The steal (or the generator's lag) marks a cell valid: false; its figure is still read, and said beside the
-    # detail, by cell and repetition; a run of valid cells says nothing more.
-    run = make_run(tmp_path, "a", {"f/workers=1": [{"throughput_rps": 100}, {"throughput_rps": 100, "valid": False}, {"throughput_rps": 100}],
-                                   "f/workers=4": [{"throughput_rps": 250, "valid": False}, {"throughput_rps": 250}, {"throughput_rps": 250, "valid": True}]})
+def test_a_repetition_the_run_marked_invalid_is_left_out_and_said(tmp_path):
+    # The steal (or the generator's lag) marks a cell valid: false: its repetition is read by no check, and said
+    # beside the detail with the run's reason; here it is the one that would fail the rule.
+    bad = {"throughput_rps": 100, "valid": False, "warnings": ["invalid: second 2: the hypervisor stole 5.4% of CPU time (threshold 5.0%)"]}
+    run = make_run(tmp_path, "a", {"f/workers=1": [{"throughput_rps": 100}, {"throughput_rps": 100}, bad],
+                                   "f/workers=4": [{"throughput_rps": 250}, {"throughput_rps": 260, "valid": True}, {"throughput_rps": 120}]})
     word, res = rules.judge(RULE, {"*": run})
-    assert word == "reproduces"
-    assert res[0][2] == "2.5 / 2.5 / 2.5 ✓ (read from 2 cell(s) the run marked invalid: f/workers=1 r2, f/workers=4 r1)"
+    assert word == "reproduces", res
+    assert res[0][2] == ("2.5 / 2.6 ✓ (left out, the run marked them invalid: f/workers=1 r3 "
+                         "(second 2: the hypervisor stole 5.4% of CPU time (threshold 5.0%)))"), res
+    # median: and ranges: read the valid repetitions only as well
+    med = dict(RULE, checks=[{"name": "m", "median": "w4 / w1 >= 2"}, {"name": "r", "ranges": "w4.lo > w1.hi"}])
+    word, res = rules.judge(med, {"*": run})
+    assert word == "reproduces" and res[1][2].startswith("w1 100 [100–100]; w4 255 [250–260] ✓"), res
     ok = make_run(tmp_path, "b", {"f/workers=1": [{"throughput_rps": 100}] * 3, "f/workers=4": [{"throughput_rps": 250}] * 3})
     assert rules.judge(RULE, {"*": ok})[1][0][2] == "2.5 / 2.5 / 2.5 ✓"
+
+
+def test_a_check_with_half_its_repetitions_invalid_is_not_judged(tmp_path):
+    # Two repetitions of three left out (each figure's cell invalid in a different one): one valid is too few.
+    run = make_run(tmp_path, "a", {"f/workers=1": [{"throughput_rps": 100}, {"throughput_rps": 100, "valid": False}, {"throughput_rps": 100}],
+                                   "f/workers=4": [{"throughput_rps": 250, "valid": False}, {"throughput_rps": 250}, {"throughput_rps": 250}]})
+    with pytest.raises(rules.RuleError, match=r"1 of 3 repetitions valid, too few to judge \(invalid: f/workers=4 r1, f/workers=1 r2\)"):
+        rules.judge(RULE, {"*": run})
+    r = dict(RULE, seed=3, claim="x", study={"line": 1, "quote": "q"})
+    assert rules._judged(r, {"*": run}, {}, ["local"])[1:] == ("not judged", "not judged")
+    one = make_run(tmp_path, "b", {"f/workers=1": [{"throughput_rps": 100}], "f/workers=4": [{"throughput_rps": 250, "valid": False}]})
+    with pytest.raises(rules.RuleError, match="0 of 1 repetitions valid"):
+        rules.judge(RULE, {"*": one})
