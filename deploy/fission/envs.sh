@@ -25,6 +25,9 @@ envs=("$@")
 [ ${#envs[@]} -gt 0 ] || envs=(python nodejs go)
 ENVS_DIR="$FB_CACHE/fission-envs-$(_fb_hash deploy/fission/envs.sh deploy/fission/env-*.Dockerfile deploy/fission/builder-*.Dockerfile $(find imagebuild -name "*.go" -not -name "*_test.go" | sort) <(grep -E '^fission(-environments)?	' deploy/shared/pins.tsv) <(go version))"
 mkdir -p "$ENVS_DIR"
+# One build at a time (make test's background builds and a tier, two users of one cache).
+exec 9>"$FB_CACHE/.lock-fission-envs-build"
+flock 9
 src=$(deploy/shared/upstream.sh fission-environments)
 commit=$(awk -F'\t' '$1 == "fission-environments" {print $3}' deploy/shared/pins.tsv)
 [ -x bin/faasbench ] || CGO_ENABLED=0 go build -o bin/faasbench ./cmd/faasbench

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # deploy/fission/node-test.sh DIR: Fission's part of make test's real-node tier: an environment image, the
-# v1.27.0 chart, three runs and their checks, a killed run cleaned by platform clean, and Fission removed.
+# v1.27.0 chart, three runs and their checks, a run on Fission's own Python environment, a killed run cleaned by
+# platform clean, and Fission removed.
 # deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
 # it leaves the node as it found it (Fission removed). Alone: start a node (deploy/node/up.sh DIR/node) first.
 set -euo pipefail
@@ -23,5 +24,13 @@ python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-executors/*/)" --f
 # newdeploy at zero: the router holds the request while the executor starts a pod (kind pod); poolmgr after
 # Fission's idle reaper: the executor specialises the pool's warm pod for the request (kind specialisation).
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-coldstart/*/)" --cold-verified 2 --cold-kind pod=1 --cold-kind specialisation=1
+# Fission's own Python environment (fission/environments python/: Flask and bjoern; built by make test's background
+# builds, deploy/fission/build-envs.sh): hello packaged for it, newdeploy and poolmgr, through the router and at a pod.
+pyenv=ko.local/fission/python-env:$(awk -F'\t' '$1 == "fission-environments" {print substr($3, 1, 12)}' deploy/shared/pins.tsv)
+scripts/phase.sh "fission: its own Python environment imported (deploy/fission/envs.sh)" deploy/fission/envs.sh "$DIR/node" python
+scripts/phase.sh "faasbench run on fission (fission-envs: hello on Fission's Python environment)" env KUBECONFIG="$KUBECONFIG" \
+  deploy/node/smoke-run.sh examples/realnode/fission-envs.yaml --results "$DIR/runs-fission-envs" --set 'load.concurrency=[1]' \
+  --set "functions=[{name: hello-py-env-nd, workload: hello, language: python, replicas: 1, settings: {executor: newdeploy, env_image: \"$pyenv\", grace_period: \"2\"}}, {name: hello-py-env-pm, workload: hello, language: python, concurrency: 4, settings: {executor: poolmgr, env_image: \"$pyenv\", pool_size: \"1\", grace_period: \"2\"}}]"
+python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-fission-envs/*/)" --failed-max 0 --instances env-=1
 scripts/phase.sh "fission: a run killed with SIGKILL, then platform clean" deploy/fission/killed.sh "$DIR"
 scripts/phase.sh "fission remove" deploy/fission/down.sh "$DIR/node"
