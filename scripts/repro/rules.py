@@ -381,13 +381,14 @@ def figure_cell(rule_id, name, fig, subst):
 
 def invalid_read(run, cell, reps):
     """The repetitions of reps in which the run marked cell invalid (valid: false: the hypervisor's steal, the
-    generator's lag): {rep: "CELL rN (why)"}, why from the cell's first "invalid: " warning."""
+    generator's lag, no success): {rep: "CELL rN (why)"}, why from the cell's first "invalid: " warning, else its first."""
     cells = run.cells().get(cell) or {}
     out = {}
     for r in reps:
         c = cells.get(r) or {}
         if c.get("valid") is False:
-            why = next((w.removeprefix("invalid: ") for w in c.get("warnings") or [] if w.startswith("invalid: ")), "")
+            ws = c.get("warnings") or []
+            why = next((w.removeprefix("invalid: ") for w in ws if w.startswith("invalid: ")), ws[0] if ws else "")
             out[r] = f"{cell} r{r}" + (f" ({why})" if why else "")
     return out
 
@@ -408,7 +409,15 @@ def figure(run, rule_id, name, fig, cell):
     reps = run.cells().get(cell)
     if not reps:
         raise RuleError(f"{rule_id}: figure {name}: run {run.run_id} has no cell {cell}")
-    return {rep: metric(c, fig["metric"], rule_id, fig.get("where")) for rep, c in sorted(reps.items())}
+    out = {}
+    for rep, c in sorted(reps.items()):
+        try:
+            out[rep] = metric(c, fig["metric"], rule_id, fig.get("where"))
+        except RuleError:
+            if c.get("valid") is not False:
+                raise
+            out[rep] = None  # a cell the run marked invalid may have no figure (no success): left out (judge_check)
+    return out
 
 
 # --- expressions ------------------------------------------------------------------------------------------

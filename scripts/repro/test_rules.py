@@ -589,6 +589,17 @@ def test_a_repetition_the_run_marked_invalid_is_left_out_and_said(tmp_path):
     assert word == "reproduces" and res[1][2].startswith("w1 100 [100–100]; w4 255 [250–260] ✓"), res
     ok = make_run(tmp_path, "b", {"f/workers=1": [{"throughput_rps": 100}] * 3, "f/workers=4": [{"throughput_rps": 250}] * 3})
     assert rules.judge(RULE, {"*": ok})[1][0][2] == "2.5 / 2.5 / 2.5 ✓"
+    # An invalid cell whose figure is null (no request succeeded: no latency) is left out too, not unreadable;
+    # the same null in a valid cell still is.
+    lat = dict(RULE, figures={"w1": {"cell": "f/workers=1", "metric": "latency_ms.p50"}, "w4": {"cell": "f/workers=4", "metric": "latency_ms.p50"}},
+               checks=[{"name": "p50", "every": "w1 >= w4"}])
+    run = make_run(tmp_path, "c", {"f/workers=1": [{"latency_ms": {"p50": 2}}] * 2 + [{"latency_ms": {"p50": None}, "valid": False, "warnings": ["no request succeeded", "1 of 1 requests failed (100.00%)"]}],
+                                   "f/workers=4": [{"latency_ms": {"p50": 1}}] * 3})
+    assert rules.judge(lat, {"*": run})[1][0][2] == "2 vs 1 / 2 vs 1 ✓ (left out, the run marked them invalid: f/workers=1 r3 (no request succeeded))"
+    run = make_run(tmp_path, "d", {"f/workers=1": [{"latency_ms": {"p50": 2}}] * 2 + [{"latency_ms": {"p50": None}}],
+                                   "f/workers=4": [{"latency_ms": {"p50": 1}}] * 3})
+    with pytest.raises(rules.RuleError, match="has no value"):
+        rules.judge(lat, {"*": run})
 
 
 def test_a_check_with_half_its_repetitions_invalid_is_not_judged(tmp_path):
