@@ -186,20 +186,28 @@ func checkRouter(ctx context.Context, cfg Config) error {
 	return err
 }
 
-// DirectEndpoints implements platform.DirectCaller for the container
-// executor: every ready pod of the function on the port its container
-// declares (kube.Port), past the router. A poolmgr or newdeploy pod serves
-// the environment's server on 8888 behind the fetcher's specialisation.
+// DirectEndpoints implements platform.DirectCaller: every ready pod that
+// serves the function, past the router. A container function's pods on the
+// port its container declares (kube.Port); a poolmgr or newdeploy pod serves
+// the environment's server on 8888 behind the fetcher's specialisation. Of a
+// poolmgr function only the pool pods Fission has specialised for it and
+// admits into its Service (ServedLabel): the pool's generic pods carry the
+// function's labels too (its Environment's), and a call at one is answered
+// 500 by Fission's environment (python/server.py userfunc_call: no function
+// loaded). Found on the real node: a direct cell took a generic pod (the
+// first in the API's list) and measured 3314 of those 500s.
 func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, error) {
 	s, ok := p.functions.Get(name)
 	if !ok {
 		return nil, fmt.Errorf("direct endpoints of %s: not deployed by this run", name)
 	}
-	port := kube.Port
-	if s.Executor != Container {
-		port = EnvPort
+	switch s.Executor {
+	case Container:
+		return p.PodEndpoints(ctx, name, kube.Port)
+	case PoolMgr:
+		return p.PodEndpointsWhere(ctx, name, servedSelector(name), EnvPort)
 	}
-	return p.PodEndpoints(ctx, name, port)
+	return p.PodEndpoints(ctx, name, EnvPort)
 }
 
 // EnvPort is the port of an environment's server in a poolmgr or newdeploy

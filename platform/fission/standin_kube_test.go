@@ -315,7 +315,8 @@ func executorServes(ctx context.Context, t *testing.T, p *fission.Platform, name
 // router answers 502 without the function's headers. A call with header
 // PodIPHeader stands for a call at that pod's own address (kube.PodEndpoints:
 // KWOK's pod IPs answer nothing), with the same 300 ms, dialled again with the real router's
-// backoff while it does not listen. /readyz answers 200,
+// backoff while it does not listen; at a generic pod of a poolmgr pool it is answered 500, as
+// Fission's environment answers a call before its specialisation. /readyz answers 200,
 // as the real router's once its routes are built. A function whose trigger
 // the stand-in has not installed yet (routes) is answered 404, as the real
 // router's mux answers it. It returns the router's URL.
@@ -343,6 +344,12 @@ func routerStandIn(t *testing.T, cl *kube.Cluster, rt *routes) string {
 		})
 		if err == nil && pod == "" && ip == "" && pin != "" { // the pinned pod is gone: a new connection
 			pod, listening, _, err = upstreams.PickWhere(r.Context(), cl.Namespace, "functionName="+name, keep)
+		}
+		if err == nil && pod == "" && ip != "" && genericPoolPod(r.Context(), cl, name, ip) {
+			// A call at a poolmgr pool pod not specialised yet: Fission's environment has no function
+			// loaded and Flask aborts it (python/server.py userfunc_call: abort(500)), no function headers.
+			http.Error(w, "Internal Server Error", http.StatusInternalServerError)
+			return
 		}
 		if ip == "" && pod != "" {
 			mu.Lock()
@@ -375,6 +382,21 @@ func routerStandIn(t *testing.T, cl *kube.Cluster, rt *routes) string {
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// genericPoolPod says whether ip is a ready generic pod of the pool of the
+// poolmgr function name (managed=true: not specialised).
+func genericPoolPod(ctx context.Context, cl *kube.Cluster, name, ip string) bool {
+	l, err := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=" + name})
+	if err != nil {
+		return false
+	}
+	for i := range l.Items {
+		if l.Items[i].Status.PodIP == ip && l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // PodIPHeader names the pod a stand-in router call stands for.

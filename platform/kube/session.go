@@ -134,7 +134,19 @@ func (s *Session) waitReplicas(ctx context.Context, name string, n int, hold fun
 // not being deleted: the platforms' platform.DirectCaller, each with the port
 // its pods serve on (no gateway in the path).
 func (s *Session) PodEndpoints(ctx context.Context, name string, port int) ([]string, error) {
-	pods, err := s.Cluster.Client.CoreV1().Pods(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: s.Selector(name)})
+	return s.PodEndpointsWhere(ctx, name, "", port)
+}
+
+// PodEndpointsWhere is PodEndpoints among the function's pods that also match
+// the label selector also ("": all of them): a platform whose pods do not all
+// serve the function (Fission's poolmgr pool, whose generic pods carry the
+// function's labels until one is specialised) names the ones that do.
+func (s *Session) PodEndpointsWhere(ctx context.Context, name, also string, port int) ([]string, error) {
+	sel := s.Selector(name)
+	if also != "" {
+		sel += "," + also
+	}
+	pods, err := s.Cluster.Client.CoreV1().Pods(s.Namespace()).List(ctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return nil, fmt.Errorf("pods of %s: %w", name, err)
 	}
