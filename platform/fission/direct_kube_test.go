@@ -36,13 +36,13 @@ func TestDirectEndpointsOfAPoolmgrFunctionAreItsSpecialisedPods(t *testing.T) {
 	// The pool's Deployment replaces the pod it lost with a new generic one.
 	var genericIP string
 	err := kube.Poll(ctx, 30*time.Second, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
-		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=hello-pool"})
+		g, err := readyGenericPods(ctx, p.Cluster, "hello-pool")
 		if err != nil {
 			return false, err
 		}
-		for i := range l.Items {
-			if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) && l.Items[i].Status.PodIP != "" {
-				genericIP = l.Items[i].Status.PodIP
+		for i := range g {
+			if g[i].Status.PodIP != "" {
+				genericIP = g[i].Status.PodIP
 				return true, nil
 			}
 		}

@@ -384,15 +384,31 @@ func routerStandIn(t *testing.T, cl *kube.Cluster, rt *routes) string {
 	return srv.URL
 }
 
-// genericPoolPod says whether ip is a ready generic pod of the pool of the
-// poolmgr function name (managed=true: not specialised).
-func genericPoolPod(ctx context.Context, cl *kube.Cluster, name, ip string) bool {
+// readyGenericPods are the ready generic pods of the pool of the poolmgr
+// function name (managed=true: not specialised) that are not being deleted.
+func readyGenericPods(ctx context.Context, cl *kube.Cluster, name string) ([]corev1.Pod, error) {
 	l, err := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=" + name})
+	if err != nil {
+		return nil, err
+	}
+	var out []corev1.Pod
+	for i := range l.Items {
+		if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+			out = append(out, l.Items[i])
+		}
+	}
+	return out, nil
+}
+
+// genericPoolPod says whether ip is a ready generic pod of the pool of the
+// poolmgr function name.
+func genericPoolPod(ctx context.Context, cl *kube.Cluster, name, ip string) bool {
+	pods, err := readyGenericPods(ctx, cl, name)
 	if err != nil {
 		return false
 	}
-	for i := range l.Items {
-		if l.Items[i].Status.PodIP == ip && l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
+	for i := range pods {
+		if pods[i].Status.PodIP == ip {
 			return true
 		}
 	}
@@ -414,17 +430,12 @@ func specialise(ctx context.Context, t *testing.T, p *fission.Platform, name str
 	pods := p.Cluster.Client.CoreV1().Pods(p.Namespace())
 	var pod string
 	err := kube.Poll(ctx, 30*time.Second, 50*time.Millisecond, func(ctx context.Context) (bool, error) {
-		l, err := pods.List(ctx, metav1.ListOptions{LabelSelector: "executorType=poolmgr,managed=true,environmentName=" + name})
-		if err != nil {
+		g, err := readyGenericPods(ctx, p.Cluster, name)
+		if err != nil || len(g) == 0 {
 			return false, err
 		}
-		for i := range l.Items {
-			if l.Items[i].DeletionTimestamp == nil && kube.PodReady(&l.Items[i]) {
-				pod = l.Items[i].Name
-				return true, nil
-			}
-		}
-		return false, nil
+		pod = g[0].Name
+		return true, nil
 	})
 	if err != nil {
 		t.Fatalf("no ready generic pod in %s's pool: %v", name, err)
