@@ -29,6 +29,8 @@ Each verdict has a class: measured; by construction (the stand-in was configured
 differs (the run is not the study's design), both from docs/reproductions/designs.yaml, which says which
 setting or how; did not happen (what a figure measures, a scale-up, a scale-down, never happened in the
 run: a failure of that check); not judged (a figure could not be read, with the reason).
+A design note may instead say a rule is not measurable here on a platform (what it reads does not exist there as
+this project deploys it): the row says why, and a run made there anyway is listed, never judged.
 
 A run directory holding withdrawn.txt (why its figures are not the platform's, found after the run: never a
 verdict one dislikes) is listed, read by no check and counted nowhere; the rule's run before it counts.
@@ -75,8 +77,11 @@ NULL_MEANS = {
     "scaling.scale_down_s": "no scale-down after the load",
 }
 
-# The classes a design note gives a rule's verdict (docs/reproductions/designs.yaml).
-DESIGN_CLASSES = ("by construction", "design differs")
+# The classes a design note gives a rule's verdict (docs/reproductions/designs.yaml). NOT_MEASURABLE is not
+# a class of a verdict but the reason there is none: what the rule reads cannot be measured on that platform as
+# this project deploys it (one OpenWhisk invoker where the rule counts invokers); a run there is listed, not judged.
+NOT_MEASURABLE = "not measurable here"
+DESIGN_CLASSES = ("by construction", "design differs", NOT_MEASURABLE)
 
 
 def load(path=RULES):
@@ -126,14 +131,23 @@ def load_designs(doc, path=DESIGNS):
         plats = n.get("platforms")
         if plats is not None and (not isinstance(plats, list) or not set(plats) <= set(r["platforms"])):
             raise RuleError(f"{where} ({r['id']}): platforms {plats!r} are not among the rule's {r['platforms']}")
+        if n["class"] == NOT_MEASURABLE and (not plats or compared(r)):
+            raise RuleError(f"{where} ({r['id']}): {NOT_MEASURABLE} names the platforms it is about, and a rule that "
+                            "compares platforms is judged from one campaign: say it in a design differs note instead")
         out.setdefault(r["id"], []).append((plats, n["class"], norm(str(n["why"]))))
     return out
 
 
 def design_class(designs, rule_id, platforms):
     """The design notes' class of a rule's verdict on these platforms: '' (measured) or 'CLASS: why; ...'."""
-    hit = [f"{c}: {why}" for plats, c, why in designs.get(rule_id, []) if plats is None or set(plats) & set(platforms)]
+    hit = [f"{c}: {why}" for plats, c, why in designs.get(rule_id, [])
+           if c != NOT_MEASURABLE and (plats is None or set(plats) & set(platforms))]
     return "; ".join(hit)
+
+
+def not_measurable(designs, rule_id, platform):
+    """Why the rule cannot be measured on platform as this project deploys it ('' when it can)."""
+    return "; ".join(why for plats, c, why in designs.get(rule_id, []) if c == NOT_MEASURABLE and platform in plats)
 
 
 def _check_names(r):
@@ -645,7 +659,7 @@ def in_table_order(rules_):
     return out
 
 
-VERDICTS = ["reproduces", "partly", "does not reproduce", "not judged", "not yet judged"]
+VERDICTS = ["reproduces", "partly", "does not reproduce", "not judged", "not yet judged", NOT_MEASURABLE]
 CLASSES = ["measured", "by construction", "design differs", DID_NOT_HAPPEN]
 ACROSS = "across platforms"
 
@@ -747,10 +761,15 @@ def _rows(r, cited, designs):
     else:
         for p in r["platforms"]:
             mine = [x for x in judged if x.platform == p]
+            why = not_measurable(designs, r["id"], p)
             if not mine:
-                rows.append((p, "no run under this rule yet", "", "not yet judged", ""))
+                rows.append((p, "no run under this rule", f"{NOT_MEASURABLE}: {why}", NOT_MEASURABLE, "")
+                            if why else (p, "no run under this rule yet", "", "not yet judged", ""))
             for x in mine:
                 cell = f"{x.run_id} ({x.commit[:7]}){'' if x.status == 'complete' else ', ' + x.status}"
+                if why:
+                    rows.append((p, cell, f"{NOT_MEASURABLE} (docs/reproductions/designs.yaml), so not read: {why}", "not judged", "not judged"))
+                    continue
                 if getattr(x, "withdrawn", ""):
                     rows.append((p, cell + ", withdrawn", f"withdrawn ({WITHDRAWN}): {x.withdrawn}", "not judged", "not judged"))
                     continue

@@ -424,7 +424,38 @@ def test_the_counts_take_each_rules_latest_run_per_platform(tmp_path):
     assert c["openfaas"]["reproduces"] == 1 and c["openfaas"]["partly"] == 0 and c["openfaas"]["design differs"] == 1
     assert c["openfaas"]["measured"] == 0 and c["nuclio"]["not yet judged"] == 1 and c["nuclio"]["design differs"] == 0
     table = rules.counts_table(c)
-    assert "| local | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 |" in table
+    assert "| local | 1 | 1 | 0 | 0 | 0 | 0 | 0 | 0 | 1 | 1 | 0 |" in table
+
+
+def test_a_rule_not_measurable_on_a_platform_is_said_so_and_never_judged_there(tmp_path):
+    """A design note "not measurable here" (one OpenWhisk invoker where the rule counts invokers): the platform's
+    row says why instead of "not yet judged", counts under its own column, and a run made there anyway is listed
+    but not judged; the note must name its platforms."""
+    rule = dict(SCALE, id="t-nm", platforms=["local", "openwhisk"])
+    doc = {"rules": [rule]}
+    notes = tmp_path / "designs.yaml"
+    notes.write_text("notes:\n  - {rule: t-nm, platforms: [openwhisk], class: not measurable here, why: 'one invoker'}\n")
+    d = rules.load_designs(doc, notes)
+    assert rules.not_measurable(d, "t-nm", "openwhisk") == "one invoker" and rules.not_measurable(d, "t-nm", "local") == ""
+    assert rules.design_class(d, "t-nm", ["openwhisk"]) == ""
+    up = {"f/autoscale": [{"scaling": {"first_scale_up_s": 4, "max_replicas": 3,
+                                       "samples": [{"t": 0, "desired": 1}, {"t": 2, "desired": 3}]}}] * 3}
+    rows = rules._rule_rows(rule, [make_run(tmp_path, "l", up)], d)
+    assert rows[0].endswith("| **reproduces** | measured |")
+    assert rows[1].endswith("| openwhisk | no run under this rule | not measurable here: one invoker | not measurable here |  |")
+    labels = {"faasbench.dev/rule": "t-nm"}
+    runs = [make_run(tmp_path, "a", up, labels), make_run(tmp_path, "b", up, labels, platform="openwhisk")]
+    rows = rules._rule_rows(rule, runs, d)
+    assert "not measurable here (docs/reproductions/designs.yaml), so not read: one invoker | not judged | not judged |" in rows[1]
+    for run in runs:
+        run.rules = [("t-nm", rules.rule_hash(rule))]
+    c = rules.counts(doc, runs[:1], d)
+    assert c["openwhisk"]["not measurable here"] == 1 and c["openwhisk"]["not yet judged"] == 0
+    assert c["local"]["reproduces"] == 1
+    for bad in ("{rule: t-nm, class: not measurable here, why: x}", "{rule: t-nm, platforms: [], class: not measurable here, why: x}"):
+        notes.write_text(f"notes:\n  - {bad}\n")
+        with pytest.raises(rules.RuleError, match="names the platforms it is about"):
+            rules.load_designs(doc, notes)
 
 
 # Known answers the operator sweep (make mutate-py) found unpinned: each seen failing on its mutant by hand.
