@@ -26,6 +26,8 @@ the expectation). Options add what the spec claims:
                          (deploy/node/platform_functions.py headerless_in)
  --starved              only say (exit 0 or 1) whether the run failed for the hypervisor's steal alone (every
                          cell invalid for it and nothing else): deploy/node/smoke-run.sh asks it
+  --resources FN         the run's timeline (timeline.json) sampled FN's instances: a sample with an instance
+                         using memory, and one with CPU (OpenWhisk's action pods through platform.options.pods)
   --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
                          cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
                          against workers=1/)
@@ -188,6 +190,26 @@ def check(run, failed_max=None, cold_verified=None, data_path=(), no_data_path=(
     return problems
 
 
+def resource_problems(run, functions):
+    """What the run's timeline lacks of each function's per-instance CPU and memory."""
+    if not functions:
+        return []
+    try:
+        tl = json.loads((pathlib.Path(run) / "timeline.json").read_text())
+    except (OSError, ValueError) as e:
+        return [f"timeline.json: {e}"]
+    out = []
+    for fn in functions:
+        mine = [s for s in tl.get("samples") or [] if s.get("function") == fn]
+        insts = [i for s in mine for i in s.get("instances") or []]
+        if not any((i.get("memory_mib") or 0) > 0 for i in insts):
+            out.append(f"timeline: no sample of {fn} has an instance using memory ({len(mine)} samples, {len(insts)} instance samples): "
+                       "its containers' resources were not sampled")
+        elif not any((s.get("cpu_cores") or 0) > 0 for s in mine):
+            out.append(f"timeline: no sample of {fn} has CPU used ({len(mine)} samples)")
+    return out
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run")
@@ -203,6 +225,7 @@ def main(argv):
     ap.add_argument("--starved", action="store_true")
     ap.add_argument("--headerless", action="append", default=[])
     ap.add_argument("--faster", action="append")
+    ap.add_argument("--resources", action="append")
     a = ap.parse_args(argv)
     if a.starved:
         manifest, summary, err = load_run(a.run)
@@ -213,6 +236,7 @@ def main(argv):
     problems = check(a.run, a.failed_max, a.cold_verified, pairs(a.data_path), pairs(a.no_data_path),
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
                      pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless, pairs(a.faster, float))
+    problems += resource_problems(a.run, a.resources)
     for p in problems:
         print("check-run:", p, file=sys.stderr)
     summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}

@@ -150,7 +150,10 @@ def functions_for(spec, platform):
         code_file = kubeless_code_file(f) if platform == "kubeless" and "runtime" not in st and "image" not in st else None
         if code_file:
             f = dict(f, settings=dict(st, runtime=KUBELESS_RUNTIME, code_file=code_file))
-        if platform == "openwhisk" and st.get("routing") == "sharding":
+        # Sharding over modelled invokers is the figure where a run counts each instance's share (Figs 5.7, 5.10); in
+        # an autoscale run (Fig 5.8: CPU over time, the instances together) it only spreads the load, which
+        # OpenWhisk's own balancer does on its one invoker: there it goes with the other local models.
+        if platform == "openwhisk" and st.get("routing") == "sharding" and spec.get("kind") != "autoscale":
             raise ValueError(f"functions: {f.get('name') or f['workload']}: settings.routing sharding models OpenWhisk's "
                              f"balancer over {f.get('replicas', 1)} invokers (an instance each); the real node's OpenWhisk "
                              "(deploy/openwhisk/up.sh, standalone) has one invoker: the figure cannot be run there")
@@ -159,7 +162,10 @@ def functions_for(spec, platform):
             # balancer within an invoker and its queue (routing least-outstanding, queue_timeout) and the containers
             # an invoker's user memory holds (replicas: 2048 MB over the action's memory). On OpenWhisk the
             # deployment's own limit, balancer, queue and container pool do it, as the study met them.
-            f = {k: v for k, v in f.items() if k != "replicas"}
+            # With sharding, concurrency is an invoker's slots (8: OpenWhisk's default), not an action's
+            # intra-container concurrency (1, as the study left it): it goes too.
+            drop = {"replicas", "concurrency"} if st.get("routing") == "sharding" else {"replicas"}
+            f = {k: v for k, v in f.items() if k not in drop}
             f["settings"] = {k: v for k, v in st.items() if k not in OPENWHISK_LOCAL_MODELS}
             if not f["settings"]:
                 del f["settings"]

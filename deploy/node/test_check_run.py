@@ -296,3 +296,21 @@ def test_starved_says_whether_steal_alone_failed_the_run(good, tmp_path):
     assert check_run.main([mutated(good, tmp_path / "b", starve([STOLE, "invalid: the generator sent 10 of 20"])), "--starved"]) == 1
     assert check_run.main([str(good), "--starved"]) == 1
     assert check_run.main([str(tmp_path / "none"), "--starved"]) == 1
+
+
+def test_resources_asks_the_timeline_for_the_functions_instances(good, tmp_path):
+    """--resources FN: the local platform samples its instances (a good run passes); a timeline without FN's
+    instances, or with no memory, fails naming FN; a function the run did not have fails."""
+    tl = json.loads((good / "timeline.json").read_text())
+    fn = next(s["function"] for s in tl["samples"] if s.get("instances"))
+    assert check_run.resource_problems(str(good), [fn]) == []
+    assert check_run.main([str(good), "--resources", fn]) == 0
+    bare = copy.deepcopy(tl)
+    for s in bare["samples"]:
+        s["instances"], s["memory_mib"] = [], 0
+    d = tmp_path / "bare"
+    shutil.copytree(good, d)
+    (d / "timeline.json").write_text(json.dumps(bare))
+    assert [p.split(":")[1].strip().split(" has")[0] for p in check_run.resource_problems(str(d), [fn])] == [f"no sample of {fn}"]
+    assert check_run.main([str(d), "--resources", fn]) == 1
+    assert check_run.resource_problems(str(good), ["nope"])[0].startswith("timeline: no sample of nope")

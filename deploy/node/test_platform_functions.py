@@ -212,6 +212,16 @@ def test_openwhisk_runs_the_ram_quotas_with_its_own_balancer_queue_and_container
         pf.functions_for(spec("004-heavy-vs-light.yaml"), "openwhisk")
 
 
+def test_openwhisk_runs_the_cpu_timeline_on_its_own_balancer():
+    # Fig 5.8's CPU over time (kind autoscale): the sharding over four modelled invokers, their replicas, slots
+    # (concurrency 8) and queue go; OpenWhisk's balancer spreads the load on its one invoker, one activation a
+    # container (its default, the study's), and the timeline sums its containers' CPU.
+    fns = pf.functions_for(spec("004-weather-cpu.yaml"), "openwhisk")
+    assert [(f["name"], "replicas" in f, f.get("settings"), "concurrency" in f) for f in fns] == [
+        ("weather", False, None, False), ("prime", False, None, False)]
+    assert fns[0]["env"] == {"FB_UPSTREAM_URL": "${upstream.url}"}
+
+
 def test_main_prints_the_install(capsys):
     study, plain = str(ROOT / "examples/003-autoscale-steady-study.yaml"), str(ROOT / "examples/003-autoscale-bursty-study.yaml")
     assert pf.main(["--install", "openfaas", study, plain]) == 0

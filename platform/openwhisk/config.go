@@ -58,6 +58,9 @@ type Config struct {
 	// OpenWhisk on its Kubernetes cluster (platform.options.servers; servers.go), OpenWhisk's image prefix
 	// and tag where they name none.
 	Servers map[string]any
+	// Pods is where the action pods run (platform.options.pods; pods.go), for their CPU and memory; nil: not
+	// sampled (OpenWhisk's API says nothing of its containers).
+	Pods *PodsConfig
 }
 
 // Deployments are the values of platform.options.deployment, with what the fingerprint says differs from
@@ -71,7 +74,7 @@ var Deployments = map[string]string{
 		"nginx configured as deploy-kube's (deploy/openwhisk/nginx.conf; Debian bookworm's nginx 1.22 for its 1.21.1)",
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "servers", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "servers", "pods", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
@@ -80,8 +83,8 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		DrainQuiet: 10 * time.Second, DrainTimeout: 10 * time.Minute}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
-		if k == "cpus" || k == "servers" {
-			continue // servers: read last, with the image prefix and tag
+		if k == "cpus" || k == "servers" || k == "pods" {
+			continue // servers: read last, with the image prefix and tag; pods: a map (pods.go)
 		}
 		s, err := platform.OptionString(k, pc.Options[k])
 		switch {
@@ -154,6 +157,9 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		}
 	}
 	var err error
+	if c.Pods, err = parsePods(pc.Options["pods"]); err != nil {
+		return c, err
+	}
 	c.Servers, err = serverOptions(pc.Options["servers"], c)
 	return c, err
 }

@@ -45,6 +45,8 @@ type Platform struct {
 	deployedAt sync.Map
 	// srv runs baseline.server's servers beside OpenWhisk (servers.go).
 	srv servers
+	// pods samples the action pods' CPU and memory (pods.go); nil without platform.options.pods.
+	pods platform.ResourceSampler
 }
 
 var (
@@ -55,10 +57,12 @@ var (
 	_ platform.NotReadyReporter = (*Platform)(nil)
 	_ platform.LoadChecker      = (*Platform)(nil)
 	_ platform.DirectCaller     = (*Platform)(nil)
+	_ platform.ResourceSampler  = (*Platform)(nil)
 )
 
-// New reads the options and the API key from $FB_OPENWHISK_AUTH.
-func New(_ context.Context, pc platform.Config) (*Platform, error) {
+// New reads the options and the API key from $FB_OPENWHISK_AUTH, and connects to the action pods' cluster when
+// platform.options.pods names it.
+func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 	cfg, err := ParseConfig(pc)
 	if err != nil {
 		return nil, err
@@ -67,7 +71,16 @@ func New(_ context.Context, pc platform.Config) (*Platform, error) {
 	if auth == "" || !strings.Contains(auth, ":") {
 		return nil, fmt.Errorf("%s must hold the API key as uuid:key (wsk property get --auth)", AuthEnv)
 	}
-	return Open(cfg, auth), nil
+	p := Open(cfg, auth)
+	pods, warns, err := openPods(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.pods = pods
+	for _, w := range warns {
+		p.Warn("platform.options.pods: " + w)
+	}
+	return p, nil
 }
 
 // Open is New with a parsed configuration and key.
@@ -105,6 +118,10 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 		f["differs_from_deploy_kube"] = d
 	}
 	f["validated"] = Validated
+	if p.cfg.Pods != nil {
+		// Where the action containers' CPU and memory came from (pods.go).
+		f["action_pods"] = map[string]any{"namespace": p.cfg.Pods.Kube.Namespace, "selector": ActionLabel + ", " + NamespaceLabel}
+	}
 	if info, err := p.c.Info(ctx); err == nil {
 		// The controller's info route (Controller.scala) says its limits and runtimes, not its build (the
 		// stand-in said a build, which the real one never did).

@@ -156,3 +156,15 @@ func (p *Platform) DirectEndpoints(ctx context.Context, name string) ([]string, 
 	}
 	return p.srv.endpoints(ctx, name)
 }
+
+// sample is a server's pods' CPU and memory, when the host samples them (the baseline platform does).
+func (s *servers) sample(ctx context.Context, name string) (platform.FunctionUsage, error) {
+	s.mu.Lock()
+	h := s.host
+	s.mu.Unlock()
+	rs, ok := h.(platform.ResourceSampler)
+	if !ok {
+		return platform.FunctionUsage{}, fmt.Errorf("server %s: its host samples no resources", name)
+	}
+	return rs.SampleResources(ctx, name)
+}

@@ -1,0 +1,139 @@
+package openwhisk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
+)
+
+// The action containers' CPU and memory. With the Kubernetes container factory every action container is a pod
+// in the invokers' namespace, and the invoker labels it with its action when it initialises it for one
+// (KubernetesContainer.initialize → KubernetesClient.addLabel: openwhisk/action, the action's name, and
+// openwhisk/namespace, its namespace); a stem cell (prewarm) has neither label until then, and keeps its
+// pod name (wsk<invoker>-<n>-prewarm-<kind>). OpenWhisk's API says nothing of containers, so per-container
+// usage comes from the cluster: platform.options.pods names it (kubeconfig, context, namespace: the invokers',
+// default openwhisk; prometheus_url), and the kube sampler reads the pods the labels select. The invoker
+// labels a pod only if its Role may patch pods (deploy-kube's invoker Role grants update and patch): without
+// it the edit fails, OpenWhisk goes on without the label, and no pod is ever selected.
+
+// ActionLabel and NamespaceLabel are the labels the invoker puts on an action's pods.
+const (
+	ActionLabel    = "openwhisk/action"
+	NamespaceLabel = "openwhisk/namespace"
+)
+
+// PodsConfig is platform.options.pods: where the action pods are.
+type PodsConfig struct {
+	Kube          kube.Options
+	PrometheusURL string
+}
+
+var podsKeys = []string{"kubeconfig", "context", "namespace", "prometheus_url"}
+
+// parsePods reads platform.options.pods (nil when not given). Errors name the option.
+func parsePods(v any) (*PodsConfig, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("platform.options.pods: want a map (kubeconfig, context, namespace, prometheus_url: the cluster the action pods run on), got %T", v)
+	}
+	c := &PodsConfig{Kube: kube.Options{Namespace: "openwhisk"}}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		s, err := platform.OptionString("pods."+k, m[k])
+		if err != nil {
+			return nil, err
+		}
+		switch k {
+		case "kubeconfig":
+			c.Kube.Kubeconfig = s
+		case "context":
+			c.Kube.Context = s
+		case "namespace":
+			if errs := validation.IsDNS1123Label(s); len(errs) > 0 {
+				return nil, fmt.Errorf("platform.options.pods.namespace: %q is not a namespace name: %s", s, strings.Join(errs, "; "))
+			}
+			c.Kube.Namespace = s
+		case "prometheus_url":
+			c.PrometheusURL = s
+		default:
+			return nil, fmt.Errorf("platform.options.pods.%s: unknown option (known: %s)", k, strings.Join(podsKeys, ", "))
+		}
+	}
+	return c, nil
+}
+
+// ActionSelector is the label selector of the pods the invoker initialised for action in namespace (an
+// action's own namespace; "_", the key's default namespace, is left out: the label holds the resolved name).
+// An action or namespace that cannot be a label value cannot have been labelled: the error says so.
+func ActionSelector(namespace, action string) (string, error) {
+	for _, v := range []string{action, namespace} {
+		if v == "_" && v == namespace {
+			continue
+		}
+		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
+			return "", fmt.Errorf("%q cannot be a label value, so the invoker cannot label its pods with it: %s", v, strings.Join(errs, "; "))
+		}
+	}
+	if namespace == "_" {
+		return ActionLabel + "=" + action, nil
+	}
+	return ActionLabel + "=" + action + "," + NamespaceLabel + "=" + namespace, nil
+}
+
+// openPods connects to the action pods' cluster and picks its usage source (kube.Cluster.NewSampler); nil
+// without platform.options.pods. Warnings (a coarse source, or none) are for the run's record.
+func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string, error) {
+	if c.Pods == nil {
+		return nil, nil, nil
+	}
+	cl, err := kube.Connect(c.Pods.Kube)
+	if err != nil {
+		return nil, nil, fmt.Errorf("platform.options.pods: %w", err)
+	}
+	if _, err := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
+		return nil, nil, fmt.Errorf("platform.options.pods: the action pods' namespace %s on %s: %w", cl.Namespace, cl.Source, err)
+	}
+	s, warns, err := cl.NewSampler(kube.SamplerOptions{PrometheusURL: c.Pods.PrometheusURL, SelectorOf: func(action string) string {
+		sel, err := ActionSelector(c.Namespace, action)
+		if err != nil {
+			return ActionLabel + "=" // selects nothing: the action cannot have been labelled
+		}
+		return sel
+	}})
+	if err != nil {
+		return nil, warns, fmt.Errorf("platform.options.pods: %w", err)
+	}
+	if s == nil {
+		return nil, warns, nil
+	}
+	return s, warns, nil
+}
+
+// errNoPods says why an action's containers are not sampled.
+var errNoPods = errors.New("OpenWhisk's API says nothing of its containers: give platform.options.pods (the cluster and namespace of the action pods) to sample their CPU and memory")
+
+// SampleResources implements platform.ResourceSampler: the CPU and memory of the pods the invoker labelled
+// with the action (the containers that have served it, warm or busy), or of a server's pods (servers.go).
+func (p *Platform) SampleResources(ctx context.Context, name string) (platform.FunctionUsage, error) {
+	if p.srv.is(name) {
+		return p.srv.sample(ctx, name)
+	}
+	if p.pods == nil {
+		return platform.FunctionUsage{}, errNoPods
+	}
+	if _, err := ActionSelector(p.cfg.Namespace, name); err != nil {
+		return platform.FunctionUsage{}, fmt.Errorf("action %s: %w", name, err)
+	}
+	return p.pods.SampleResources(ctx, name)
+}
