@@ -13,6 +13,9 @@
 # OPENFAAS_ALERT_RPS and OPENFAAS_ALERT_WINDOW (both or neither; deploy/node/platform_functions.py --install prints
 # them for a spec labelled autoscaling: study): the chart's scale-up alert fires above that rate and is held,
 # evaluated and notified every that window (deploy/openfaas/alert.py), not as the chart sets it.
+# OPENFAAS_READINESS_PERIOD (whole seconds): the function pods' readiness probe period, the chart's
+# faasnetes.readinessProbe.periodSeconds (default 2; its own comment: "Reduce to 1 for a faster cold-start"), which
+# faas-netes writes into every function's Deployment; the run's manifest records the probe as read from there.
 # Writes DIR/openfaas.env: OPENFAAS_GATEWAY (reached inside the node's network namespace only) and
 # OPENFAAS_PASSWORD_FILE (0600). Undone by deploy/openfaas/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
@@ -25,6 +28,12 @@ case "${OPENFAAS_ALERT_RPS:+r}${OPENFAAS_ALERT_WINDOW:+w}" in
 "" | rw) ;;
 *) echo "openfaas-up: OPENFAAS_ALERT_RPS and OPENFAAS_ALERT_WINDOW: give both or neither" >&2; exit 2 ;;
 esac
+probe=()
+if [ -n "${OPENFAAS_READINESS_PERIOD:-}" ]; then
+  [[ $OPENFAAS_READINESS_PERIOD =~ ^[1-9][0-9]?$ ]] || {
+    echo "openfaas-up: OPENFAAS_READINESS_PERIOD: '$OPENFAAS_READINESS_PERIOD': want whole seconds, 1 to 99 (the chart's faasnetes.readinessProbe.periodSeconds, default 2)" >&2; exit 2; }
+  probe=(--set "faasnetes.readinessProbe.periodSeconds=$OPENFAAS_READINESS_PERIOD")
+fi
 platform_up openfaas-up "$DIR" openfaas
 
 bin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
@@ -35,7 +44,7 @@ step "images imported"
 
 M="$DIR/openfaas"
 mkdir -p "$M" && chmod 0700 "$M"
-( umask 077; deploy/openfaas/render.sh > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
+( umask 077; deploy/openfaas/render.sh "${probe[@]}" > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
 alert="as the chart sets it: above 5 req/s for 5 s, evaluated every 15 s, notified every 30 s"
 if [ -n "${OPENFAAS_ALERT_RPS:-}" ]; then
   ( umask 077; python3 deploy/openfaas/alert.py --rps "$OPENFAAS_ALERT_RPS" --window "$OPENFAAS_ALERT_WINDOW" < "$M/openfaas.yaml" > "$M/openfaas-alert.yaml" ) ||
