@@ -7,7 +7,7 @@ echo 'platform.name=openwhisk'
 [ "${1:?usage: deploy/openwhisk/options.sh DIR|--dry}" != --dry ] || exit 0
 . "$1/openwhisk.env"
 echo 'platform.generator_cpus="1"'
-# pods: the action pods' CPU and memory (the run's $KUBECONFIG, the node's; the invoker's namespace).
-echo "platform.options={api_host: '$OPENWHISK_API', image_tag: local, container_factory: kubernetes, deployment: standalone-kcf, prewarm: 'nodejs:20:256', pods: {namespace: openwhisk}}"
+# pods_namespace: the action pods' CPU and memory (the run's $KUBECONFIG, the node's; the invoker's namespace).
+echo "platform.options={api_host: '$OPENWHISK_API', image_tag: local, container_factory: kubernetes, deployment: standalone-kcf, prewarm: 'nodejs:20:256', pods_namespace: openwhisk}"
 # The invocation limits it was installed with (deploy/openwhisk/up.sh), in the run's manifest.
 [ -z "${OPENWHISK_LIMITS:-}" ] || echo "labels.openwhisk_limits=\"$OPENWHISK_LIMITS\""

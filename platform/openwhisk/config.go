@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/faasbench/faasbench/platform"
+	"github.com/faasbench/faasbench/platform/kube"
 )
 
 // AuthEnv holds the API key ("uuid:key"); never in the spec.
@@ -58,9 +59,11 @@ type Config struct {
 	// OpenWhisk on its Kubernetes cluster (platform.options.servers; servers.go), OpenWhisk's image prefix
 	// and tag where they name none.
 	Servers map[string]any
-	// Pods is where the action pods run (platform.options.pods; pods.go), for their CPU and memory; nil: not
-	// sampled (OpenWhisk's API says nothing of its containers).
+	// Pods is where the action pods run (platform.options.pods_namespace; pods.go), for their CPU and memory;
+	// nil: not sampled (OpenWhisk's API says nothing of its containers).
 	Pods *PodsConfig
+	// Kube is platform.kubeconfig and platform.context: the cluster of the action pods and of the servers.
+	Kube kube.Options
 }
 
 // Deployments are the values of platform.options.deployment, with what the fingerprint says differs from
@@ -74,7 +77,7 @@ var Deployments = map[string]string{
 		"nginx configured as deploy-kube's (deploy/openwhisk/nginx.conf; Debian bookworm's nginx 1.22 for its 1.21.1)",
 }
 
-var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "servers", "pods", "cpus"}
+var optionKeys = []string{"api_host", "namespace", "image_prefix", "image_tag", "concurrency_max", "activation_record_wait", "container_factory", "prewarm", "deployment", "drain_quiet", "drain_timeout", "servers", "pods_namespace", "kubeconfig", "context", "prometheus_url", "cpus"}
 
 // ParseConfig reads the options; errors name the option.
 func ParseConfig(pc platform.Config) (Config, error) {
@@ -83,8 +86,8 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		DrainQuiet: 10 * time.Second, DrainTimeout: 10 * time.Minute}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
-		if k == "cpus" || k == "servers" || k == "pods" {
-			continue // servers: read last, with the image prefix and tag; pods: a map (pods.go)
+		if k == "cpus" || k == "servers" || slices.Contains(podsOptions, k) {
+			continue // servers: read last, with the image prefix and tag; the pods' options: pods.go
 		}
 		s, err := platform.OptionString(k, pc.Options[k])
 		switch {
@@ -157,8 +160,15 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		}
 	}
 	var err error
-	if c.Pods, err = parsePods(pc.Options["pods"]); err != nil {
+	if c.Pods, err = parsePods(pc.Options); err != nil {
 		return c, err
+	}
+	for k, dst := range map[string]*string{"kubeconfig": &c.Kube.Kubeconfig, "context": &c.Kube.Context} {
+		if v, ok := pc.Options[k]; ok {
+			if *dst, err = platform.OptionString(k, v); err != nil {
+				return c, err
+			}
+		}
 	}
 	c.Servers, err = serverOptions(pc.Options["servers"], c)
 	return c, err

@@ -45,7 +45,7 @@ type Platform struct {
 	deployedAt sync.Map
 	// srv runs baseline.server's servers beside OpenWhisk (servers.go).
 	srv servers
-	// pods samples the action pods' CPU and memory (pods.go); nil without platform.options.pods.
+	// pods samples the action pods' CPU and memory (pods.go); nil without platform.options.pods_namespace.
 	pods platform.ResourceSampler
 }
 
@@ -61,7 +61,7 @@ var (
 )
 
 // New reads the options and the API key from $FB_OPENWHISK_AUTH, and connects to the action pods' cluster when
-// platform.options.pods names it.
+// platform.options.pods_namespace names it.
 func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 	cfg, err := ParseConfig(pc)
 	if err != nil {
@@ -78,7 +78,7 @@ func New(ctx context.Context, pc platform.Config) (*Platform, error) {
 	}
 	p.pods = pods
 	for _, w := range warns {
-		p.Warn("platform.options.pods: " + w)
+		p.Warn("platform.options.pods_namespace: " + w)
 	}
 	return p, nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -20,8 +18,8 @@ import (
 // (KubernetesContainer.initialize → KubernetesClient.addLabel: openwhisk/action, the action's name, and
 // openwhisk/namespace, its namespace); a stem cell (prewarm) has neither label until then, and keeps its
 // pod name (wsk<invoker>-<n>-prewarm-<kind>). OpenWhisk's API says nothing of containers, so per-container
-// usage comes from the cluster: platform.options.pods names it (kubeconfig, context, namespace: the invokers',
-// default openwhisk; prometheus_url), and the kube sampler reads the pods the labels select. The invoker
+// usage comes from the cluster: platform.options.pods_namespace names the invokers' namespace (with the spec's
+// platform.kubeconfig and platform.context, and prometheus_url), and the kube sampler reads the pods the labels select. The invoker
 // labels a pod only if its Role may patch pods (deploy-kube's invoker Role grants update and patch): without
 // it the edit fails, OpenWhisk goes on without the label, and no pod is ever selected.
 
@@ -31,46 +29,41 @@ const (
 	NamespaceLabel = "openwhisk/namespace"
 )
 
-// PodsConfig is platform.options.pods: where the action pods are.
+// PodsConfig is where the action pods are: platform.options.pods_namespace (the invokers' Kubernetes namespace;
+// giving it turns the sampling on), with platform.kubeconfig and platform.context (the spec's, as every Kubernetes
+// platform's) and platform.options.prometheus_url.
 type PodsConfig struct {
 	Kube          kube.Options
 	PrometheusURL string
 }
 
-var podsKeys = []string{"kubeconfig", "context", "namespace", "prometheus_url"}
+// podsOptions are the options parsePods reads (config.go skips them).
+var podsOptions = []string{"pods_namespace", "kubeconfig", "context", "prometheus_url"}
 
-// parsePods reads platform.options.pods (nil when not given). Errors name the option.
-func parsePods(v any) (*PodsConfig, error) {
-	if v == nil {
+// parsePods reads the pods' options from opts (nil when pods_namespace is not given; prometheus_url alone is
+// refused, naming it: kubeconfig and context alone are the servers', servers.go). Errors name the option.
+func parsePods(opts map[string]any) (*PodsConfig, error) {
+	got := map[string]string{}
+	for _, k := range podsOptions {
+		if v, ok := opts[k]; ok {
+			s, err := platform.OptionString(k, v)
+			if err != nil {
+				return nil, err
+			}
+			got[k] = s
+		}
+	}
+	ns, on := got["pods_namespace"]
+	if !on {
+		if _, ok := got["prometheus_url"]; ok {
+			return nil, fmt.Errorf("platform.options.prometheus_url: only used to sample the action pods, which needs platform.options.pods_namespace (the invokers' namespace, e.g. openwhisk)")
+		}
 		return nil, nil
 	}
-	m, ok := v.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("platform.options.pods: want a map (kubeconfig, context, namespace, prometheus_url: the cluster the action pods run on), got %T", v)
+	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+		return nil, fmt.Errorf("platform.options.pods_namespace: %q is not a namespace name: %s", ns, strings.Join(errs, "; "))
 	}
-	c := &PodsConfig{Kube: kube.Options{Namespace: "openwhisk"}}
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		s, err := platform.OptionString("pods."+k, m[k])
-		if err != nil {
-			return nil, err
-		}
-		switch k {
-		case "kubeconfig":
-			c.Kube.Kubeconfig = s
-		case "context":
-			c.Kube.Context = s
-		case "namespace":
-			if errs := validation.IsDNS1123Label(s); len(errs) > 0 {
-				return nil, fmt.Errorf("platform.options.pods.namespace: %q is not a namespace name: %s", s, strings.Join(errs, "; "))
-			}
-			c.Kube.Namespace = s
-		case "prometheus_url":
-			c.PrometheusURL = s
-		default:
-			return nil, fmt.Errorf("platform.options.pods.%s: unknown option (known: %s)", k, strings.Join(podsKeys, ", "))
-		}
-	}
-	return c, nil
+	return &PodsConfig{Kube: kube.Options{Kubeconfig: got["kubeconfig"], Context: got["context"], Namespace: ns}, PrometheusURL: got["prometheus_url"]}, nil
 }
 
 // ActionSelector is the label selector of the pods the invoker initialised for action in namespace (an
@@ -92,17 +85,17 @@ func ActionSelector(namespace, action string) (string, error) {
 }
 
 // openPods connects to the action pods' cluster and picks its usage source (kube.Cluster.NewSampler); nil
-// without platform.options.pods. Warnings (a coarse source, or none) are for the run's record.
+// without platform.options.pods_namespace. Warnings (a coarse source, or none) are for the run's record.
 func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string, error) {
 	if c.Pods == nil {
 		return nil, nil, nil
 	}
 	cl, err := kube.Connect(c.Pods.Kube)
 	if err != nil {
-		return nil, nil, fmt.Errorf("platform.options.pods: %w", err)
+		return nil, nil, fmt.Errorf("platform.options.pods_namespace: %w", err)
 	}
 	if _, err := cl.Client.CoreV1().Pods(cl.Namespace).List(ctx, metav1.ListOptions{Limit: 1}); err != nil {
-		return nil, nil, fmt.Errorf("platform.options.pods: the action pods' namespace %s on %s: %w", cl.Namespace, cl.Source, err)
+		return nil, nil, fmt.Errorf("platform.options.pods_namespace: the action pods' namespace %s on %s: %w", cl.Namespace, cl.Source, err)
 	}
 	s, warns, err := cl.NewSampler(kube.SamplerOptions{PrometheusURL: c.Pods.PrometheusURL, SelectorOf: func(action string) string {
 		sel, err := ActionSelector(c.Namespace, action)
@@ -112,7 +105,7 @@ func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string
 		return sel
 	}})
 	if err != nil {
-		return nil, warns, fmt.Errorf("platform.options.pods: %w", err)
+		return nil, warns, fmt.Errorf("platform.options.pods_namespace: %w", err)
 	}
 	if s == nil {
 		return nil, warns, nil
@@ -121,7 +114,7 @@ func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string
 }
 
 // errNoPods says why an action's containers are not sampled.
-var errNoPods = errors.New("OpenWhisk's API says nothing of its containers: give platform.options.pods (the cluster and namespace of the action pods) to sample their CPU and memory")
+var errNoPods = errors.New("OpenWhisk's API says nothing of its containers: give platform.options.pods_namespace (the invokers' Kubernetes namespace, e.g. openwhisk) to sample their CPU and memory")
 
 // SampleResources implements platform.ResourceSampler: the CPU and memory of the pods the invoker labelled
 // with the action (the containers that have served it, warm or busy), or of a server's pods (servers.go).

@@ -8,31 +8,27 @@ import (
 	"github.com/faasbench/faasbench/platform"
 )
 
-// platform.options.pods: a map of the action pods' cluster, the invokers' namespace openwhisk by default;
-// anything else refused naming the option.
+// platform.options.pods_namespace turns the sampling on, with the spec's platform.kubeconfig and platform.context
+// (a spec's options are strings) and prometheus_url; prometheus_url alone, or a namespace that cannot be one, is
+// refused naming the option; kubeconfig and context alone go to the servers.
 func TestPodsOption(t *testing.T) {
-	c, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"pods": map[string]any{"kubeconfig": "/k", "prometheus_url": "http://p:9090"}}})
+	c, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"pods_namespace": "openwhisk", "kubeconfig": "/k", "prometheus_url": "http://p:9090"}})
 	if err != nil || c.Pods == nil || c.Pods.Kube.Namespace != "openwhisk" || c.Pods.Kube.Kubeconfig != "/k" || c.Pods.PrometheusURL != "http://p:9090" {
 		t.Fatalf("pods %+v, %v: want kubeconfig /k in namespace openwhisk, Prometheus at p:9090", c.Pods, err)
 	}
-	if c, err := ParseConfig(platform.Config{RunID: "r"}); err != nil || c.Pods != nil {
-		t.Errorf("no pods option: %+v, %v; want none", c.Pods, err)
+	if c.Servers["kubeconfig"] != "/k" {
+		t.Errorf("servers' options %v: want the same kubeconfig", c.Servers)
 	}
-	for v, want := range map[any]string{
-		"openwhisk": "platform.options.pods: want a map",
-		1:           "platform.options.pods: want a map",
-	} {
-		if _, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"pods": v}}); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("pods %v: %v, want %q", v, err, want)
-		}
+	c, err = ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"context": "node"}})
+	if err != nil || c.Pods != nil || c.Servers["context"] != "node" {
+		t.Errorf("a context alone: pods %+v, servers %v, %v; want no sampling and the servers on that context", c.Pods, c.Servers, err)
 	}
-	for k, want := range map[string]string{
-		"labels":    "platform.options.pods.labels: unknown option (known: kubeconfig, context, namespace, prometheus_url)",
-		"namespace": `platform.options.pods.namespace: "Open Whisk" is not a namespace name`,
+	for msg, opts := range map[string]map[string]any{
+		"platform.options.prometheus_url: only used to sample the action pods, which needs platform.options.pods_namespace": {"prometheus_url": "http://p:9090"},
+		`platform.options.pods_namespace: "Open Whisk" is not a namespace name`:                                             {"pods_namespace": "Open Whisk"},
 	} {
-		_, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"pods": map[string]any{k: "Open Whisk"}}})
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("pods.%s: %v, want %q", k, err, want)
+		if _, err := ParseConfig(platform.Config{RunID: "r", Options: opts}); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%v: %v, want %q", opts, err, msg)
 		}
 	}
 }
@@ -67,13 +63,13 @@ type samplingHost struct {
 	fakeSampler
 }
 
-// Without platform.options.pods an action's containers are not sampled and the error says what to give; with
+// Without platform.options.pods_namespace an action's containers are not sampled and the error says what to give; with
 // it the action's name goes to the pods' sampler, and a server's to its host.
 func TestSampleResources(t *testing.T) {
 	ctx := context.Background()
 	p := Open(Config{Namespace: "guest"}, "u:k")
-	if _, err := p.SampleResources(ctx, "hello"); err == nil || !strings.Contains(err.Error(), "platform.options.pods") {
-		t.Fatalf("no pods option: %v, want an error naming platform.options.pods", err)
+	if _, err := p.SampleResources(ctx, "hello"); err == nil || !strings.Contains(err.Error(), "platform.options.pods_namespace") {
+		t.Fatalf("no pods option: %v, want an error naming platform.options.pods_namespace", err)
 	}
 	f := &fakeSampler{}
 	p.pods = f

@@ -46,6 +46,13 @@ func serverOptions(v any, c Config) (map[string]any, error) {
 		return nil, fmt.Errorf("platform.options.servers: want a map of the baseline platform's options for the servers of baseline.server (kubeconfig, namespace, image_tag, ...), got %T", v)
 	}
 	out := map[string]any{"image_prefix": c.ImagePrefix, "image_tag": c.ImageTag, "service_type": "ClusterIP"}
+	// The spec's platform.kubeconfig and platform.context (a spec's options are strings: the servers' map can
+	// only come from code) name the cluster, as for the action pods.
+	for k, x := range map[string]string{"kubeconfig": c.Kube.Kubeconfig, "context": c.Kube.Context} {
+		if x != "" {
+			out[k] = x
+		}
+	}
 	for k, x := range m {
 		out[k] = x
 	}
