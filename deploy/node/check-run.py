@@ -27,7 +27,7 @@ the expectation). Options add what the spec claims:
  --starved              only say (exit 0 or 1) whether the run failed for the hypervisor's steal alone (every
                          cell invalid for it and nothing else): deploy/node/smoke-run.sh asks it
   --resources FN         the run's timeline (timeline.json) sampled FN's instances: a sample with an instance
-                         using memory, and one with CPU (OpenWhisk's action pods through platform.options.pods)
+                         using memory, and one with CPU (OpenWhisk's action pods through platform.options.pods_namespace)
   --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
                          cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
                          against workers=1/)

@@ -86,8 +86,8 @@ func ParseConfig(pc platform.Config) (Config, error) {
 		DrainQuiet: 10 * time.Second, DrainTimeout: 10 * time.Minute}
 	keys := slices.Sorted(maps.Keys(pc.Options))
 	for _, k := range keys {
-		if k == "cpus" || k == "servers" || slices.Contains(podsOptions, k) {
-			continue // servers: read last, with the image prefix and tag; the pods' options: pods.go
+		if k == "cpus" || k == "servers" || k == "kubeconfig" || k == "context" || slices.Contains(podsOptions, k) {
+			continue // servers: read last, with the image prefix and tag; the cluster: below; the pods' options: pods.go
 		}
 		s, err := platform.OptionString(k, pc.Options[k])
 		switch {

@@ -120,7 +120,7 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f["validated"] = Validated
 	if p.cfg.Pods != nil {
 		// Where the action containers' CPU and memory came from (pods.go).
-		f["action_pods"] = map[string]any{"namespace": p.cfg.Pods.Kube.Namespace, "selector": ActionLabel + ", " + NamespaceLabel}
+		f["action_pods"] = map[string]any{"namespace": p.cfg.Pods.Namespace, "selector": ActionLabel + ", " + NamespaceLabel}
 	}
 	if info, err := p.c.Info(ctx); err == nil {
 		// The controller's info route (Controller.scala) says its limits and runtimes, not its build (the

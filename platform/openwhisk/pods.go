@@ -30,18 +30,18 @@ const (
 )
 
 // PodsConfig is where the action pods are: platform.options.pods_namespace (the invokers' Kubernetes namespace;
-// giving it turns the sampling on), with platform.kubeconfig and platform.context (the spec's, as every Kubernetes
-// platform's) and platform.options.prometheus_url.
+// giving it turns the sampling on) and platform.options.prometheus_url; the cluster is Config.Kube, the spec's
+// platform.kubeconfig and platform.context, which the servers use too.
 type PodsConfig struct {
-	Kube          kube.Options
+	Namespace     string
 	PrometheusURL string
 }
 
 // podsOptions are the options parsePods reads (config.go skips them).
-var podsOptions = []string{"pods_namespace", "kubeconfig", "context", "prometheus_url"}
+var podsOptions = []string{"pods_namespace", "prometheus_url"}
 
 // parsePods reads the pods' options from opts (nil when pods_namespace is not given; prometheus_url alone is
-// refused, naming it: kubeconfig and context alone are the servers', servers.go). Errors name the option.
+// refused, naming it). Errors name the option.
 func parsePods(opts map[string]any) (*PodsConfig, error) {
 	got := map[string]string{}
 	for _, k := range podsOptions {
@@ -63,25 +63,32 @@ func parsePods(opts map[string]any) (*PodsConfig, error) {
 	if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
 		return nil, fmt.Errorf("platform.options.pods_namespace: %q is not a namespace name: %s", ns, strings.Join(errs, "; "))
 	}
-	return &PodsConfig{Kube: kube.Options{Kubeconfig: got["kubeconfig"], Context: got["context"], Namespace: ns}, PrometheusURL: got["prometheus_url"]}, nil
+	return &PodsConfig{Namespace: ns, PrometheusURL: got["prometheus_url"]}, nil
+}
+
+// podsKube is the connection to the action pods: the spec's cluster, in the invokers' namespace.
+func (c Config) podsKube() kube.Options {
+	o := c.Kube
+	o.Namespace = c.Pods.Namespace
+	return o
 }
 
 // ActionSelector is the label selector of the pods the invoker initialised for action in namespace (an
 // action's own namespace; "_", the key's default namespace, is left out: the label holds the resolved name).
 // An action or namespace that cannot be a label value cannot have been labelled: the error says so.
 func ActionSelector(namespace, action string) (string, error) {
-	for _, v := range []string{action, namespace} {
-		if v == "_" && v == namespace {
-			continue
-		}
-		if errs := validation.IsValidLabelValue(v); len(errs) > 0 {
-			return "", fmt.Errorf("%q cannot be a label value, so the invoker cannot label its pods with it: %s", v, strings.Join(errs, "; "))
-		}
+	labels := [][2]string{{ActionLabel, action}}
+	if namespace != "_" {
+		labels = append(labels, [2]string{NamespaceLabel, namespace})
 	}
-	if namespace == "_" {
-		return ActionLabel + "=" + action, nil
+	var sel []string
+	for _, l := range labels {
+		if errs := validation.IsValidLabelValue(l[1]); len(errs) > 0 {
+			return "", fmt.Errorf("%q cannot be a label value, so the invoker cannot label its pods with it: %s", l[1], strings.Join(errs, "; "))
+		}
+		sel = append(sel, l[0]+"="+l[1])
 	}
-	return ActionLabel + "=" + action + "," + NamespaceLabel + "=" + namespace, nil
+	return strings.Join(sel, ","), nil
 }
 
 // openPods connects to the action pods' cluster and picks its usage source (kube.Cluster.NewSampler); nil
@@ -90,7 +97,7 @@ func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string
 	if c.Pods == nil {
 		return nil, nil, nil
 	}
-	cl, err := kube.Connect(c.Pods.Kube)
+	cl, err := kube.Connect(c.podsKube())
 	if err != nil {
 		return nil, nil, fmt.Errorf("platform.options.pods_namespace: %w", err)
 	}
@@ -108,7 +115,7 @@ func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string
 		return nil, warns, fmt.Errorf("platform.options.pods_namespace: %w", err)
 	}
 	if s == nil {
-		return nil, warns, nil
+		return nil, warns, nil // no source: a nil *kube.Sampler would be a non-nil ResourceSampler
 	}
 	return s, warns, nil
 }

@@ -13,7 +13,7 @@ import (
 // refused naming the option; kubeconfig and context alone go to the servers.
 func TestPodsOption(t *testing.T) {
 	c, err := ParseConfig(platform.Config{RunID: "r", Options: map[string]any{"pods_namespace": "openwhisk", "kubeconfig": "/k", "prometheus_url": "http://p:9090"}})
-	if err != nil || c.Pods == nil || c.Pods.Kube.Namespace != "openwhisk" || c.Pods.Kube.Kubeconfig != "/k" || c.Pods.PrometheusURL != "http://p:9090" {
+	if err != nil || c.Pods == nil || c.podsKube().Namespace != "openwhisk" || c.podsKube().Kubeconfig != "/k" || c.Pods.PrometheusURL != "http://p:9090" {
 		t.Fatalf("pods %+v, %v: want kubeconfig /k in namespace openwhisk, Prometheus at p:9090", c.Pods, err)
 	}
 	if c.Servers["kubeconfig"] != "/k" {

@@ -11,15 +11,21 @@ RUN_ID = r"[a-z0-9][a-z0-9-]*-\d{8}T\d{6}-[0-9a-f]{6}"
 CITED = re.compile(rf"({RUN_ID})[^|;\n]{{0,40}}?,\s*commit\s+`?([0-9a-f]{{7,40}})\b")
 
 
+def evidence_runs(root=ROOT):
+    """(run directory, run id, the commit its manifest records) for every run under docs/evidence."""
+    for p in (root / "docs/evidence").rglob("manifest.json"):
+        m = json.loads(p.read_text())
+        yield p.parent, m.get("run_id"), ((m.get("fingerprint") or {}).get("faasbench") or {}).get("commit", "unknown")
+
+
 def manifests():
     """Run id -> the commit its manifest records, for every run under docs/evidence."""
-    out = {}
-    for p in (ROOT / "docs/evidence").rglob("manifest.json"):
-        m = json.loads(p.read_text())
-        rid = m.get("run_id")
-        if rid:
-            out[rid] = ((m.get("fingerprint") or {}).get("faasbench") or {}).get("commit", "unknown")
-    return out
+    return {rid: commit for _, rid, commit in evidence_runs() if rid}
+
+
+def docs():
+    """The documents whose figures are checked."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md")), *sorted((ROOT / "bench").glob("**/*.md"))]
 
 
 def citations(text):
@@ -29,8 +35,7 @@ def citations(text):
 def problems():
     known = manifests()
     out = []
-    docs = [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md")), *sorted((ROOT / "bench").glob("**/*.md"))]
-    for doc in docs:
+    for doc in docs():
         for rid, cited in citations(doc.read_text()):
             have = known.get(rid)
             name = doc.relative_to(ROOT)
@@ -47,13 +52,8 @@ SAYS_UNCLEAN = re.compile(r"dirty|uncommitted|`unknown`|untraceable", re.I)
 
 def unclean_runs(root=ROOT):
     """Run directory (relative to root) -> its manifest's commit, for the runs not built from a clean commit."""
-    out = {}
-    for p in (root / "docs/evidence").rglob("manifest.json"):
-        m = json.loads(p.read_text())
-        commit = ((m.get("fingerprint") or {}).get("faasbench") or {}).get("commit", "unknown")
-        if commit == "unknown" or commit.endswith("-dirty"):
-            out[p.parent.relative_to(root).as_posix()] = commit
-    return out
+    return {d.relative_to(root).as_posix(): commit for d, _, commit in evidence_runs(root)
+            if commit == "unknown" or commit.endswith("-dirty")}
 
 
 def unclean_citations(text, unclean):
@@ -76,7 +76,7 @@ def unclean_citations(text, unclean):
 def test_a_figure_from_an_unclean_build_says_so():
     unclean = unclean_runs()
     bad = []
-    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("**/*.md")), *sorted((ROOT / "bench").glob("**/*.md"))]:
+    for doc in docs():
         for cited, commits in unclean_citations(doc.read_text(), unclean):
             bad.append(f"{doc.relative_to(ROOT)}: cites {cited}, which holds runs built from {', '.join(c[:12] for c in commits)}, "
                        "and its paragraph does not say so (dirty, uncommitted, `unknown`)")
