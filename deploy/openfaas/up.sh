@@ -16,6 +16,9 @@
 # OPENFAAS_READINESS_PERIOD (whole seconds): the function pods' readiness probe period, the chart's
 # faasnetes.readinessProbe.periodSeconds (default 2; its own comment: "Reduce to 1 for a faster cold-start"), which
 # faas-netes writes into every function's Deployment; the run's manifest records the probe as read from there.
+# OPENFAAS_CLUSTER_ROLE=true: the chart's clusterRole (default false), what a user sets to run functions in
+# more than one namespace (faas-netes then lists every namespace annotated openfaas, pkg/handlers/namespaces.go);
+# deploy/openfaas/node-test.sh installs OpenFaaS a second time so to delete a function outside openfaas-fn.
 # Writes DIR/openfaas.env: OPENFAAS_GATEWAY (reached inside the node's network namespace only) and
 # OPENFAAS_PASSWORD_FILE (0600). Undone by deploy/openfaas/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
@@ -28,12 +31,17 @@ case "${OPENFAAS_ALERT_RPS:+r}${OPENFAAS_ALERT_WINDOW:+w}" in
 "" | rw) ;;
 *) echo "openfaas-up: OPENFAAS_ALERT_RPS and OPENFAAS_ALERT_WINDOW: give both or neither" >&2; exit 2 ;;
 esac
-probe=()
+sets=()
 if [ -n "${OPENFAAS_READINESS_PERIOD:-}" ]; then
   [[ $OPENFAAS_READINESS_PERIOD =~ ^[1-9][0-9]?$ ]] || {
     echo "openfaas-up: OPENFAAS_READINESS_PERIOD: '$OPENFAAS_READINESS_PERIOD': want whole seconds, 1 to 99 (the chart's faasnetes.readinessProbe.periodSeconds, default 2)" >&2; exit 2; }
-  probe=(--set "faasnetes.readinessProbe.periodSeconds=$OPENFAAS_READINESS_PERIOD")
+  sets=(--set "faasnetes.readinessProbe.periodSeconds=$OPENFAAS_READINESS_PERIOD")
 fi
+case "${OPENFAAS_CLUSTER_ROLE:-false}" in
+true) sets+=(--set clusterRole=true) ;;
+false) ;;
+*) echo "openfaas-up: OPENFAAS_CLUSTER_ROLE: '$OPENFAAS_CLUSTER_ROLE': want true or false (the chart's clusterRole, default false)" >&2; exit 2 ;;
+esac
 platform_up openfaas-up "$DIR" openfaas
 
 bin=$(deploy/openfaas/build.sh 2>"$DIR/logs/openfaas-build.log" | tail -1) || { tail -20 "$DIR/logs/openfaas-build.log" >&2; fail "the OpenFaaS build failed"; }
@@ -44,7 +52,7 @@ step "images imported"
 
 M="$DIR/openfaas"
 mkdir -p "$M" && chmod 0700 "$M"
-( umask 077; deploy/openfaas/render.sh "${probe[@]}" > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
+( umask 077; deploy/openfaas/render.sh "${sets[@]}" > "$M/openfaas.yaml" 2> "$DIR/logs/openfaas-render.log" ) || { cat "$DIR/logs/openfaas-render.log" >&2; fail "the chart could not be rendered"; }
 alert="as the chart sets it: above 5 req/s for 5 s, evaluated every 15 s, notified every 30 s"
 if [ -n "${OPENFAAS_ALERT_RPS:-}" ]; then
   ( umask 077; python3 deploy/openfaas/alert.py --rps "$OPENFAAS_ALERT_RPS" --window "$OPENFAAS_ALERT_WINDOW" < "$M/openfaas.yaml" > "$M/openfaas-alert.yaml" ) ||
