@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # deploy/nuclio/node-test.sh DIR: Nuclio's part of make test's real-node tier: the function images on the pinned
-# processor, the 1.14.1 chart with its autoscaler and DLX, three runs (one through Traefik) and their checks, a
-# killed run cleaned by platform clean, and Nuclio removed.
+# processor, the 1.14.1 chart with its autoscaler and DLX, the realnode tests, three runs (one through Traefik) and
+# their checks, a killed run cleaned by platform clean, and Nuclio removed.
 # deploy/node/test.sh runs it with the node up in DIR/node (its node.env, services.env and images there);
 # it leaves the node as it found it (Nuclio removed). Alone: start a node (deploy/node/up.sh DIR/node) first.
 set -euo pipefail
@@ -16,6 +16,10 @@ scripts/phase.sh "nuclio function images (on the pinned processor and Python wra
 # With Traefik in front of the functions (NUCLIO_INGRESS=traefik), as seed 003 Fig 9's IG mode runs it.
 scripts/phase.sh "nuclio install (1.14.1 chart by helm; controller, dashboard, autoscaler, DLX, Prometheus, metrics adapter; Traefik)" env NUCLIO_INGRESS=traefik deploy/nuclio/up.sh "$DIR/node"
 . "$DIR/node/nuclio.env"
+# The dashboard's 412 while a function is provisioned, waited out; ready_timeout reaching the controller.
+"$GO" test -c -race -tags realnode -o "$DIR/nuclio.test" ./platform/nuclio/
+FB_KUBECONFIG=$KUBECONFIG FB_NUCLIO_DASHBOARD=$NUCLIO_DASHBOARD scripts/phase.sh "nuclio tests (-race)" \
+  deploy/shared/gotest.sh deploy/node/exec.sh "$DIR/nuclio.test" -test.count=1 -test.v -test.run RealNuclio
 # Workers (numWorkers) are tested in the real processor (deploy/nuclio/processor-test.sh) and in the Function
 # object on the kube tier; the run of nuclio-workers through the cluster is make test-real's (84 s of make test's
 # budget here: docs/testing.md).
