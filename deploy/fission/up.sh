@@ -9,6 +9,9 @@
 #   3. waits for the seven deployments (executor, router, storagesvc, buildermgr, kubewatcher, timer,
 #      webhook), then for the router's Service to answer and the webhook to admit an Environment (a dry run:
 #      the API server calls the webhook for every Fission object, failurePolicy Fail)
+# FISSION_FUNCTION_NAMESPACE=NAME: the chart's functionNamespace (default empty), which moves the pods and Services of
+# the functions of namespace default to NAME (pkg/utils/namespace.go GetFunctionNS; the chart makes NAME);
+# deploy/fission/node-test.sh installs Fission a second time so to see a run in default refused.
 # Writes DIR/fission.env: FISSION_ROUTER (reached inside the node's network namespace only). Undone by
 # deploy/fission/down.sh DIR (or with the node). Prints each step's time.
 set -euo pipefail
@@ -16,6 +19,12 @@ cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
 . deploy/shared/platform.sh
 DIR=$(realpath -m "${1:?usage: deploy/fission/up.sh DIR}")
+sets=()
+if [ -n "${FISSION_FUNCTION_NAMESPACE:-}" ]; then
+  [[ $FISSION_FUNCTION_NAMESPACE =~ ^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$ ]] || {
+    echo "fission-up: FISSION_FUNCTION_NAMESPACE: '$FISSION_FUNCTION_NAMESPACE' is not a namespace name (lower-case letters, digits and '-', at most 63)" >&2; exit 2; }
+  sets=(--set "functionNamespace=$FISSION_FUNCTION_NAMESPACE")
+fi
 platform_up fission-up "$DIR" fission
 
 out=$(deploy/fission/build.sh 2>"$DIR/logs/fission-build.log" | tail -1) || { tail -20 "$DIR/logs/fission-build.log" >&2; fail "the Fission build failed"; }
@@ -38,7 +47,7 @@ if [ ! -s "$M/internal-auth.yaml" ]; then
   secret: "%s"
 ' "$(head -c 32 /dev/urandom | base64 | tr -dc 'A-Za-z0-9' | head -c 32)" > "$M/internal-auth.yaml")
 fi
-(umask 077; deploy/fission/render.sh -f "$M/internal-auth.yaml" > "$M/fission.yaml" 2> "$DIR/logs/fission-render.log") ||
+(umask 077; deploy/fission/render.sh -f "$M/internal-auth.yaml" "${sets[@]}" > "$M/fission.yaml" 2> "$DIR/logs/fission-render.log") ||
   { cat "$DIR/logs/fission-render.log" >&2; fail "the chart could not be rendered"; }
 printf 'apiVersion: v1\nkind: Namespace\nmetadata: {name: fission}\n' > "$M/namespace.yaml"
 { K apply -f "$M/namespace.yaml" && K apply --server-side -f "$M/crds.yaml"; } > "$DIR/logs/fission-apply.log" 2>&1 ||
