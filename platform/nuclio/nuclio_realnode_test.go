@@ -155,6 +155,9 @@ func TestRealNuclioReadinessTimeoutReachesTheController(t *testing.T) {
 		t.Fatal("a function whose image is not on the node was deployed")
 	}
 	t.Logf("Deploy failed after %s: %v", time.Since(t0).Round(time.Millisecond), err)
+	if !strings.Contains(err.Error(), "ErrImageNeverPull") {
+		t.Errorf("the deploy's error does not say what the pod's container waits for (the kubelet's ErrImageNeverPull): %v", err)
+	}
 	fns := kubetest.Cluster(t).Dynamic.Resource(nuclio.FunctionGVR).Namespace("nuclio")
 	var state, message string
 	// The controller's clock starts when it picks the function up, a little after the adapter's: it has until

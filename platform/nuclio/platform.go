@@ -172,7 +172,10 @@ func reached(name string, st status, want []string) (bool, error) {
 }
 
 // waitReady waits for status.state ready (or scaledToZero: Nuclio's own
-// scale to zero left it serving through its DLX).
+// scale to zero left it serving through its DLX). On timeout the pods say
+// why (kube.Diagnose): the controller's own verdict comes at the same bound
+// (readinessTimeoutSeconds), a moment after faasbench's, and says only that
+// its wait ran out ("context deadline exceeded", seen on the real node).
 func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 	st, err := p.waitState(ctx, name, p.ReadyTimeout, 50*time.Millisecond, "ready", StateScaledToZero)
 	if errors.Is(err, kube.ErrTimeout) {
@@ -180,7 +183,10 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 		if st.Message != "" {
 			said = " (" + st.Message + ")"
 		}
-		return st, fmt.Errorf("nuclio function %s: state %q%s after %s (platform.options.ready_timeout): %w", name, st.State, said, p.ReadyTimeout, kube.ErrTimeout)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		return st, fmt.Errorf("nuclio function %s: state %q%s after %s (platform.options.ready_timeout): %w%s",
+			name, st.State, said, p.ReadyTimeout, kube.ErrTimeout, p.Cluster.Diagnose(dctx, p.Selector(name)))
 	}
 	return st, err
 }
