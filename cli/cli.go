@@ -116,7 +116,7 @@ func (a *app) registry() (*platform.Registry, error) {
 			return nil, err
 		}
 	}
-	if err := r.Register(openwhisk.Name, factory(openwhisk.New)); err != nil {
+	if err := r.Register(openwhisk.Name, openwhisk.NewPlatform); err != nil {
 		return nil, err
 	}
 	err := r.Register(local.Name, local.Factory([]string{a.env.Executable, "platform", "local", "serve"}))

@@ -28,6 +28,8 @@ the expectation). Options add what the spec claims:
                          cell invalid for it and nothing else): deploy/node/smoke-run.sh asks it
   --resources FN         the run's timeline (timeline.json) sampled FN's instances: a sample with an instance
                          using memory, and one with CPU (OpenWhisk's action pods through platform.options.pods_namespace)
+  --components NAME      the run's idle footprint (summary.json idle_footprint) holds the platform's component
+                         NAME using memory (OpenWhisk's own pods through platform.options.pods_namespace)
   --faster A/B=X         every cell whose id contains A served at least X times the throughput of the
                          cell of the same repetition whose id contains B (Nuclio's workers: workers=4/
                          against workers=1/)
@@ -210,6 +212,21 @@ def resource_problems(run, functions):
     return out
 
 
+def component_problems(run, names):
+    """What the run's idle footprint lacks of each named platform component."""
+    if not names:
+        return []
+    try:
+        fp = json.loads((pathlib.Path(run) / "summary.json").read_text()).get("idle_footprint")
+    except (OSError, ValueError) as e:
+        return [f"summary.json: {e}"]
+    if not fp:
+        return [f"summary.json: no idle_footprint: the platform's components ({', '.join(names)}) were not sampled"]
+    have = {c.get("component"): c for c in fp.get("components") or []}
+    return [f"idle_footprint: no component {n} using memory (components: {', '.join(sorted(map(str, have))) or 'none'})"
+            for n in names if (have.get(n) or {}).get("memory_mib", 0) <= 0]
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("run")
@@ -226,6 +243,7 @@ def main(argv):
     ap.add_argument("--headerless", action="append", default=[])
     ap.add_argument("--faster", action="append")
     ap.add_argument("--resources", action="append")
+    ap.add_argument("--components", action="append")
     a = ap.parse_args(argv)
     if a.starved:
         manifest, summary, err = load_run(a.run)
@@ -237,6 +255,7 @@ def main(argv):
                      pairs(a.instances, int), False if a.no_probe else (True if a.probe else None),
                      pairs(a.resets, int), pairs(a.cold_kind, int), a.headerless, pairs(a.faster, float))
     problems += resource_problems(a.run, a.resources)
+    problems += component_problems(a.run, a.components)
     for p in problems:
         print("check-run:", p, file=sys.stderr)
     summary = json.load(open(f"{a.run}/summary.json")) if not problems else {"cells": []}

@@ -314,3 +314,20 @@ def test_resources_asks_the_timeline_for_the_functions_instances(good, tmp_path)
     assert [p.split(":")[1].strip().split(" has")[0] for p in check_run.resource_problems(str(d), [fn])] == [f"no sample of {fn}"]
     assert check_run.main([str(d), "--resources", fn]) == 1
     assert check_run.resource_problems(str(good), ["nope"])[0].startswith("timeline: no sample of nope")
+
+
+def test_components_asks_the_idle_footprint_for_the_platforms_components(good, tmp_path):
+    """--components NAME: the local platform samples its own components idle (a good run passes); a footprint
+    without NAME, or none at all, fails naming it."""
+    fp = json.loads((good / "summary.json").read_text())["idle_footprint"]
+    name = fp["components"][0]["component"]
+    assert check_run.component_problems(str(good), [name]) == []
+    assert check_run.main([str(good), "--components", name]) == 0
+    assert check_run.component_problems(str(good), ["nope"])[0].startswith("idle_footprint: no component nope using memory")
+    d = tmp_path / "bare"
+    shutil.copytree(good, d)
+    s = json.loads((d / "summary.json").read_text())
+    del s["idle_footprint"]
+    (d / "summary.json").write_text(json.dumps(s))
+    assert check_run.component_problems(str(d), [name]) == [f"summary.json: no idle_footprint: the platform's components ({name}) were not sampled"]
+    assert check_run.main([str(d), "--components", name]) == 1

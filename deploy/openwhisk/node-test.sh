@@ -29,8 +29,9 @@ python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openwhisk-coldstart/*/)" -
 scripts/phase.sh "faasbench run on openwhisk (openwhisk-server)" env KUBECONFIG="$KUBECONFIG" deploy/node/smoke-run.sh \
   examples/realnode/openwhisk-server.yaml --set "platform.options.api_host=$OPENWHISK_API" --results "$DIR/runs-openwhisk-server"
 # The timeline sampled the action's pods (labelled by the invoker with the action: the Role lets it patch them);
-# a run's timeline samples the spec's functions, not their servers.
+# a run's timeline samples the spec's functions, not their servers. OpenWhisk's own pods (the standalone server's JVM,
+# nginx) are the run's idle footprint: the namespace's pods that are not action containers.
 python3 deploy/node/check-run.py "$(ls -d "$DIR"/runs-openwhisk-server/*/)" --failed-max 0 --data-path "via=server=direct to an instance" \
-  --no-data-path "via=gateway=direct" --resources hello-go
+  --no-data-path "via=gateway=direct" --resources hello-go --components openwhisk-standalone --components openwhisk-nginx
 scripts/phase.sh "openwhisk: a run killed with SIGKILL, then platform clean" deploy/openwhisk/killed.sh "$DIR"
 scripts/phase.sh "openwhisk remove" deploy/openwhisk/down.sh "$DIR/node"

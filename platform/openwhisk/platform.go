@@ -45,8 +45,9 @@ type Platform struct {
 	deployedAt sync.Map
 	// srv runs baseline.server's servers beside OpenWhisk (servers.go).
 	srv servers
-	// pods samples the action pods' CPU and memory (pods.go); nil without platform.options.pods_namespace.
-	pods platform.ResourceSampler
+	// pods samples the action pods' CPU and memory (pods.go) and OpenWhisk's own (components.go); nil without
+	// platform.options.pods_namespace.
+	pods podSampler
 }
 
 var (
@@ -120,7 +121,8 @@ func (p *Platform) Fingerprint(ctx context.Context) (map[string]any, error) {
 	f["validated"] = Validated
 	if p.cfg.Pods != nil {
 		// Where the action containers' CPU and memory came from (pods.go).
-		f["action_pods"] = map[string]any{"namespace": p.cfg.Pods.Namespace, "selector": ActionLabel + ", " + NamespaceLabel}
+		f["action_pods"] = map[string]any{"namespace": p.cfg.Pods.Namespace, "selector": ActionLabel + ", " + NamespaceLabel,
+			"components_selector": ComponentSelector}
 	}
 	if info, err := p.c.Info(ctx); err == nil {
 		// The controller's info route (Controller.scala) says its limits and runtimes, not its build (the

@@ -91,9 +91,16 @@ func ActionSelector(namespace, action string) (string, error) {
 	return strings.Join(sel, ","), nil
 }
 
+// podSampler is what the adapter asks of the pods' cluster (kube.Sampler): an action's containers, and the
+// pods of a namespace selected by labels (OpenWhisk's own, components.go).
+type podSampler interface {
+	platform.ResourceSampler
+	SampleNamespace(ctx context.Context, namespace, selector string) ([]platform.ComponentUsage, error)
+}
+
 // openPods connects to the action pods' cluster and picks its usage source (kube.Cluster.NewSampler); nil
 // without platform.options.pods_namespace. Warnings (a coarse source, or none) are for the run's record.
-func openPods(ctx context.Context, c Config) (platform.ResourceSampler, []string, error) {
+func openPods(ctx context.Context, c Config) (podSampler, []string, error) {
 	if c.Pods == nil {
 		return nil, nil, nil
 	}

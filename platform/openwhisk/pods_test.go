@@ -51,7 +51,12 @@ func TestActionSelector(t *testing.T) {
 	}
 }
 
-type fakeSampler struct{ asked []string }
+type fakeSampler struct{ asked, namespaces []string }
+
+func (f *fakeSampler) SampleNamespace(_ context.Context, namespace, selector string) ([]platform.ComponentUsage, error) {
+	f.namespaces = append(f.namespaces, namespace+" "+selector)
+	return []platform.ComponentUsage{{Component: "openwhisk-standalone", Instance: "openwhisk-standalone-0", CPUNs: 5, MemoryBytes: 300 << 20}}, nil
+}
 
 func (f *fakeSampler) SampleResources(_ context.Context, name string) (platform.FunctionUsage, error) {
 	f.asked = append(f.asked, name)
