@@ -55,7 +55,7 @@ func TestRealFissionTargetCPURefusedWithoutMetricsAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kubetest.Cluster(t).Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err == nil {
+	if _, err := p.Cluster.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err == nil {
 		t.Fatal("the node serves metrics.k8s.io: this test needs a cluster without it")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -67,7 +67,7 @@ func TestRealFissionTargetCPURefusedWithoutMetricsAPI(t *testing.T) {
 	if !errors.Is(err, platform.ErrRefused) || !strings.Contains(err.Error(), "metrics.k8s.io") || !strings.Contains(err.Error(), "settings.target_cpu") {
 		t.Fatalf("Deploy with target_cpu on a node without metrics.k8s.io: %v; want a refusal naming settings.target_cpu and metrics.k8s.io", err)
 	}
-	fns, lerr := kubetest.Cluster(t).Dynamic.Resource(fission.FunctionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
+	fns, lerr := p.Cluster.Dynamic.Resource(fission.FunctionGVR).Namespace(p.Namespace()).List(ctx, metav1.ListOptions{})
 	if lerr != nil {
 		t.Fatal(lerr)
 	}

@@ -158,7 +158,7 @@ func TestRealNuclioReadinessTimeoutReachesTheController(t *testing.T) {
 	if !strings.Contains(err.Error(), "ErrImageNeverPull") {
 		t.Errorf("the deploy's error does not say what the pod's container waits for (the kubelet's ErrImageNeverPull): %v", err)
 	}
-	fns := kubetest.Cluster(t).Dynamic.Resource(nuclio.FunctionGVR).Namespace("nuclio")
+	fns := p.Cluster.Dynamic.Resource(nuclio.FunctionGVR).Namespace(p.Namespace())
 	var state, message string
 	// The controller's clock starts when it picks the function up, a little after the adapter's: it has until
 	// twice the bound, far short of its own 120 s.

@@ -11,19 +11,15 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/faasbench/faasbench/platform"
 	"github.com/faasbench/faasbench/platform/kube"
 	"github.com/faasbench/faasbench/platform/kube/kubetest"
 	"github.com/faasbench/faasbench/platform/openfaas"
 )
-
-// otherNamespace is where this test deploys: annotated openfaas, as OpenFaaS's docs have a user do
-// (kubectl annotate namespace NAME openfaas=1) so that faas-netes serves it.
-const otherNamespace = "fb-openfaas-other"
 
 // A function outside openfaas-fn, on OpenFaaS installed with the chart's clusterRole (deploy/openfaas/up.sh
 // with OPENFAAS_CLUSTER_ROLE=true; deploy/openfaas/node-test.sh installs it so a second time for this test
@@ -33,14 +29,16 @@ const otherNamespace = "fb-openfaas-other"
 // if it worked because its label sweep deleted the objects behind the gateway's back. So the gateway's own
 // DELETE is called here, and the Deployment must go by it.
 func TestRealOpenFaaSOtherNamespace(t *testing.T) {
+	// The test's own namespace (kubetest.Cluster makes it and deletes it at the end), annotated openfaas, as
+	// OpenFaaS's docs have a user do (kubectl annotate namespace NAME openfaas=1) so that faas-netes serves it.
 	cl := kubetest.Cluster(t)
+	otherNamespace := cl.Namespace
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: otherNamespace, Annotations: map[string]string{"openfaas": "1"}}}
-	if _, err := cl.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create namespace %s: %v", otherNamespace, err)
+	annotate := []byte(`{"metadata":{"annotations":{"openfaas":"1"}}}`)
+	if _, err := cl.Client.CoreV1().Namespaces().Patch(ctx, otherNamespace, types.MergePatchType, annotate, metav1.PatchOptions{}); err != nil {
+		t.Fatalf("annotate namespace %s: %v", otherNamespace, err)
 	}
-	t.Cleanup(func() { deleteNamespace(t, cl, otherNamespace) })
 
 	p, ctx := openRealWith(t, "realopenfaas:ns", map[string]any{"namespace": otherNamespace})
 	g := gatewayOf(ctx, t, cl)
@@ -92,22 +90,4 @@ func gatewayOf(ctx context.Context, t *testing.T, cl *kube.Cluster) *openfaas.Ga
 	}
 	return &openfaas.Gateway{URL: os.Getenv("FB_OPENFAAS_GATEWAY"), User: string(sec.Data["basic-auth-user"]),
 		Password: string(sec.Data["basic-auth-password"]), HTTP: &http.Client{Timeout: 30 * time.Second}}
-}
-
-// deleteNamespace removes a namespace this test made and waits until it is gone, so that the node is left
-// as it was found.
-func deleteNamespace(t *testing.T, cl *kube.Cluster, name string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := cl.Client.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		t.Errorf("delete namespace %s: %v", name, err)
-		return
-	}
-	err := kube.Poll(ctx, 2*time.Minute, 500*time.Millisecond, func(ctx context.Context) (bool, error) {
-		_, err := cl.Client.CoreV1().Namespaces().Get(ctx, name, metav1.GetOptions{})
-		return apierrors.IsNotFound(err), nil
-	})
-	if err != nil {
-		t.Errorf("namespace %s still there 2 min after its deletion: %v", name, err)
-	}
 }
