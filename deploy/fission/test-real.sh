@@ -80,7 +80,7 @@ step "fission: cold starts a second (coldrate)" run fission-coldrate examples/re
 # Fission's own environments: built from the pinned fission/environments source and imported into the node.
 fenvs() { set -o pipefail; deploy/fission/envs.sh "$DIR/node" python nodejs go 2>&1 | tee "$EVIDENCE/fission-envs.txt"; }
 step "fission: its own Python, Node.js and Go environments (and the Go builder) built and imported" fenvs
-goenv() { CHECK_ARGS="--failed-max 0" run fission-go-env examples/realnode/fission-go-env.yaml \
+goenv() { run fission-go-env examples/realnode/fission-go-env.yaml \
   --set load.duration=10s --set load.warmup=2s --set repetitions=3; }
 step "fission: hello and reverse in Go, built by Fission's Go builder, on its Go environment, newdeploy and poolmgr, router and direct, 3 repetitions" goenv
 # A Go function that does not build (a Python file as its source): the deploy ends with Fission's build log.
