@@ -157,10 +157,8 @@ func (p *Platform) waitPool(ctx context.Context, fn platform.Function, s Setting
 		return err == nil && n > 0, nil // an API error: looked at again, or the timeout says it
 	})
 	if errors.Is(err, kube.ErrTimeout) {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
 		return fmt.Errorf("function %s: no pod of its environment's pool (settings.pool_size %d, image %s) ready after %s (platform.options.ready_timeout): %w%s",
-			name, s.PoolSize, p.cfg.Image(fn.Workload, fn.Language+"-fission", s.EnvImage), p.ReadyTimeout, err, p.Cluster.Diagnose(dctx, poolSelector(name)))
+			name, s.PoolSize, p.cfg.Image(fn.Workload, fn.Language+"-fission", s.EnvImage), p.ReadyTimeout, err, p.Cluster.Diagnose(ctx, poolSelector(name)))
 	}
 	if err != nil {
 		return fmt.Errorf("function %s: %w", name, err)

@@ -159,7 +159,7 @@ func (p *Platform) waitReady(ctx context.Context, name string) error {
 	if errors.Is(err, kube.ErrTimeout) {
 		// The Service's condition says only that a revision is missing; the pods say why (an image
 		// the node lacks, a crash): their reasons, events and last log lines.
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), kube.DiagnoseTimeout)
 		defer cancel()
 		return fmt.Errorf("knative service %s not Ready after %s (%s; platform.options.ready_timeout): %w%s%s",
 			name, p.ReadyTimeout, last, kube.ErrTimeout, p.revisionConditions(dctx, name), p.Cluster.Diagnose(dctx, p.Selector(name)))

@@ -5,17 +5,24 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 )
 
+// DiagnoseTimeout bounds Diagnose's questions to the API server.
+const DiagnoseTimeout = 10 * time.Second
+
 // Diagnose says why a function's pods are not ready, in the pods' own words: for each pod not
 // ready (at most three), its phase, each container's waiting or terminated reason and message, the
 // pod's last events, and the last log lines of a container that has run. A deploy that times out
-// reports this, not a bare timeout.
+// reports this, not a bare timeout. It is asked when a wait has run out, so ctx may be done already:
+// Diagnose keeps ctx's values, not its end, and gives itself DiagnoseTimeout.
 func (c *Cluster) Diagnose(ctx context.Context, selector string) string {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DiagnoseTimeout)
+	defer cancel()
 	pods, err := c.Client.CoreV1().Pods(c.Namespace).List(ctx, metav1.ListOptions{LabelSelector: selector})
 	if err != nil {
 		return "pods: " + err.Error()

@@ -122,10 +122,8 @@ func (s *Session) waitReplicas(ctx context.Context, name string, n int, hold fun
 		return false, nil
 	})
 	if errors.Is(err, ErrTimeout) {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
 		return fmt.Errorf("function %s: %d of %d replicas ready (%d starting, %d stopping, %d desired) after %s (platform.options.ready_timeout): %w%s",
-			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout, s.Cluster.Diagnose(dctx, s.Selector(name)))
+			name, c.Ready, n, c.Pending, c.Terminating, c.Desired, s.ReadyTimeout, ErrTimeout, s.Cluster.Diagnose(ctx, s.Selector(name)))
 	}
 	return err
 }

@@ -183,10 +183,8 @@ func (p *Platform) waitReady(ctx context.Context, name string) (status, error) {
 		if st.Message != "" {
 			said = " (" + st.Message + ")"
 		}
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-		defer cancel()
 		return st, fmt.Errorf("nuclio function %s: state %q%s after %s (platform.options.ready_timeout): %w%s",
-			name, st.State, said, p.ReadyTimeout, kube.ErrTimeout, p.Cluster.Diagnose(dctx, p.Selector(name)))
+			name, st.State, said, p.ReadyTimeout, kube.ErrTimeout, p.Cluster.Diagnose(ctx, p.Selector(name)))
 	}
 	return st, err
 }
