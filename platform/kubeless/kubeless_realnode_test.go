@@ -220,6 +220,89 @@ func TestRealKubelessAutoscaler(t *testing.T) {
 	}
 }
 
+// An autoscaled function scales on CPU when the cluster serves the resource metrics API (metrics-server,
+// deploy/shared/metrics-server-up.sh): spin in Go (0.1 CPU, its limit the same), target 50 % CPU, 1-3 replicas,
+// two clients keeping it busy (calls of 50 ms of spinning, bounded in count and time). The HPA controller must read
+// a CPU figure and scale the Deployment beyond one Ready pod. Its figures (the first utilisation read, the time to
+// the first scale-up and to the second Ready pod) are logged for docs/platforms/kubeless.md. Without the metrics
+// API it is skipped with the reason, unless FB_METRICS_API=1 says the node has one (make test-real-kubeless).
+func TestRealKubelessScalesOnCPU(t *testing.T) {
+	p, ctx := openKubeless(t, "realkubeless:6")
+	if _, err := p.Cluster.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
+		if os.Getenv("FB_METRICS_API") == "1" {
+			t.Fatalf("FB_METRICS_API=1 but the cluster does not serve metrics.k8s.io/v1beta1: %v", err)
+		}
+		t.Skipf("the cluster serves no metrics.k8s.io (deploy/shared/metrics-server-up.sh starts metrics-server): %v", err)
+	}
+	fn := platform.Function{Name: "spin-go", Workload: "spin", Language: "go", Replicas: 1, CPUs: 0.1,
+		Settings: map[string]string{"min_replicas": "1", "max_replicas": "3", "target_cpu": "50"}}
+	if err := p.Deploy(ctx, fn); err != nil {
+		t.Fatal(err)
+	}
+	url, err := p.Endpoint(ctx, "spin-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hpas := p.Cluster.Client.AutoscalingV2().HorizontalPodAutoscalers(p.Namespace())
+	start := time.Now()
+	deadline := start.Add(150 * time.Second) // the HPA syncs every 15 s, metrics-server scrapes every 15 s
+	stop := make(chan struct{})
+	done := make(chan int, 2)
+	for range 2 {
+		go func() {
+			c := &http.Client{Timeout: 10 * time.Second}
+			n := 0
+			for ; n < 20000 && time.Now().Before(deadline); n++ {
+				select {
+				case <-stop:
+					done <- n
+					return
+				default:
+				}
+				if resp, err := c.Get(url + "?ms=50"); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					_ = resp.Body.Close()
+				}
+			}
+			done <- n
+		}()
+	}
+	var read, scaledUp, twoReady time.Duration
+	var firstUtil int32
+	for time.Now().Before(deadline) && twoReady == 0 {
+		time.Sleep(time.Second)
+		h, err := hpas.Get(ctx, "spin-go", metav1.GetOptions{})
+		if err != nil {
+			continue
+		}
+		for _, m := range h.Status.CurrentMetrics {
+			if read == 0 && m.Resource != nil && m.Resource.Name == "cpu" && m.Resource.Current.AverageUtilization != nil {
+				read, firstUtil = time.Since(start), *m.Resource.Current.AverageUtilization
+			}
+		}
+		if scaledUp == 0 && h.Status.DesiredReplicas > 1 {
+			scaledUp = time.Since(start)
+		}
+		if c := p.Watch.Counts("spin-go"); c.Ready > 1 {
+			twoReady = time.Since(start)
+		}
+	}
+	close(stop)
+	calls := <-done + <-done
+	if read == 0 {
+		t.Fatalf("the HPA read no CPU figure in %s of load (%d calls)", time.Since(start).Round(time.Second), calls)
+	}
+	if scaledUp == 0 || twoReady == 0 {
+		t.Fatalf("no scale-up in %s of load (%d calls): first CPU read %d %% at %s, desired >1 at %s, a second Ready pod at %s",
+			time.Since(start).Round(time.Second), calls, firstUtil, read.Round(time.Second), scaledUp.Round(time.Second), twoReady.Round(time.Second))
+	}
+	t.Logf("under load (2 clients, %d calls of 50 ms): the HPA's first CPU read %d %% of the request at %s; desired >1 at %s; a second pod Ready at %s",
+		calls, firstUtil, read.Round(100*time.Millisecond), scaledUp.Round(100*time.Millisecond), twoReady.Round(100*time.Millisecond))
+	if err := p.Remove(ctx, "spin-go"); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // Eight scales from 1 to 2, each of a newly deployed function, then 150 calls on fresh connections
 // through the NodePort. The first four stop waiting where Scale did before kube.WaitRouted (the
 // Function patched, two Ready pods listed in the Service's EndpointSlices, each pod's /healthz and
