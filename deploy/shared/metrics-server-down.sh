@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # deploy/shared/metrics-server-down.sh DIR: removes what deploy/shared/metrics-server-up.sh DIR installed (its
-# Deployment, Service, APIService v1beta1.metrics.k8s.io and RBAC) and waits until they are gone. Nothing to do (exit
-# 0) when it was not installed; the node's own stop removes it anyway.
+# Deployment, Service, APIService v1beta1.metrics.k8s.io and RBAC) and waits until those objects are gone (the
+# metrics API with the APIService at once; the pod after it, by the garbage collector). Nothing to do (exit 0) when it
+# was not installed; the node's own stop removes it anyway.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . deploy/kube/paths.sh
