@@ -293,8 +293,14 @@ func TestRealKubelessScalesOnCPU(t *testing.T) {
 		t.Fatalf("the HPA read no CPU figure in %s of load (%d calls)", time.Since(start).Round(time.Second), calls)
 	}
 	if scaledUp == 0 || twoReady == 0 {
-		t.Fatalf("no scale-up in %s of load (%d calls): first CPU read %d %% at %s, desired >1 at %s, a second Ready pod at %s",
-			time.Since(start).Round(time.Second), calls, firstUtil, read.Round(time.Second), scaledUp.Round(time.Second), twoReady.Round(time.Second))
+		at := func(d time.Duration) string {
+			if d == 0 {
+				return "never"
+			}
+			return "at " + d.Round(time.Second).String()
+		}
+		t.Fatalf("no scale-up in %s of load (%d calls): first CPU read %d %% %s, desired >1 %s, a second Ready pod %s",
+			time.Since(start).Round(time.Second), calls, firstUtil, at(read), at(scaledUp), at(twoReady))
 	}
 	t.Logf("under load (2 clients, %d calls of 50 ms): the HPA's first CPU read %d %% of the request at %s; desired >1 at %s; a second pod Ready at %s",
 		calls, firstUtil, read.Round(100*time.Millisecond), scaledUp.Round(100*time.Millisecond), twoReady.Round(100*time.Millisecond))
