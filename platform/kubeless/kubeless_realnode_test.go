@@ -228,11 +228,11 @@ func TestRealKubelessAutoscaler(t *testing.T) {
 // API it is skipped with the reason, unless FB_METRICS_API=1 says the node has one (make test-real-kubeless).
 func TestRealKubelessScalesOnCPU(t *testing.T) {
 	p, ctx := openKubeless(t, "realkubeless:6")
-	if _, err := p.Cluster.Client.Discovery().ServerResourcesForGroupVersion("metrics.k8s.io/v1beta1"); err != nil {
+	if err := p.Cluster.RefuseWithoutMetricsAPI("settings.target_cpu", "start deploy/shared/metrics-server-up.sh"); err != nil {
 		if os.Getenv("FB_METRICS_API") == "1" {
-			t.Fatalf("FB_METRICS_API=1 but the cluster does not serve metrics.k8s.io/v1beta1: %v", err)
+			t.Fatalf("FB_METRICS_API=1 but %v", err)
 		}
-		t.Skipf("the cluster serves no metrics.k8s.io (deploy/shared/metrics-server-up.sh starts metrics-server): %v", err)
+		t.Skip(err)
 	}
 	fn := platform.Function{Name: "spin-go", Workload: "spin", Language: "go", Replicas: 1, CPUs: 0.1,
 		Settings: map[string]string{"min_replicas": "1", "max_replicas": "3", "target_cpu": "50"}}
